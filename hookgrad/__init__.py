@@ -1,0 +1,56 @@
+"""hookgrad: PyTorch's autograd, nn.Module and hooks on NumPy, with a torch-compatible API.
+
+This module re-exports only; op registration happens in the explicit block below, once, in a
+known order (design.md §3).
+"""
+
+from __future__ import annotations
+
+# --- op table: registration order is fixed here --------------------------------------------
+from hookgrad._ops import pointwise, reduction, shape  # noqa: F401  (registers primitives)
+
+# --- core types --------------------------------------------------------------------------------
+from hookgrad._backend import device
+from hookgrad._dtypes import (
+    Size,
+    bool_ as bool,  # noqa: A004 - torch.bool is public API
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from hookgrad._tensor import Tensor
+from hookgrad import _tensor_methods  # noqa: F401  (installs Tensor methods)
+from hookgrad._functional.arith import *  # noqa: F403
+from hookgrad._functional.creation import *  # noqa: F403
+from hookgrad._functional.reduction import *  # noqa: F403
+from hookgrad._functional.shape import *  # noqa: F403
+from hookgrad._functional._common import result_type
+
+# --- autograd ------------------------------------------------------------------------------
+from hookgrad import autograd
+from hookgrad.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+float = float32  # noqa: A001 - torch.float is public API
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001 - torch.int is public API
+short = int16
+
+__version__ = "0.1.0"

@@ -1,0 +1,124 @@
+"""`bind`: the one entry point through which every primitive runs (design.md principle 3).
+
+Layer 2. ``bind`` unwraps tensors, calls the primitive's array implementation, wraps the results
+and notifies the recorders in `STATE.recorders` (grad recording, forward AD, tracing). Nothing in
+here knows what a recorder does.
+
+NOTE [In-place protocol]
+`bind_inplace` runs an op out of place into a fresh output ``out``, lets recorders see it
+(``record_inplace``: the grad recorder saves a copy of the target's pre-op value if a rule needs
+it), writes the result into the target's array (so views and the base see it), bumps the shared
+version counter, then lets recorders move the autograd identity from ``out`` to the target
+(``rebase``). This reproduces PyTorch's observable behaviour: the target gets the new ``grad_fn``
+(``MulBackward0`` for ``mul_``), hooks registered before the op stay with the old node, saved
+tensors of earlier nodes see the version bump.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._config import STATE
+from hookgrad._dtypes import dtype as _dtype
+from hookgrad._ops.registry import Primitive
+from hookgrad._tensor import Tensor
+
+_ndarray = np.ndarray
+_make = Tensor._make
+_EMPTY: dict = {}
+
+
+def _as_array(res: Any) -> Any:
+    # NumPy reductions return NumPy scalars; tensors always hold arrays.
+    return res if type(res) is _ndarray else np.asarray(res)
+
+
+def _arrays(inputs: tuple, cast: _dtype | None) -> list:
+    if cast is None:
+        return [t._data for t in inputs]
+    target = cast.np
+    return [t._data if t._data.dtype == target else t._data.astype(target) for t in inputs]
+
+
+def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | None = None) -> Any:
+    """Run `prim` on tensors `inputs` with non-tensor `params`; return a Tensor or a tuple.
+
+    `cast` is the computation dtype chosen by type promotion (PyTorch computes ``int + float``
+    in the promoted type without a graph node for the cast; the engine casts gradients back).
+    """
+    if cast is None:
+        res = prim.impl(*[t._data for t in inputs], **params)
+    else:
+        res = prim.impl(*_arrays(inputs, cast), **params)
+    if prim.num_outputs == 1:
+        outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
+    else:
+        outs = tuple(_make(r if type(r) is _ndarray else _as_array(r)) for r in res)
+    if prim.view:
+        mark_views(inputs[0], outs, prim, params)
+    recorders = STATE.recorders
+    if recorders:
+        for rec in recorders:
+            rec.record(prim, inputs, params, outs)
+    return outs[0] if prim.num_outputs == 1 else outs
+
+
+def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
+    """Make `outs` views of `src`'s base: shared version counter, replayable view chain."""
+    base = src._base if src._base is not None else src
+    vc = src._vc()
+    chain = src._view_chain
+    for i, out in enumerate(outs):
+        out._base = base
+        out._version_counter = vc
+        out._view_chain = chain + ((prim, params, i),)
+        out._view_version = vc.value
+
+
+def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    # PyTorch's canCast: no float -> integral, no non-bool -> bool.
+    if src.kind == "f" and dst.kind in "iub":
+        return False
+    return not (src.kind != "b" and dst.kind == "b")
+
+
+def bind_inplace(
+    prim: Primitive, target: Tensor, inputs: tuple, params: dict = _EMPTY,
+    cast: _dtype | None = None,
+) -> Tensor:
+    """Run `prim` and write its result into `target` (see NOTE [In-place protocol])."""
+    res = prim.impl(*_arrays(inputs, cast), **params)
+    res = res if type(res) is _ndarray else _as_array(res)
+    tdata = target._data
+    if res.shape != tdata.shape:
+        raise RuntimeError(
+            f"output with shape {list(tdata.shape)} doesn't match the broadcast shape "
+            f"{list(res.shape)}"
+        )
+    if res.dtype != tdata.dtype and not _can_cast(res.dtype, tdata.dtype):
+        from hookgrad._dtypes import from_numpy_dtype
+
+        raise RuntimeError(
+            f"result type {_type_word(from_numpy_dtype(res.dtype))} can't be cast to the "
+            f"desired output type {_type_word(target.dtype)}"
+        )
+    out = _make(res)
+    recorders = STATE.recorders
+    for rec in recorders:
+        rec.record_inplace(prim, inputs, params, out, target)
+    np.copyto(tdata, res, casting="unsafe")
+    target._vc().value += 1
+    for rec in recorders:
+        rec.rebase(target, out)
+    return target
+
+
+def _type_word(d: _dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[d.name]
+
+
+__all__ = ["bind", "bind_inplace", "mark_views"]

@@ -1,0 +1,198 @@
+"""dtype objects, PyTorch's type promotion and default dtypes.
+
+Layer 1 (NumPy only). Reprs read ``torch.float32`` and ``torch.Size([2])`` exactly as PyTorch's,
+because printed values and error texts are compared against PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._config import STATE
+
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """A tensor element type.
+
+    Mirrors: ``torch.dtype`` (repr ``torch.float32``).
+    """
+
+    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "__weakref__")
+
+    def __init__(self, name: str, np_dtype: Any, category: int, legacy_name: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.category = category
+        self.itemsize = self.np.itemsize
+        self.legacy_name = legacy_name
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == _FLOAT
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def is_signed(self) -> bool:
+        return self.name != "bool" and self.name != "uint8"
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+float32 = dtype("float32", np.float32, _FLOAT, "FloatTensor")
+float64 = dtype("float64", np.float64, _FLOAT, "DoubleTensor")
+float16 = dtype("float16", np.float16, _FLOAT, "HalfTensor")
+int64 = dtype("int64", np.int64, _INT, "LongTensor")
+int32 = dtype("int32", np.int32, _INT, "IntTensor")
+int16 = dtype("int16", np.int16, _INT, "ShortTensor")
+int8 = dtype("int8", np.int8, _INT, "CharTensor")
+uint8 = dtype("uint8", np.uint8, _INT, "ByteTensor")
+bool_ = dtype("bool", np.bool_, _BOOL, "BoolTensor")
+
+ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
+_FROM_NP = {d.np: d for d in ALL_DTYPES}
+
+STATE.default_dtype = float32
+
+
+def from_numpy_dtype(np_dtype: Any) -> dtype:
+    """The hookgrad dtype for a NumPy dtype; raises TypeError for unsupported ones."""
+    try:
+        return _FROM_NP[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
+            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(d: Any) -> dtype:
+    """Accept a hookgrad dtype, a NumPy dtype, a Python type or a torch dtype name."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return STATE.default_dtype
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    name = getattr(d, "name", None) if not isinstance(d, str) else d
+    if isinstance(name, str):
+        name = name.replace("torch.", "")
+        for cand in ALL_DTYPES:
+            if cand.name == name:
+                return cand
+    return from_numpy_dtype(d)
+
+
+def get_default_dtype() -> dtype:
+    """Mirrors: ``torch.get_default_dtype``."""
+    return STATE.default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the dtype of Python float literals and float factories.
+
+    Mirrors: ``torch.set_default_dtype`` (only float32/float64/float16 accepted).
+    """
+    d = to_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    STATE.default_dtype = d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """Mirrors: ``torch.promote_types`` for the supported dtypes."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == _INT and {a.name, b.name} == {"uint8", "int8"}:
+        return int16
+    if a.name == "uint8":
+        return b
+    if b.name == "uint8":
+        return a
+    return a if a.itemsize >= b.itemsize else b
+
+
+def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    # PyTorch's c10 combine_categories: a lower tier only wins when it is of a higher category.
+    if higher is None:
+        return lower
+    if higher.category == _FLOAT:
+        return higher
+    if lower is not None and (higher.category == _BOOL or lower.category > higher.category):
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type_of(dims: list, zero_dims: list, wrapped: list) -> dtype:
+    """Promote across PyTorch's three priority tiers (dimensioned, 0-dim, Python scalars).
+
+    Each list holds dtypes; `wrapped` holds the dtypes Python scalars map to before defaulting.
+    """
+    def tier(ds: list) -> dtype | None:
+        out = None
+        for d in ds:
+            out = d if out is None else promote_types(out, d)
+        return out
+
+    wrapped_t = tier([STATE.default_dtype if d.category == _FLOAT else d for d in wrapped])
+    res = _combine_categories(tier(dims), _combine_categories(tier(zero_dims), wrapped_t))
+    return res if res is not None else STATE.default_dtype
+
+
+def scalar_dtype(value: Any) -> dtype:
+    """dtype a Python scalar gets as a wrapped number (before default-dtype substitution)."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return float64
+
+
+def infer_dtype(data: Any) -> dtype:
+    """dtype ``torch.tensor(data)`` gives: int64 for ints, default float for floats, bool."""
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        return from_numpy_dtype(data.dtype)
+    arr = np.asarray(data)
+    if arr.dtype == np.bool_:
+        return bool_
+    if arr.dtype.kind in "iu":
+        return int64
+    if arr.dtype.kind == "f":
+        return STATE.default_dtype
+    if arr.dtype == object or arr.size == 0:
+        return STATE.default_dtype
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+class Size(tuple):
+    """A shape. Mirrors: ``torch.Size`` (a tuple subclass; repr ``torch.Size([2, 3])``)."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)!r})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item: Any) -> Any:
+        out = super().__getitem__(item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other: Any) -> Size:
+        return Size(tuple(self) + tuple(other))

@@ -1,0 +1,91 @@
+"""Helpers shared by the public op wrappers: scalar wrapping and PyTorch type promotion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._backend import namespace_of
+from hookgrad._dispatch import bind
+from hookgrad._dtypes import (
+    STATE,
+    dtype,
+    from_numpy_dtype,
+    result_type_of,
+    scalar_dtype,
+)
+from hookgrad._ops.registry import Primitive
+from hookgrad._tensor import Tensor
+
+Number = (int, float, bool)
+
+
+def is_scalar(x: Any) -> bool:
+    return isinstance(x, Number) or (hasattr(x, "dtype") and not isinstance(x, Tensor)
+                                     and getattr(x, "ndim", 1) == 0)
+
+
+def result_type(*args: Any) -> dtype:
+    """Mirrors ``torch.result_type`` over tensors and Python scalars."""
+    dims, zeros, wrapped = [], [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            d = from_numpy_dtype(a._data.dtype)
+            if a._wrapped_number:
+                wrapped.append(d)
+            elif a._data.ndim == 0:
+                zeros.append(d)
+            else:
+                dims.append(d)
+        elif a is not None:
+            wrapped.append(scalar_dtype(a if isinstance(a, Number) else a.item()))
+    return result_type_of(dims, zeros, wrapped)
+
+
+def wrap_scalar(value: Any, d: dtype, like: Tensor) -> Tensor:
+    """A Python scalar as a 0-d "wrapped number" tensor (never passed to pack hooks)."""
+    xp = namespace_of(like._data)
+    t = Tensor._make(xp.asarray(value, dtype=d.np))
+    t._wrapped_number = True
+    return t
+
+
+def to_tensor_like(x: Any, like: Tensor) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    return wrap_scalar(x, from_numpy_dtype(namespace_of(like._data).asarray(x).dtype)
+                       if not isinstance(x, Number) else _default_for(x), like)
+
+
+def _default_for(x: Any) -> dtype:
+    d = scalar_dtype(x)
+    return STATE.default_dtype if d.category == 2 else d
+
+
+def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
+           float_result: bool = False) -> Tensor:
+    """Call a two-tensor primitive with PyTorch promotion; scalars become wrapped numbers."""
+    p = params if params is not None else {}
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+        if not float_result or a._data.dtype.kind == "f":
+            return bind(prim, (a, b), p)
+    if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            raise TypeError(f"{prim.name}(): expected at least one Tensor argument")
+        like = b
+    else:
+        like = a
+    rt = result_type(a, b)
+    if float_result and not rt.is_floating_point:
+        rt = STATE.default_dtype
+    ta = a if isinstance(a, Tensor) else wrap_scalar(a, rt, like)
+    tb = b if isinstance(b, Tensor) else wrap_scalar(b, rt, like)
+    cast = rt if (ta._data.dtype != rt.np or tb._data.dtype != rt.np) else None
+    return bind(prim, (ta, tb), p, cast)
+
+
+def unary_float(prim: Primitive, x: Tensor, params: dict | None = None) -> Tensor:
+    """Unary op that computes in floating point (ints promote to the default dtype)."""
+    p = params if params is not None else {}
+    if x._data.dtype.kind == "f":
+        return bind(prim, (x,), p)
+    return bind(prim, (x,), p, STATE.default_dtype)

@@ -1,0 +1,1 @@
+"""The op table (design.md §4): `registry` plus one module per op family."""

@@ -1,0 +1,74 @@
+"""Pure shape arithmetic shared by op impls and rules. Layer 1: no Tensor, no arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """Wrap a possibly negative `dim`; PyTorch's IndexError text when out of range."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """Dims as a sorted tuple of non-negative ints; None means every dim."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    out = sorted({normalize_dim(d, ndim) for d in dim})
+    return tuple(out)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """Mirrors: ``torch.broadcast_shapes`` (RuntimeError text of PyTorch)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, d in enumerate(s, start=ndim - len(s)):
+            if d == out[i] or d == 1:
+                continue
+            if out[i] == 1:
+                out[i] = d
+            else:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[i]}) must match the size of tensor b ({d}) at "
+                    f"non-singleton dimension {i - ndim + len(s)}"
+                )
+    return tuple(out)
+
+
+def sum_to_dims(shape: Sequence[int], target: Sequence[int]) -> tuple[tuple[int, ...], bool]:
+    """Dims of `shape` to sum so the result broadcasts back to `target`, and whether to reshape."""
+    lead = len(shape) - len(target)
+    dims = list(range(lead))
+    for i, t in enumerate(target):
+        if t == 1 and shape[lead + i] != 1:
+            dims.append(lead + i)
+    return tuple(dims), lead > 0
+
+
+def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
+    """Resolve one ``-1`` in a view/reshape size (PyTorch's error texts)."""
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known != 0:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)

@@ -1,0 +1,370 @@
+"""`Tensor`: an array, its dtype/device, and the autograd fields the engine reads.
+
+Layer 2. No op math lives here: arithmetic, reductions and the rest are installed by
+`_tensor_methods` (layer 4) and autograd methods (``backward``, ``register_hook``...) by
+`autograd/_tensor_api` (layer 5). That keeps the tensor <-> ops import cycle impossible.
+
+NOTE [Tensor fields]
+Fields every tensor needs on the hot path are ``__slots__`` (set once in `Tensor._make`); fields
+most tensors never use (hooks, retain-grad, version counter, view base, forward-AD tangents) are
+class-level defaults that an instance overrides in its ``__dict__`` only when it needs them. So
+creating a tensor costs four attribute stores, and reading an unused hook table costs one lookup.
+
+NOTE [Version counter]
+A `VersionCounter` is shared by a tensor, its views and its detached aliases. In-place ops bump it;
+`SavedTensor.unpack` compares it with the value recorded at save time and raises PyTorch's error
+when they differ. It is created lazily: a tensor that never meets a view, a saved-tensor record
+or an in-place op never allocates one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad import _backend
+from hookgrad._config import STATE
+from hookgrad._dtypes import Size, dtype, from_numpy_dtype
+
+_ndarray = np.ndarray
+
+
+class VersionCounter:
+    """See NOTE [Version counter]."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Mirrors: ``torch.Tensor``. Reprs, dtype names and error texts follow PyTorch.
+    """
+
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "__dict__", "__weakref__")
+
+    # Rarely-set fields: see NOTE [Tensor fields].
+    _output_nr = 0
+    _grad = None
+    _version_counter: VersionCounter | None = None
+    _base: Tensor | None = None
+    _view_chain: tuple = ()
+    _view_version = 0
+    _backward_hooks = None
+    _post_accumulate_grad_hooks = None
+    _retains_grad = False
+    _grad_accumulator = None
+    _wrapped_number = False
+    _fw_grads: dict | None = None
+    _is_param = False
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def _make(cls, data: Any, requires_grad: bool = False) -> Tensor:
+        """Wrap an array without copying (internal constructor used by `bind`)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad_fn = None
+        return t
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # pragma: no cover - guidance only
+        raise TypeError(
+            "hookgrad.Tensor cannot be constructed directly; use hookgrad.tensor(data), "
+            "hookgrad.empty(*size) or hookgrad.from_numpy(array)"
+        )
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def dtype(self) -> dtype:
+        return from_numpy_dtype(self._data.dtype)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def nelement(self) -> int:
+        return int(self._data.size)
+
+    def element_size(self) -> int:
+        return int(self._data.itemsize)
+
+    @property
+    def device(self) -> _backend.device:
+        return _backend.device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return False
+
+    def stride(self, dim: int | None = None) -> Any:
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def data_ptr(self) -> int:
+        return int(self._data.__array_interface__["data"][0])
+
+    def type(self, dtype: Any = None) -> Any:
+        """With no argument: the legacy type string, e.g. ``'torch.FloatTensor'``."""
+        if dtype is None:
+            return "torch." + self.dtype.legacy_name
+        return self.to(dtype)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ autograd fields
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Mirrors: ``torch.Tensor.requires_grad_`` (leaves only; floating dtypes only)."""
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad_fn(self) -> Any:
+        if self._base is not None and self._requires_grad:
+            return STATE_HOOKS.view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            import warnings
+
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of type "
+                    + type(value).__name__
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    "attempting to assign a gradient with dtype "
+                    f"'{_scalar_name(value.dtype)}' to a tensor with dtype "
+                    f"'{_scalar_name(self.dtype)}'. Please ensure that the gradient and the "
+                    "tensor have the same dtype"
+                )
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def _version(self) -> int:
+        vc = self._version_counter
+        return 0 if vc is None else vc.value
+
+    def _vc(self) -> VersionCounter:
+        """The version counter, created on first use (NOTE [Version counter])."""
+        vc = self._version_counter
+        if vc is None:
+            vc = self._version_counter = VersionCounter()
+        return vc
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # ------------------------------------------------------------------ data access
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing storage, detached from autograd, with its own version counter."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    def detach(self) -> Tensor:
+        """Mirrors: ``torch.Tensor.detach`` (shares storage and version counter)."""
+        out = Tensor._make(self._data)
+        out._version_counter = self._vc()
+        return out
+
+    def detach_(self) -> Tensor:
+        """Mirrors: ``torch.Tensor.detach_``."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the Optimizer."
+                "zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """Mirrors: ``torch.Tensor.numpy`` (shares memory on CPU)."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return _backend.to_numpy(self._data)
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return _backend.to_numpy(self._data).tolist()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = _backend.to_numpy(self._data)
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return STATE_HOOKS.format_tensor(self)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        return STATE_HOOKS.deepcopy_tensor(self, memo)
+
+    def __reduce_ex__(self, proto: int) -> Any:
+        return STATE_HOOKS.reduce_tensor(self)
+
+
+class _LateHooks:
+    """Functions that higher layers provide to this layer (dependency inversion, design §3).
+
+    `grad_fn` of a view regenerates after in-place ops (autograd layer); the repr formatter and
+    pickling helpers live in higher layers too. Defaults keep a bare layer-2 import usable.
+    """
+
+    def view_grad_fn(self, t: Tensor) -> Any:
+        return t._grad_fn
+
+    def format_tensor(self, t: Tensor) -> str:
+        return f"tensor({t._data!r})"
+
+    def deepcopy_tensor(self, t: Tensor, memo: dict) -> Tensor:
+        out = Tensor._make(t._data.copy(), t._requires_grad)
+        memo[id(t)] = out
+        return out
+
+    def reduce_tensor(self, t: Tensor) -> Any:
+        raise TypeError("pickling tensors needs hookgrad to be fully imported")
+
+
+STATE_HOOKS = _LateHooks()
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def _scalar_name(d: dtype) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "bool": "bool"}.get(d.name, d.name)
+
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+__all__ = ["Tensor", "VersionCounter", "STATE", "STATE_HOOKS"]

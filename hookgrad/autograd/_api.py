@@ -1,0 +1,196 @@
+"""`backward` and `grad`: argument handling and validation around `engine.execute` (spec §5).
+
+Mirrors: ``torch.autograd.backward`` and ``torch.autograd.grad``; errors and their order follow
+PyTorch 2.13 (spec §13, E13-E21, E43).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hookgrad._backend import namespace_of
+from hookgrad._tensor import Tensor
+from hookgrad.autograd import engine
+from hookgrad.autograd._edges import gradient_edge
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x: Any) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _inputs_tuple(inputs: Any, who: str) -> tuple[tuple, list | None]:
+    """Normalise ``inputs=``; returns the tensors and the dict keys (when a dict was given)."""
+    keys = None
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    elif type(inputs) is dict:
+        keys = list(inputs.keys())
+        inputs = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `{who}()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
+    else:
+        inputs = tuple(inputs)
+    if len(inputs) == 0:
+        raise RuntimeError(f"`inputs` argument to `{who}()` cannot be empty.")
+    return inputs, keys
+
+
+def _seed_list(grads: Any, n: int) -> list:
+    if grads is None:
+        return [None] * n
+    if isinstance(grads, Tensor):
+        grads = [grads]
+    elif not isinstance(grads, Sequence):
+        grads = [grads]
+    grads = list(grads)
+    if len(grads) != n:
+        raise RuntimeError(f"got {n} tensors and {len(grads)} gradients")
+    return grads
+
+
+def make_seeds(outputs: tuple, grads: list) -> list:
+    """PyTorch's ``_make_grads``: validate or create one seed per root."""
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(g, Tensor):
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {out.shape}."
+                )
+            seeds.append(g)
+        elif g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind != "f":
+                    raise RuntimeError(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"{out.dtype}"
+                    )
+                seeds.append(Tensor._make(namespace_of(out._data).ones_like(out._data)))
+            else:
+                seeds.append(None)
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}"
+            )
+    return seeds
+
+
+def _root_edges(outputs: tuple) -> list:
+    edges = []
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        edges.append(gradient_edge(out))
+    return edges
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    """Accumulate gradients of `tensors` into the ``.grad`` of leaves (or of `inputs`).
+
+    Mirrors: ``torch.autograd.backward``.
+    """
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        grad_tensors = grad_variables if grad_tensors is None else grad_tensors
+    outputs = _as_tuple(tensors)
+    targets = None
+    if inputs is not None:
+        inputs, _ = _inputs_tuple(inputs, "backward")
+    seeds = make_seeds(outputs, _seed_list(grad_tensors, len(outputs)))
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outputs)
+    if inputs is not None:
+        targets = []
+        for i, t in enumerate(inputs):
+            if not t._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            if t.grad_fn is not None:
+                t.retain_grad()  # type: ignore[attr-defined]
+            node, slot = gradient_edge(t)
+            targets.append((node, slot, i))
+    engine.execute(roots, seeds, create_graph=create_graph, retain_graph=retain_graph,
+                   targets=targets, accumulate=True)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> Any:
+    """Gradients of `outputs` w.r.t. `inputs`, without touching ``.grad`` (spec §5.3).
+
+    Mirrors: ``torch.autograd.grad`` (``is_grads_batched`` is not supported).
+    """
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError("hookgrad.autograd.grad does not support is_grads_batched")
+    outs = _as_tuple(outputs)
+    ins, keys = _inputs_tuple(inputs, "grad")
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.", FutureWarning, stacklevel=2)
+    seeds = make_seeds(outs, _seed_list(grad_outputs, len(outs)))
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_edges(outs)
+    targets = []
+    for i, t in enumerate(ins):
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node, slot = gradient_edge(t)
+        targets.append((node, slot, i))
+    captured = engine.execute(roots, seeds, create_graph=create_graph,
+                              retain_graph=retain_graph, targets=targets, accumulate=False)
+    result = []
+    for i, (t, g) in enumerate(zip(ins, captured)):
+        if g is None:
+            if materialize_grads:
+                g = Tensor._make(namespace_of(t._data).zeros_like(t._data))
+                if create_graph:
+                    g.requires_grad_()
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+        result.append(g)
+    if keys is not None:
+        return dict(zip(keys, result))
+    return tuple(result)

@@ -1,0 +1,103 @@
+"""The engine's hook call points (design.md §5); the per-node order is spec §1.3.
+
+NOTE [Per-node hook order]
+1. tensor hooks of the node's outputs, grouped per output tensor in the order each tensor got
+   its first hook; each sees the previous hook's replacement;
+2. retain-grad of outputs (always after every tensor hook);
+3. node pre-hooks; 4. the node itself (AccumulateGrad: accumulate, then post-accumulate hooks);
+5. node post-hooks.
+Each step runs over a snapshot taken when the step starts (hooks removed inside the step still
+run, hooks added to the step wait for the next pass).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._tensor import Tensor
+from hookgrad.utils.hooks import hook_name
+
+
+def check_replacement(fn: Any, old: Any, new: Any) -> Any:
+    """Validate one value returned by a backward hook in place of `old` (spec §1.4)."""
+    if new is None:
+        return old
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if new._data.dtype != old._data.dtype:
+        raise RuntimeError(
+            f"hook '{hook_name(fn)}' has changed the type of value (was {old.type()} got "
+            f"{new.type()})"
+        )
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{hook_name(fn)}' has changed the size of value")
+    return new
+
+
+def check_tuple(fn: Any, old: tuple | list, new: Any) -> list:
+    """Validate a node hook's tuple return (spec §1.4); `None` entries drop gradients."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(
+            f"hook '{hook_name(fn)}' has returned an incorrect number of values (got {len(new)}, "
+            f"but expected {len(old)})"
+        )
+    out = []
+    for o, n in zip(old, new):
+        if n is None:
+            out.append(None)
+        elif not isinstance(n, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(n).__name__}'")
+        else:
+            out.append(check_replacement(fn, o, n))
+    return out
+
+
+def call_tensor_pre_hooks(node: Any, grads: list) -> list:
+    """Steps 1 and 2: tensor hooks, then retain-grad writes."""
+    groups = node._tensor_hook_groups()
+    if groups:
+        for slot, registry in [(s, list(r.values())) for s, r in groups]:
+            for fn in registry:
+                grads[slot] = check_replacement(fn, grads[slot], fn(grads[slot]))
+    retain = node._retain_hooks
+    if retain:
+        for slot, ref in list(retain.items()):
+            t = ref()
+            g = grads[slot]
+            if t is None or g is None:
+                continue
+            t._grad = g.clone() if t._grad is None else t._grad + g  # type: ignore[attr-defined]
+    return grads
+
+
+def call_node_pre_hooks(node: Any, grads: list) -> list:
+    """Step 3: ``Node.register_prehook`` hooks."""
+    hooks = node._pre_hooks
+    if hooks:
+        for fn in list(hooks.values()):
+            ret = fn(tuple(grads))
+            if ret is not None:
+                grads = check_tuple(fn, grads, ret)
+    return grads
+
+
+def call_node_post_hooks(node: Any, outs: tuple, grads: list) -> tuple:
+    """Step 5: ``Node.register_hook`` hooks, seeing ``(grad_inputs, grad_outputs)``."""
+    hooks = node._post_hooks
+    if hooks:
+        go = tuple(grads)
+        for fn in list(hooks.values()):
+            ret = fn(tuple(outs), go)
+            if ret is not None:
+                outs = tuple(check_tuple(fn, outs, ret))
+    return outs
+
+
+__all__ = [
+    "check_replacement", "check_tuple", "call_tensor_pre_hooks", "call_node_pre_hooks",
+    "call_node_post_hooks",
+]

@@ -1,0 +1,221 @@
+"""Concrete nodes: `PrimitiveNode` (built from the op table) and `AccumulateGrad` (leaves).
+
+NOTE [AccumulateGrad]
+One accumulator per leaf, cached weakly on the tensor (``_grad_accumulator``): every node that
+consumes the leaf points at the same object while the graph (or the user) holds it. Its sequence
+number is 2**64-1 so it runs as soon as its last gradient arrives. Accumulation follows PyTorch:
+- ``.grad`` is None: store the incoming gradient itself when nothing else can see its array
+  (the engine made it and no hook kept it: the "steal" of PyTorch's refcount check), else a copy;
+  under ``create_graph`` a differentiable copy.
+- ``.grad`` exists: add in place, or out of place under ``create_graph`` (so ``.grad`` keeps a
+  graph).
+Post-accumulate-grad hooks run right after, with the leaf itself as argument.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+import weakref
+from typing import Any
+
+from hookgrad._config import STATE
+from hookgrad._dtypes import from_numpy_dtype
+from hookgrad._ops.registry import Primitive
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
+from hookgrad.autograd.graph import Node
+
+ACCUMULATE_GRAD_SEQ = 2**64 - 1
+_NODE_CLASSES: dict[str, type] = {}
+
+
+class PrimitiveNode(Node):
+    """The backward node of one primitive call; its class name is the PyTorch node name."""
+
+    __slots__ = ("_prim", "_params", "_saved", "_meta", "_nout")
+
+    def _num_slots(self) -> int:
+        return self._nout
+
+    def apply(self, grads: tuple, needed: tuple | None = None) -> tuple:
+        prim = self._prim
+        if prim.num_outputs == 1:
+            grad = grads[0]
+            if grad is None:
+                return (None,) * len(self._next_edges)
+        elif all(g is None for g in grads):
+            return (None,) * len(self._next_edges)
+        else:
+            grad = None
+        out = []
+        for k, idx in enumerate(prim.diff_inputs):
+            if self._next_edges[k][0] is None or (needed is not None and not needed[k]):
+                out.append(None)
+                continue
+            name = prim.inputs[idx]
+            rule = prim.vjp[name]
+            kwargs = {a: self._value(a, grad, grads) for a in prim.rule_args[name]}
+            out.append(rule(**kwargs))
+        return tuple(out)
+
+    def _value(self, arg: str, grad: Any, grads: tuple) -> Any:
+        if arg == "grad":
+            return grad
+        if arg == "grads":
+            return grads
+        saved = self._saved
+        if arg in saved:
+            s = saved[arg]
+            if type(s) is tuple:
+                return tuple(x.unpack(self) for x in s)
+            return s.unpack(self) if s is not None else None
+        if arg in self._params:
+            return self._params[arg]
+        if arg in self._prim.defaults:
+            return self._prim.defaults[arg]
+        if arg.endswith("_shape"):
+            return self._meta[self._prim.inputs.index(arg[:-6])][0]
+        if arg.endswith("_dtype"):
+            return from_numpy_dtype(self._meta[self._prim.inputs.index(arg[:-6])][1])
+        raise KeyError(arg)  # unreachable: defop validated every name
+
+    def input_metadata(self) -> list:
+        meta = self._meta
+        return [meta[i] for i in self._prim.diff_inputs]
+
+    def release_saved(self) -> None:
+        for s in self._saved.values():
+            if type(s) is tuple:
+                for x in s:
+                    x.release()
+            elif s is not None:
+                s.release()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_raw_saved_"):
+            key = name[11:]
+            if key in self._prim.saves:
+                return self._saved.get(key)
+        elif name.startswith("_saved_"):
+            key = name[7:]
+            if key in self._prim.saves:
+                s = self._saved.get(key)
+                if type(s) is tuple:
+                    return tuple(x.unpack(self) for x in s)
+                return None if s is None else s.unpack(self)
+            if key in self._params:
+                return self._params[key]
+            if key.endswith("_sym_sizes") and key[:-10] in self._prim.inputs:
+                return self._meta[self._prim.inputs.index(key[:-10])][0]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def node_class(prim: Primitive) -> type:
+    """The (cached) PrimitiveNode subclass named after `prim`'s PyTorch node name."""
+    cls = _NODE_CLASSES.get(prim.node_name)
+    if cls is None:
+        cls = type(prim.node_name, (PrimitiveNode,), {"__slots__": ()})
+        _NODE_CLASSES[prim.node_name] = cls
+    return cls
+
+
+class AccumulateGrad(Node):
+    """Accumulates gradients into a leaf's ``.grad`` (see NOTE [AccumulateGrad]).
+
+    Mirrors: ``torch.autograd.graph`` accumulator node (``torch::autograd::AccumulateGrad``).
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__((), ACCUMULATE_GRAD_SEQ)
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def _tensor_hook_groups(self) -> list:
+        hooks = self.variable._backward_hooks
+        return [(0, hooks)] if hooks else []
+
+    def _has_hooks(self) -> bool:
+        v = self.variable
+        return bool(
+            self._pre_hooks or self._post_hooks or v._backward_hooks
+            or v._post_accumulate_grad_hooks
+        )
+
+    def apply(self, grads: tuple, needed: tuple | None = None) -> tuple:
+        new = grads[0]
+        if new is None:
+            return ()
+        var = self.variable
+        accumulate_into(var, new)
+        hooks = var._post_accumulate_grad_hooks
+        if hooks:
+            for fn in list(hooks.values()):
+                ret = fn(var)
+                if ret is not None:
+                    if isinstance(ret, Tensor):
+                        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+                    raise TypeError(f"expected Variable, but hook returned '{type(ret).__name__}'")
+        return ()
+
+
+def accumulate_into(var: Tensor, new: Tensor) -> None:
+    """Add `new` into ``var.grad`` by PyTorch's rules (NOTE [AccumulateGrad])."""
+    old = var._grad
+    if STATE.grad_enabled:
+        if not STATE.create_graph_warned and _in_backward_call():
+            STATE.create_graph_warned = True
+            warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
+        var._grad = new.clone() if old is None else old + new  # type: ignore[attr-defined]
+        return
+    if old is None:
+        # Steal only arrays nothing else can see: an engine-made tensor (no view of another
+        # array) referenced only by the engine's buffer, this frame and the argument.
+        data = new._data
+        if new._grad_fn is None and _owns(data) and sys.getrefcount(new) <= 4:
+            var._grad = Tensor._make(data)
+        else:
+            var._grad = Tensor._make(data.copy())
+        return
+    if old._data.shape == new._data.shape:
+        old._data += new._data
+        old._vc().value += 1
+    else:  # pragma: no cover - shapes are validated before accumulation
+        var._grad = old + new  # type: ignore[attr-defined]
+
+
+def _owns(data: Any) -> bool:
+    return data.base is None and sys.getrefcount(data) <= 3
+
+
+def _in_backward_call() -> bool:
+    stack = STATE.graph_task_stack
+    return bool(stack) and stack[-1].is_backward
+
+
+def get_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's accumulator, created on demand and cached weakly (NOTE [AccumulateGrad])."""
+    src = t.__dict__.get("_leaf_alias_of", t)
+    ref = src._grad_accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(src)
+        src._grad_accumulator = weakref.ref(acc)
+    return acc
+
+
+_CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+__all__ = [
+    "PrimitiveNode", "AccumulateGrad", "node_class", "get_accumulator", "accumulate_into",
+    "SavedTensor", "FREED_ERROR", "ACCUMULATE_GRAD_SEQ",
+]

@@ -1,0 +1,156 @@
+"""`GradRecorder`: builds backward nodes inside `bind` when grad mode is on and an input needs it.
+
+It is the only place where graph nodes for primitives are created, and the only place where
+saved tensors are made (so saved-tensor hooks apply to every op without op code knowing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._config import STATE, add_recorder
+from hookgrad._ops.registry import Primitive
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._edges import gradient_edge, move_autograd_identity
+from hookgrad.autograd._nodes import PrimitiveNode, SavedTensor, node_class
+
+_FLOAT_KINDS = "fc"
+
+
+def build_node(prim: Primitive, inputs: tuple, params: dict, outs: tuple,
+               original: Tensor | None = None, target: Tensor | None = None) -> PrimitiveNode | None:
+    """Create the node for one recorded call and attach it to `outs`; None if nothing needs grad.
+
+    `target`/`original`: for in-place ops, the tensor being modified and a copy of its pre-op
+    value to save in its place (PyTorch saves ``original_self`` the same way).
+    """
+    edges = []
+    any_grad = False
+    for idx in prim.diff_inputs:
+        t = inputs[idx]
+        if t._requires_grad:
+            edges.append(gradient_edge(t))
+            any_grad = True
+        else:
+            edges.append((None, 0))
+    if not any_grad:
+        return None
+    node = node_class(prim)(tuple(edges))
+    node._prim = prim
+    node._params = params
+    node._meta = [(t._data.shape, t._data.dtype) for t in inputs]
+    node._nout = len(outs)
+    nondiff = prim.nondifferentiable_outputs
+    for j, o in enumerate(outs):
+        if j not in nondiff and o._data.dtype.kind in _FLOAT_KINDS:
+            o._requires_grad = True
+            o._grad_fn = node
+            o._output_nr = j
+    node._saved = _save(prim, inputs, outs, edges, node, original, target)
+    return node
+
+
+def _save(prim: Primitive, inputs: tuple, outs: tuple, edges: list, node: PrimitiveNode,
+          original: Tensor | None, target: Tensor | None) -> dict:
+    if not prim.saves:
+        return {}
+    wanted: set = set()
+    for k, idx in enumerate(prim.diff_inputs):
+        if edges[k][0] is not None:
+            wanted.update(prim.uses[prim.inputs[idx]])
+    saved: dict[str, Any] = {}
+    for name in prim.saves:
+        if name not in wanted:
+            continue
+        if name == "result":
+            saved[name] = SavedTensor(outs[0], True, node)
+        elif name == "results":
+            saved[name] = tuple(SavedTensor(o, o._grad_fn is node, node) for o in outs)
+        else:
+            t = inputs[prim.inputs.index(name)]
+            if target is not None and t is target:
+                t = original
+            saved[name] = SavedTensor(t, False, node)
+    return saved
+
+
+class GradRecorder:
+    """Records backward nodes (the ``Recorder`` protocol of `_config`)."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        self._pending: list = []
+
+    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple) -> None:
+        if not STATE.grad_enabled:
+            return
+        for t in inputs:
+            if t._requires_grad:
+                build_node(prim, inputs, params, outs)
+                return
+
+    def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
+                       target: Tensor) -> None:
+        if not STATE.grad_enabled or not any(t._requires_grad for t in inputs):
+            self._pending.append(None)
+            return
+        check_inplace_allowed(target)
+        original = None
+        if target._requires_grad and _rules_need_input(prim, inputs, target):
+            # A copy with the target's old gradient edge stands in for the overwritten value.
+            original = Tensor._make(target._data.copy(), True)
+            original._grad_fn, original._output_nr = gradient_edge(target)
+        node = build_node(prim, inputs, params, (out,), original, target)
+        self._pending.append(node)
+
+    def rebase(self, target: Tensor, out: Tensor) -> None:
+        node = self._pending.pop() if self._pending else None
+        if node is None:
+            return
+        for s in node._saved.values():
+            if isinstance(s, SavedTensor):
+                s.rebind_output(target)
+        if target._base is not None:
+            from hookgrad.autograd._copy_slices import rebase_view_inplace
+
+            rebase_view_inplace(target, node)
+            return
+        move_autograd_identity(target, node, 0)
+        target._requires_grad = True
+
+
+def _rules_need_input(prim: Primitive, inputs: tuple, target: Tensor) -> bool:
+    names = {prim.inputs[i] for i, t in enumerate(inputs) if t is target}
+    for idx in prim.diff_inputs:
+        if inputs[idx]._requires_grad and names & set(prim.uses[prim.inputs[idx]]):
+            return True
+    return False
+
+
+def check_inplace_allowed(target: Tensor) -> None:
+    """PyTorch's errors for in-place ops on leaves (or views of leaves) that require grad."""
+    if not STATE.grad_enabled:
+        return
+    if target._base is None:
+        if target._requires_grad and target._grad_fn is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        return
+    base = target._base
+    if base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    fn = target._grad_fn
+    if fn is not None and getattr(fn, "_forbid_inplace_view", False):
+        from hookgrad.autograd.function import inplace_view_error
+
+        raise RuntimeError(inplace_view_error(fn, target._output_nr))
+
+
+GRAD_RECORDER = GradRecorder()
+add_recorder(GRAD_RECORDER)
+
+__all__ = ["GradRecorder", "GRAD_RECORDER", "build_node", "check_inplace_allowed"]

@@ -1,0 +1,177 @@
+"""`SavedTensor`: a value a node keeps for backward, with pack/unpack hooks and version checks.
+
+NOTE [Saved outputs]
+A node that saves its own output (``exp`` saves ``result``) must not hold that output tensor:
+output -> grad_fn -> saved -> output would be a reference cycle on every such op. Like PyTorch,
+an output is saved as its array, version counter and output number, and unpacking builds a fresh
+tensor whose ``grad_fn`` is the node itself, so double backward flows through it. Saved *inputs*
+are held as the tensor object (unpacked as the same object when no hooks are involved).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hookgrad._config import STATE
+from hookgrad._tensor import Tensor
+
+FREED_ERROR = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+_PACK_INPLACE_ERROR = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack hook."
+)
+_HOOKS_SET_ERROR = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
+    "pair of hooks is allowed at a time."
+)
+
+
+class SavedTensor:
+    """One saved value of a node.
+
+    Mirrors: ``torch._C._autograd.SavedTensor`` (``grad_fn._raw_saved_<name>``).
+    """
+
+    __slots__ = (
+        "_tensor", "_data", "_vc", "_version", "_output_nr", "_requires_grad", "_is_output",
+        "_unpack", "_packed", "_freed", "_wrapped", "_node_ref", "__weakref__",
+    )
+
+    def __init__(self, t: Tensor, is_output: bool, node: Any = None) -> None:
+        self._freed = False
+        self._wrapped = t._wrapped_number
+        self._unpack = None
+        self._packed = None
+        self._is_output = is_output
+        vc = t._vc()
+        self._vc = vc
+        self._version = vc.value
+        self._output_nr = t._output_nr
+        self._requires_grad = t._requires_grad
+        if is_output:
+            self._tensor = None
+            self._data = t._data
+        else:
+            self._tensor = t
+            self._data = None
+        stack = STATE.saved_hooks_stack
+        if stack and not self._wrapped:
+            pack, unpack = stack[-1]
+            self._apply_pack(pack, unpack, t)
+
+    def _apply_pack(self, pack: Any, unpack: Any, t: Tensor) -> None:
+        before = t._version
+        prev = STATE.grad_enabled
+        STATE.grad_enabled = False  # pack hooks run with grad mode off (spec §1.6)
+        try:
+            packed = pack(t)
+        finally:
+            STATE.grad_enabled = prev
+        if t._version != before:
+            raise RuntimeError(_PACK_INPLACE_ERROR)
+        self._packed = packed
+        self._unpack = unpack
+        if not self._is_output:
+            # The hooks own the value now; keep only the leaf identity for gradient edges.
+            self._tensor = t if t._grad_fn is None and t._requires_grad else _edge_only(t)
+        self._data = None
+
+    def register_hooks(self, pack: Any, unpack: Any) -> None:
+        """Mirrors: ``SavedTensor.register_hooks`` (pack now, unpack on every access)."""
+        if not callable(pack) or not callable(unpack):
+            raise TypeError("register_hooks expects two callables")
+        if self._freed:
+            raise RuntimeError(FREED_ERROR)
+        if self._unpack is not None:
+            raise RuntimeError(_HOOKS_SET_ERROR)
+        self._apply_pack(pack, unpack, self._current())
+
+    def _current(self) -> Tensor:
+        if self._is_output:
+            return Tensor._make(self._data)
+        return self._tensor
+
+    def unpack(self, node: Any = None) -> Tensor:
+        """The saved value; raises if freed or if it was modified in place since saving."""
+        if self._freed:
+            raise RuntimeError(FREED_ERROR)
+        if self._unpack is not None:
+            return self._unpack_with_hook(node)
+        if self._vc.value != self._version and not self._wrapped:
+            raise RuntimeError(self._version_message(node))
+        if not self._is_output:
+            return self._tensor
+        out = Tensor._make(self._data, self._requires_grad)
+        out._version_counter = self._vc
+        if self._requires_grad and node is not None:
+            out._grad_fn = node
+            out._output_nr = self._output_nr
+        return out
+
+    def _unpack_with_hook(self, node: Any) -> Tensor:
+        data = self._unpack(self._packed)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(data).__name__}"
+            )
+        out = Tensor._make(data._data, self._requires_grad)
+        out._version_counter = data._vc()
+        if not self._requires_grad:
+            return out
+        if self._is_output:
+            if node is not None:
+                out._grad_fn, out._output_nr = node, self._output_nr
+        else:
+            src = self._tensor
+            out._grad_fn, out._output_nr = src._grad_fn, src._output_nr
+            if src._grad_fn is None:
+                out._leaf_alias_of = src  # type: ignore[attr-defined]
+        return out
+
+    def _version_message(self, node: Any) -> str:
+        t = self._current()
+        shape = list(t._data.shape)
+        where = ""
+        fn = t._grad_fn if not self._is_output else node
+        if fn is not None:
+            name = re.sub(r"Backward\d*$", "", fn.name())
+            where = f", which is output {self._output_nr} of {name},"
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{t.type()} {shape}]{where} is at version {self._vc.value}; "
+            f"expected version {self._version} instead. Hint: enable anomaly detection to find "
+            "the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
+
+    def release(self) -> None:
+        self._freed = True
+        self._tensor = None
+        self._data = None
+        self._packed = None
+
+    def rebind_output(self, target: Tensor) -> None:
+        """After an in-place op the saved output is the target tensor's array (NOTE above)."""
+        if self._is_output and not self._freed and self._unpack is None:
+            self._data = target._data
+            self._vc = target._vc()
+            self._version = self._vc.value
+
+
+def _edge_only(t: Tensor) -> Tensor:
+    """A data-less stand-in that carries `t`'s gradient edge (packed values own the data)."""
+    out = Tensor._make(t._data[()] if t._data.ndim == 0 else t._data[:0], t._requires_grad)
+    out._grad_fn, out._output_nr = t._grad_fn, t._output_nr
+    return out
+
+
+__all__ = ["SavedTensor", "FREED_ERROR"]

@@ -1,0 +1,147 @@
+"""Grad-mode context managers and decorators.
+
+Mirrors: ``torch.no_grad``, ``torch.enable_grad``, ``torch.set_grad_enabled``,
+``torch.inference_mode``, ``torch.is_grad_enabled``, ``torch.is_inference_mode_enabled``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from hookgrad._config import STATE
+
+__all__ = [
+    "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+    "is_inference_mode_enabled",
+]
+
+
+def is_grad_enabled() -> bool:
+    """Mirrors: ``torch.is_grad_enabled``."""
+    return STATE.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Mirrors: ``torch.is_inference_mode_enabled``."""
+    return STATE.inference_mode
+
+
+class _GradModeContext:
+    """Base: a context manager that is also a decorator (functions and generators)."""
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+                gen = fn(*args, **kwargs)
+                with self.clone():
+                    resp = gen.send(None)
+                while True:
+                    try:
+                        msg = yield resp
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    try:
+                        with self.clone():
+                            resp = gen.send(msg)
+                    except StopIteration as e:
+                        return e.value
+            return gen_wrapper
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return fn(*args, **kwargs)
+        return wrapper
+
+    def clone(self) -> _GradModeContext:
+        return self.__class__()
+
+    def __enter__(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __exit__(self, *exc: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class no_grad(_GradModeContext):
+    """Disable gradient recording. Mirrors: ``torch.no_grad``."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = STATE.grad_enabled
+        STATE.grad_enabled = False
+
+    def __exit__(self, *exc: Any) -> None:
+        STATE.grad_enabled = self.prev
+
+
+class enable_grad(_GradModeContext):
+    """Enable gradient recording. Mirrors: ``torch.enable_grad``."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = STATE.grad_enabled
+        STATE.grad_enabled = True
+
+    def __exit__(self, *exc: Any) -> None:
+        STATE.grad_enabled = self.prev
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set grad mode now (function form) or for a block. Mirrors: ``torch.set_grad_enabled``."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = STATE.grad_enabled
+        self.mode = bool(mode)
+        STATE.grad_enabled = self.mode
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        STATE.grad_enabled = self.prev
+        return super().__call__(fn)
+
+    def clone(self) -> set_grad_enabled:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        STATE.grad_enabled = self.prev
+
+
+class inference_mode(_GradModeContext):
+    """No recording and no version tracking needs. Mirrors: ``torch.inference_mode``.
+
+    hookgrad treats it as ``no_grad`` plus the ``is_inference_mode_enabled`` flag.
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+        self.prev = (True, False)
+
+    def __call__(self, fn: Any) -> Any:
+        if isinstance(fn, bool):  # pragma: no cover - @inference_mode(False) form handled above
+            return inference_mode(fn)
+        return super().__call__(fn)
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        self.prev = (STATE.grad_enabled, STATE.inference_mode)
+        if self.mode:
+            STATE.grad_enabled = False
+            STATE.inference_mode = True
+
+    def __exit__(self, *exc: Any) -> None:
+        STATE.grad_enabled, STATE.inference_mode = self.prev

@@ -1,0 +1,1 @@
+"""Testing helpers. Mirrors: ``torch.testing``."""

@@ -1,0 +1,59 @@
+"""Shared fixtures: the PyTorch oracle, hypothesis profiles, and global-state reset."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import settings
+
+import hookgrad
+from hookgrad._config import STATE
+
+settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25)
+settings.register_profile("dev", deadline=None, max_examples=200)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+REQUIRE_ORACLE = os.environ.get("HOOKGRAD_REQUIRE_ORACLE") == "1"
+
+
+def load_torch():
+    """Import the oracle, or skip (fail under HOOKGRAD_REQUIRE_ORACLE=1)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - depends on the environment
+        if REQUIRE_ORACLE:
+            pytest.fail("PyTorch oracle required (HOOKGRAD_REQUIRE_ORACLE=1) but not installed")
+        pytest.skip("PyTorch oracle not installed")
+    return torch
+
+
+@pytest.fixture
+def torch():
+    """The real PyTorch module (the oracle)."""
+    return load_torch()
+
+
+@pytest.fixture(autouse=True)
+def _reset_global_state():
+    """Global hook registries and modes leaking between tests is the classic hook-test bug."""
+    yield
+    STATE.grad_enabled = True
+    STATE.inference_mode = False
+    STATE.saved_hooks_stack.clear()
+    STATE.saved_hooks_disabled_msg = None
+    STATE.graph_task_stack.clear()
+    STATE.dual_level = -1
+    hookgrad.set_default_dtype(hookgrad.float32)
+    for reset in RESETTERS:
+        reset()
+    try:
+        import torch as _torch
+    except ImportError:
+        return
+    _torch.set_grad_enabled(True)
+    _torch.set_default_dtype(_torch.float32)
+
+
+# Subsystems with global registries append a callable here from their own conftest/test module.
+RESETTERS: list = []
