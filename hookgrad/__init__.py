@@ -7,7 +7,18 @@ known order (design.md §3).
 from __future__ import annotations
 
 # --- op table: registration order is fixed here --------------------------------------------
-from hookgrad._ops import pointwise, reduction, shape  # noqa: F401  (registers primitives)
+from hookgrad._ops import (  # noqa: F401  (each import registers that family's primitives)
+    pointwise,
+    pointwise_math,
+    activation,
+    comparison,
+    reduction,
+    sorting,
+    shape,
+    indexing,
+    linalg,
+    nn,
+)
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
@@ -33,6 +44,11 @@ from hookgrad._functional.arith import *  # noqa: F403
 from hookgrad._functional.creation import *  # noqa: F403
 from hookgrad._functional.reduction import *  # noqa: F403
 from hookgrad._functional.shape import *  # noqa: F403
+from hookgrad._functional.pointwise import *  # noqa: F403
+from hookgrad._functional.indexing import *  # noqa: F403
+from hookgrad._functional.linalg import *  # noqa: F403
+from hookgrad._functional.nn_ops import *  # noqa: F403
+from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional._common import result_type
 
 # --- autograd ------------------------------------------------------------------------------

@@ -7,10 +7,22 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from hookgrad._functional import arith, creation, reduction, shape
+from hookgrad._functional import (
+    arith,
+    creation,
+    indexing,
+    linalg,
+    nn_ops,
+    pointwise,
+    random,
+    reduction,
+    shape,
+)
 from hookgrad._tensor import Tensor
 
-FAMILIES: list[ModuleType] = [arith, creation, reduction, shape]
+FAMILIES: list[ModuleType] = [
+    arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random,
+]
 
 
 def install(families: list[ModuleType] | None = None) -> None:

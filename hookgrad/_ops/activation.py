@@ -1,0 +1,3 @@
+"""Primitives: activation family (see design.md §4)."""
+
+from __future__ import annotations

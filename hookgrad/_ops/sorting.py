@@ -1,0 +1,3 @@
+"""Primitives: sorting family (see design.md §4)."""
+
+from __future__ import annotations
