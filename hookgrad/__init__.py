@@ -7,18 +7,16 @@ known order (design.md §3).
 from __future__ import annotations
 
 # --- op table: registration order is fixed here --------------------------------------------
-from hookgrad._ops import (  # noqa: F401  (each import registers that family's primitives)
-    pointwise,
-    pointwise_math,
-    activation,
-    comparison,
-    reduction,
-    sorting,
-    shape,
-    indexing,
-    linalg,
-    nn,
-)
+import hookgrad._ops.pointwise  # noqa: F401  (each import registers one family's primitives)
+import hookgrad._ops.pointwise_math  # noqa: F401
+import hookgrad._ops.activation  # noqa: F401
+import hookgrad._ops.comparison  # noqa: F401
+import hookgrad._ops.reduction  # noqa: F401
+import hookgrad._ops.sorting  # noqa: F401
+import hookgrad._ops.shape  # noqa: F401
+import hookgrad._ops.indexing  # noqa: F401
+import hookgrad._ops.linalg  # noqa: F401
+import hookgrad._ops.nn  # noqa: F401
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
