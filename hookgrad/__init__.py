@@ -60,6 +60,11 @@ from hookgrad.autograd.grad_mode import (
     set_grad_enabled,
 )
 
+# --- higher layers ----------------------------------------------------------------------------
+from hookgrad import nn, optim, utils  # noqa: E402
+import hookgrad.utils.data  # noqa: E402,F401
+import hookgrad.utils.hooks  # noqa: E402,F401
+
 float = float32  # noqa: A001 - torch.float is public API
 double = float64
 half = float16

@@ -1,0 +1,1 @@
+"""Optimizers. Mirrors: ``torch.optim``."""

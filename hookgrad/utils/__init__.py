@@ -1,0 +1,1 @@
+"""Utilities. Mirrors: ``torch.utils``."""

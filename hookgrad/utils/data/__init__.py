@@ -1,0 +1,1 @@
+"""Data loading. Mirrors: ``torch.utils.data``."""
