@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hookgrad.autograd import _recorder  # noqa: F401 - registers the grad recorder
-from hookgrad.autograd import _tensor_api, graph
+from hookgrad.autograd import _tensor_api, forward_ad, functional, graph
 from hookgrad.autograd._api import backward, grad
 from hookgrad.autograd.engine import ENGINE
 from hookgrad.autograd.grad_mode import (
@@ -27,6 +27,6 @@ class Variable:
 
 
 __all__ = [
-    "backward", "grad", "graph", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
+    "backward", "grad", "graph", "forward_ad", "functional", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
     "inference_mode", "is_grad_enabled",
 ]
