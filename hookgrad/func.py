@@ -14,6 +14,7 @@ from typing import Any
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
+from hookgrad.autograd.forward_ad import constant_zeros_like
 from hookgrad.autograd._api import grad as _grad
 from hookgrad.autograd.grad_mode import enable_grad
 
@@ -160,7 +161,7 @@ def jvp(func: Callable[..., Any], primals: tuple, tangents: tuple, *, strict: bo
         for o in outs:
             p, t = fwad.unpack_dual(o)
             prims.append(p.detach() if not p.requires_grad else p)
-            tans.append(t if t is not None else Tensor._make(o._data * 0))
+            tans.append(t if t is not None else constant_zeros_like(o))
     if isinstance(out, tuple):
         res = (tuple(prims), tuple(tans))
     else:
@@ -188,7 +189,7 @@ def jacrev(func: Callable[..., Any], argnums: int | tuple = 0,
                 out, aux = out
             rows: list[list] = [[] for _ in diff]
             for j in range(out.numel()):
-                onehot = Tensor._make(out._data * 0)
+                onehot = constant_zeros_like(out)
                 onehot._data.reshape(-1)[j] = 1
                 gs = _grad(out, diff, onehot, retain_graph=True, create_graph=True,
                            allow_unused=True, materialize_grads=True)
@@ -218,7 +219,7 @@ def jacfwd(func: Callable[..., Any], argnums: int | tuple = 0,
             cols = []
             out_shape: tuple = ()
             for j in range(x.numel()):
-                basis = Tensor._make(x._data * 0)
+                basis = constant_zeros_like(x)
                 basis._data.reshape(-1)[j] = 1
                 with fwad.dual_level():
                     new_args = list(args)
@@ -228,7 +229,7 @@ def jacfwd(func: Callable[..., Any], argnums: int | tuple = 0,
                         out, aux = out
                     p, t = fwad.unpack_dual(out)
                     out_shape = tuple(out.shape)
-                    cols.append(t if t is not None else Tensor._make(out._data * 0))
+                    cols.append(t if t is not None else constant_zeros_like(out))
             jac = _stack(cols, -1) if cols else None
             jacs.append(jac.reshape(*(out_shape + tuple(x.shape))))  # type: ignore[union-attr]
         res = jacs[0] if isinstance(argnums, int) else tuple(jacs)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
+from hookgrad._backend import namespace_of
 from hookgrad._config import STATE, add_recorder, remove_recorder
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import Primitive
@@ -119,6 +120,11 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(primal_alias(tensor), tangent)
+
+
+def constant_zeros_like(t: Tensor) -> Tensor:
+    """A zero tensor shaped like `t` with no graph (an array, never a NumPy scalar)."""
+    return Tensor._make(namespace_of(t._data).zeros_like(t._data))
 
 
 # ---------------------------------------------------------------------------- tangent storage
@@ -220,7 +226,7 @@ class ForwardADRecorder:
             return
         base = target._base
         if base is not None:
-            zeros = Tensor._make(base._data * 0)
+            zeros = constant_zeros_like(base)
             _set_tangent(base, level, zeros)
             view_tan = _replay_view(zeros, target)
             view_tan.copy_(tan)  # type: ignore[attr-defined]
@@ -238,7 +244,7 @@ def compute_jvp(prim: Primitive, inputs: tuple, params: dict, outs: tuple,
         args = []
         for i, (p, tan) in enumerate(zip(primals, tans)):
             if i in prim.diff_inputs:
-                args.append(tan if tan is not None else Tensor._make(p._data * 0))
+                args.append(tan if tan is not None else constant_zeros_like(p))
             else:
                 args.append(p)
         res = bind(prim, tuple(args), params)

@@ -13,6 +13,7 @@ from typing import Any
 
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
+from hookgrad.autograd.forward_ad import constant_zeros_like
 from hookgrad.autograd._api import grad as _grad
 from hookgrad.autograd.grad_mode import enable_grad
 
@@ -76,7 +77,7 @@ def _fill(grads: tuple, refs: tuple, strict: bool, create_graph: bool, stage: st
         if g is None:
             if strict:
                 raise RuntimeError(_strict_message(stage, i))
-            g = Tensor._make(ref._data * 0)
+            g = constant_zeros_like(ref)
         out.append(g)
     return tuple(out)
 
@@ -173,7 +174,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
             vs = None
         is_out_tuple, outs = _check_outputs(func(*ins), "jvp")
         _check_requires_grad(outs, strict)
-        grad_outs = tuple(Tensor._make(o._data * 0).requires_grad_(True) for o in outs)
+        grad_outs = tuple(constant_zeros_like(o).requires_grad_(True) for o in outs)
         grad_ins = _autograd_grad(outs, ins, grad_outs, create_graph=True)
         _fill(grad_ins, ins, strict, create_graph, "back")
         if create_graph:
@@ -221,7 +222,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
             rows: list[list] = [[] for _ in ins]
             for j in range(out.numel()):
                 # A one-hot cotangent selects row j without needing indexing ops.
-                onehot = Tensor._make(out._data * 0)
+                onehot = constant_zeros_like(out)
                 onehot._data.reshape(-1)[j] = 1
                 g = _autograd_grad((out,), ins, (onehot,), retain_graph=True,
                                    create_graph=create_graph)
@@ -229,7 +230,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
                     if gk is None:
                         if strict:
                             raise RuntimeError(_strict_message("jac", k))
-                        gk = Tensor._make(inp._data * 0)
+                        gk = constant_zeros_like(inp)
                     rows[k].append(gk)
             jac.append(tuple(_stack_rows(r, out, inp) for r, inp in zip(rows, ins)))
         res = _post(tuple(jac), create_graph)
@@ -271,7 +272,7 @@ def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool) -> An
     is_out_tuple = False
     for k, inp in enumerate(ins):
         for j in range(inp.numel()):
-            basis = Tensor._make(inp._data * 0)
+            basis = constant_zeros_like(inp)
             basis._data.reshape(-1)[j] = 1
             with fwad.dual_level():
                 duals = tuple(fwad.make_dual(x, basis) if i == k else x for i, x in enumerate(ins))
@@ -281,7 +282,7 @@ def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool) -> An
             if cols is None:
                 cols = [[[] for _ in ins] for _ in outs]
             for o, (t, p) in enumerate(zip(tans, prim)):
-                cols[o][k].append(t if t is not None else Tensor._make(p._data * 0))
+                cols[o][k].append(t if t is not None else constant_zeros_like(p))
     res = []
     for o, per_in in enumerate(cols or []):
         res.append(tuple(_stack_cols(c, inp) for c, inp in zip(per_in, ins)))
@@ -358,7 +359,7 @@ def _second_order(name: str, func: Callable[..., Any], inputs: Any, v: Any,
         if name == "vhp":
             res = _autograd_grad(jac, ins, vs, create_graph=create_graph)
         else:
-            grad_jac = tuple(Tensor._make(i._data * 0).requires_grad_(True) for i in ins)
+            grad_jac = tuple(constant_zeros_like(i).requires_grad_(True) for i in ins)
             double_back = _autograd_grad(jac, ins, grad_jac, create_graph=True)
             _fill(double_back, ins, strict, create_graph, "double_back")
             res = _autograd_grad(double_back, grad_jac, vs, create_graph=create_graph)

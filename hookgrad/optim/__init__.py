@@ -1,1 +1,18 @@
-"""Optimizers. Mirrors: ``torch.optim``."""
+"""Optimizers and learning-rate schedulers. Mirrors: ``torch.optim``.
+
+The global step hooks live in the submodule, as in torch:
+``hookgrad.optim.optimizer.register_optimizer_step_pre_hook`` /
+``register_optimizer_step_post_hook`` (not re-exported here).
+"""
+
+from __future__ import annotations
+
+from hookgrad.optim import lr_scheduler
+from hookgrad.optim.adagrad import Adagrad
+from hookgrad.optim.adam import Adam
+from hookgrad.optim.adamw import AdamW
+from hookgrad.optim.optimizer import Optimizer
+from hookgrad.optim.rmsprop import RMSprop
+from hookgrad.optim.sgd import SGD
+
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]

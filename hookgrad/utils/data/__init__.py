@@ -1,1 +1,27 @@
-"""Data loading. Mirrors: ``torch.utils.data``."""
+"""Datasets, samplers and the `DataLoader`. Mirrors: ``torch.utils.data``."""
+
+from __future__ import annotations
+
+from hookgrad.utils.data._collate import default_collate, default_convert
+from hookgrad.utils.data.dataloader import DataLoader
+from hookgrad.utils.data.dataset import (
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from hookgrad.utils.data.sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)
+
+__all__ = [
+    "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
+    "TensorDataset", "default_collate", "default_convert", "random_split",
+]

@@ -1,0 +1,1 @@
+"""Benchmark harness: hookgrad against PyTorch (and peers when installed), same run, same data."""

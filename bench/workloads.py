@@ -1,0 +1,160 @@
+"""Workloads, each written once against a library parameter ``lib`` (torch or hookgrad).
+
+Every workload is a factory ``make(lib, size)`` returning ``(step, first_value)``: ``step()`` runs
+one timed unit and ``first_value`` is a float computed from the same weights and data, which the
+harness compares between libraries before timing (same weights, same data).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+CHAIN_OPS = 200  # elementwise ops per chain (100 links of mul + tanh)
+
+
+def _t(lib, arr, requires_grad=False):
+    t = lib.tensor(np.asarray(arr, dtype=np.float32))
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def chain(lib, hooks=False):
+    x0 = np.random.default_rng(0).normal(size=(16, 16)).astype(np.float32)
+    x = _t(lib, x0, True)
+
+    def step():
+        y = x
+        for _ in range(CHAIN_OPS // 2):
+            y = lib.tanh(y * 1.01)
+            if hooks:
+                y.register_hook(_noop)
+        y.sum().backward()
+        x.grad = None
+
+    y = x
+    for _ in range(CHAIN_OPS // 2):
+        y = lib.tanh(y * 1.01)
+    return step, float(y.sum().item())
+
+
+def _noop(g):
+    return None
+
+
+def _mlp_params(rng, sizes):
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        bound = 1 / np.sqrt(fan_in)
+        params.append(rng.uniform(-bound, bound, size=(fan_out, fan_in)).astype(np.float32))
+        params.append(rng.uniform(-bound, bound, size=(fan_out,)).astype(np.float32))
+    return params
+
+
+def _load_linear(lin, w, b, lib):
+    with lib.no_grad():
+        lin.weight.copy_(lib.tensor(w))
+        lin.bias.copy_(lib.tensor(b))
+
+
+def _mlp_setup(lib, batch):
+    rng = np.random.default_rng(1)
+    params = _mlp_params(rng, [784, 256, 256, 10])
+    model = lib.nn.Sequential(
+        lib.nn.Linear(784, 256), lib.nn.ReLU(), lib.nn.Linear(256, 256), lib.nn.ReLU(),
+        lib.nn.Linear(256, 10),
+    )
+    for i, lin in enumerate([model[0], model[2], model[4]]):
+        _load_linear(lin, params[2 * i], params[2 * i + 1], lib)
+    x = _t(lib, rng.normal(size=(batch, 784)))
+    y = lib.tensor(rng.integers(0, 10, size=batch).astype(np.int64))
+    return model, x, y
+
+
+def _train_step(lib, model, x, y):
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = lib.nn.CrossEntropyLoss()
+    first = float(loss_fn(model(x), y).item())
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    return step, first
+
+
+def mlp(lib, batch):
+    return _train_step(lib, *_mlp_setup(lib, batch))
+
+
+def hooked_mlp(lib, batch=64):
+    """The MLP step with forward pre/post and full backward hooks on every layer."""
+    model, x, y = _mlp_setup(lib, batch)
+    for layer in model:
+        layer.register_forward_pre_hook(lambda m, args: None)
+        layer.register_forward_hook(lambda m, args, out: None)
+        layer.register_full_backward_hook(lambda m, gi, go: None)
+    return _train_step(lib, model, x, y)
+
+
+def cnn(lib, batch=64):
+    rng = np.random.default_rng(2)
+    conv = lib.nn.Conv2d(1, 8, 3)
+    lin = lib.nn.Linear(8 * 13 * 13, 10)
+    wc = rng.uniform(-0.3, 0.3, size=(8, 1, 3, 3)).astype(np.float32)
+    bc = rng.uniform(-0.3, 0.3, size=(8,)).astype(np.float32)
+    wl = rng.uniform(-0.03, 0.03, size=(10, 8 * 13 * 13)).astype(np.float32)
+    bl = rng.uniform(-0.03, 0.03, size=(10,)).astype(np.float32)
+    with lib.no_grad():
+        conv.weight.copy_(lib.tensor(wc))
+        conv.bias.copy_(lib.tensor(bc))
+    _load_linear(lin, wl, bl, lib)
+    model = lib.nn.Sequential(conv, lib.nn.ReLU(), lib.nn.MaxPool2d(2), lib.nn.Flatten(), lin)
+    x = _t(lib, rng.normal(size=(batch, 1, 28, 28)))
+    y = lib.tensor(rng.integers(0, 10, size=batch).astype(np.int64))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = lib.nn.CrossEntropyLoss()
+    first = float(loss_fn(model(x), y).item())
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    return step, first
+
+
+def hvp(lib):
+    rng = np.random.default_rng(3)
+    w1 = _t(lib, rng.normal(size=(10, 32)) * 0.3, True)
+    w2 = _t(lib, rng.normal(size=(32, 1)) * 0.3, True)
+    x = _t(lib, rng.normal(size=(16, 10)))
+    v1 = _t(lib, rng.normal(size=(10, 32)))
+    v2 = _t(lib, rng.normal(size=(32, 1)))
+
+    def loss():
+        return (lib.tanh(x @ w1) @ w2).pow(2).mean()
+
+    def step():
+        g1, g2 = lib.autograd.grad(loss(), (w1, w2), create_graph=True)
+        dot = (g1 * v1).sum() + (g2 * v2).sum()
+        lib.autograd.grad(dot, (w1, w2))
+
+    return step, float(loss().item())
+
+
+def lstm(lib, batch=32):
+    rng = np.random.default_rng(4)
+    model = lib.nn.LSTM(32, 64, batch_first=True)
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.uniform(-0.1, 0.1, size=tuple(p.shape)).astype(np.float32)))
+    x = _t(lib, rng.normal(size=(batch, 20, 32)))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    first = float(model(x)[0].pow(2).mean().item())
+
+    def step():
+        opt.zero_grad()
+        model(x)[0].pow(2).mean().backward()
+        opt.step()
+
+    return step, first

@@ -1,0 +1,247 @@
+"""Adam (and the shared Adam/AdamW update). Mirrors ``torch.optim.Adam``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hookgrad import _backend
+from hookgrad._tensor import Tensor
+from hookgrad.autograd.grad_mode import enable_grad
+from hookgrad.optim.optimizer import (
+    Optimizer,
+    _arr,
+    _bump,
+    _get_scalar_dtype,
+    _new_step,
+    _reject_unsupported,
+    _use_grad_for_differentiable,
+)
+
+__all__ = ["Adam", "adam"]
+
+
+class Adam(Optimizer):
+    """Adam, with optional L2 weight decay (or decoupled decay), AMSGrad and maximisation.
+
+    Args:
+        params: tensors or parameter groups to optimize.
+        lr: learning rate (default 1e-3).
+        betas: coefficients of the running averages of the gradient and its square.
+        eps: term added to the denominator for numerical stability (default 1e-8).
+        weight_decay: weight decay (default 0).
+        amsgrad: use the AMSGrad variant.
+        foreach: accepted for API parity; hookgrad always runs the for-loop path.
+        maximize: maximize the objective instead of minimizing it.
+        capturable: must be False.
+        differentiable: must be False.
+        fused: must be falsy.
+        decoupled_weight_decay: apply weight decay to the parameters directly (AdamW).
+
+    Raises:
+        ValueError: an out-of-range hyper-parameter (same messages as torch).
+
+    Example:
+        >>> import hookgrad
+        >>> w = hookgrad.zeros(2, requires_grad=True)
+        >>> opt = hookgrad.optim.Adam([w], lr=0.1)
+        >>> w.grad = hookgrad.ones(2)
+        >>> opt.step()
+        >>> [round(v, 4) for v in w.tolist()]
+        [-0.1, -0.1]
+
+    Mirrors: ``torch.optim.Adam`` (single-tensor path; see NOTE [In-place optimizer math]).
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        _reject_unsupported(differentiable, fused, capturable)
+        defaults = {
+            "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+            "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+            "capturable": capturable, "differentiable": differentiable, "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
+            _tensorize_steps(self, group)
+
+    def _init_group(self, group: dict, params_with_grad: list, grads: list, exp_avgs: list,
+                    exp_avg_sqs: list, max_exp_avg_sqs: list, state_steps: list) -> bool:
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            params_with_grad.append(p)
+            grads.append(p._grad)
+            state = self.state[p]
+            if len(state) == 0:
+                xp = _backend.namespace_of(p._data)
+                state["step"] = _new_step()
+                state["exp_avg"] = Tensor._make(xp.zeros_like(p._data))
+                state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data))
+                if group["amsgrad"]:
+                    state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data))
+            exp_avgs.append(state["exp_avg"])
+            exp_avg_sqs.append(state["exp_avg_sq"])
+            if group["amsgrad"]:
+                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
+            state_steps.append(state["step"])
+        return False
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step.
+
+        Args:
+            closure: re-evaluates the model and returns the loss (run with grad enabled).
+
+        Returns:
+            The closure's loss, or ``None``.
+
+        Mirrors: ``torch.optim.Adam.step``.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params_with_grad: list[Tensor] = []
+            grads: list[Tensor] = []
+            exp_avgs: list[Tensor] = []
+            exp_avg_sqs: list[Tensor] = []
+            max_exp_avg_sqs: list[Tensor] = []
+            state_steps: list[Tensor] = []
+            beta1, beta2 = group["betas"]
+            self._init_group(group, params_with_grad, grads, exp_avgs, exp_avg_sqs,
+                             max_exp_avg_sqs, state_steps)
+            adam(params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                 amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
+                 weight_decay=group["weight_decay"], eps=group["eps"],
+                 maximize=group["maximize"],
+                 decoupled_weight_decay=group["decoupled_weight_decay"])
+        return loss
+
+
+def _tensorize_steps(opt: Optimizer, group: dict) -> None:
+    """Old state dicts may hold ``step`` as a number; torch converts it to a 0-d tensor."""
+    for p in group["params"]:
+        p_state = opt.state.get(p, [])
+        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+            p_state["step"] = Tensor._make(
+                np.asarray(float(p_state["step"]), dtype=_get_scalar_dtype())
+            )
+
+
+def adam(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    max_exp_avg_sqs: list[Tensor],
+    state_steps: list[Tensor],
+    *,
+    amsgrad: bool,
+    beta1: float,
+    beta2: float,
+    lr: float,
+    weight_decay: float,
+    eps: float,
+    maximize: bool,
+    decoupled_weight_decay: bool = False,
+) -> None:
+    """Apply the Adam/AdamW update to each parameter and its state in place.
+
+    Mirrors: ``torch.optim.adam.adam`` with ``foreach=False`` (torch's ``_single_tensor_adam``).
+    """
+    lr, weight_decay = float(lr), float(weight_decay)
+    for i, param in enumerate(params):
+        p = _arr(param)
+        xp = _backend.namespace_of(p)
+        grad = _arr(grads[i])
+        g = -grad if maximize else grad
+        step_t = state_steps[i]
+        step_t._data += 1
+        _bump(step_t)
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                p *= 1 - lr * weight_decay
+            else:
+                g = g + weight_decay * p  # grad.add(param, alpha=weight_decay)
+        exp_avg, exp_avg_sq = _arr(exp_avgs[i]), _arr(exp_avg_sqs[i])
+        _lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        tmp = g * (1 - beta2)  # addcmul_(grad, grad, value=1 - beta2): value * g * g
+        tmp *= g
+        exp_avg_sq += tmp
+        step = float(step_t._data)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2**0.5
+        if amsgrad:
+            max_sq = _arr(max_exp_avg_sqs[i])
+            np.maximum(max_sq, exp_avg_sq, out=max_sq)
+            _bump(max_exp_avg_sqs[i])
+            denom = xp.sqrt(max_sq)
+        else:
+            denom = xp.sqrt(exp_avg_sq)
+        denom /= bias_correction2_sqrt
+        denom += eps
+        np.multiply(exp_avg, -step_size, out=tmp)  # addcdiv_: p + value * exp_avg / denom
+        tmp /= denom
+        p += tmp
+        _bump(exp_avgs[i])
+        _bump(exp_avg_sqs[i])
+        _bump(param)
+
+
+def _lerp_(start: Any, end: Any, weight: float) -> None:
+    """``start.lerp_(end, weight)`` with ATen's two-branch formula, in `start`'s dtype."""
+    w = start.dtype.type(weight)
+    diff = end - start
+    if abs(w) < 0.5:
+        diff *= w
+        start += diff
+    else:
+        diff *= start.dtype.type(1) - w
+        np.subtract(end, diff, out=start)

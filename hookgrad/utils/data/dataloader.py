@@ -1,0 +1,215 @@
+"""`DataLoader`: batches of samples from a dataset. Mirrors: ``torch.utils.data.DataLoader``.
+
+Loading happens in the calling process: ``num_workers > 0`` is accepted and validated like
+torch, but no worker processes are started (``worker_init_fn`` is never called).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from hookgrad.utils.data._collate import default_collate, default_convert
+from hookgrad.utils.data.dataset import IterableDataset
+from hookgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["DataLoader"]
+
+_FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+           "persistent_workers")
+
+
+class _InfiniteConstantSampler(Sampler[None]):
+    """Yields ``None`` forever: the index sampler of an `IterableDataset`."""
+
+    def __iter__(self) -> Iterator[None]:
+        while True:
+            yield None
+
+
+class DataLoader:
+    """Iterate over a dataset in batches.
+
+    Args:
+        dataset: a map-style `Dataset` (anything with ``__getitem__``/``__len__``) or an
+            `IterableDataset`.
+        batch_size: samples per batch; ``None`` disables automatic batching.
+        shuffle: reshuffle at every epoch (a `RandomSampler` with `generator`).
+        sampler: the index order (exclusive with `shuffle`).
+        batch_sampler: yields lists of indices (exclusive with batch_size/shuffle/sampler/
+            drop_last).
+        num_workers: accepted for parity; loading stays in this process.
+        collate_fn: merges a list of samples (default `default_collate`, or `default_convert`
+            without automatic batching).
+        pin_memory: accepted for parity (no effect on the CPU backend).
+        drop_last: drop the last incomplete batch.
+        timeout: must be non-negative (unused in-process).
+        worker_init_fn: accepted for parity (never called: there are no workers).
+        multiprocessing_context: accepted for parity.
+        generator: the ``hookgrad.Generator`` used by the default `RandomSampler`.
+        prefetch_factor: only valid with ``num_workers > 0``.
+        persistent_workers: only valid with ``num_workers > 0``.
+        pin_memory_device: accepted for parity.
+        in_order: accepted for parity.
+
+    Raises:
+        ValueError: the option combinations torch rejects, with torch's messages.
+
+    Example:
+        >>> import hookgrad
+        >>> from hookgrad.utils.data import TensorDataset
+        >>> loader = DataLoader(TensorDataset(hookgrad.arange(5)), batch_size=2)
+        >>> [b[0].tolist() for b in loader], len(loader)
+        ([[0, 1], [2, 3], [4]], 3)
+
+    Mirrors: ``torch.utils.data.DataLoader`` (single process; see module docstring).
+    """
+
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
+                 sampler: Any = None, batch_sampler: Any = None, num_workers: int = 0,
+                 collate_fn: Callable[[list], Any] | None = None, pin_memory: bool = False,
+                 drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable[[int], None] | None = None,
+                 multiprocessing_context: Any = None, generator: Any = None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "", in_order: bool = True) -> None:
+        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.in_order = in_order
+        self._is_iterable = isinstance(dataset, IterableDataset)
+        if self._is_iterable:
+            _check_iterable_options(shuffle, sampler, batch_sampler)
+        shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                    "sampler, and drop_last"
+                )
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with "
+                "drop_last"
+            )
+        if sampler is None:
+            if self._is_iterable:
+                sampler = _InfiniteConstantSampler()
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.generator = generator
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+        self.persistent_workers = persistent_workers
+        self.__initialized = True
+
+    def __setattr__(self, attr: str, val: Any) -> None:
+        if self.__dict__.get("_DataLoader__initialized", False) and attr in _FROZEN:
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is "
+                "initialized"
+            )
+        super().__setattr__(attr, val)
+
+    @property
+    def _auto_collation(self) -> bool:
+        return self.batch_sampler is not None
+
+    @property
+    def _index_sampler(self) -> Any:
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._is_iterable:
+            return self._iter_stream()
+        return self._iter_map()
+
+    def _iter_map(self) -> Iterator[Any]:
+        dataset, collate = self.dataset, self.collate_fn
+        if not self._auto_collation:
+            for index in self.sampler:
+                yield collate(dataset[index])
+            return
+        getitems = getattr(dataset, "__getitems__", None)
+        for indices in self.batch_sampler:
+            data = getitems(indices) if callable(getitems) else [dataset[i] for i in indices]
+            yield collate(data)
+
+    def _iter_stream(self) -> Iterator[Any]:
+        it, collate = iter(self.dataset), self.collate_fn
+        if not self._auto_collation:
+            for item in it:
+                yield collate(item)
+            return
+        batch_size = self.batch_sampler.batch_size
+        while True:
+            batch = list(itertools.islice(it, batch_size))
+            if not batch or (self.batch_sampler.drop_last and len(batch) < batch_size):
+                return
+            yield collate(batch)
+
+    def __len__(self) -> int:
+        if self._is_iterable:
+            length = len(self.dataset)  # type: ignore[arg-type]
+            if self.batch_size is not None:
+                if self.drop_last:
+                    return length // self.batch_size
+                return -(-length // self.batch_size)
+            return length
+        return len(self._index_sampler)
+
+
+def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int | None,
+                          persistent_workers: bool) -> None:
+    if num_workers < 0:
+        raise ValueError(
+            "num_workers option should be non-negative; use num_workers=0 to disable "
+            "multiprocessing."
+        )
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError(
+            "prefetch_factor option could only be specified in multiprocessing.let num_workers "
+            "> 0 to enable multiprocessing, otherwise set prefetch_factor to None."
+        )
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+
+
+def _check_iterable_options(shuffle: Any, sampler: Any, batch_sampler: Any) -> None:
+    if shuffle not in {False, None}:
+        raise ValueError(
+            "DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+            f"shuffle={shuffle}"
+        )
+    if sampler is not None:
+        raise ValueError(
+            "DataLoader with IterableDataset: expected unspecified sampler option, but got "
+            f"sampler={sampler}"
+        )
+    if batch_sampler is not None:
+        raise ValueError(
+            "DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+            f"got batch_sampler={batch_sampler}"
+        )
+
