@@ -1,0 +1,80 @@
+"""Argument parsing and console output for ``hookgrad train``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from hookgrad.cli.data import UserError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="hookgrad", description="hookgrad command line")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    t = sub.add_parser("train", help="train a small model while hooks watch it",
+                       description="Train an MLP or CNN (default: the 8x8 digits shipped with "
+                                   "hookgrad) with hooks monitoring every layer.")
+    t.add_argument("--model", choices=["mlp", "cnn"], default="cnn")
+    t.add_argument("--epochs", type=int, default=12)
+    t.add_argument("--batch-size", type=int, default=32)
+    t.add_argument("--lr", type=float, default=None, help="default: 2e-3 (adam), 0.05 (sgd)")
+    t.add_argument("--optimizer", choices=["sgd", "adam"], default="adam")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--data", default=None, help=".npz with x and y, or CSV (last column label)")
+    t.add_argument("--checkpoint", default=None, help="save a checkpoint here every epoch")
+    t.add_argument("--resume", default=None, help="continue from this checkpoint")
+    t.add_argument("--report", default=None, help="write metrics.json, plots and the graph here")
+    t.add_argument("--quiet", action="store_true", help="no progress bars")
+    return p
+
+
+def _progress(quiet: bool) -> Any:
+    if quiet:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        def simple(items: Iterable, desc: str) -> Iterable:
+            print(desc, "...", end=" ", flush=True, file=sys.stderr)
+            yield from items
+            print("done", file=sys.stderr)
+        return simple
+
+    def bar(items: Iterable, desc: str) -> Iterable:
+        return tqdm(items, desc=desc, unit="batch", leave=False, file=sys.stderr)
+
+    return bar
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``hookgrad`` console script."""
+    args = _parser().parse_args(argv)
+    from hookgrad.cli.report import write_report
+    from hookgrad.cli.train import TrainConfig, train
+
+    cfg = TrainConfig(model=args.model, epochs=args.epochs, batch_size=args.batch_size,
+                      lr=args.lr, optimizer=args.optimizer, seed=args.seed, data=args.data,
+                      checkpoint=args.checkpoint, resume=args.resume, report=args.report)
+    try:
+        result = train(cfg, progress=_progress(args.quiet))
+        for e in result.epochs:
+            print(f"epoch {e['epoch']:>3}  loss {e['loss']:.4f}  train acc {e['train_acc']:.3f}"
+                  f"  test acc {e['test_acc']:.3f}  ({e['seconds']:.1f}s)")
+        print(f"final test accuracy: {result.test_accuracy:.4f} on {result.data}")
+        if cfg.report:
+            for note in write_report(result, cfg.report):
+                print(note)
+    except UserError as e:
+        print(f"hookgrad train: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hookgrad train: interrupted", file=sys.stderr)
+        return 130
+    return 0
