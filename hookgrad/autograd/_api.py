@@ -7,19 +7,20 @@ PyTorch 2.13 (spec §13, E13-E21, E43).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import engine
 from hookgrad.autograd._edges import gradient_edge
+from hookgrad.autograd.graph import GradientEdge
 
 __all__ = ["backward", "grad"]
 
 
 def _as_tuple(x: Any) -> tuple:
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
 
@@ -27,7 +28,7 @@ def _as_tuple(x: Any) -> tuple:
 def _inputs_tuple(inputs: Any, who: str) -> tuple[tuple, list | None]:
     """Normalise ``inputs=``; returns the tensors and the dict keys (when a dict was given)."""
     keys = None
-    if isinstance(inputs, Tensor):
+    if isinstance(inputs, (Tensor, GradientEdge)):
         inputs = (inputs,)
     elif type(inputs) is dict:
         keys = list(inputs.keys())
@@ -44,24 +45,32 @@ def _inputs_tuple(inputs: Any, who: str) -> tuple[tuple, list | None]:
     return inputs, keys
 
 
-def _seed_list(grads: Any, n: int) -> list:
+def _seed_tuple(grads: Any, n: int) -> tuple:
+    """PyTorch's ``_tensor_or_tensors_to_tuple`` (a bare non-tensor fails in ``tuple()``)."""
     if grads is None:
-        return [None] * n
+        return (None,) * n
     if isinstance(grads, Tensor):
-        grads = [grads]
-    elif not isinstance(grads, Sequence):
-        grads = [grads]
-    grads = list(grads)
-    if len(grads) != n:
-        raise RuntimeError(f"got {n} tensors and {len(grads)} gradients")
-    return grads
+        return (grads,)
+    return tuple(grads)
+
+
+def _check_seed_count(outputs: tuple, seeds: list) -> None:
+    # Checked after the seeds were validated pairwise (zip), as PyTorch's engine does; extra
+    # seeds are ignored.
+    if len(seeds) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(seeds)} gradients")
 
 
 def make_seeds(outputs: tuple, grads: list) -> list:
     """PyTorch's ``_make_grads``: validate or create one seed per root."""
     seeds = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        if isinstance(g, Tensor):
+        if isinstance(out, GradientEdge):
+            # No output metadata to check against: the seed must be given explicitly.
+            if not isinstance(g, Tensor):
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            seeds.append(g)
+        elif isinstance(g, Tensor):
             if g._data.shape != out._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
@@ -90,6 +99,9 @@ def make_seeds(outputs: tuple, grads: list) -> list:
 def _root_edges(outputs: tuple) -> list:
     edges = []
     for i, out in enumerate(outputs):
+        if isinstance(out, GradientEdge):
+            edges.append((out.node, out.output_nr))
+            continue
         if not out._requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
@@ -108,23 +120,45 @@ def backward(
 ) -> None:
     """Accumulate gradients of `tensors` into the ``.grad`` of leaves (or of `inputs`).
 
+    Args:
+        tensors: root tensor(s) to differentiate.
+        grad_tensors: one seed per root (a Tensor or None; None means ones for a scalar root).
+        retain_graph: keep saved tensors for another pass; defaults to `create_graph`.
+        create_graph: record the backward pass itself, for higher-order derivatives.
+        grad_variables: deprecated alias of `grad_tensors` (FutureWarning).
+        inputs: tensor(s), a dict of them, or gradient edges: only these accumulate (non-leaf
+            tensors are made to retain their grad).
+
+    Raises:
+        RuntimeError: PyTorch's errors for seeds, roots without grad and empty `inputs`.
+        TypeError: a seed that is neither a Tensor nor None; a non-dict Mapping as `inputs`.
+
     Mirrors: ``torch.autograd.backward``.
     """
     if grad_variables is not None:
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
                       FutureWarning, stacklevel=2)
-        grad_tensors = grad_variables if grad_tensors is None else grad_tensors
+        if grad_tensors is not None:
+            raise RuntimeError(
+                "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                "`backward()`. Please only use `grad_tensors`."
+            )
+        grad_tensors = grad_variables
     outputs = _as_tuple(tensors)
     targets = None
     if inputs is not None:
         inputs, _ = _inputs_tuple(inputs, "backward")
-    seeds = make_seeds(outputs, _seed_list(grad_tensors, len(outputs)))
+    seeds = make_seeds(outputs, _seed_tuple(grad_tensors, len(outputs)))
+    _check_seed_count(outputs, seeds)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outputs)
     if inputs is not None:
         targets = []
         for i, t in enumerate(inputs):
+            if isinstance(t, GradientEdge):
+                targets.append((t.node, t.output_nr, i))
+                continue
             if not t._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             if t.grad_fn is not None:
@@ -148,6 +182,30 @@ def grad(
 ) -> Any:
     """Gradients of `outputs` w.r.t. `inputs`, without touching ``.grad`` (spec §5.3).
 
+    Args:
+        outputs: tensor(s) to differentiate. inputs: tensor(s), a dict of them (the result is
+            then a dict with the same keys) or gradient edges.
+        grad_outputs: one seed per output, as `backward`'s `grad_tensors`.
+        retain_graph, create_graph: as in `backward`.
+        only_inputs: deprecated and ignored (FutureWarning when False).
+        allow_unused: return None for inputs the outputs do not depend on (else raise);
+            defaults to `materialize_grads`.
+        is_grads_batched: not supported (NotImplementedError).
+        materialize_grads: return zeros instead of None for unused inputs.
+
+    Returns:
+        A tuple with one gradient per input (or a dict when `inputs` is a dict).
+
+    Raises:
+        RuntimeError: PyTorch's errors for seeds, unused inputs and tensors without grad.
+        ValueError: ``materialize_grads=True`` with ``allow_unused=False``.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> torch.autograd.grad((x * x).sum(), x)
+        (tensor([2., 4.]),)
+
     Mirrors: ``torch.autograd.grad`` (``is_grads_batched`` is not supported).
     """
     if materialize_grads and allow_unused is False:
@@ -166,12 +224,16 @@ def grad(
             "only_inputs argument is deprecated and is ignored now (defaults to True). To "
             "accumulate gradient for other parts of the graph, please use "
             "torch.autograd.backward.", FutureWarning, stacklevel=2)
-    seeds = make_seeds(outs, _seed_list(grad_outputs, len(outs)))
+    seeds = make_seeds(outs, _seed_tuple(grad_outputs, len(outs)))
+    _check_seed_count(outs, seeds)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outs)
     targets = []
     for i, t in enumerate(ins):
+        if isinstance(t, GradientEdge):
+            targets.append((t.node, t.output_nr, i))
+            continue
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         node, slot = gradient_edge(t)
@@ -181,6 +243,10 @@ def grad(
     result = []
     for i, (t, g) in enumerate(zip(ins, captured)):
         if g is None:
+            if materialize_grads and isinstance(t, GradientEdge):
+                raise RuntimeError(
+                    "materialize_grads cannot be used when the given input is a GradientEdge"
+                )
             if materialize_grads:
                 g = Tensor._make(namespace_of(t._data).zeros_like(t._data))
                 if create_graph:

@@ -1,1 +1,11 @@
-"""Testing helpers. Mirrors: ``torch.testing``."""
+"""Testing helpers. Mirrors: ``torch.testing`` (``assert_close``).
+
+The oracle helpers used by hookgrad's own test-suite live in `hookgrad.testing._oracle` and the
+op table for generic tests in `hookgrad.testing._opspec`; neither is public API.
+"""
+
+from __future__ import annotations
+
+from hookgrad.testing._comparison import assert_close
+
+__all__ = ["assert_close"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops")
+FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops", "conv")
 
 
 @dataclass(frozen=True)
