@@ -15,19 +15,27 @@ import hookgrad._ops.reduction  # noqa: F401
 import hookgrad._ops.sorting  # noqa: F401
 import hookgrad._ops.shape  # noqa: F401
 import hookgrad._ops.indexing  # noqa: F401
+import hookgrad._ops.rearrange  # noqa: F401
 import hookgrad._ops.linalg  # noqa: F401
 import hookgrad._ops.nn  # noqa: F401
+import hookgrad._ops.nn_module_ops  # noqa: F401
+import hookgrad._ops.conv  # noqa: F401
+import hookgrad._ops.pooling  # noqa: F401
+import hookgrad._ops.normalization  # noqa: F401
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
 from hookgrad._dtypes import (
     Size,
     bool_ as bool,  # noqa: A004 - torch.bool is public API
+    can_cast,
     dtype,
+    finfo,
     float16,
     float32,
     float64,
     get_default_dtype,
+    iinfo,
     int8,
     int16,
     int32,
@@ -38,6 +46,8 @@ from hookgrad._dtypes import (
 )
 from hookgrad._tensor import Tensor
 from hookgrad import _tensor_methods  # noqa: F401  (installs Tensor methods)
+from hookgrad import _tensor_copy  # noqa: F401  (installs deepcopy and pickling)
+from hookgrad._tensor_str import get_printoptions, printoptions, set_printoptions
 from hookgrad._functional.arith import *  # noqa: F403
 from hookgrad._functional.creation import *  # noqa: F403
 from hookgrad._functional.reduction import *  # noqa: F403
@@ -48,6 +58,7 @@ from hookgrad._functional.linalg import *  # noqa: F403
 from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional._common import result_type
+from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.return_types)
 
 # --- autograd ------------------------------------------------------------------------------
 from hookgrad import autograd
@@ -61,9 +72,11 @@ from hookgrad.autograd.grad_mode import (
 )
 
 # --- higher layers ----------------------------------------------------------------------------
-from hookgrad import nn, optim, utils  # noqa: E402
+from hookgrad import func, nn, optim, utils  # noqa: E402
 import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
+from hookgrad import testing  # noqa: E402
+from hookgrad.serialization import load, save  # noqa: E402
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64

@@ -89,9 +89,14 @@ def bind_inplace(
     cast: _dtype | None = None,
 ) -> Tensor:
     """Run `prim` and write its result into `target` (see NOTE [In-place protocol])."""
+    tdata = target._data
+    if 0 in tdata.strides and prim.name not in _FILLS and _overlaps(tdata):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
     res = prim.impl(*_arrays(inputs, cast), **params)
     res = res if type(res) is _ndarray else _as_array(res)
-    tdata = target._data
     if res.shape != tdata.shape:
         raise RuntimeError(
             f"output with shape {list(tdata.shape)} doesn't match the broadcast shape "
@@ -113,6 +118,15 @@ def bind_inplace(
     for rec in recorders:
         rec.rebase(target, out)
     return target
+
+
+_FILLS = frozenset({"fill_", "fill_scalar_", "zero_"})  # PyTorch lets fills write overlaps
+
+
+def _overlaps(arr: Any) -> bool:
+    """PyTorch's internal-overlap test: a stride-0 dim of size > 1 (an expanded tensor)."""
+    # (an empty array has nothing to overlap, whatever strides NumPy gave it)
+    return arr.size != 0 and any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape))
 
 
 def _type_word(d: _dtype) -> str:

@@ -42,11 +42,16 @@ class dtype:
     def is_signed(self) -> bool:
         return self.name != "bool" and self.name != "uint8"
 
+    def to_real(self) -> dtype:
+        """The real dtype of the same precision (every supported dtype is real)."""
+        return self
+
     def __repr__(self) -> str:
         return f"torch.{self.name}"
 
     def __reduce__(self) -> str:
-        return self.name
+        # pickle stores the module-level name; `bool` is spelled `bool_` in this module
+        return "bool_" if self.name == "bool" else self.name
 
 
 float32 = dtype("float32", np.float32, _FLOAT, "FloatTensor")
@@ -126,6 +131,21 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return a if a.itemsize >= b.itemsize else b
 
 
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether PyTorch's same-kind rule allows casting `from_` to `to` (for in-place results).
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.can_cast(torch.float64, torch.int32)
+        False
+
+    Mirrors: ``torch.can_cast``.
+    """
+    if from_.category == _FLOAT and to.category != _FLOAT:
+        return False
+    return not (from_.category != _BOOL and to.category == _BOOL)
+
+
 def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
     # PyTorch's c10 combine_categories: a lower tier only wins when it is of a higher category.
     if higher is None:
@@ -162,29 +182,37 @@ def scalar_dtype(value: Any) -> dtype:
     return float64
 
 
-def infer_dtype(data: Any) -> dtype:
-    """dtype ``torch.tensor(data)`` gives: int64 for ints, default float for floats, bool."""
-    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
-        return from_numpy_dtype(data.dtype)
-    arr = np.asarray(data)
-    if arr.dtype == np.bool_:
-        return bool_
-    if arr.dtype.kind in "iu":
-        return int64
-    if arr.dtype.kind == "f":
-        return STATE.default_dtype
-    if arr.dtype == object or arr.size == 0:
-        return STATE.default_dtype
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-
-
 class Size(tuple):
-    """A shape. Mirrors: ``torch.Size`` (a tuple subclass; repr ``torch.Size([2, 3])``)."""
+    """A shape: a tuple of ints whose slices, sums and repeats stay `Size`.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.Size([2, 3]) + (4,)
+        torch.Size([2, 3, 4])
+
+    Mirrors: ``torch.Size`` (repr ``torch.Size([2, 3])``).
+    """
+
+    def __new__(cls, sizes: Any = ()) -> Size:
+        items = []
+        for i, s in enumerate(sizes):
+            if isinstance(s, int) and not isinstance(s, bool):
+                items.append(s)
+                continue
+            try:
+                if isinstance(s, (float, bool)) or not hasattr(s, "__index__"):
+                    raise TypeError
+                items.append(s.__index__())
+            except TypeError:
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                f"'{type(s).__name__}')") from None
+        return super().__new__(cls, items)
 
     def __repr__(self) -> str:
         return f"torch.Size({list(self)!r})"
 
     def numel(self) -> int:
+        """Product of the sizes. Mirrors: ``torch.Size.numel``."""
         n = 1
         for s in self:
             n *= s
@@ -195,4 +223,112 @@ class Size(tuple):
         return Size(out) if isinstance(item, slice) else out
 
     def __add__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
         return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n: Any) -> Size:
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
+
+    def __reduce__(self) -> Any:
+        return (Size, (tuple(self),))
+
+
+# ---------------------------------------------------------------------------- legacy names
+_LEGACY = {"torch." + d.legacy_name: d for d in ALL_DTYPES}
+
+
+def legacy_dtype(value: Any) -> dtype:
+    """A dtype from a dtype or a legacy type name (``'torch.DoubleTensor'``) for ``.type()``."""
+    if isinstance(value, dtype):
+        return value
+    if isinstance(value, str) and value in _LEGACY:
+        return _LEGACY[value]
+    if isinstance(value, str) and value.startswith("torch.cuda."):
+        raise RuntimeError("hookgrad: CUDA legacy tensor types are not supported")
+    name = value if isinstance(value, str) else getattr(value, "__name__", repr(value))
+    raise ValueError(f"invalid type: '{name}'")
+
+
+# ---------------------------------------------------------------------------- finfo / iinfo
+class finfo:
+    """Machine limits of a floating dtype (the default dtype when omitted).
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.finfo(torch.float16).max
+        65504.0
+
+    Mirrors: ``torch.finfo`` (fields bits, eps, max, min, tiny, smallest_normal, resolution,
+    dtype), read from NumPy.
+    """
+
+    def __init__(self, type: dtype | None = None) -> None:  # noqa: A002 - torch's name
+        d = STATE.default_dtype if type is None else type
+        if not isinstance(d, dtype):
+            raise TypeError("finfo(): argument 'type' (position 1) must be torch.dtype, not "
+                            f"{d.__class__.__name__}")
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(d.np)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = d.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integral dtype.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.iinfo(torch.uint8).max
+        255
+
+    Mirrors: ``torch.iinfo`` (fields bits, max, min, dtype), read from NumPy.
+    """
+
+    def __init__(self, type: dtype) -> None:  # noqa: A002 - torch's name
+        if not isinstance(type, dtype):
+            raise TypeError("iinfo(): argument 'type' (position 1) must be torch.dtype, not "
+                            f"{type.__class__.__name__}")
+        if type.category == _BOOL:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.category != _INT:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits = int(info.bits)
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = type.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        # PyTorch formats the limits as C++ doubles (%g), also for integers
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

@@ -25,7 +25,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._config import STATE
-from hookgrad._dtypes import Size, dtype, from_numpy_dtype
+from hookgrad._dtypes import Size, dtype, from_numpy_dtype, legacy_dtype
 
 _ndarray = np.ndarray
 
@@ -112,6 +112,36 @@ class Tensor:
         return int(self._data.itemsize)
 
     @property
+    def itemsize(self) -> int:
+        """Bytes per element. Mirrors: ``torch.Tensor.itemsize``."""
+        return int(self._data.itemsize)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements (not of a view's whole storage). Mirrors: ``Tensor.nbytes``."""
+        return int(self._data.nbytes)
+
+    def storage_offset(self) -> int:
+        """Offset of the first element in the storage of the view's base, in elements.
+
+        Mirrors: ``torch.Tensor.storage_offset`` (a leaf's storage starts at its first element,
+        also for ``from_numpy`` of a NumPy slice).
+        """
+        base = self._base
+        if base is None or self._data.size == 0:
+            return 0
+        return int(_backend.element_offset(self._data, base._data))
+
+    def get_device(self) -> int:
+        """-1 on CPU, else the device index. Mirrors: ``torch.Tensor.get_device``."""
+        index = self.device.index
+        return -1 if index is None else index
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
     def device(self) -> _backend.device:
         return _backend.device_of(self._data)
 
@@ -126,8 +156,18 @@ class Tensor:
         return False
 
     def stride(self, dim: int | None = None) -> Any:
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+        """Element strides. Mirrors: ``torch.Tensor.stride``."""
+        data = self._data
+        if data.size == 0:
+            # NumPy reports 0 strides for empty arrays; PyTorch reports contiguous ones
+            st, acc = [], 1
+            for s in reversed(data.shape):
+                st.append(acc)
+                acc *= max(s, 1)
+            st = tuple(reversed(st))
+        else:
+            st = tuple(s // data.itemsize for s in data.strides)
+        return st if dim is None else st[_wrap_dim(dim, data.ndim)]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         return bool(self._data.flags.c_contiguous)
@@ -135,11 +175,17 @@ class Tensor:
     def data_ptr(self) -> int:
         return int(self._data.__array_interface__["data"][0])
 
-    def type(self, dtype: Any = None) -> Any:
-        """With no argument: the legacy type string, e.g. ``'torch.FloatTensor'``."""
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+        """The legacy type name (``'torch.FloatTensor'``), or a cast to `dtype`.
+
+        `dtype` may be a dtype or a legacy name (``'torch.DoubleTensor'``); casting to the
+        tensor's own type returns the tensor itself.
+
+        Mirrors: ``torch.Tensor.type``.
+        """
         if dtype is None:
             return "torch." + self.dtype.legacy_name
-        return self.to(dtype)  # type: ignore[attr-defined]
+        return self.to(legacy_dtype(dtype))  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ autograd fields
     @property
@@ -148,6 +194,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._grad_fn is None and self._data.dtype.kind not in "fc":
+            # the setter and requires_grad_() word this differently in PyTorch
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -161,9 +212,7 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if requires_grad and self._data.dtype.kind not in "fc":
-            raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
-            )
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -263,7 +312,13 @@ class Tensor:
         return self
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """Mirrors: ``torch.Tensor.numpy`` (shares memory on CPU)."""
+        """The data as a NumPy array, sharing memory on CPU.
+
+        Raises:
+            RuntimeError: the tensor requires grad and `force` is False.
+
+        Mirrors: ``torch.Tensor.numpy`` (``force=True`` detaches and copies to the host).
+        """
         if self._requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -272,6 +327,7 @@ class Tensor:
         return _backend.to_numpy(self._data)
 
     def item(self) -> Any:
+        """The value of a one-element tensor as a Python number. Mirrors: ``Tensor.item``."""
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -279,11 +335,13 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
+        """Nested lists of Python numbers (a number for 0-d). Mirrors: ``Tensor.tolist``."""
         return _backend.to_numpy(self._data).tolist()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        arr = _backend.to_numpy(self._data)
-        return arr if dtype is None else arr.astype(dtype)
+        # PyTorch goes through numpy(): tensors that require grad refuse
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -291,22 +349,35 @@ class Tensor:
         return self._data.shape[0]
 
     def __bool__(self) -> bool:
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
-            )
+        size = self._data.size
+        if size != 1:
+            what = "no values" if size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return bool(self._data.reshape(()))
 
+    def _python_scalar(self) -> Any:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._python_scalar())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()))
+
+    def __format__(self, format_spec: str) -> str:
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     __hash__ = object.__hash__
 
@@ -329,6 +400,11 @@ class _LateHooks:
 
     def view_grad_fn(self, t: Tensor) -> Any:
         return t._grad_fn
+
+    def get_tangent(self, t: Tensor, level: int) -> Any:
+        """Forward-AD tangent of `t` at `level` (forward_ad may install a view-aware one)."""
+        fw = t._fw_grads
+        return fw.get(level) if fw else None
 
     def format_tensor(self, t: Tensor) -> str:
         return f"tensor({t._data!r})"

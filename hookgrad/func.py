@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._config import STATE
+from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
 from hookgrad.autograd.forward_ad import constant_zeros_like
@@ -170,9 +171,7 @@ def jvp(func: Callable[..., Any], primals: tuple, tangents: tuple, *, strict: bo
 
 
 def _stack(parts: list, dim: int) -> Tensor:
-    import hookgrad
-
-    return hookgrad.stack(parts, dim)  # type: ignore[attr-defined]
+    return stack(parts, dim)
 
 
 def jacrev(func: Callable[..., Any], argnums: int | tuple = 0,

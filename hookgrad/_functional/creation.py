@@ -1,80 +1,373 @@
-"""Tensor factories. Mirrors ``torch.tensor``, ``torch.zeros`` ... (CPU; dtype/device kwargs)."""
+"""Tensor factories: ``tensor``, ``zeros``, ``arange``, ``*_like``, ``Tensor.new_*``...
+
+Layer 4. Dtype inference follows PyTorch's ``infer_scalar_type``: Python ``bool``/``int``/
+``float`` give bool/int64/the default dtype, NumPy scalars and arrays and tensors keep their
+dtype, and a nested sequence promotes the dtypes of its items (``[np.float32(1), 2]`` is
+float32). Range values come from `_ranges` (bit-exact with PyTorch's CPU kernels).
+"""
 
 from __future__ import annotations
 
-import math
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from hookgrad import _backend
 from hookgrad._backend import device as _device
 from hookgrad._backend import namespace_for
-from hookgrad._dtypes import STATE, dtype, from_numpy_dtype, infer_dtype, to_dtype
+from hookgrad._dtypes import (
+    STATE,
+    bool_,
+    dtype,
+    from_numpy_dtype,
+    int64,
+    promote_types,
+    to_dtype,
+)
+from hookgrad._functional import _ranges
 from hookgrad._tensor import Tensor
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
     "ones_like", "full_like", "empty_like", "arange", "linspace", "eye", "scalar_tensor",
+    "is_tensor", "is_floating_point", "numel",
 ]
+
+_REQUIRES_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _xp(device: Any) -> Any:
-    return namespace_for(_device(device) if device is not None else _device("cpu"))
+    return namespace_for(_device(device) if device is not None else _backend.CPU)
+
+
+def _like_device(t: Tensor, device: Any) -> Any:
+    return t.device if device is None else device
 
 
 def _finish(arr: Any, requires_grad: bool) -> Tensor:
     t = Tensor._make(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        if arr.dtype.kind != "f":
+            raise RuntimeError(_REQUIRES_GRAD_ERROR)
+        t._requires_grad = True
     return t
 
 
-def _unwrap_nested(data: Any) -> Any:
-    """Lists of tensors become lists of arrays (``torch.tensor([t1, t2])``)."""
+# ------------------------------------------------------------------ dtype inference
+def _scalar_dtype(x: Any) -> dtype | None:
+    """dtype of one leaf of ``tensor(data)``; None when `x` is a sequence."""
+    if isinstance(x, (Tensor, np.ndarray, np.generic)):
+        # checked first: np.float64 is a Python float, but keeps its own dtype
+        return from_numpy_dtype(x.dtype) if not isinstance(x, Tensor) else x.dtype
+    if isinstance(x, bool):
+        return bool_
+    if isinstance(x, int):
+        return int64
+    if isinstance(x, float):
+        return STATE.default_dtype
+    if x is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
+    if isinstance(x, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(x, complex):
+        raise TypeError("hookgrad: complex tensors are not supported")
+    return None
+
+
+def _is_seq(x: Any) -> bool:
+    return isinstance(x, (list, tuple, range)) or (
+        isinstance(x, Sequence) and not isinstance(x, (str, bytes)))
+
+
+def _chain_shape(data: Any) -> list:
+    """The shape PyTorch reads off the first element at every depth."""
+    shape: list = []
+    while True:
+        if isinstance(data, np.ndarray) or (isinstance(data, Tensor) and not shape):
+            return shape + list(data.shape)
+        if not _is_seq(data):  # a tensor inside a sequence is one scalar, as in PyTorch
+            return shape
+        shape.append(len(data))
+        if not len(data):
+            return shape
+        data = data[0]
+
+
+def _infer(data: Any, dim: int, shape: list) -> dtype | None:
+    """Promoted dtype of `data` (None if empty), checking it against `shape` from `dim` on."""
+    d = _scalar_dtype(data)
+    if d is not None:
+        if isinstance(data, Tensor) and dim:  # a tensor inside a sequence is one scalar
+            if data._data.size != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            if dim < len(shape):
+                raise TypeError("not a sequence")
+        elif isinstance(data, (Tensor, np.ndarray)):  # its dimensions extend the shape
+            if list(data.shape) != shape[dim:]:
+                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                                 f"(got {data.shape[0] if data.ndim else 0})")
+        elif dim < len(shape):
+            raise TypeError("not a sequence")
+        return d
+    if not _is_seq(data):
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+    if dim >= len(shape):
+        raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
+    n = len(data)
+    if shape[dim] != n:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {n})")
+    out = None
+    for item in data:
+        d = _infer(item, dim + 1, shape)
+        if d is not None:
+            out = d if out is None else promote_types(out, d)
+    return out
+
+
+def _unwrap(data: Any, top: bool = True) -> Any:
+    """Tensors inside `data` become host arrays (nested ones: scalars), for NumPy."""
     if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap_nested(d) for d in data]
+        arr = _backend.to_numpy(data._data)
+        return arr if top else arr.reshape(())
+    if isinstance(data, (list, tuple, range)):
+        return [_unwrap(d, False) for d in data]
     return data
+
+
+def _check_fits(values: Any, d: dtype, type_name: str) -> None:
+    """PyTorch's ``c10::overflows`` check for Python numbers converted to an integral type."""
+    if d.is_floating_point or d is bool_:
+        return
+    flat = np.asarray(values, dtype=object).reshape(-1)
+    info = np.iinfo(d.np)
+    for v in flat:
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            # unsigned targets accept -max..max (the negative ones wrap), like c10::overflows
+            bad = v > info.max or (v < info.min and (info.min != 0 or -v > info.max))
+        elif isinstance(v, (float, np.floating)) and np.isfinite(v):
+            bad = v < info.min or v > info.max
+        else:
+            bad = False
+        if bad:
+            raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
+
+
+def _python_numbers(data: Any) -> bool:
+    return isinstance(data, (int, float, list, tuple, range)) and not isinstance(data, bool)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
-    """Copy `data` into a new leaf tensor. Mirrors: ``torch.tensor``."""
-    xp = _xp(device)
-    data = _unwrap_nested(data)
-    d = to_dtype(dtype) if dtype is not None else infer_dtype(data)
-    arr = xp.array(data, dtype=d.np, copy=True)
-    return _finish(arr, requires_grad)
+    """Copy `data` (number, nested sequence, NumPy array, tensor) into a new leaf tensor.
 
+    Args:
+        data: The values; nested sequences must be rectangular.
+        dtype: Result dtype; inferred as PyTorch does when omitted (see module docstring).
+        device: Where the result lives.
+        requires_grad: Make the result a leaf that requires grad (floating dtypes only).
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """Share memory with a NumPy array / tensor when possible. Mirrors: ``torch.as_tensor``."""
+    Raises:
+        ValueError: ragged nested sequences, or Python ints beyond int64.
+        RuntimeError: values that overflow an explicit integral `dtype`; `requires_grad` on a
+            non-floating dtype.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.tensor([[1, 2], [3, 4.5]])
+        tensor([[1.0000, 2.0000],
+                [3.0000, 4.5000]])
+
+    Mirrors: ``torch.tensor``.
+    """
     if isinstance(data, Tensor):
-        return data if dtype is None else data.to(dtype)  # type: ignore[attr-defined]
-    if isinstance(data, np.ndarray) and (dtype is None or to_dtype(dtype).np == data.dtype):
-        from_numpy_dtype(data.dtype)
-        return Tensor._make(data)
-    return tensor(data, dtype=dtype, device=device)
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    if isinstance(data, np.ndarray):
+        _check_numpy(data)
+    arr = _fast_list(data, dtype)
+    if arr is None:
+        inferred = _infer(data, 0, _chain_shape(data))
+        d = to_dtype(dtype) if dtype is not None else (inferred or STATE.default_dtype)
+        raw = _unwrap(data)
+        if d is not int64 and _python_numbers(data):
+            _check_fits(raw, d, d.name)
+        arr = _to_array(raw, d)
+    xp = _xp(device)
+    return _finish(arr if xp is np else xp.asarray(arr), requires_grad)
+
+
+_PY_NUMBERS = {float, int, bool}
+
+
+def _leaf_types(data: list, depth: int) -> set | None:
+    """Types of the leaves of a rectangular nested list (None: not plain nested lists)."""
+    if depth == 1:
+        return set(map(type, data))
+    out: set = set()
+    for row in data:
+        if type(row) is not list:
+            return None
+        sub = _leaf_types(row, depth - 1)
+        if sub is None:
+            return None
+        out |= sub
+    return out
+
+
+def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
+    """Fast path for (nested) lists of Python floats/ints/bools: NumPy builds, we pick dtype."""
+    if type(data) is not list or not data:
+        return None
+    target = None if dtype is None else to_dtype(dtype)
+    if target is not None and not (target.is_floating_point or target in (int64, bool_)):
+        return None  # small integral targets need PyTorch's overflow checks
+    try:
+        arr = np.array(data)
+    except (ValueError, OverflowError):
+        return None  # ragged or huge ints: the slow path raises PyTorch's errors
+    if arr.dtype.kind not in "biuf" or arr.ndim == 0:
+        return None
+    types = _leaf_types(data, arr.ndim)
+    if types is None or not types <= _PY_NUMBERS:
+        return None
+    if target is not None:
+        d = target
+    elif float in types:
+        d = STATE.default_dtype
+    else:
+        d = int64 if int in types else bool_
+    if arr.dtype == d.np:
+        return arr
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.astype(d.np)
+
+
+def _to_array(raw: Any, d: dtype) -> np.ndarray:
+    """NumPy array of dtype `d`; Python ints wrap into small integral types like PyTorch's."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.array(raw, dtype=d.np)
+    except OverflowError:
+        pass
+    try:
+        wide = np.array(raw, dtype=np.int64)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    return wide.astype(d.np)
+
+
+def _check_numpy(arr: np.ndarray) -> None:
+    if not arr.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte "
+                         "order. Conversion between byte orders is currently not supported.")
+    from_numpy_dtype(arr.dtype)
+
+
+_WARNED_READONLY = False
+
+
+def _type_name(obj: Any) -> str:
+    """CPython's ``tp_name``: ``list``, ``numpy.float64``..."""
+    cls = type(obj)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
-    """Share memory with `ndarray`. Mirrors: ``torch.from_numpy``."""
+    """A tensor sharing memory with `ndarray` (writes show through both ways).
+
+    Raises:
+        TypeError: not an ndarray, or an unsupported dtype.
+        ValueError: negative strides or non-native byte order.
+
+    Mirrors: ``torch.from_numpy`` (warns once about read-only arrays, as PyTorch does).
+    """
+    global _WARNED_READONLY
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    from_numpy_dtype(ndarray.dtype)
+        raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
+    _check_numpy(ndarray)
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around this "
+            "by making a copy of your array  with array.copy().) ")
+    if not ndarray.flags.writeable and not _WARNED_READONLY:
+        _WARNED_READONLY = True
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest of "
+            "this program.", UserWarning, stacklevel=2)
     return Tensor._make(ndarray)
 
 
-def _shape(size: tuple) -> tuple:
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """`data` as a tensor, sharing memory with a tensor or NumPy array whenever possible.
+
+    Example:
+        >>> import hookgrad as torch, numpy as np
+        >>> a = np.zeros(2); t = torch.as_tensor(a); a[0] = 5; t
+        tensor([5., 0.], dtype=torch.float64)
+
+    Mirrors: ``torch.as_tensor``.
+    """
+    if isinstance(data, Tensor):
+        if dtype is None and device is None:
+            return data
+        return data.to(dtype=dtype, device=device)  # type: ignore[attr-defined]
+    if isinstance(data, np.ndarray):
+        t = from_numpy(data)
+        if dtype is not None and to_dtype(dtype) is not t.dtype:
+            return Tensor._make(data.astype(to_dtype(dtype).np))
+        return t
+    return tensor(data, dtype=dtype, device=device)
+
+
+# ------------------------------------------------------------------ shaped factories
+def _size_arg(size: tuple, fn: str) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(torch.Size(...))`` -> a shape tuple."""
+    if len(size) == 1 and not _is_int(size[0]):
+        seq = size[0]
+        if not isinstance(seq, (tuple, list)):
+            raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(seq).__name__}")
+        for i, s in enumerate(seq):
+            if not _is_int(s):
+                raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"but found element of type {type(s).__name__} at pos {i}")
+        size = tuple(seq)
+    else:
+        for i, s in enumerate(size):
+            if not _is_int(s):
+                raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos "
+                                f"{i + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(s).__name__}\"")
+    return _shape(size, fn)
+
+
+def _is_int(x: Any) -> bool:
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, Tensor):
+        return x._data.ndim == 0 and x._data.dtype.kind in "iu"
+    return isinstance(x, (int, np.integer))
+
+
+def _shape(size: tuple, fn: str = "") -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     out = tuple(int(s) for s in size)
-    for s in out:
-        if s < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(out)}"
-            )
+    if any(s < 0 for s in out):
+        if fn == "zeros":  # PyTorch's zeros has its own check and text
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        neg = next(s for s in out if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: {list(out)}")
     return out
 
 
@@ -82,134 +375,291 @@ def _dt(dtype_: Any) -> dtype:
     return STATE.default_dtype if dtype_ is None else to_dtype(dtype_)
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          out: Any = None) -> Tensor:
-    """Mirrors: ``torch.zeros``."""
-    return _finish(_xp(device).zeros(_shape(size), dtype=_dt(dtype).np), requires_grad)
+def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
+    """``out=``: copy into `out` (rebinding its array when the shape changes, like resize_)."""
+    if out is None:
+        return result
+    if out._data.shape == result._data.shape:
+        out._data[...] = result._data
+    else:
+        out._data = result._data.astype(out._data.dtype)
+    out._vc().value += 1
+    return out
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Mirrors: ``torch.ones``."""
-    return _finish(_xp(device).ones(_shape(size), dtype=_dt(dtype).np), requires_grad)
+def _filled(fn: str, size: tuple, value: Any, dtype: Any, device: Any, requires_grad: bool,
+            out: Any) -> Tensor:
+    if not size and out is None:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+    shape = _size_arg(size, fn) if size else ()
+    d = _dt(dtype)
+    arr = _xp(device).full(shape, _to_array(value, d), dtype=d.np)
+    return _write_out(out, _finish(arr, requires_grad))
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          memory_format: Any = None) -> Tensor:
-    """Mirrors: ``torch.empty`` (zero-filled: uninitialised memory is never exposed)."""
-    return _finish(_xp(device).zeros(_shape(size), dtype=_dt(dtype).np), requires_grad)
+def zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+          pin_memory: bool = False, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.zeros(2, 3).shape
+        torch.Size([2, 3])
+
+    Mirrors: ``torch.zeros``.
+    """
+    size = size or _kw_size(kwargs)
+    return _filled("zeros", size, 0, dtype, device, requires_grad, out)
 
 
-def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
-    """Mirrors: ``torch.full`` (dtype inferred from `fill_value` like PyTorch)."""
-    if dtype is None:
-        dtype = infer_dtype(fill_value)
-    arr = _xp(device).full(_shape((size,)), fill_value, dtype=to_dtype(dtype).np)
+def _kw_size(kwargs: dict) -> tuple:
+    return (kwargs.pop("size"),) if "size" in kwargs else ()
+
+
+def ones(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+         pin_memory: bool = False, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """A tensor of ones. Mirrors: ``torch.ones``."""
+    size = size or _kw_size(kwargs)
+    return _filled("ones", size, 1, dtype, device, requires_grad, out)
+
+
+def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+          pin_memory: bool = False, requires_grad: bool = False, memory_format: Any = None,
+          **kwargs: Any) -> Tensor:
+    """An "uninitialised" tensor. Mirrors: ``torch.empty`` (zero-filled, never garbage)."""
+    size = size or _kw_size(kwargs)
+    return _filled("empty", size, 0, dtype, device, requires_grad, out)
+
+
+def _fill_dtype(fill_value: Any) -> dtype:
+    bad = isinstance(fill_value, Tensor) and fill_value._data.ndim != 0
+    if bad or fill_value is None or isinstance(fill_value, str):
+        raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    if isinstance(fill_value, bool):
+        return bool_
+    if isinstance(fill_value, (int, np.integer)):
+        return int64
+    return STATE.default_dtype
+
+
+def full(size: Any, fill_value: Any, *, out: Any = None, dtype: Any = None, layout: Any = None,
+         device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with `fill_value`; its dtype is inferred from it when omitted.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.full((2,), 7)
+        tensor([7, 7])
+
+    Mirrors: ``torch.full``.
+    """
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    inferred = _fill_dtype(fill_value)
+    if isinstance(fill_value, Tensor):  # a 0-d tensor counts as the Python number it holds
+        fill_value = fill_value.item()
+        inferred = _fill_dtype(fill_value)
+    d = inferred if dtype is None else to_dtype(dtype)
+    _check_fits(fill_value, d, _C_TYPES.get(d.name, d.name))
+    return _filled("full", (tuple(size),), fill_value, d, device, requires_grad, out)
+
+
+_C_TYPES = {"int64": "int64_t", "int32": "int32_t", "int16": "int16_t", "int8": "int8_t",
+            "uint8": "uint8_t"}
+
+
+def _like(fn: str, input: Any, value: Any, dtype: Any, device: Any,
+          requires_grad: bool) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    d = input.dtype if dtype is None else to_dtype(dtype)
+    arr = _xp(_like_device(input, device)).full(input._data.shape, value, dtype=d.np)
     return _finish(arr, requires_grad)
 
 
-def _like_dtype(t: Tensor, dtype_: Any) -> Any:
-    return t._data.dtype if dtype_ is None else to_dtype(dtype_).np
-
-
-def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
-    """Mirrors: ``torch.zeros_like``."""
-    xp = _xp(device) if device is not None else _xp_of(input)
-    return _finish(xp.zeros(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
+    """Zeros with `input`'s shape, dtype and device. Mirrors: ``torch.zeros_like``."""
+    return _like("zeros_like", input, 0, dtype, device, requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
-    """Mirrors: ``torch.ones_like``."""
-    xp = _xp(device) if device is not None else _xp_of(input)
-    return _finish(xp.ones(input._data.shape, dtype=_like_dtype(input, dtype)), requires_grad)
+    """Ones with `input`'s shape, dtype and device. Mirrors: ``torch.ones_like``."""
+    return _like("ones_like", input, 1, dtype, device, requires_grad)
 
 
-def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Mirrors: ``torch.empty_like`` (zero-filled)."""
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like("empty_like", input, 0, dtype, device, requires_grad)
 
 
-def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
-    """Mirrors: ``torch.full_like``."""
-    xp = _xp(device) if device is not None else _xp_of(input)
-    arr = xp.full(input._data.shape, fill_value, dtype=_like_dtype(input, dtype))
-    return _finish(arr, requires_grad)
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None,
+              device: Any = None, requires_grad: bool = False,
+              memory_format: Any = None) -> Tensor:
+    """`fill_value` with `input`'s shape, dtype and device. Mirrors: ``torch.full_like``."""
+    return _like("full_like", input, fill_value, dtype, device, requires_grad)
 
 
-def _xp_of(t: Tensor) -> Any:
-    from hookgrad._backend import namespace_of
+# ------------------------------------------------------------------ ranges
+def _number(x: Any, fn: str, arg: str, pos: int) -> Any:
+    if isinstance(x, Tensor):
+        if x._data.ndim != 0:
+            raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Number, not "
+                            "Tensor")
+        return x.item()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
 
-    return namespace_of(t._data)
 
-
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype: Any = None,
+           layout: Any = None, device: Any = None, pin_memory: bool = False,
            requires_grad: bool = False) -> Tensor:
-    """Mirrors: ``torch.arange`` (int64 for integer arguments, else the default dtype)."""
+    """Values ``start, start + step, ...`` below `end` (int64 for integer arguments).
+
+    The element count is ``ceil((end - start) / step)`` in float64, as in PyTorch, and values
+    are bit-exact with PyTorch's CPU kernel (NOTE [Range factory rounding] in `_ranges`).
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.arange(1, 2.5, 0.5)
+        tensor([1.0000, 1.5000, 2.0000])
+
+    Mirrors: ``torch.arange``.
+    """
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
+    start = _number(start, "arange", "start", 0)
+    end = _number(end, "arange", "end", 1)
+    step = _number(step, "arange", "step", 2)
     if dtype is None:
-        is_int = all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
-        d = to_dtype("int64") if is_int else STATE.default_dtype
+        ints = all(isinstance(v, int) for v in (start, end, step))
+        d = int64 if ints else STATE.default_dtype
     else:
         d = to_dtype(dtype)
-    n = max(0, math.ceil((end - start) / step))
-    arr = _xp(device).arange(n, dtype=np.float64) * step + start
-    return _finish(arr.astype(d.np), requires_grad)
+    if d is bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    n = _ranges.arange_size(start, end, step, d is int64)
+    arr = _ranges.arange_values(start, step, n, d.np)
+    xp = _xp(device)
+    return _write_out(out, _finish(arr if xp is np else xp.asarray(arr), requires_grad))
 
 
-def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+def linspace(start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = None,
+             layout: Any = None, device: Any = None, pin_memory: bool = False,
              requires_grad: bool = False) -> Tensor:
-    """Mirrors: ``torch.linspace``."""
-    arr = _xp(device).linspace(float(start), float(end), int(steps), dtype=np.float64)
-    return _finish(arr.astype(_dt(dtype).np), requires_grad)
+    """`steps` evenly spaced values from `start` to `end` inclusive.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.linspace(0, 1, 5)
+        tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+
+    Mirrors: ``torch.linspace`` (bit-exact with PyTorch's CPU kernel).
+    """
+    start = _number(start, "linspace", "start", 0)
+    end = _number(end, "linspace", "end", 1)
+    if not _is_int(steps):
+        raise TypeError("linspace() received an invalid combination of arguments - got "
+                        f"({type(start).__name__}, {type(end).__name__}, "
+                        f"{type(steps).__name__})")
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = _dt(dtype)
+    if d is bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    for value in (start, end):
+        _check_fits(value, d, _C_TYPES.get(d.name, d.name))
+    arr = _ranges.linspace_values(start, end, steps, d.np)
+    xp = _xp(device)
+    return _write_out(out, _finish(arr if xp is np else xp.asarray(arr), requires_grad))
 
 
-def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
+def eye(n: int, m: int | None = None, *, out: Any = None, dtype: Any = None,
+        layout: Any = None, device: Any = None, pin_memory: bool = False,
         requires_grad: bool = False) -> Tensor:
-    """Mirrors: ``torch.eye``."""
-    return _finish(_xp(device).eye(n, m, dtype=_dt(dtype).np), requires_grad)
+    """An ``n x m`` identity matrix. Mirrors: ``torch.eye``."""
+    for name, value in (("n", n), ("m", m)):
+        if value is not None and not _is_int(value):
+            raise TypeError(f"eye(): argument '{name}' (position {1 if name == 'n' else 2}) "
+                            f"must be int, not {type(value).__name__}")
+        if value is not None and value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
+    arr = _xp(device).eye(int(n), None if m is None else int(m), dtype=_dt(dtype).np)
+    return _write_out(out, _finish(arr, requires_grad))
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
-    """Mirrors: ``torch.scalar_tensor``."""
+def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor of the default dtype (whatever the type of `s`).
+
+    Mirrors: ``torch.scalar_tensor``.
+    """
     return _finish(_xp(device).asarray(s, dtype=_dt(dtype).np), requires_grad)
 
 
-def _new(name: str) -> Any:
-    fns = {"new_zeros": zeros, "new_ones": ones, "new_empty": empty}
-    fn = fns[name]
+# ------------------------------------------------------------------ queries
+def is_tensor(obj: Any) -> bool:
+    """Whether `obj` is a hookgrad tensor. Mirrors: ``torch.is_tensor``."""
+    return isinstance(obj, Tensor)
 
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether `input` has a floating dtype. Mirrors: ``torch.is_floating_point``."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_floating_point(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_floating_point()
+
+
+def numel(input: Tensor) -> int:
+    """Number of elements of `input`. Mirrors: ``torch.numel``."""
+    return input.numel()
+
+
+# ------------------------------------------------------------------ Tensor.new_*
+def _new(fn: Any, name: str) -> Any:
     def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Tensor:
-        return fn(*size, dtype=dtype if dtype is not None else self.dtype,
-                  requires_grad=requires_grad)
+               requires_grad: bool = False, layout: Any = None,
+               pin_memory: bool = False) -> Tensor:
+        return fn(*size, dtype=self.dtype if dtype is None else dtype,
+                  device=_like_device(self, device), requires_grad=requires_grad)
 
-    method.__name__ = name
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{fn.__name__}`` with this tensor's dtype and device.\n\n" \
+                     f"Mirrors: ``torch.Tensor.{name}``."
     return method
 
 
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
-    return full(size, fill_value, dtype=dtype if dtype is not None else self.dtype,
-                requires_grad=requires_grad)
+             device: Any = None, requires_grad: bool = False, layout: Any = None,
+             pin_memory: bool = False) -> Tensor:
+    """`full` with this tensor's dtype and device. Mirrors: ``torch.Tensor.new_full``."""
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                device=_like_device(self, device), requires_grad=requires_grad)
 
 
 def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Tensor:
-    return tensor(data, dtype=dtype if dtype is not None else self.dtype,
-                  requires_grad=requires_grad)
+               requires_grad: bool = False, layout: Any = None,
+               pin_memory: bool = False) -> Tensor:
+    """`tensor` with this tensor's dtype and device. Mirrors: ``torch.Tensor.new_tensor``."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        data = _backend.to_numpy(data._data)
+    return tensor(data, dtype=self.dtype if dtype is None else dtype,
+                  device=_like_device(self, device), requires_grad=requires_grad)
 
 
 METHODS = {
-    "new_zeros": _new("new_zeros"), "new_ones": _new("new_ones"), "new_empty": _new("new_empty"),
-    "new_full": new_full, "new_tensor": new_tensor,
+    "new_zeros": _new(zeros, "new_zeros"), "new_ones": _new(ones, "new_ones"),
+    "new_empty": _new(empty, "new_empty"), "new_full": new_full, "new_tensor": new_tensor,
 }

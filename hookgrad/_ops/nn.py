@@ -1,3 +1,71 @@
-"""Primitives: nn family (see design.md §4)."""
+"""Neural-network primitives: softmax and log_softmax (convolution etc. live in their own files).
+
+Both save their *result*, as PyTorch does (``SoftmaxBackward0._saved_result``), and are on the
+hot path of every classifier: forward is one fused NumPy pass with the max subtracted, backward
+has a raw-array body (NOTE [Raw backward]).
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._ops._rules import const, raw_backward, xp_of
+from hookgrad._ops.registry import defop
+from hookgrad._tensor import Tensor
+
+
+def _axis(self: Any, dim: int) -> Any:
+    return dim if self.ndim else None
+
+
+def _shifted(self: Any, dim: int) -> Any:
+    """``self - max(self, dim)``: the max subtraction that keeps exp from overflowing."""
+    axis = _axis(self, dim)
+    # asarray: for a 0-d input NumPy returns a scalar, which cannot be written in place
+    return xp_of(self).asarray(self - np.amax(self, axis=axis, keepdims=True))
+
+
+def _softmax_impl(self: Any, dim: int) -> Any:
+    if self.size == 0:
+        return self.copy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = _shifted(self, dim)
+        np.exp(e, out=e)
+        e /= np.sum(e, axis=_axis(self, dim), keepdims=True)
+    return e
+
+
+def _log_softmax_impl(self: Any, dim: int) -> Any:
+    if self.size == 0:
+        return self.copy()
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        s = _shifted(self, dim)
+        s -= np.log(np.sum(np.exp(s), axis=_axis(self, dim), keepdims=True))
+    return s
+
+
+def _softmax_backward(grad: Tensor, result: Tensor, dim: int) -> Tensor:
+    """PyTorch's ``_softmax_backward_data``: y * (g - sum(g * y, dim))."""
+    if raw_backward():
+        g, y = grad._data, result._data
+        return const(y * (g - np.sum(g * y, axis=_axis(y, dim), keepdims=True)))
+    return result * (grad - (grad * result).sum(dim, True))  # type: ignore[attr-defined]
+
+
+def _log_softmax_backward(grad: Tensor, result: Tensor, dim: int) -> Tensor:
+    """PyTorch's ``_log_softmax_backward_data``: g - exp(y) * sum(g, dim)."""
+    if raw_backward():
+        g, y = grad._data, result._data
+        return const(g - xp_of(y).exp(y) * np.sum(g, axis=_axis(y, dim), keepdims=True))
+    return grad - result.exp() * grad.sum(dim, True)  # type: ignore[attr-defined]
+
+
+defop("_softmax", impl=_softmax_impl, params=("dim",), saves=("result",),
+      vjp={"self": _softmax_backward},
+      jvp={"self": lambda t, result, dim: result * (t - (t * result).sum(dim, True))})
+
+defop("_log_softmax", impl=_log_softmax_impl, params=("dim",), saves=("result",),
+      vjp={"self": _log_softmax_backward},
+      jvp={"self": lambda t, result, dim: t - (result.exp() * t).sum(dim, True)})

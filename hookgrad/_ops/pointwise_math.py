@@ -1,3 +1,176 @@
-"""Primitives: pointwise_math family (see design.md §4)."""
+"""Elementwise math primitives (PyTorch docs: "Pointwise Ops": logs, roots, trigonometry, erf).
+
+Every rule is PyTorch's ``derivatives.yaml`` formula written with Tensor methods, with the same
+saved values (``result`` or ``self``) so saved-tensor hooks see what they see in PyTorch.
+"""
 
 from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from hookgrad._backend import namespace_of
+from hookgrad._ops._elementwise import drop, quiet, unbroadcast, zeros
+from hookgrad._ops.activation_backward import tanh_backward
+from hookgrad._ops.registry import defop
+
+__all__ = ["special"]
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+# ---------------------------------------------------------------- special functions
+def _scipy_special() -> Any:
+    try:
+        import scipy.special as sp
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    return sp
+
+
+_SCIPY = _scipy_special()
+
+
+def _fallback(name: str) -> Any:
+    """Elementwise `math.<name>`: exact but slow; used only where SciPy is missing."""
+    fn = getattr(math, name)
+
+    def apply(x: Any) -> Any:
+        return np.vectorize(fn, otypes=[x.dtype])(x) if x.size else x.copy()
+
+    return apply
+
+
+def special(name: str) -> Any:
+    """The special function `name` (``erf``, ``erfc``) for arrays of any backend.
+
+    NumPy has no erf: SciPy's ufunc is used when it is installed (CuPy's ``cupyx.scipy.special``
+    on the GPU), else an exact but slow elementwise `math` fallback.
+    """
+    fallback = _fallback(name)
+
+    def impl(x: Any) -> Any:
+        xp = namespace_of(x)
+        if xp is not np:  # pragma: no cover - GPU only
+            import cupyx.scipy.special as csp  # type: ignore[import-not-found]
+
+            return getattr(csp, name)(x)
+        if _SCIPY is not None:
+            return getattr(_SCIPY, name)(x)
+        return fallback(x)
+
+    impl.__name__ = name
+    return impl
+
+
+# ---------------------------------------------------------------- exponentials and logs
+defop("exp2", impl=quiet(np.exp2), saves=("result",),
+      vjp={"self": lambda grad, result: grad * result * _LN2}, jvp="elementwise")
+defop("expm1", impl=quiet(np.expm1), saves=("result",),
+      vjp={"self": lambda grad, result: grad * (result + 1)}, jvp="elementwise")
+defop("log", impl=quiet(np.log), saves=("self",),
+      vjp={"self": lambda grad, self: grad.div(self)}, jvp="elementwise")
+defop("log2", impl=quiet(np.log2), saves=("self",),
+      vjp={"self": lambda grad, self: grad / (self * _LN2)}, jvp="elementwise")
+defop("log10", impl=quiet(np.log10), saves=("self",),
+      vjp={"self": lambda grad, self: grad / (self * _LN10)}, jvp="elementwise")
+defop("log1p", impl=quiet(np.log1p), saves=("self",), node_name="Log1PBackward0",
+      vjp={"self": lambda grad, self: grad / (self + 1)}, jvp="elementwise")
+
+# ---------------------------------------------------------------- powers and roots
+defop("sqrt", impl=quiet(np.sqrt), saves=("result",),
+      vjp={"self": lambda grad, result: grad / (2 * result)}, jvp="elementwise")
+defop("rsqrt", impl=quiet(lambda self: 1 / np.sqrt(self)), saves=("result",),
+      vjp={"self": lambda grad, result: -0.5 * grad * result.pow(3)}, jvp="elementwise")
+defop("reciprocal", impl=quiet(np.reciprocal), saves=("result",),
+      vjp={"self": lambda grad, result: -grad * (result * result)}, jvp="elementwise")
+
+
+# ---------------------------------------------------------------- sign and magnitude
+def _sign_impl(self: Any) -> Any:
+    if self.dtype.kind == "b":
+        return self.copy()
+    if self.dtype.kind == "f":
+        # PyTorch computes (0 < x) - (x < 0): nan has sign 0 (NumPy's sign gives nan).
+        out = np.asarray(np.sign(self))
+        nan = np.isnan(out)
+        if nan.any():
+            out[nan] = 0
+        return out
+    return np.sign(self)
+
+
+defop("abs", impl=np.abs, saves=("self",),
+      vjp={"self": lambda grad, self: grad * self.sign()}, jvp="elementwise")
+defop("sign", impl=_sign_impl, vjp={"self": lambda grad: zeros(grad)}, jvp="elementwise")
+
+# ---------------------------------------------------------------- trigonometry
+defop("sin", impl=np.sin, saves=("self",),
+      vjp={"self": lambda grad, self: grad * self.cos()}, jvp="elementwise")
+defop("cos", impl=np.cos, saves=("self",),
+      vjp={"self": lambda grad, self: grad * -self.sin()}, jvp="elementwise")
+defop("tan", impl=quiet(np.tan), saves=("result",),
+      vjp={"self": lambda grad, result: grad * (1 + result.pow(2))}, jvp="elementwise")
+defop("asin", impl=quiet(np.arcsin), saves=("self",),
+      vjp={"self": lambda grad, self: grad * (-self * self + 1).rsqrt()}, jvp="elementwise")
+defop("acos", impl=quiet(np.arccos), saves=("self",),
+      vjp={"self": lambda grad, self: grad * -((-self * self + 1).rsqrt())}, jvp="elementwise")
+defop("atan", impl=np.arctan, saves=("self",),
+      vjp={"self": lambda grad, self: grad / (self * self + 1)}, jvp="elementwise")
+
+
+def _atan2_recip(self: Any, other: Any) -> Any:
+    # PyTorch zeroes the gradient at the origin (where the denominator is exactly 0).
+    denom = self * self + other * other
+    return drop(denom.reciprocal(), denom._data == 0)
+
+
+defop("atan2", impl=quiet(np.arctan2), inputs=("self", "other"), saves=("other", "self"),
+      vjp={"self": lambda grad, self, other, self_shape: unbroadcast(
+               grad * other * _atan2_recip(self, other), self_shape),
+           "other": lambda grad, self, other, other_shape: unbroadcast(
+               grad * -self * _atan2_recip(self, other), other_shape)},
+      jvp={"self": lambda t, self, other: t * other * _atan2_recip(self, other),
+           "other": lambda t, self, other: t * -self * _atan2_recip(self, other)})
+
+# ---------------------------------------------------------------- hyperbolic
+defop("sinh", impl=quiet(np.sinh), saves=("self",),
+      vjp={"self": lambda grad, self: grad * self.cosh()}, jvp="elementwise")
+defop("cosh", impl=quiet(np.cosh), saves=("self",),
+      vjp={"self": lambda grad, self: grad * self.sinh()}, jvp="elementwise")
+defop("tanh", impl=np.tanh, saves=("result",),
+      vjp={"self": lambda grad, result: tanh_backward(grad, result)}, jvp="elementwise")
+defop("asinh", impl=np.arcsinh, saves=("self",),
+      vjp={"self": lambda grad, self: grad * (self.pow(2) + 1).rsqrt()}, jvp="elementwise")
+defop("acosh", impl=quiet(np.arccosh), saves=("self",),
+      vjp={"self": lambda grad, self: grad * (self.pow(2) - 1).rsqrt()}, jvp="elementwise")
+defop("atanh", impl=quiet(np.arctanh), saves=("self",),
+      vjp={"self": lambda grad, self: grad * 1 / (1 - self.pow(2))}, jvp="elementwise")
+
+
+
+def _inplace_not_implemented(name: str) -> Any:
+    def rule(grad: Any) -> Any:
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
+                                  "implemented.")
+
+    return rule
+
+
+# PyTorch has no derivative for the in-place inverse hyperbolics: distinct nodes that raise.
+for _name, _ufunc in (("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh)):
+    defop(_name + "_", impl=quiet(_ufunc), node_name=f"{_name.capitalize()}Backward1",
+          vjp={"self": _inplace_not_implemented(_name)},
+          jvp={"self": _inplace_not_implemented(_name)})
+
+# ---------------------------------------------------------------- error function
+defop("erf", impl=special("erf"), saves=("self",),
+      vjp={"self": lambda grad, self: _TWO_OVER_SQRT_PI * (-self.pow(2)).exp() * grad},
+      jvp="elementwise")
+defop("erfc", impl=special("erfc"), saves=("self",),
+      vjp={"self": lambda grad, self: -_TWO_OVER_SQRT_PI * (-self.pow(2)).exp() * grad},
+      jvp="elementwise")

@@ -1,43 +1,74 @@
-"""Reduction primitives (PyTorch docs: "Reduction Ops")."""
+"""Reduction primitives (PyTorch docs: "Reduction Ops") and the scans ``cumsum``/``cumprod``.
+
+Value-selecting reductions (max, min, amax, argmax...) live in `sorting`; ``linalg_vector_norm``
+lives in `linalg`.
+
+NOTE [Reduction dims]
+Public wrappers validate and normalize ``dim`` before binding (`hookgrad._functional.reduction`):
+a sorted tuple of distinct non-negative ints, or None. For sum/mean/var/norm an empty tuple means
+"every dim", as in PyTorch (``x.sum(dim=[])`` is a full reduction); for all/any it means "no dim".
+A 0-d input accepts ``dim=0``/``-1`` and reduces nothing. Rules receive the normalized ``dim``.
+
+Gradients follow PyTorch's formulas in ``FunctionsManual.cpp`` (``prod_backward``,
+``var_backward``, ``cumprod_backward``...), including their special cases for zeros, so values
+match PyTorch at those points too. Hot rules have a raw-array body (NOTE [Raw backward]).
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from hookgrad._ops._shapes import normalize_dims, sum_to_dims
+from hookgrad._ops._rules import (
+    NO_TANGENT,
+    all_dims,
+    api,
+    const,
+    kept_shape,
+    raw_backward,
+    reduced_numel,
+    restore,
+    restore_arr,
+    xp_of,
+)
+from hookgrad._ops._shapes import sum_to_dims
 from hookgrad._ops.registry import defop
+from hookgrad._tensor import Tensor
 
 
-def _expand_back(grad: Any, self_shape: tuple, dim: Any, keepdim: bool) -> Any:
-    """Broadcast a reduced gradient back to the input shape."""
-    if not keepdim and dim is not None and len(self_shape) > 0:
-        for d in normalize_dims(dim, len(self_shape)):
-            grad = grad.unsqueeze(d)
-    elif not keepdim and len(self_shape) > 0:
-        grad = grad.reshape((1,) * len(self_shape))
-    return grad.expand(self_shape)
+def _axis(dim: Any, x: Any) -> Any:
+    """NumPy ``axis`` for a normalized ``dim`` (None or ``()``: every axis; 0-d: none)."""
+    return tuple(dim) if dim and x.ndim else None
 
 
+def _int_to_long(x: Any, dtype: Any) -> Any:
+    """Accumulation dtype: the requested one, else int64 for bool/integer inputs (PyTorch)."""
+    if dtype is not None:
+        return dtype.np
+    return np.int64 if x.dtype.kind in "biu" else None
+
+
+# ---------------------------------------------------------------- sum
 def _sum_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
-    axes = None if dim is None else normalize_dims(dim, self.ndim)
-    if self.ndim == 0:
-        axes = None
-    out_dtype = None if dtype is None else dtype.np
-    if out_dtype is None and self.dtype.kind in "biu":
-        out_dtype = np.int64
-    return np.sum(self, axis=axes, keepdims=keepdim, dtype=out_dtype)
+    return np.sum(self, axis=_axis(dim, self), keepdims=keepdim, dtype=_int_to_long(self, dtype))
+
+
+def _sum_backward(grad: Tensor, self_shape: tuple, dim: Any, keepdim: bool) -> Tensor:
+    if raw_backward():
+        g = restore_arr(grad._data, self_shape, dim, keepdim)
+        return const(xp_of(g).broadcast_to(g, self_shape))
+    return restore(grad, self_shape, dim, keepdim).expand(self_shape)  # type: ignore[attr-defined]
 
 
 defop("sum", impl=lambda self, dtype=None: _sum_impl(self, None, False, dtype),
       params=("dtype",),
-      vjp={"self": lambda grad, self_shape: grad.expand(self_shape)}, jvp="linear")
+      vjp={"self": lambda grad, self_shape: _sum_backward(grad, self_shape, None, False)},
+      jvp="linear")
 
 defop("sum_dim", impl=_sum_impl, params=("dim", "keepdim", "dtype"), node_name="SumBackward1",
-      vjp={"self": lambda grad, self_shape, dim, keepdim: _expand_back(grad, self_shape, dim,
-                                                                       keepdim)},
-      jvp="linear")
+      vjp={"self": _sum_backward}, jvp="linear")
 
 
 def _sum_to_size_impl(self: Any, size: tuple) -> Any:
@@ -49,3 +80,424 @@ def _sum_to_size_impl(self: Any, size: tuple) -> Any:
 defop("sum_to_size", impl=_sum_to_size_impl, params=("size",),
       node_name="SumBackward1",
       vjp={"self": lambda grad, self_shape: grad.expand(self_shape)}, jvp="linear")
+
+
+# ---------------------------------------------------------------- mean
+def _mean_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    if dtype is not None and self.dtype != dtype.np:
+        self = self.astype(dtype.np)
+    axis = _axis(dim, self)
+    n = reduced_numel(self.shape, axis)
+    with np.errstate(invalid="ignore", divide="ignore"):  # mean of nothing is nan, silently
+        return np.sum(self, axis=axis, keepdims=keepdim) / n
+
+
+def _mean_backward(grad: Tensor, self_shape: tuple, dim: Any, keepdim: bool) -> Tensor:
+    n = reduced_numel(self_shape, dim)
+    if raw_backward():
+        g = restore_arr(grad._data, self_shape, dim, keepdim)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g = g / n
+        return const(xp_of(g).broadcast_to(g, self_shape))
+    return restore(grad, self_shape, dim, keepdim).expand(self_shape) / n  # type: ignore
+
+
+defop("mean", impl=lambda self, dtype=None: _mean_impl(self, None, False, dtype),
+      params=("dtype",),
+      vjp={"self": lambda grad, self_shape: _mean_backward(grad, self_shape, None, False)},
+      jvp="linear")
+
+defop("mean_dim", impl=_mean_impl, params=("dim", "keepdim", "dtype"), node_name="MeanBackward1",
+      vjp={"self": _mean_backward}, jvp="linear")
+
+
+# ---------------------------------------------------------------- prod
+def _prod_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    axis = dim if dim is not None and self.ndim else None
+    return np.prod(self, axis=axis, keepdims=keepdim, dtype=_int_to_long(self, dtype))
+
+
+def _exclusive_products_raw(x: Any, dim: int) -> Any:
+    """For each position, the product of every other element along `dim` (zero-safe)."""
+    xp = xp_of(x)
+    ones = xp.ones(kept_shape(x.shape, (dim,)), dtype=x.dtype)
+    n = x.shape[dim]
+    before = xp.cumprod(xp.concatenate([ones, xp.take(x, xp.arange(n - 1), axis=dim)], dim), dim)
+    rev = xp.flip(xp.take(x, xp.arange(1, n), axis=dim), dim)
+    after = xp.flip(xp.cumprod(xp.concatenate([ones, rev], dim), dim), dim)
+    return before * after
+
+
+def _prod_safe_zeros(grad: Tensor, inp: Tensor, dim: int) -> Tensor:
+    """PyTorch's ``prod_safe_zeros_backward``: exclusive cumprods from both ends."""
+    n = inp.shape[dim]
+    if n == 0:
+        return grad.expand(inp.shape)  # type: ignore[attr-defined]
+    ones = inp.new_ones(kept_shape(inp.shape, (dim,)))  # type: ignore[attr-defined]
+    cat = api().cat
+    before = cat([ones, inp.narrow(dim, 0, n - 1)], dim).cumprod(dim)  # type: ignore[attr-defined]
+    rev = inp.narrow(dim, 1, n - 1).flip(dim)  # type: ignore[attr-defined]
+    after = cat([ones, rev], dim).cumprod(dim).flip(dim)
+    return grad * (before * after)
+
+
+def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    """PyTorch's ``prod_backward`` (full when `dim` is None, else along one dim)."""
+    x = self._data
+    if x.ndim == 0:
+        return grad
+    if dim is not None and not keepdim:
+        grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)  # type: ignore[attr-defined]
+    zeros = int(xp_of(x).count_nonzero(x == 0))
+    raw = raw_backward()
+    if zeros == 0:
+        if raw:
+            return const(grad._data * (result._data / x))
+        return grad * (result / self)
+    if dim is None:
+        if raw:
+            if zeros > 1:
+                return const(xp_of(x).zeros_like(x))
+            return const(grad._data * _exclusive_products_raw(x.reshape(-1), 0).reshape(x.shape))
+        return _prod_safe_zeros(grad, self.reshape(-1), 0).reshape(x.shape)  # type: ignore
+    if raw:
+        return const(grad._data * _exclusive_products_raw(x, dim))
+    return _prod_safe_zeros(grad, self, dim)
+
+
+def _prod_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any = None,
+              keepdim: bool = False) -> Tensor:
+    ones = const(xp_of(result._data).ones_like(result._data))
+    gin = _prod_backward(ones, self, result, dim, keepdim)
+    if dim is None:
+        return (gin * t).sum()  # type: ignore[attr-defined]
+    return (gin * t).sum(dim, keepdim)  # type: ignore[attr-defined]
+
+
+defop("prod", impl=lambda self, dtype=None: _prod_impl(self, None, False, dtype),
+      params=("dtype",), saves=("self", "result"),
+      vjp={"self": lambda grad, self, result: _prod_backward(grad, self, result, None, False)},
+      jvp={"self": lambda t, self, result: _prod_jvp(t, self, result)})
+
+defop("prod_dim_int", impl=_prod_impl, params=("dim", "keepdim", "dtype"),
+      saves=("self", "result"), node_name="ProdBackward1",
+      vjp={"self": _prod_backward}, jvp={"self": _prod_jvp})
+
+
+# ---------------------------------------------------------------- var / std
+def _var_impl(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    axis = _axis(dim, self)
+    n = reduced_numel(self.shape, axis)
+    c = 1 if correction is None else correction
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dev = self - np.sum(self, axis=axis, keepdims=True) / n
+        return np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(n - c, 0)
+
+
+def _var_factor(dof: float) -> float:
+    if dof == 0:
+        return math.inf
+    return 2.0 / dof
+
+
+def _var_backward(grad: Tensor, self: Tensor, dim: Any, correction: Any, keepdim: bool) -> Tensor:
+    """PyTorch's ``var_backward``: 2/(N - correction) * grad * (x - mean)."""
+    x = self._data
+    c = 1 if correction is None else correction
+    raw = raw_backward()
+    if x.ndim == 0 or not dim:
+        dof = x.size - c
+        if dof <= 0:  # inf * 0 = nan where x equals the mean, inf elsewhere (PyTorch's choice)
+            xp = xp_of(x)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = xp.sum(x) / x.size
+            w = const(xp.where(x == mean, xp.nan, xp.inf).astype(x.dtype))
+            return const(grad._data * w._data) if raw else grad * w
+        if raw:
+            return const(_var_factor(dof) * grad._data * (x - xp_of(x).sum(x) / x.size))
+        return _var_factor(dof) * grad * (self - self.mean())  # type: ignore[attr-defined]
+    factor = _var_factor(reduced_numel(x.shape, dim) - c)
+    if raw:
+        g = restore_arr(grad._data, x.shape, dim, keepdim)
+        mean = xp_of(x).sum(x, axis=tuple(dim), keepdims=True) / reduced_numel(x.shape, dim)
+        return const(factor * g * (x - mean))
+    g = restore(grad, x.shape, dim, keepdim)
+    return factor * g * (self - self.mean(dim, True))  # type: ignore[attr-defined]
+
+
+def _var_jvp(t: Tensor, self: Tensor, dim: Any, correction: Any, keepdim: bool) -> Tensor:
+    full = _var_backward(t, self, dim if dim else None, correction, True)
+    dims = all_dims(dim, self.ndim)
+    return full.sum(dims, keepdim) if dims else full  # type: ignore[attr-defined]
+
+
+def _std_grad_var(grad: Tensor, result: Tensor) -> Tensor:
+    """``(grad / (2 * result)).masked_fill_(result == 0, 0)`` of PyTorch's ``std_backward``."""
+    r = result._data
+    zero = r == 0
+    if raw_backward():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g = grad._data / (r * 2)
+        return const(xp_of(g).where(zero, 0, g).astype(g.dtype))
+    g = grad / (result * 2)
+    if bool(zero.any()):
+        g = g.masked_fill(const(zero), 0)  # type: ignore[attr-defined]
+    return g
+
+
+def _std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, correction: Any,
+                  keepdim: bool) -> Tensor:
+    gv = _std_grad_var(grad, result)
+    return _var_backward(gv, self, dim, correction, keepdim)
+
+
+def _std_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any, correction: Any,
+             keepdim: bool) -> Tensor:
+    vt = _var_jvp(t, self, dim, correction, keepdim)
+    return _std_grad_var(vt, result)
+
+
+defop("var", impl=_var_impl, params=("dim", "correction", "keepdim"), saves=("self",),
+      vjp={"self": _var_backward}, jvp={"self": _var_jvp})
+
+defop("std", impl=lambda self, dim=None, correction=None, keepdim=False: np.sqrt(
+          _var_impl(self, dim, correction, keepdim)),
+      params=("dim", "correction", "keepdim"), saves=("self", "result"),
+      vjp={"self": _std_backward}, jvp={"self": _std_jvp})
+
+
+def _var_mean_impl(self: Any, dim: Any = None, correction: Any = None,
+                   keepdim: bool = False) -> tuple:
+    return _var_impl(self, dim, correction, keepdim), _mean_impl(self, dim, keepdim)
+
+
+def _std_mean_impl(self: Any, dim: Any = None, correction: Any = None,
+                   keepdim: bool = False) -> tuple:
+    var, mean = _var_mean_impl(self, dim, correction, keepdim)
+    return np.sqrt(var), mean
+
+
+def _mean_part(gmean: Tensor, shape: tuple, dim: Any, keepdim: bool) -> Tensor:
+    return _mean_backward(gmean, shape, dim if dim else None, keepdim)
+
+
+def _var_mean_backward(grads: tuple, self: Tensor, dim: Any, correction: Any,
+                       keepdim: bool) -> Tensor:
+    """PyTorch's ``var_mean_backward``: the var and mean gradients, summed."""
+    gvar, gmean = grads
+    out = None if gvar is None else _var_backward(gvar, self, dim, correction, keepdim)
+    if gmean is not None:
+        part = _mean_part(gmean, self._data.shape, dim, keepdim)
+        out = part if out is None else out + part
+    return out  # type: ignore[return-value]
+
+
+def _std_mean_backward(grads: tuple, self: Tensor, result: Tensor, dim: Any, correction: Any,
+                       keepdim: bool) -> Tensor:
+    gstd, gmean = grads
+    gvar = None if gstd is None else _std_grad_var(gstd, result)
+    return _var_mean_backward((gvar, gmean), self, dim, correction, keepdim)
+
+
+def _mean_jvp(t: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    return t.mean(all_dims(dim, t.ndim), keepdim) if t.ndim else t  # type: ignore[attr-defined]
+
+
+def _sum_jvp(t: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    return t.sum(all_dims(dim, t.ndim), keepdim) if t.ndim else t  # type: ignore[attr-defined]
+
+
+defop("var_mean", impl=_var_mean_impl, params=("dim", "correction", "keepdim"), saves=("self",),
+      num_outputs=2, vjp={"self": _var_mean_backward},
+      jvp={"self": lambda t, self, dim, correction, keepdim: (
+          _var_jvp(t, self, dim, correction, keepdim), _mean_jvp(t, dim, keepdim))})
+
+defop("std_mean", impl=_std_mean_impl, params=("dim", "correction", "keepdim"),
+      saves=("self", "result"), num_outputs=2, vjp={"self": _std_mean_backward},
+      jvp={"self": lambda t, self, result, dim, correction, keepdim: (
+          _std_jvp(t, self, result, dim, correction, keepdim), _mean_jvp(t, dim, keepdim))})
+
+
+# ---------------------------------------------------------------- nansum / count_nonzero
+def _nansum_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    return np.nansum(self, axis=_axis(dim, self), keepdims=keepdim, dtype=_int_to_long(self, dtype))
+
+
+def _nansum_backward(grad: Tensor, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    x = self._data
+    keep = x == x  # PyTorch's ``self.isnan().logical_not()``
+    if raw_backward():
+        g = restore_arr(grad._data, x.shape, dim, keepdim)
+        return const(xp_of(x).where(keep, g, xp_of(x).zeros((), g.dtype)))
+    return _sum_backward(grad, x.shape, dim, keepdim) * const(keep)
+
+
+defop("nansum", impl=_nansum_impl, params=("dim", "keepdim", "dtype"), saves=("self",),
+      vjp={"self": _nansum_backward},
+      jvp={"self": lambda t, self, dim, keepdim: _sum_jvp(
+          t * const(self._data == self._data), dim, keepdim)})
+
+defop("count_nonzero", impl=lambda self, dim=None: np.asarray(
+          np.count_nonzero(self, axis=_axis(dim, self)), dtype=np.int64),
+      params=("dim",), nondifferentiable={"self": "integer result"}, jvp=NO_TANGENT)
+
+
+# ---------------------------------------------------------------- logsumexp
+def _logsumexp_impl(self: Any, dim: Any, keepdim: bool = False) -> Any:
+    axis = _axis(dim, self)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if reduced_numel(self.shape, axis) == 0:  # log(0) = -inf, no max to subtract
+            return np.log(np.sum(np.exp(self), axis=axis, keepdims=keepdim))
+        m = np.amax(self, axis=axis, keepdims=True)
+        m = np.where(np.isinf(m), 0, m).astype(self.dtype, copy=False)  # PyTorch's inf guard
+        out = np.log(np.sum(np.exp(self - m), axis=axis, keepdims=True)) + m
+    return out if keepdim else out.reshape(_reduced_shape(self.shape, axis))
+
+
+def _reduced_shape(shape: tuple, axis: Any) -> tuple:
+    dims = all_dims(axis, len(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def _logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
+                        keepdim: bool) -> Tensor:
+    x = self._data
+    if raw_backward():
+        g = restore_arr(grad._data, x.shape, dim, keepdim)
+        r = restore_arr(result._data, x.shape, dim, keepdim)
+        return const(g * xp_of(x).exp(x - r))
+    g = restore(grad, x.shape, dim, keepdim)
+    return g * (self - restore(result, x.shape, dim, keepdim)).exp()  # type: ignore[attr-defined]
+
+
+def _logsumexp_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    r = restore(result, self._data.shape, dim, keepdim)
+    w = t * (self - r).exp()  # type: ignore[attr-defined]
+    dims = all_dims(dim, self.ndim)
+    return w.sum(dims, keepdim) if dims else w  # type: ignore[attr-defined]
+
+
+defop("logsumexp", impl=_logsumexp_impl, params=("dim", "keepdim"), saves=("self", "result"),
+      vjp={"self": _logsumexp_backward}, jvp={"self": _logsumexp_jvp})
+
+
+# ---------------------------------------------------------------- all / any
+def _logical_reduce(fn_name: str) -> Any:
+    def impl(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        axis = None if dim is None or self.ndim == 0 else tuple(dim)
+        out = getattr(np, fn_name)(self, axis=axis, keepdims=keepdim)
+        # PyTorch keeps uint8 for uint8 inputs (legacy behaviour), bool otherwise.
+        return out.astype(np.uint8) if self.dtype == np.uint8 else out
+
+    return impl
+
+
+defop("all", impl=_logical_reduce("all"), params=("dim", "keepdim"),
+      nondifferentiable={"self": "boolean result"}, jvp=NO_TANGENT)
+defop("any", impl=_logical_reduce("any"), params=("dim", "keepdim"),
+      nondifferentiable={"self": "boolean result"}, jvp=NO_TANGENT)
+
+
+# ---------------------------------------------------------------- cumsum / cumprod
+def _scan_impl(fn_name: str) -> Any:
+    def impl(self: Any, dim: int, dtype: Any = None) -> Any:
+        out_dtype = _int_to_long(self, dtype)
+        if self.ndim == 0:
+            return self.astype(out_dtype) if out_dtype is not None else self.copy()
+        return getattr(np, fn_name)(self, axis=dim, dtype=out_dtype)
+
+    return impl
+
+
+def _reversed_cumsum_raw(a: Any, dim: int) -> Any:
+    xp = xp_of(a)
+    return xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim), dim)
+
+
+def _reversed_cumsum(t: Tensor, dim: int) -> Tensor:
+    if raw_backward():
+        return const(_reversed_cumsum_raw(t._data, dim))
+    return t.flip(dim).cumsum(dim).flip(dim)  # type: ignore[attr-defined]
+
+
+def _cumsum_backward(grad: Tensor, self_shape: tuple, dim: int) -> Tensor:
+    if len(self_shape) == 0 or grad._data.size <= 1 or self_shape[dim] == 1:
+        return grad
+    return _reversed_cumsum(grad, dim)
+
+
+def _onehot(n: int, k: int, ndim: int, dim: int, like: Any) -> Any:
+    shape = [1] * ndim
+    shape[dim] = n
+    xp = xp_of(like)
+    return (xp.arange(n) == k).astype(like.dtype).reshape(shape)
+
+
+def _cumprod_zeros_raw(g: Any, x: Any, out: Any, dim: int) -> Any:
+    """PyTorch's O(n) zero-aware ``cumprod_backward`` (first derivative only) on arrays."""
+    xp = xp_of(x)
+    is_zero = x == 0
+    cz = xp.cumsum(is_zero, axis=dim)
+    before = cz == 0  # positions before the first zero of their slice
+    first = is_zero & (cz == 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        head = _reversed_cumsum_raw(out * g, dim) / xp.where(before, x, 1)
+    grad = xp.where(before, head, 0)
+    prefix = xp.prod(xp.where(before, x, 1), axis=dim, keepdims=True)
+    after = xp.cumprod(xp.where(before | first, 1, x), axis=dim)  # prod of x in (z1, j]
+    tail = xp.sum(g * after * (cz >= 1), axis=dim, keepdims=True)
+    return xp.where(first, prefix * tail, grad).astype(x.dtype, copy=False)
+
+
+def _cumprod_omitting(weights: Tensor, self: Tensor, dim: int, replace: Tensor | None) -> Tensor:
+    """sum over k of weights * cumprod(self with x_k replaced) restricted to j >= k (O(n^2)).
+
+    With `replace` None, x_k becomes 1 and the sum over j >= k gives the VJP at position k;
+    with `replace` a tangent, x_k becomes t_k and the sum over k gives the JVP.
+    """
+    x = self._data
+    n = x.shape[dim]
+    xp = xp_of(x)
+    shape = [1] * x.ndim
+    shape[dim] = n
+    total = None
+    for k in range(n):
+        hot = _onehot(n, k, x.ndim, dim, x)
+        ge = const((xp.arange(n) >= k).astype(x.dtype).reshape(shape))
+        sub = replace * const(hot) if replace is not None else const(hot)
+        c = (self * const(1 - hot) + sub).cumprod(dim)  # type: ignore[attr-defined]
+        # VJP: position k collects sum_j>=k w_j * d out_j/d x_k; JVP: out_j sums over k <= j.
+        term = (weights * c * ge).sum(dim, True) * const(hot) if replace is None else c * ge
+        total = term if total is None else total + term
+    return total  # type: ignore[return-value]
+
+
+def _cumprod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+    """PyTorch's ``cumprod_backward``, with its zero-aware paths."""
+    x = self._data
+    if x.size <= 1 or x.shape[dim] == 1:
+        return grad
+    has_zero = bool((x == 0).any())
+    if raw_backward():
+        if not has_zero:
+            return const(_reversed_cumsum_raw(result._data * grad._data, dim) / x)
+        return const(_cumprod_zeros_raw(grad._data, x, result._data, dim))
+    if not has_zero:
+        return _reversed_cumsum(result * grad, dim) / self
+    return _cumprod_omitting(grad, self, dim, None)
+
+
+def _cumprod_jvp(t: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+    x = self._data
+    if x.size <= 1 or x.shape[dim] == 1:
+        return t
+    if not bool((x == 0).any()):
+        return (t / self).cumsum(dim) * result  # type: ignore[attr-defined]
+    return _cumprod_omitting(t, self, dim, t)
+
+
+defop("cumsum", impl=_scan_impl("cumsum"), params=("dim", "dtype"),
+      vjp={"self": _cumsum_backward}, jvp="linear")
+
+defop("cumprod", impl=_scan_impl("cumprod"), params=("dim", "dtype"), saves=("self", "result"),
+      vjp={"self": _cumprod_backward}, jvp={"self": _cumprod_jvp})

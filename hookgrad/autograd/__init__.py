@@ -6,6 +6,8 @@ from hookgrad.autograd import _recorder  # noqa: F401 - registers the grad recor
 from hookgrad.autograd import _tensor_api, forward_ad, functional, graph
 from hookgrad.autograd._api import backward, grad
 from hookgrad.autograd.engine import ENGINE
+from hookgrad.autograd.function import Function, once_differentiable
+from hookgrad.autograd.gradcheck import gradcheck, gradgradcheck
 from hookgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -29,4 +31,5 @@ class Variable:
 __all__ = [
     "backward", "grad", "graph", "forward_ad", "functional", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
     "inference_mode", "is_grad_enabled",
+    "Function", "once_differentiable", "gradcheck", "gradgradcheck",
 ]

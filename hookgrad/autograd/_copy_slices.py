@@ -1,60 +1,79 @@
-"""`CopySlices`: the base's node after an in-place op on one of its views (NOTE [Views and in-place]).
+"""`CopySlices`: the base's node after an in-place op on one of its views, and the checks that
+decide whether such an in-place op is allowed (NOTE [Views and in-place] in ``_edges.py``).
 
-Backward: the base's gradient passes through unchanged outside the view; inside the view region
-it is replaced by what the in-place op's own node computes for its ``self`` input, and the op's
-other inputs get their gradients from that same call.
+Backward of ``CopySlices`` (PyTorch's algorithm): the base's gradient passes through unchanged
+outside the view; the part inside the view is handed to the in-place op's own node, whose
+gradient for its ``self`` input replaces it, while its other inputs get their gradients from
+that same call. The view region is found by replaying the view's chain of view primitives on the
+gradient, so it works for any memory layout; everything is done with hookgrad ops, so under
+``create_graph=True`` the computation is itself recorded (a ``CopySlices`` again, as in
+PyTorch) and double backward works.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from hookgrad import _backend
+from hookgrad._dispatch import bind
+from hookgrad._ops.registry import PRIMITIVES
+from hookgrad._ops.shape import zeros_of
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._edges import gradient_edge, move_autograd_identity
+from hookgrad.autograd._edges import gradient_edge, move_autograd_identity, refresh_view
 from hookgrad.autograd.graph import Node
 
 
+def replay_view(base: Tensor, chain: tuple) -> Tensor:
+    """Apply a view's recorded chain of view primitives to `base` (another tensor)."""
+    out = base
+    for prim, params, i in chain:
+        res = bind(prim, (out,), params)
+        out = res[i] if prim.multi_output else res
+    return out
+
+
 class CopySlices(Node):
-    """Mirrors PyTorch's ``CopySlices`` node (name ``CopySlices``)."""
+    """Mirrors PyTorch's ``CopySlices`` node (name ``torch::autograd::CopySlices``)."""
 
-    __slots__ = ("_fn", "_geometry", "_base_meta")
+    __slots__ = ("_fn", "_chain", "_base_meta")
 
-    def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
-        base_edge = gradient_edge(base)
-        super().__init__((base_edge,) + tuple(fn._next_edges[1:]))
+    def __init__(self, base: Tensor, view: Tensor, fn: Any) -> None:
+        super().__init__((gradient_edge(base),) + tuple(fn._next_edges[1:]))
         self._fn = fn
-        owner = base._data
-        size, stride = tuple(view._data.shape), tuple(
-            s // view._data.itemsize for s in view._data.strides
-        )
-        self._geometry = (size, stride, _backend.element_offset(view._data, owner))
-        self._base_meta = (owner.shape, owner.dtype, owner.flags.f_contiguous
-                           and not owner.flags.c_contiguous)
+        self._chain = view._view_chain
+        self._base_meta = (base._data.shape, base._data.dtype)
 
     def name(self) -> str:
-        return "CopySlices"
+        return "torch::autograd::CopySlices"
+
+    def input_metadata(self) -> list | None:
+        inner = self._fn.input_metadata()
+        if inner is None:
+            return None
+        return [self._base_meta] + list(inner[1:])
 
     def apply(self, grads: tuple, needed: tuple | None = None) -> tuple:
         grad = grads[0]
         if grad is None:
             return (None,) * len(self._next_edges)
-        shape, dtype, fortran = self._base_meta
-        result = np.empty(shape, dtype, order="F" if fortran else "C")
-        result[...] = grad._data
-        region = _backend.as_strided(result, *self._geometry)
-        res = self._fn.apply((Tensor._make(region.copy()),))
+        result = bind(PRIMITIVES["clone"], (grad,), {"memory_format": "contiguous_format"})
+        region = replay_view(result, self._chain)
+        # A copy: the op's rules may return their gradient argument itself (identity rules),
+        # and `region` is overwritten below.
+        res = self._fn.apply((region.clone(),), needed)
         first = res[0] if res else None
         if first is None:
-            region[...] = 0
-        else:
-            region[...] = first._data
-        return (Tensor._make(result),) + tuple(res[1:])
+            first = zeros_of(region, region._data.shape)
+        region.copy_(first)
+        return (result,) + tuple(res[1:])
 
     def release_saved(self) -> None:
         self._fn.release_saved()
+
+    def __getattr__(self, name: str) -> Any:
+        # ``_saved_*`` of the wrapped in-place node (PyTorch exposes them through ``fn``).
+        if name.startswith("_saved_") or name.startswith("_raw_saved_"):
+            return getattr(self._fn, name)
+        raise AttributeError(f"'CopySlices' object has no attribute '{name}'")
 
 
 def rebase_view_inplace(view: Tensor, fn: Any) -> None:
@@ -63,9 +82,11 @@ def rebase_view_inplace(view: Tensor, fn: Any) -> None:
     node = CopySlices(base, view, fn)
     move_autograd_identity(base, node, 0)
     base._requires_grad = True
-    # Mark the view stale so its grad_fn is rebuilt from the base on next use (as_strided).
+    # Rebuild the view's grad_fn now (as_strided of the base), as PyTorch does: this also
+    # resets its tensor-hook table, so hooks registered from now on go to the new node.
     view._view_version = -1
     view._requires_grad = True
+    refresh_view(view)
 
 
-__all__ = ["CopySlices", "rebase_view_inplace"]
+__all__ = ["CopySlices", "rebase_view_inplace", "replay_view"]

@@ -6,17 +6,20 @@ A view shares its base's version counter and remembers the counter value at whic
 the counter moves on, and the next time the view's ``grad_fn`` is needed it is rebuilt as an
 ``as_strided`` view of the base's *current* graph (PyTorch shows ``AsStridedBackward0``), so
 gradients of the view flow through the in-place op. An in-place op *on* a view makes the base's
-``grad_fn`` a `CopySlices` node (see `_copy_slices.py`).
+``grad_fn`` a `CopySlices` node (see `_copy_slices.py`). Views that must not be modified in
+place (NOTE [View creation meta] in ``_functional/_views.py``) raise PyTorch's error instead of
+being rebuilt. Rebuilding moves the view's autograd identity like an in-place op does: tensor
+hooks registered before stay with the old node, ``retain_grad`` follows the tensor.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._nodes import get_accumulator
+from hookgrad.autograd._nodes import _NODE_CLASSES, PrimitiveNode, get_accumulator
 
 
 def gradient_edge(t: Tensor) -> tuple:
@@ -37,26 +40,88 @@ def refresh_view(t: Tensor) -> None:
     if vc is None or t._view_version == vc.value:
         return
     base = t._base
+    meta = t.__dict__.get("_creation_meta")
+    if meta is not None and base._requires_grad:
+        raise RuntimeError(view_rebase_message(t, meta, indirect=True))
     t._view_version = vc.value
-    if not base._requires_grad or t._grad_fn is None and not _base_has_graph(base):
+    if not (t._requires_grad and base._requires_grad):
+        # A view made without a graph stays without one (see the NOTE: a divergence).
         return
-    size, stride, offset = strided_geometry(t._data, base._data)
     from hookgrad._dispatch import bind
     from hookgrad._ops.registry import PRIMITIVES
 
+    size, stride, offset = strided_geometry(t._data, base._data)
+    item = base._data.itemsize
+    params = {
+        "size": size,
+        "stride": stride,
+        "storage_offset": offset,
+        "self_geometry": tuple(s // item for s in base._data.strides),
+    }
     prev = STATE.grad_enabled
     STATE.grad_enabled = True
     try:
-        fresh = bind(PRIMITIVES["as_strided"], (base,),
-                     {"size": size, "stride": stride, "storage_offset": offset})
+        fresh = bind(PRIMITIVES["as_strided"], (base,), params)
     finally:
         STATE.grad_enabled = prev
     move_autograd_identity(t, fresh._grad_fn, 0)
     t._requires_grad = True
 
 
-def _base_has_graph(base: Tensor) -> bool:
-    return base._grad_fn is not None or base._requires_grad
+_MULTI = (
+    " This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one."
+)
+_NO_GRAD = (
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked)."
+)
+# Views output by a custom autograd.Function (NOTE [Custom Function views] in function.py).
+_CUSTOM_FUNCTION = (
+    " This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward "
+    "associated with the custom Function, leading to incorrect gradients. This behavior is "
+    "forbidden. You can fix this by cloning the output of the custom Function."
+)
+_SUFFIX = {"multi_output": _MULTI, "in_custom_function": _CUSTOM_FUNCTION}
+
+
+def view_rebase_message(t: Tensor, meta: str, indirect: bool) -> str:
+    """PyTorch's ``handle_view_on_rebase`` error for a view that must not be modified in place."""
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    fn = t._grad_fn
+    where = ""
+    if fn is not None:
+        where = f"Output {t._output_nr} of {re.sub(r'Backward[0-9]*$', '', fn.name())}"
+    if meta == "no_grad" or fn is None:
+        prefix = (
+            f"{where} is a view of a view which was created in"
+            if fn is not None
+            else "A view was created in"
+        )
+        msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"{where} is a view and {modified} modified inplace."
+    # A meta may carry extra advice (nn backward-hook views, pytorch/pytorch#61519).
+    return msg + _SUFFIX.get(meta, _NO_GRAD) + getattr(meta, "advice", "")
+
+
+def check_view_inplace(target: Tensor, inputs: tuple) -> None:
+    """PyTorch's creation-meta check before an in-place op on a view (``handle_view_on_rebase``).
+
+    Runs whether or not an input requires grad, since a view "requires grad" through its base.
+    The "view of a leaf" error comes after it, in the recorder's ``check_inplace_allowed``.
+    """
+    if not STATE.grad_enabled:
+        return
+    meta = target.__dict__.get("_creation_meta")
+    if meta is None:
+        return
+    if target._base._requires_grad or any(t._requires_grad for t in inputs):
+        raise RuntimeError(view_rebase_message(target, meta, indirect=False))
 
 
 def move_autograd_identity(t: Tensor, node: Any, output_nr: int) -> None:
@@ -74,14 +139,33 @@ def move_autograd_identity(t: Tensor, node: Any, output_nr: int) -> None:
 
 
 def strided_geometry(view: Any, base: Any) -> tuple:
-    """``(size, stride, storage_offset)`` of array `view` inside array `base`, in elements."""
-    xp = namespace_of(view)
+    """``(size, stride, offset)`` of array `view` inside array `base`, in elements."""
+    from hookgrad._backend import element_offset
+
     item = view.itemsize
-    if xp.__name__ == "numpy":
-        offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    else:  # pragma: no cover - CuPy
-        offset = view.data.ptr - base.data.ptr
-    return (tuple(view.shape), tuple(s // item for s in view.strides), offset // item)
+    return (
+        tuple(view.shape),
+        tuple(s // item for s in view.strides),
+        int(element_offset(view, base)),
+    )
 
 
-__all__ = ["gradient_edge", "refresh_view", "move_autograd_identity", "strided_geometry"]
+class CopyBackwards(PrimitiveNode):
+    """The node of ``copy_``; PyTorch's name carries its C++ namespace."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"
+
+
+_NODE_CLASSES["CopyBackwards"] = CopyBackwards
+
+__all__ = [
+    "gradient_edge",
+    "refresh_view",
+    "move_autograd_identity",
+    "strided_geometry",
+    "view_rebase_message",
+    "check_view_inplace",
+]

@@ -22,10 +22,10 @@ def check_replacement(fn: Any, old: Any, new: Any) -> Any:
     """Validate one value returned by a backward hook in place of `old` (spec §1.4)."""
     if new is None:
         return old
+    if old is None:  # checked before the type: PyTorch says E6 even for a returned int
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
-    if old is None:
-        raise RuntimeError("can't replace a None gradient with a non-None value")
     if new._data.dtype != old._data.dtype:
         raise RuntimeError(
             f"hook '{hook_name(fn)}' has changed the type of value (was {old.type()} got "
@@ -45,23 +45,18 @@ def check_tuple(fn: Any, old: tuple | list, new: Any) -> list:
             f"hook '{hook_name(fn)}' has returned an incorrect number of values (got {len(new)}, "
             f"but expected {len(old)})"
         )
-    out = []
-    for o, n in zip(old, new):
-        if n is None:
-            out.append(None)
-        elif not isinstance(n, Tensor):
-            raise TypeError(f"expected Variable, but hook returned '{type(n).__name__}'")
-        else:
-            out.append(check_replacement(fn, o, n))
-    return out
+    pairs = zip(old, new, strict=True)
+    return [None if n is None else check_replacement(fn, o, n) for o, n in pairs]
 
 
 def call_tensor_pre_hooks(node: Any, grads: list) -> list:
     """Steps 1 and 2: tensor hooks, then retain-grad writes."""
     groups = node._tensor_hook_groups()
     if groups:
-        for slot, registry in [(s, list(r.values())) for s, r in groups]:
-            for fn in registry:
+        # Snapshot the groups now but each group's hooks when the group starts: a hook may add
+        # hooks to a later output tensor of this node, and those run (PyTorch does the same).
+        for slot, registry in list(groups):
+            for fn in list(registry.values()):
                 grads[slot] = check_replacement(fn, grads[slot], fn(grads[slot]))
     retain = node._retain_hooks
     if retain:

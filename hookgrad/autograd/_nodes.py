@@ -27,6 +27,7 @@ from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
 from hookgrad.autograd.graph import Node
 
 ACCUMULATE_GRAD_SEQ = 2**64 - 1
+_EMPTY: dict = {}
 _NODE_CLASSES: dict[str, type] = {}
 
 
@@ -40,6 +41,9 @@ class PrimitiveNode(Node):
 
     def apply(self, grads: tuple, needed: tuple | None = None) -> tuple:
         prim = self._prim
+        # Every saved value is unpacked once per execution, in save order, before any rule
+        # runs (PyTorch's generated apply does the same; unpack hooks observe it).
+        saved = {k: self._unpack(s) for k, s in self._saved.items()} if self._saved else _EMPTY
         if prim.num_outputs == 1:
             grad = grads[0]
             if grad is None:
@@ -54,22 +58,22 @@ class PrimitiveNode(Node):
                 out.append(None)
                 continue
             name = prim.inputs[idx]
-            rule = prim.vjp[name]
-            kwargs = {a: self._value(a, grad, grads) for a in prim.rule_args[name]}
-            out.append(rule(**kwargs))
+            kwargs = {a: self._value(a, grad, grads, saved) for a in prim.rule_args[name]}
+            out.append(prim.vjp[name](**kwargs))
         return tuple(out)
 
-    def _value(self, arg: str, grad: Any, grads: tuple) -> Any:
+    def _unpack(self, s: Any) -> Any:
+        if type(s) is tuple:
+            return tuple(x.unpack(self) for x in s)
+        return None if s is None else s.unpack(self)
+
+    def _value(self, arg: str, grad: Any, grads: tuple, saved: dict) -> Any:
         if arg == "grad":
             return grad
         if arg == "grads":
             return grads
-        saved = self._saved
         if arg in saved:
-            s = saved[arg]
-            if type(s) is tuple:
-                return tuple(x.unpack(self) for x in s)
-            return s.unpack(self) if s is not None else None
+            return saved[arg]
         if arg in self._params:
             return self._params[arg]
         if arg in self._prim.defaults:
@@ -78,6 +82,8 @@ class PrimitiveNode(Node):
             return self._meta[self._prim.inputs.index(arg[:-6])][0]
         if arg.endswith("_dtype"):
             return from_numpy_dtype(self._meta[self._prim.inputs.index(arg[:-6])][1])
+        if arg in self._prim.saves:
+            return None  # saved only when the rule of an input that needs it runs
         raise KeyError(arg)  # unreachable: defop validated every name
 
     def input_metadata(self) -> list:
@@ -139,6 +145,12 @@ class AccumulateGrad(Node):
         hooks = self.variable._backward_hooks
         return [(0, hooks)] if hooks else []
 
+    def _observed_hook_registries(self) -> list:
+        out = super()._observed_hook_registries()
+        if self.variable._post_accumulate_grad_hooks is not None:
+            out.append(("post_accumulate_grad_hooks", self.variable._post_accumulate_grad_hooks))
+        return out
+
     def _has_hooks(self) -> bool:
         v = self.variable
         return bool(
@@ -170,7 +182,13 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
         if not STATE.create_graph_warned and _in_backward_call():
             STATE.create_graph_warned = True
             warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
-        var._grad = new.clone() if old is None else old + new  # type: ignore[attr-defined]
+        if old is None:
+            # PyTorch copies into a fresh tensor (``new_empty_strided(...).copy_(new)``), so a
+            # differentiable first ``.grad`` shows ``CopyBackwards``, not ``CloneBackward0``.
+            fresh = Tensor._make(new._data.copy())
+            var._grad = fresh.copy_(new)  # type: ignore[attr-defined]
+        else:
+            var._grad = old + new  # type: ignore[attr-defined]
         return
     if old is None:
         # Steal only arrays nothing else can see: an engine-made tensor (no view of another

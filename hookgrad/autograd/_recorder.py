@@ -11,14 +11,16 @@ from typing import Any
 from hookgrad._config import STATE, add_recorder
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._edges import gradient_edge, move_autograd_identity
+from hookgrad.autograd._edges import check_view_inplace, gradient_edge, move_autograd_identity
 from hookgrad.autograd._nodes import PrimitiveNode, SavedTensor, node_class
 
 _FLOAT_KINDS = "fc"
 
 
-def build_node(prim: Primitive, inputs: tuple, params: dict, outs: tuple,
-               original: Tensor | None = None, target: Tensor | None = None) -> PrimitiveNode | None:
+def build_node(
+    prim: Primitive, inputs: tuple, params: dict, outs: tuple,
+    original: Tensor | None = None, target: Tensor | None = None,
+) -> PrimitiveNode | None:
     """Create the node for one recorded call and attach it to `outs`; None if nothing needs grad.
 
     `target`/`original`: for in-place ops, the tensor being modified and a copy of its pre-op
@@ -92,6 +94,8 @@ class GradRecorder:
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
                        target: Tensor) -> None:
+        if target._base is not None:
+            check_view_inplace(target, inputs)  # views "require grad" through their base
         if not STATE.grad_enabled or not any(t._requires_grad for t in inputs):
             self._pending.append(None)
             return

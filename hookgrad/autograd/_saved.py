@@ -28,6 +28,12 @@ _PACK_INPLACE_ERROR = (
     "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
     "Please open an issue if you need to perform in-place operations on the input to a pack hook."
 )
+_REGISTER_FREED_ERROR = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward."
+)
 _HOOKS_SET_ERROR = (
     "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
     "pair of hooks is allowed at a time."
@@ -42,11 +48,12 @@ class SavedTensor:
 
     __slots__ = (
         "_tensor", "_data", "_vc", "_version", "_output_nr", "_requires_grad", "_is_output",
-        "_unpack", "_packed", "_freed", "_wrapped", "_node_ref", "__weakref__",
+        "_unpack", "_packed", "_freed", "_wrapped", "_node_ref", "_fw_grads", "__weakref__",
     )
 
     def __init__(self, t: Tensor, is_output: bool, node: Any = None) -> None:
         self._freed = False
+        self._fw_grads = None  # forward-AD tangents of a saved output (forward-over-reverse)
         self._wrapped = t._wrapped_number
         self._unpack = None
         self._packed = None
@@ -89,7 +96,7 @@ class SavedTensor:
         if not callable(pack) or not callable(unpack):
             raise TypeError("register_hooks expects two callables")
         if self._freed:
-            raise RuntimeError(FREED_ERROR)
+            raise RuntimeError(_REGISTER_FREED_ERROR)
         if self._unpack is not None:
             raise RuntimeError(_HOOKS_SET_ERROR)
         self._apply_pack(pack, unpack, self._current())
@@ -114,6 +121,8 @@ class SavedTensor:
         if self._requires_grad and node is not None:
             out._grad_fn = node
             out._output_nr = self._output_nr
+        if self._fw_grads:
+            out._fw_grads = self._fw_grads
         return out
 
     def _unpack_with_hook(self, node: Any) -> Tensor:

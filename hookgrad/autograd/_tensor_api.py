@@ -25,25 +25,55 @@ def backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = Non
 
 
 def register_hook(self: Tensor, hook: Callable[..., Any]) -> RemovableHandle:
-    """Register ``hook(grad) -> Tensor | None`` on this tensor's gradient (spec §3.1).
+    """Register a backward hook on this tensor's gradient (spec §3.1).
 
-    A returned tensor replaces the gradient for later hooks and everything downstream.
+    The hook is called as ``hook(grad: Tensor | None) -> Tensor | None`` once per backward pass
+    in which this tensor's gradient is computed, with the total gradient w.r.t. this tensor
+    (``None`` for an unused output of a multi-output op). Returning ``None`` keeps the gradient;
+    returning a Tensor of the same size and dtype replaces it for later hooks of this tensor,
+    for ``retain_grad``, for node pre-hooks and for everything downstream (including what is
+    accumulated into a leaf's ``.grad``). Hooks run in registration order, before
+    ``retain_grad`` and before the node hooks of the tensor's ``grad_fn`` (NOTE [Per-node hook
+    order]); on a leaf they run before the gradient is accumulated.
+
+    Args:
+        hook: The callable described above.
+
+    Returns:
+        A `RemovableHandle`; ``handle.remove()`` unregisters the hook.
+
+    Raises:
+        RuntimeError: If the tensor does not require grad.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> a = torch.tensor([1., 2.], requires_grad=True)
+        >>> h = a.register_hook(lambda g: g * 10)
+        >>> (a * 3).sum().backward(); a.grad
+        tensor([30., 30.])
 
     Mirrors: ``torch.Tensor.register_hook``.
     """
     if not self.requires_grad:
         raise RuntimeError(_NO_GRAD_HOOK)
     if self._backward_hooks is None:
+        fn = self.grad_fn  # first: rebuilding a stale view's grad_fn resets its hook table
         registry = HookRegistry()
         self._backward_hooks = registry
-        fn = self.grad_fn
         if fn is not None:
             fn._register_tensor_hooks(self._output_nr, registry)
     return self._backward_hooks.add(hook)
 
 
 def retain_grad(self: Tensor) -> None:
-    """Populate ``.grad`` of a non-leaf during backward (spec §3.2).
+    """Make a non-leaf tensor keep its ``.grad`` during backward (spec §3.2).
+
+    Idempotent; a no-op on leaves. The retained value is written after all tensor hooks of
+    the tensor ran (it reflects their replacements, not node pre-hook replacements), as a new
+    tensor on the first pass and accumulated (``.grad + g``) on later passes.
+
+    Raises:
+        RuntimeError: If the tensor does not require grad.
 
     Mirrors: ``torch.Tensor.retain_grad``.
     """
@@ -59,7 +89,29 @@ def retain_grad(self: Tensor) -> None:
 
 
 def register_post_accumulate_grad_hook(self: Tensor, hook: Callable[..., Any]) -> RemovableHandle:
-    """Register ``hook(tensor) -> None`` run after ``.grad`` was accumulated (spec §3.3).
+    """Register a hook that runs after a gradient was accumulated into this leaf's ``.grad``.
+
+    The hook is called as ``hook(tensor: Tensor) -> None`` with the leaf itself (so
+    ``tensor.grad`` already holds the accumulated value), once per backward pass that
+    accumulates into the leaf. It does not run under ``autograd.grad`` or for leaves excluded by
+    ``backward(inputs=...)``. It must return ``None``: a Tensor raises ``RuntimeError``, any
+    other object ``TypeError`` (``.grad`` has already been updated by then).
+
+    Args:
+        hook: The callable described above.
+
+    Returns:
+        A `RemovableHandle`.
+
+    Raises:
+        RuntimeError: If the tensor does not require grad, or is not a leaf.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> p = torch.ones(2, requires_grad=True)
+        >>> h = p.register_post_accumulate_grad_hook(lambda t: print(t.grad))
+        >>> (p * 3).sum().backward()
+        tensor([3., 3.])
 
     Mirrors: ``torch.Tensor.register_post_accumulate_grad_hook``.
     """

@@ -8,6 +8,15 @@ libstdc++'s ``push_heap``/``pop_heap``, so items compare on the key alone (no in
 which reproduces PyTorch's order for nodes of equal priority (e.g. two leaves fed by one node).
 With ``inputs=``, a node executes only when a path leads from it to a requested input; a
 requested input of ``grad()`` is a *capture point* (spec §5.3).
+
+NOTE [Graph task stack]
+``STATE.graph_task_stack`` holds the running passes, innermost last. A ``backward()`` called
+from inside a hook runs a nested task to completion (re-entrant backward, spec §5.5);
+``queue_callback`` and per-pass hook state (multi-grad hooks, ``current_graph_task_id``) always
+refer to the innermost task, so a nested pass drains its own callbacks before the outer hook
+continues. Grad mode inside a pass equals ``create_graph`` (spec §1.6) and is restored after.
+The no-hooks fast path: a node without hooks costs one ``_has_hooks()`` check; nothing else in
+the loop looks at hook tables.
 """
 
 from __future__ import annotations
@@ -57,10 +66,14 @@ class GraphTask:
 
     __slots__ = (
         "deps", "exec_info", "captures", "captured", "buffers", "heap", "callbacks",
-        "create_graph", "retain_graph", "is_backward",
+        "create_graph", "retain_graph", "is_backward", "task_id", "hook_state",
     )
+    _next_id = 0
 
     def __init__(self, create_graph: bool, retain_graph: bool, is_backward: bool) -> None:
+        self.task_id = GraphTask._next_id
+        GraphTask._next_id += 1
+        self.hook_state: dict | None = None  # per-pass state of hooks (multi-grad hooks)
         self.create_graph = create_graph
         self.retain_graph = retain_graph
         self.is_backward = is_backward
@@ -215,10 +228,7 @@ def conform(node: Node, i: int, g: Tensor, meta: Any) -> Tensor:
 def _expandable(shape: tuple, to: tuple) -> bool:
     if len(shape) > len(to):
         return False
-    for a, b in zip(reversed(shape), reversed(to)):
-        if a != b and a != 1:
-            return False
-    return True
+    return all(a in (b, 1) for a, b in zip(reversed(shape), reversed(to), strict=False))
 
 
 def _dtype_of(np_dtype: Any) -> Any:
@@ -254,8 +264,61 @@ def execute(roots: list, seeds: list, *, create_graph: bool, retain_graph: bool,
     return task.captured
 
 
+def current_graph_task() -> GraphTask | None:
+    """The innermost running backward pass, or None."""
+    stack = STATE.graph_task_stack
+    return stack[-1] if stack else None
+
+
+def current_graph_task_id() -> int:
+    """Id of the innermost running backward pass, -1 outside backward.
+
+    Mirrors: ``torch._C._current_graph_task_id``.
+    """
+    stack = STATE.graph_task_stack
+    return stack[-1].task_id if stack else -1
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """Whether the running pass will execute (or capture at) `node` (spec §6.1).
+
+    Mirrors: ``torch._C._will_engine_execute_node``, including its error for a leaf that is a
+    capture point of ``autograd.grad`` and the fact that a single root's own node is not part
+    of "the graph" (only nodes reached through edges are).
+    """
+    stack = STATE.graph_task_stack
+    if not stack:
+        raise RuntimeError(
+            "_will_engine_execute_node should only be called during the backward pass"
+        )
+    task = stack[-1]
+    if node not in task.deps:
+        return False
+    if task.exec_info is None:
+        return True
+    if not task.should_execute(node):
+        return False
+    if node in task.captures and all(n is None for n, _ in node._next_edges):
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently running "
+            "autograd.grad(). This is currently not supported."
+        )
+    return True
+
+
 def queue_callback(callback: Any) -> None:
-    """Run `callback` when the innermost running backward pass finishes (spec §5.4)."""
+    """Run ``callback() -> Any`` when the innermost running backward pass finishes (spec §5.4).
+
+    Callbacks run after every node of that pass (so after all accumulation and post-accumulate
+    hooks), before ``backward()``/``grad()`` returns, in FIFO order; callbacks queued by a
+    callback run in the same drain. A nested (re-entrant) backward pass drains its own queue.
+    The return value is ignored; an exception propagates out of ``backward()``.
+
+    Raises:
+        RuntimeError: When no backward pass is running.
+
+    Mirrors: ``torch.autograd.Variable._execution_engine.queue_callback``.
+    """
     stack = STATE.graph_task_stack
     if not stack:
         raise RuntimeError("Final callbacks can only be installed during backward pass.")
@@ -270,4 +333,7 @@ class _ExecutionEngine:
 
 ENGINE = _ExecutionEngine()
 
-__all__ = ["execute", "queue_callback", "GraphTask", "GraphRoot", "ENGINE"]
+__all__ = [
+    "execute", "queue_callback", "GraphTask", "GraphRoot", "ENGINE", "current_graph_task_id",
+    "current_graph_task", "will_engine_execute_node",
+]

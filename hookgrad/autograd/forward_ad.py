@@ -27,7 +27,8 @@ from hookgrad._backend import namespace_of
 from hookgrad._config import STATE, add_recorder, remove_recorder
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import Primitive
-from hookgrad._tensor import Tensor
+from hookgrad._tensor import STATE_HOOKS, Tensor
+from hookgrad.autograd._saved import SavedTensor
 
 __all__ = [
     "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
@@ -169,6 +170,18 @@ def primal_alias(t: Tensor) -> Tensor:
     return a
 
 
+def _share_with_saved_output(o: Tensor) -> None:
+    """A node that saved `o` must unpack it *with* its tangent (forward-over-reverse)."""
+    node = o._grad_fn
+    saved = getattr(node, "_saved", None) if node is not None else None
+    if not saved:
+        return
+    for entry in saved.values():
+        for st in entry if isinstance(entry, tuple) else (entry,):
+            if isinstance(st, SavedTensor) and st._is_output and st._output_nr == o._output_nr:
+                st._fw_grads = o._fw_grads
+
+
 # ---------------------------------------------------------------------------- the recorder
 class ForwardADRecorder:
     """Computes output tangents inside `bind` (see NOTE [Forward AD])."""
@@ -208,6 +221,8 @@ class ForwardADRecorder:
                 if tan._data.dtype != o._data.dtype:
                     tan = tan.to(o.dtype)  # type: ignore[attr-defined]
                 _set_tangent(o, STATE.dual_level, tan)
+                _share_with_saved_output(o)
+
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
                        target: Tensor) -> None:
@@ -302,3 +317,5 @@ class _Values:
 
 
 FORWARD_RECORDER = ForwardADRecorder()
+# Let layer-2 code (the tensor repr) see tangents of views too.
+STATE_HOOKS.get_tangent = get_tangent  # type: ignore[method-assign]

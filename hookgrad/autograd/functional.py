@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
 from hookgrad.autograd.forward_ad import constant_zeros_like
@@ -247,9 +248,7 @@ def _stack_rows(rows: list, out: Tensor, inp: Tensor) -> Tensor:
 
 
 def _cat0(rows: list) -> Tensor:
-    import hookgrad
-
-    return hookgrad.stack(rows, 0)  # type: ignore[attr-defined]
+    return stack(rows, 0)
 
 
 def _shape_result(res: tuple, is_in_tuple: bool, is_out_tuple: bool) -> Any:
@@ -290,10 +289,8 @@ def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool) -> An
 
 
 def _stack_cols(cols: list, inp: Tensor) -> Tensor:
-    import hookgrad
-
     out_shape = tuple(cols[0].shape)
-    stacked = hookgrad.stack([c.detach() for c in cols], -1)  # type: ignore[attr-defined]
+    stacked = stack([c.detach() for c in cols], -1)
     return stacked.reshape(*(out_shape + tuple(inp.shape)))
 
 

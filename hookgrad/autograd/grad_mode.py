@@ -125,23 +125,25 @@ class inference_mode(_GradModeContext):
     hookgrad treats it as ``no_grad`` plus the ``is_inference_mode_enabled`` flag.
     """
 
+    def __new__(cls, mode: Any = True) -> Any:
+        # ``@inference_mode`` without parentheses: `mode` is the decorated function.
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
         self.prev = (True, False)
-
-    def __call__(self, fn: Any) -> Any:
-        if isinstance(fn, bool):  # pragma: no cover - @inference_mode(False) form handled above
-            return inference_mode(fn)
-        return super().__call__(fn)
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)
 
     def __enter__(self) -> None:
+        # Like c10::InferenceMode(enabled): entering sets grad mode to ``not enabled``, so
+        # ``inference_mode(False)`` turns grad mode on.
         self.prev = (STATE.grad_enabled, STATE.inference_mode)
-        if self.mode:
-            STATE.grad_enabled = False
-            STATE.inference_mode = True
+        STATE.grad_enabled = not self.mode
+        STATE.inference_mode = bool(self.mode)
 
     def __exit__(self, *exc: Any) -> None:
         STATE.grad_enabled, STATE.inference_mode = self.prev

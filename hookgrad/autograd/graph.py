@@ -21,10 +21,10 @@ __all__ = [
     "GradientEdge",
     "get_gradient_edge",
     "register_multi_grad_hook",
-    "saved_tensors_hooks",
-    "save_on_cpu",
-    "disable_saved_tensors_hooks",
-    "allow_mutation_on_saved_tensors",
+    "saved_tensors_hooks",  # noqa: F822 - provided lazily by __getattr__ below
+    "save_on_cpu",  # noqa: F822
+    "disable_saved_tensors_hooks",  # noqa: F822
+    "allow_mutation_on_saved_tensors",  # noqa: F822
 ]
 
 
@@ -82,7 +82,17 @@ class Node:
 
     # ------------------------------------------------------------------ hooks
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
-        """Register ``fn(grad_outputs) -> tuple | None``, run before this node computes.
+        """Register a hook that runs before this node computes its gradients (spec §4.2).
+
+        Called as ``fn(grad_outputs: tuple[Tensor | None, ...]) -> tuple | None`` with one entry
+        per forward output of the node (``None`` where no gradient arrived), after the tensor
+        hooks and ``retain_grad`` of the node's outputs. Returning ``None`` keeps the values; a
+        tuple of the same length replaces them for later pre-hooks, for the node's computation
+        and for the ``grad_outputs`` its post-hooks see (spec §1.4 validation). Only runs when
+        the node executes (not when it is merely a capture point of ``autograd.grad``).
+
+        Returns:
+            A `RemovableHandle`.
 
         Mirrors: ``torch.autograd.graph.Node.register_prehook``.
         """
@@ -91,7 +101,16 @@ class Node:
         return self._pre_hooks.add(fn)
 
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
-        """Register ``fn(grad_inputs, grad_outputs) -> tuple | None``, run after it computes.
+        """Register a hook that runs after this node computed its gradients (spec §4.3).
+
+        Called as ``fn(grad_inputs: tuple, grad_outputs: tuple) -> tuple | None``:
+        ``grad_inputs`` has one entry per ``next_functions`` edge (``None`` for edges
+        ``(None, 0)``; empty for an AccumulateGrad) and ``grad_outputs`` is the slot tuple after
+        pre-hooks. Returning ``None`` keeps ``grad_inputs``; a tuple of the same length replaces
+        what flows to the next nodes (an entry may be ``None`` to drop that gradient).
+
+        Returns:
+            A `RemovableHandle`.
 
         Mirrors: ``torch.autograd.graph.Node.register_hook``.
         """
@@ -107,24 +126,14 @@ class Node:
     def _tensor_hook_groups(self) -> list:
         return self._tensor_hooks or []
 
+    def _observed_hook_registries(self) -> list:
+        """Hook tables stored on tensors that fire at this node (for `utils.hooks_info`)."""
+        return [(f"tensor_hooks[{slot}]", reg) for slot, reg in self._tensor_hook_groups()]
+
     def _has_hooks(self) -> bool:
         return bool(
             self._pre_hooks or self._post_hooks or self._tensor_hooks or self._retain_hooks
         )
-
-    def hooks_info(self) -> dict:
-        """hookgrad extension: every hook registered on this node, by kind, as ``{id: fn}``."""
-        return {
-            "pre": dict(self._pre_hooks or {}),
-            "post": dict(self._post_hooks or {}),
-            "tensor": {hid: fn for _, reg in self._tensor_hook_groups() for hid, fn in reg.items()},
-        }
-
-    def remove_all_hooks(self) -> None:
-        """hookgrad extension: drop every pre/post hook registered directly on this node."""
-        for reg in (self._pre_hooks, self._post_hooks):
-            if reg:
-                reg.clear()
 
     # ------------------------------------------------------------------ execution
     def apply(self, grads: tuple) -> tuple:  # pragma: no cover - abstract
@@ -142,10 +151,17 @@ class Node:
 
 
 class GradientEdge(NamedTuple):
-    """Mirrors: ``torch.autograd.graph.GradientEdge``."""
+    """The node and input slot a gradient flows into.
+
+    ``ownership_token`` exists for PyTorch parity (it keeps a C++ graph alive there); hookgrad
+    nodes are ordinary Python objects, so it is always None.
+
+    Mirrors: ``torch.autograd.graph.GradientEdge``.
+    """
 
     node: Any
     output_nr: int
+    ownership_token: Any = None
 
 
 def get_gradient_edge(tensor: Any) -> GradientEdge:

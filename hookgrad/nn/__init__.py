@@ -1,1 +1,12 @@
-"""Neural-network modules. Mirrors: ``torch.nn``."""
+"""Neural-network modules, functional ops, initialisers and utilities. Mirrors: ``torch.nn``."""
+
+from __future__ import annotations
+
+from hookgrad.nn import functional, init
+from hookgrad.nn import modules
+from hookgrad.nn import utils
+from hookgrad.nn.modules import *  # noqa: F403
+from hookgrad.nn.modules import __all__ as _modules_all
+from hookgrad.nn.parameter import Buffer, Parameter
+
+__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]

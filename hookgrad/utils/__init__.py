@@ -1,1 +1,9 @@
-"""Utilities. Mirrors: ``torch.utils``."""
+"""Utilities. Mirrors: ``torch.utils``.
+
+hookgrad extension: `hooks_info` / `remove_all_hooks` list and remove every hook registered on a
+tensor, node, module or optimizer (see `hookgrad.utils.hooks`).
+"""
+
+from hookgrad.utils.hooks import HookInfo, hooks_info, remove_all_hooks
+
+__all__ = ["HookInfo", "hooks_info", "remove_all_hooks"]

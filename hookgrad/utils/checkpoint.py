@@ -40,13 +40,13 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     Returns:
         What `function` returns, connected to the graph as if it ran normally.
     """
-    import hookgrad
+    from hookgrad._functional.random import get_rng_state, set_rng_state
     from hookgrad.autograd.grad_mode import enable_grad
     from hookgrad.autograd.saved_hooks import saved_tensors_hooks
 
     if use_reentrant is None:
         warnings.warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
-    rng_state = hookgrad.get_rng_state() if preserve_rng_state else None
+    rng_state = get_rng_state() if preserve_rng_state else None
     recomputed: list | None = None
     count = [0]
 
@@ -61,15 +61,15 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
             kept.append(t)
             return len(kept) - 1
 
-        current = hookgrad.get_rng_state() if rng_state is not None else None
+        current = get_rng_state() if rng_state is not None else None
         if rng_state is not None:
-            hookgrad.set_rng_state(rng_state)
+            set_rng_state(rng_state)
         try:
             with enable_grad(), saved_tensors_hooks(keep, kept.__getitem__):
                 function(*args, **kwargs)
         finally:
             if current is not None:
-                hookgrad.set_rng_state(current)
+                set_rng_state(current)
         return kept
 
     def unpack(index: int) -> Any:

@@ -17,9 +17,12 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["RemovableHandle", "HookRegistry", "HookEntry", "unserializable_hook"]
+__all__ = [
+    "RemovableHandle", "HookRegistry", "HookEntry", "HookInfo", "hooks_info", "remove_all_hooks",
+    "unserializable_hook",
+]
 
 
 class RemovableHandle:
@@ -92,6 +95,23 @@ class HookEntry:
     always_call: bool = False
 
 
+_REGISTRATION_OBSERVERS: list[Callable[[Any, Callable[..., Any]], Callable[..., Any]]] = []
+
+
+def add_registration_observer(observer: Callable[[Any, Callable[..., Any]], Any]) -> None:
+    """Call ``observer(registry, fn) -> fn`` on every hook registered from now on.
+
+    hookgrad extension used by `hookgrad.hooktools.HookTrace` to wrap hooks registered while a
+    trace is open; the returned function is what gets stored.
+    """
+    _REGISTRATION_OBSERVERS.append(observer)
+
+
+def remove_registration_observer(observer: Callable[[Any, Callable[..., Any]], Any]) -> None:
+    if observer in _REGISTRATION_OBSERVERS:
+        _REGISTRATION_OBSERVERS.remove(observer)
+
+
 class HookRegistry(OrderedDict):
     """Ordered hooks of one kind: ``id -> fn`` (PyTorch's OrderedDict view) plus flags.
 
@@ -112,10 +132,14 @@ class HookRegistry(OrderedDict):
         always_call: bool = False,
     ) -> RemovableHandle:
         """Store `fn` and return its handle; ``prepend`` puts it first."""
-        handle = RemovableHandle(self, extra_dict=self.flags)
-        self[handle.id] = fn
+        for observe in _REGISTRATION_OBSERVERS:  # empty unless a tool such as HookTrace is on
+            fn = observe(self, fn)
         if with_kwargs or always_call:
+            handle = RemovableHandle(self, extra_dict=self.flags)
             self.flags[handle.id] = HookEntry(fn, with_kwargs, always_call)
+        else:  # no side-table entry to clean up: skip the second weak reference
+            handle = RemovableHandle(self)
+        self[handle.id] = fn
         if prepend:
             self.move_to_end(handle.id, last=False)
         return handle
@@ -135,6 +159,11 @@ class HookRegistry(OrderedDict):
             (hid, True) for hid, e in self.flags.items() if getattr(e, flag) and hid in self
         )
 
+    def clear(self) -> None:
+        """Remove every hook (and its flags)."""
+        super().clear()
+        self.flags.clear()
+
     def __reduce__(self) -> tuple:
         return (self.__class__, (list(self.items()),), {"flags": self.flags})
 
@@ -151,6 +180,93 @@ def iter_live(registry: HookRegistry | None) -> Iterator[Callable[..., Any]]:
     """Iterate a snapshot of a possibly-absent registry."""
     if registry:
         yield from list(registry.values())
+
+
+class HookInfo(NamedTuple):
+    """One registered hook, as listed by `hooks_info`."""
+
+    kind: str  #: the hook table: ``"backward_hooks"``, ``"pre_hooks"``, ``"forward_hooks"``...
+    id: int  #: the id of the `RemovableHandle` that was returned for it
+    fn: Callable[..., Any]
+    with_kwargs: bool = False
+    always_call: bool = False
+
+
+def _registries(obj: Any) -> Iterator[tuple[str, HookRegistry]]:
+    """Every `HookRegistry` reachable from `obj`, with its kind (attribute name sans ``_``)."""
+    seen: set[int] = set()
+    names: list[str] = list(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        names.extend((slots,) if isinstance(slots, str) else slots)
+    for name in names:
+        value = getattr(obj, name, None)
+        if isinstance(value, HookRegistry) and id(value) not in seen:
+            seen.add(id(value))
+            yield name.lstrip("_"), value
+    observed = getattr(obj, "_observed_hook_registries", None)  # a Node: its tensors' hooks
+    if callable(observed):
+        for kind, registry in observed():
+            if id(registry) not in seen:
+                seen.add(id(registry))
+                yield kind, registry
+
+
+def hooks_info(obj: Any) -> list[HookInfo]:
+    """List every hook registered on a tensor, a graph node, a module or an optimizer.
+
+    hookgrad extension (PyTorch has no public equivalent). Each entry gives the hook table it
+    lives in (``kind``: for a tensor ``"backward_hooks"`` and ``"post_accumulate_grad_hooks"``;
+    for a node ``"pre_hooks"``, ``"post_hooks"``, plus ``"tensor_hooks[<output_nr>]"`` and (for
+    an AccumulateGrad) ``"post_accumulate_grad_hooks"`` for the tensor hooks that fire at that
+    node; for a module ``"forward_hooks"``, ... as in PyTorch's
+    attribute names), the handle id and the function, in call order within each table.
+    Global module hooks and ``retain_grad`` are not listed (they are not stored on `obj`).
+
+    Args:
+        obj: Any object that keeps its hooks in `HookRegistry` attributes.
+
+    Returns:
+        A list of `HookInfo`.
+
+    Example:
+        >>> import hookgrad
+        >>> a = hookgrad.ones(2, requires_grad=True)
+        >>> h = a.register_hook(lambda g: None)
+        >>> [(i.kind, i.id == h.id) for i in hookgrad.utils.hooks_info(a)]
+        [('backward_hooks', True)]
+
+    Mirrors: nothing in PyTorch (hookgrad extension).
+    """
+    out = []
+    for kind, registry in _registries(obj):
+        flags = registry.flags
+        for hid, fn in registry.items():
+            entry = flags.get(hid)
+            out.append(HookInfo(kind, hid, fn, bool(entry and entry.with_kwargs),
+                                bool(entry and entry.always_call)))
+    return out
+
+
+def remove_all_hooks(obj: Any) -> int:
+    """Remove every hook `hooks_info` lists for `obj`; returns how many were removed.
+
+    hookgrad extension. Handles of removed hooks stay valid (removing again is a no-op). For a
+    node this includes the tensor hooks of its outputs, since those fire at the node.
+
+    Args:
+        obj: A tensor, node, module or optimizer.
+
+    Returns:
+        The number of hooks removed.
+
+    Mirrors: nothing in PyTorch (hookgrad extension).
+    """
+    removed = 0
+    for _, registry in list(_registries(obj)):
+        removed += len(registry)
+        registry.clear()
+    return removed
 
 
 def unserializable_hook(f: Callable[..., Any]) -> Callable[..., Any]:

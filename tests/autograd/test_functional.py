@@ -131,10 +131,12 @@ def _func_transforms(lib):
     jr = func.jacrev(lambda x: x.sin() * x)(x)
     jf = func.jacfwd(lambda x: x.sin() * x)(x)
     h = func.hessian(f)(x)
+    # forward-over-reverse through ops that save their *result* (exp, tanh, sigmoid, softmax)
+    h2 = func.hessian(lambda x: (x.exp() * x.tanh() + x.sigmoid() * lib.softmax(x, 0)).sum())(x)
     out, vjp_fn = func.vjp(lambda x: x.sin() * x, x)
     (vj,) = vjp_fn(lib.ones(3))
     jo, jt = func.jvp(lambda x: x.sin() * x, (x,), (lib.ones(3),))
-    return [_as_list(t) for t in (g, gv[0], gv[1], jr, jf, h, out, vj, jo, jt)]
+    return [_as_list(t) for t in (g, gv[0], gv[1], jr, jf, h, h2, out, vj, jo, jt)]
 
 
 @pytest.mark.oracle

@@ -100,6 +100,8 @@ ACTIVATIONS = [
         prims=("softshrink",)),
     OpSpec("F.softsign", _F("softsign"), unary(make=away), prims=("abs", "add", "div")),
     OpSpec("F.tanhshrink", _F("tanhshrink"), unary(), prims=("tanh", "sub")),
+    OpSpec("F.logsigmoid", _F("logsigmoid"), unary(-4.0, 4.0, make=away),
+           prims=("log_sigmoid",)),
 ]
 
 

@@ -1,0 +1,143 @@
+"""Helpers shared by the elementwise rule modules (pointwise, pointwise_math, activation,
+comparison).
+
+Layer 3 (imports Tensor and the backend seam only).
+
+NOTE [Quiet impls]
+PyTorch never warns when an op produces inf or nan (``log(0)``, ``x / 0``, ``exp(1000)``);
+NumPy emits a RuntimeWarning, which the test suite turns into an error and users would see as
+noise. Impls that can produce non-finite values from ordinary inputs are wrapped in `quiet`,
+which switches NumPy's floating-point error handling to "ignore" for the duration of the call.
+`np.errstate` costs about a microsecond per call (it rebuilds its state object every time), as
+much as the whole `bind`; `quiet` sets NumPy's context variable to a state built once, which
+costs a fifth of that. It falls back to `np.errstate` if NumPy's private names move.
+
+NOTE [Fast select]
+NumPy's ``where`` (and ``putmask``, ``copyto(where=)``, boolean indexing) branch per element:
+with a random mask they cost about 10 ns an element, fifty times an elementwise multiply. So
+elementwise selections are written as arithmetic, ``a * mask + b * ~mask``, which gives exactly
+the selected values when both sides are finite (adding an exact 0 changes nothing); when a side
+holds inf or nan (``inf * 0`` is nan) `fast_where` falls back to ``np.where``. Checking
+finiteness costs two fast passes, still far below one ``np.where``.
+
+NOTE [Constant masks]
+Rules of non-smooth ops (relu, clamp, maximum...) select gradients with a boolean mask computed
+from saved values. A mask is a constant for autograd (its derivative is zero everywhere it is
+defined), so it is computed on the raw arrays and wrapped with `Tensor._make` rather than through
+comparison primitives: the rule stays differentiable in ``grad`` and in the saved values through
+the ops that use the mask (``where``, ``mul``), which is what double backward needs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hookgrad._backend import namespace_of
+from hookgrad._tensor import Tensor
+
+_make = Tensor._make
+
+try:  # NumPy >= 2: error state lives in a context variable (see NOTE [Quiet impls])
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    _IGNORE = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or newer NumPy
+    _extobj_contextvar = None
+    _IGNORE = None
+
+
+def quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run `fn` with NumPy floating-point warnings off (see NOTE [Quiet impls])."""
+    if _extobj_contextvar is None:  # pragma: no cover
+        return np.errstate(all="ignore")(fn)
+    var, state = _extobj_contextvar, _IGNORE
+
+    @functools.wraps(fn)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        token = var.set(state)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            var.reset(token)
+
+    return inner
+
+
+def _finite(x: Any) -> bool:
+    return bool(np.isfinite(x).all())
+
+
+def fast_where(condition: Any, a: Any, b: Any) -> Any:
+    """``np.where(condition, a, b)`` computed as ``a * c + b * (1 - c)`` when that is exact.
+
+    See NOTE [Fast select]. Falls back to `np.where` when a float value is inf or nan
+    (``inf * 0`` is nan) and for bool results.
+    """
+    rt = np.result_type(a, b)
+    if rt.kind not in "fiu" or (rt.kind == "f" and not (_finite(a) and _finite(b))):
+        return np.where(condition, a, b)
+    kind = getattr(condition, "dtype", np.dtype(bool)).kind
+    c = np.asarray(condition if kind == "b" else np.not_equal(condition, 0)).astype(rt)
+    if c.shape != np.broadcast_shapes(c.shape, np.shape(a), np.shape(b)):
+        return a * c + b * (1 - c)
+    out = np.asarray(np.multiply(a, c))  # few large temporaries: allocation dominates
+    np.subtract(1, c, out=c)
+    np.multiply(c, b, out=c)
+    return np.add(out, c, out=out)
+
+
+def select_zero(values: Any, mask: Any) -> Any:
+    """``np.where(mask, values, 0)`` as a multiplication when `values` are finite."""
+    if values.dtype.kind != "f" or not _finite(values):
+        return np.where(mask, values, values.dtype.type(0))
+    out = np.asarray(np.multiply(values, mask))
+    return np.add(out, 0, out=out)  # -0.0 -> +0.0, as np.where's 0 would give
+
+
+def const(arr: Any) -> Tensor:
+    """Wrap a raw array as a constant tensor (no history; see NOTE [Fast select]
+NumPy's ``where`` (and ``putmask``, ``copyto(where=)``, boolean indexing) branch per element:
+with a random mask they cost about 10 ns an element, fifty times an elementwise multiply. So
+elementwise selections are written as arithmetic, ``a * mask + b * ~mask``, which gives exactly
+the selected values when both sides are finite (adding an exact 0 changes nothing); when a side
+holds inf or nan (``inf * 0`` is nan) `fast_where` falls back to ``np.where``. Checking
+finiteness costs two fast passes, still far below one ``np.where``.
+
+NOTE [Constant masks])."""
+    return _make(arr)
+
+
+def zeros(t: Tensor) -> Tensor:
+    """A constant zero tensor like `t` (PyTorch's ``zeros_like(grad)``: no graph attached)."""
+    return _make(namespace_of(t._data).zeros_like(t._data))
+
+
+def unbroadcast(g: Any, shape: tuple | None) -> Any:
+    """Sum `g` down to `shape` (no-op when the shapes agree, or for None: a JVP keeps the
+    broadcast shape)."""
+    return g if shape is None or g._data.shape == shape else g.sum_to_size(shape)
+
+
+def keep(grad: Any, mask: Any, other: Any = 0.0) -> Any:
+    """``where(mask, grad, other)`` with a raw boolean `mask` (see NOTE [Fast select]
+NumPy's ``where`` (and ``putmask``, ``copyto(where=)``, boolean indexing) branch per element:
+with a random mask they cost about 10 ns an element, fifty times an elementwise multiply. So
+elementwise selections are written as arithmetic, ``a * mask + b * ~mask``, which gives exactly
+the selected values when both sides are finite (adding an exact 0 changes nothing); when a side
+holds inf or nan (``inf * 0`` is nan) `fast_where` falls back to ``np.where``. Checking
+finiteness costs two fast passes, still far below one ``np.where``.
+
+NOTE [Constant masks])."""
+    return grad.where(_make(mask), other)
+
+
+def drop(grad: Any, mask: Any, other: Any = 0.0) -> Any:
+    """``where(mask, other, grad)``: zero (or `other`) the gradient where `mask` holds."""
+    return grad.where(_make(~mask), other)
+
+
+__all__ = ["quiet", "const", "zeros", "unbroadcast", "keep", "drop"]

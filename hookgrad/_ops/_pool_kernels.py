@@ -1,0 +1,169 @@
+"""Array kernels of 2-d pooling (max, average, adaptive average) on NumPy or CuPy arrays.
+
+Layer 3 (backend seam only; no Tensor). Inputs are ``[..., H, W]`` (any leading dims: batch
+and channels, or channels only). Windows are strided views (NOTE [im2col view] in
+`_conv_kernels`); backward passes loop over kernel taps at most, never over pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hookgrad._backend import namespace_of
+from hookgrad._ops._conv_kernels import Pair, pad2d, windows
+
+
+def pool_out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's ``pooling_output_shape``: the last window must start inside the input or the
+    left padding."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _padded(x: Any, k: Pair, s: Pair, p: Pair, d: Pair, out_hw: Pair, value: float) -> Any:
+    """`x` padded by `p` before and by what the last (ceil-mode) window needs after."""
+    h, w = x.shape[-2:]
+    after_h = max(0, (out_hw[0] - 1) * s[0] + d[0] * (k[0] - 1) + 1 - h - p[0])
+    after_w = max(0, (out_hw[1] - 1) * s[1] + d[1] * (k[1] - 1) + 1 - w - p[1])
+    return pad2d(x, (p[0], after_h), (p[1], after_w), value)
+
+
+def out_hw(shape: Sequence[int], k: Pair, s: Pair, p: Pair, d: Pair, ceil_mode: bool) -> Pair:
+    return (pool_out_size(shape[-2], k[0], s[0], p[0], d[0], ceil_mode),
+            pool_out_size(shape[-1], k[1], s[1], p[1], d[1], ceil_mode))
+
+
+# ---------------------------------------------------------------- max pooling
+def max_pool2d(x: Any, k: Pair, s: Pair, p: Pair, d: Pair, ceil_mode: bool) -> tuple[Any, Any]:
+    """``(values, flat input indices)``; ties pick the first maximum of a window (as PyTorch).
+
+    A loop over the kernel taps, each a strided view of the padded input: a tap replaces the
+    running maximum where it is strictly larger or nan (PyTorch's ``val > max || isnan(val)``),
+    so the first maximum in row-major window order wins.
+    """
+    xp = namespace_of(x)
+    oh, ow = out_hw(x.shape, k, s, p, d, ceil_mode)
+    width = x.shape[-1]
+    padded = _padded(x, k, s, p, d, (oh, ow), -float("inf"))
+    eh, ew = (oh - 1) * s[0] + 1, (ow - 1) * s[1] + 1
+    best = tap = None
+    for i in range(k[0]):
+        for j in range(k[1]):
+            r0, c0 = i * d[0], j * d[1]
+            # a contiguous copy per tap: ufuncs on the strided view run an order slower
+            view = xp.ascontiguousarray(padded[..., r0:r0 + eh:s[0], c0:c0 + ew:s[1]])
+            if best is None:
+                best, tap = view, xp.zeros(view.shape, dtype=xp.int64)
+                continue
+            wins = view > best
+            wins |= view != view
+            best = xp.where(wins, view, best)  # branch-free selects (copyto(where=) is slow)
+            tap = xp.where(wins, i * k[1] + j, tap)
+    offsets = xp.asarray([i * d[0] * width + j * d[1] for i in range(k[0]) for j in range(k[1])])
+    rows = xp.arange(oh).reshape(oh, 1) * s[0] - p[0]
+    cols = xp.arange(ow).reshape(1, ow) * s[1] - p[1]
+    return best, rows * width + cols + offsets.take(tap)
+
+
+def max_pool2d_backward(g: Any, indices: Any, in_shape: Sequence[int], disjoint: bool) -> Any:
+    """Scatter `g` to the input positions `indices` (summing where windows overlap)."""
+    xp = namespace_of(g)
+    plane = in_shape[-2] * in_shape[-1]
+    batch = 1
+    for n in in_shape[:-2]:
+        batch *= n
+    offsets = (xp.arange(batch) * plane).reshape(batch, 1)
+    flat = (indices.reshape(batch, -1) + offsets).reshape(-1)
+    if disjoint:  # every input position is some window's argmax at most once: a plain write
+        out = xp.zeros(batch * plane, dtype=g.dtype)
+        out[flat] = g.reshape(-1)
+    else:
+        out = xp.bincount(flat, weights=g.reshape(-1), minlength=batch * plane).astype(g.dtype)
+    return out.reshape(tuple(in_shape))
+
+
+def windows_disjoint(k: Pair, s: Pair, d: Pair) -> bool:
+    return all(st >= dl * (kk - 1) + 1 for kk, st, dl in zip(k, s, d))
+
+
+# ---------------------------------------------------------------- average pooling
+def _pool_sizes(n_out: int, size: int, k: int, s: int, p: int, include_pad: bool, xp: Any) -> Any:
+    start = xp.arange(n_out) * s - p
+    end = xp.minimum(start + k, size + p)
+    if include_pad:
+        return end - start
+    return xp.minimum(end, size) - xp.maximum(start, 0)
+
+
+def avg_divisor(shape: Sequence[int], hw: Pair, k: Pair, s: Pair, p: Pair,
+                count_include_pad: bool, divisor_override: int | None, xp: Any) -> Any:
+    """PyTorch's per-window divisor, ``[OH, OW]`` (or a scalar override)."""
+    if divisor_override:
+        return divisor_override
+    rows = _pool_sizes(hw[0], shape[-2], k[0], s[0], p[0], count_include_pad, xp)
+    cols = _pool_sizes(hw[1], shape[-1], k[1], s[1], p[1], count_include_pad, xp)
+    return rows.reshape(-1, 1) * cols.reshape(1, -1)
+
+
+def avg_pool2d(x: Any, k: Pair, s: Pair, p: Pair, ceil_mode: bool, count_include_pad: bool,
+               divisor_override: int | None) -> Any:
+    xp = namespace_of(x)
+    hw = out_hw(x.shape, k, s, p, (1, 1), ceil_mode)
+    padded = _padded(x, k, s, p, (1, 1), hw, 0.0)
+    sums = windows(padded, k, s, (1, 1), hw).sum(axis=(-2, -1))
+    div = avg_divisor(x.shape, hw, k, s, p, count_include_pad, divisor_override, xp)
+    return (sums / div).astype(x.dtype, copy=False)
+
+
+def avg_pool2d_backward(g: Any, in_shape: Sequence[int], k: Pair, s: Pair, p: Pair,
+                        count_include_pad: bool, divisor_override: int | None) -> Any:
+    """Each window's share of `g` added back over the window: a loop over kernel taps."""
+    xp = namespace_of(g)
+    oh, ow = g.shape[-2:]
+    h, w = in_shape[-2:]
+    div = avg_divisor(in_shape, (oh, ow), k, s, p, count_include_pad, divisor_override, xp)
+    share = (g / div).astype(g.dtype, copy=False)
+    hp = max(h + 2 * p[0], (oh - 1) * s[0] + k[0])
+    wp = max(w + 2 * p[1], (ow - 1) * s[1] + k[1])
+    out = xp.zeros((*g.shape[:-2], hp, wp), dtype=g.dtype)
+    eh, ew = (oh - 1) * s[0] + 1, (ow - 1) * s[1] + 1
+    for i in range(k[0]):
+        for j in range(k[1]):
+            out[..., i:i + eh:s[0], j:j + ew:s[1]] += share
+    return out[..., p[0]:p[0] + h, p[1]:p[1] + w]
+
+
+# ---------------------------------------------------------------- adaptive average pooling
+def adaptive_matrix(size: int, n_out: int, dtype: Any, xp: Any) -> Any:
+    """``[n_out, size]`` averaging matrix: row i averages ``[floor(i*size/n), ceil((i+1)*size/n))``."""
+    i = xp.arange(n_out)
+    start = (i * size) // n_out
+    end = ((i + 1) * size + n_out - 1) // n_out
+    cols = xp.arange(size).reshape(1, size)
+    mask = (cols >= start.reshape(-1, 1)) & (cols < end.reshape(-1, 1))
+    return (mask / (end - start).reshape(-1, 1)).astype(dtype)
+
+
+def adaptive_avg_pool2d(x: Any, output_size: Pair) -> Any:
+    """Separable: ``A_h @ x @ A_w^T`` (two small matmuls over every plane at once)."""
+    xp = namespace_of(x)
+    ah = adaptive_matrix(x.shape[-2], output_size[0], x.dtype, xp)
+    aw = adaptive_matrix(x.shape[-1], output_size[1], x.dtype, xp)
+    return xp.matmul(xp.matmul(ah, x), aw.T)
+
+
+def adaptive_avg_pool2d_backward(g: Any, in_shape: Sequence[int]) -> Any:
+    xp = namespace_of(g)
+    ah = adaptive_matrix(in_shape[-2], g.shape[-2], g.dtype, xp)
+    aw = adaptive_matrix(in_shape[-1], g.shape[-1], g.dtype, xp)
+    return xp.matmul(xp.matmul(ah.T, g), aw)
+
+
+__all__ = [
+    "pool_out_size", "out_hw", "max_pool2d", "max_pool2d_backward", "windows_disjoint",
+    "avg_divisor", "avg_pool2d", "avg_pool2d_backward", "adaptive_matrix",
+    "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward",
+]

@@ -1,0 +1,350 @@
+"""Normalization primitives: ``native_batch_norm``, ``native_layer_norm``, ``native_group_norm``.
+
+Layer 3. Each returns ``(output, mean, invstd)`` like its ATen op (the statistics are
+non-differentiable outputs) and shows PyTorch's node (``NativeBatchNormBackward0``...). Missing
+affine parameters or running statistics are passed as empty constant tensors, which gives the
+node PyTorch's ``(None, 0)`` edges.
+
+NOTE [Normalization rules]
+All three share one input-gradient formula over their reduction axes R (``x̂`` the normalized
+input, ``r`` the inverse standard deviation, ``ĝ = grad * weight``)::
+
+    grad_input = r * (ĝ - mean_R(ĝ) - x̂ * mean_R(ĝ * x̂))
+
+A plain ``backward()`` evaluates it on arrays with the saved statistics. Under ``create_graph``
+the saved statistics are *not* used: they are non-differentiable outputs, so the rule recomputes
+mean, ``r`` and ``x̂`` from the saved input with hookgrad ops, which makes the formula
+differentiable in the input as well (PyTorch writes a dedicated ``batchnorm_double_backward``
+for the same reason). Batch norm in evaluation mode normalizes with the running statistics,
+which are constants: its input gradient is just ``ĝ * r``.
+
+``native_batch_norm`` updates the running statistics in place, as the ATen kernel does, and
+like it leaves their version counters alone (saving them for backward stays valid).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hookgrad._backend import namespace_of
+from hookgrad._ops._rules import const, raw_backward
+from hookgrad._ops.registry import defop
+from hookgrad._tensor import Tensor
+
+Axes = tuple[int, ...]
+
+
+# ---------------------------------------------------------------- shared helpers
+def _mean(a: Any, axes: Axes) -> Any:
+    if isinstance(a, Tensor):
+        return a.mean(axes, True)  # type: ignore[attr-defined]
+    return a.mean(axis=axes, keepdims=True)
+
+
+def _sum(a: Any, axes: Axes) -> Any:
+    if isinstance(a, Tensor):
+        return a.sum(axes)  # type: ignore[attr-defined]
+    return a.sum(axis=axes)
+
+
+def input_grad(gw: Any, xhat: Any, rstd: Any, axes: Axes) -> Any:
+    """NOTE [Normalization rules] on arrays or tensors alike."""
+    return rstd * (gw - _mean(gw, axes) - xhat * _mean(gw * xhat, axes))
+
+
+def input_tangent(t: Any, xhat: Any, rstd: Any, axes: Axes) -> Any:
+    """The input JVP of normalization: the same projection as `input_grad` (it is symmetric)."""
+    return input_grad(t, xhat, rstd, axes)
+
+
+def graph_stats(x: Tensor, axes: Axes, eps: float) -> tuple[Tensor, Tensor]:
+    """``(x̂, r)`` recomputed differentiably from `x` (NOTE [Normalization rules])."""
+    centered = x - x.mean(axes, True)  # type: ignore[attr-defined]
+    rstd = ((centered * centered).mean(axes, True) + eps).rsqrt()  # type: ignore[attr-defined]
+    return centered * rstd, rstd
+
+
+def _empty_like(a: Any) -> Any:
+    return namespace_of(a).zeros((0,), dtype=a.dtype)
+
+
+def _bcast(a: Any, ndim: int) -> Any:
+    """A per-channel vector shaped ``[1, C, 1, ...]`` to broadcast against ``[N, C, ...]``."""
+    shape = (1, -1) + (1,) * (ndim - 2)
+    return a.reshape(shape)
+
+
+def _affine(out: Any, weight: Any, bias: Any, shape: Sequence[int]) -> Any:
+    if weight.size:
+        out *= weight.reshape(shape)
+    if bias.size:
+        out += bias.reshape(shape)
+    return out
+
+
+def _chan_axes(ndim: int) -> Axes:
+    return (0, *range(2, ndim))
+
+
+# ---------------------------------------------------------------- batch norm
+def _bn_impl(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
+             training: bool, momentum: float, eps: float) -> tuple[Any, Any, Any]:
+    xp = namespace_of(input)
+    axes = _chan_axes(input.ndim)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if training:
+        mean = input.mean(axis=axes)
+        centered = input - mean.reshape(shape)
+        var = (centered * centered).mean(axis=axes)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        n = input.size // max(input.shape[1], 1)
+        if running_mean.size:
+            running_mean *= 1 - momentum
+            running_mean += momentum * mean
+        if running_var.size:
+            running_var *= 1 - momentum
+            running_var += momentum * var * (n / max(n - 1, 1))
+        out = centered * invstd.reshape(shape)
+        saved = (mean, invstd.astype(input.dtype, copy=False))
+    else:
+        invstd = 1.0 / xp.sqrt(running_var + eps)
+        out = (input - running_mean.reshape(shape)) * invstd.reshape(shape)
+        saved = (_empty_like(input), _empty_like(input))
+    return _affine(out.astype(input.dtype, copy=False), weight, bias, shape), *saved
+
+
+def _bn_xhat(input: Any, running_mean: Any, running_var: Any, results: tuple, training: bool,
+             eps: float) -> tuple[Any, Any]:
+    """``(x̂, r)``: arrays in raw mode, differentiable tensors otherwise."""
+    nd = input._data.ndim
+    if not training:
+        rstd = (running_var._data + eps) ** -0.5
+        rm = _bcast(running_mean._data, nd)
+        if raw_backward():
+            return (input._data - rm) * _bcast(rstd, nd), _bcast(rstd, nd)
+        r = const(_bcast(rstd, nd).astype(input._data.dtype))
+        return (input - const(rm)) * r, r
+    if raw_backward():
+        mean, invstd = _bcast(results[1]._data, nd), _bcast(results[2]._data, nd)
+        return (input._data - mean) * invstd, invstd
+    return graph_stats(input, _chan_axes(nd), eps)
+
+
+def _bn_input_grad(grads: tuple, input: Tensor, weight: Tensor, running_mean: Tensor,
+                   running_var: Tensor, results: tuple, training: bool, eps: float) -> Tensor:
+    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    nd = input._data.ndim
+    xhat, rstd = _bn_xhat(input, running_mean, running_var, results, training, eps)
+    raw = raw_backward()
+    g = grad._data if raw else grad
+    if weight._data.size:
+        g = g * (_bcast(weight._data, nd) if raw else weight.reshape((1, -1) + (1,) * (nd - 2)))
+    out = input_grad(g, xhat, rstd, _chan_axes(nd)) if training else g * rstd
+    return const(out) if raw else out
+
+
+def _bn_weight_grad(grads: tuple, input: Tensor, running_mean: Tensor, running_var: Tensor,
+                    results: tuple, training: bool, eps: float) -> Tensor:
+    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    xhat, _ = _bn_xhat(input, running_mean, running_var, results, training, eps)
+    axes = _chan_axes(input._data.ndim)
+    if raw_backward():
+        return const(_sum(grad._data * xhat, axes))
+    return _sum(grad * xhat, axes)
+
+
+def _chan_sum(grad: Tensor) -> Tensor:
+    axes = _chan_axes(grad._data.ndim)
+    return const(_sum(grad._data, axes)) if raw_backward() else _sum(grad, axes)
+
+
+def _bn_input_tangent(t: Tensor, input: Tensor, weight: Tensor, running_mean: Tensor,
+                      running_var: Tensor, training: bool, eps: float) -> Tensor:
+    nd = input._data.ndim
+    if training:
+        xhat, rstd = graph_stats(input, _chan_axes(nd), eps)
+        out = input_tangent(t, xhat, rstd, _chan_axes(nd))
+    else:
+        rstd = _bcast((running_var._data + eps) ** -0.5, nd).astype(input._data.dtype)
+        out = t * const(rstd)
+    if weight._data.size:
+        out = out * weight.reshape((1, -1) + (1,) * (nd - 2))  # type: ignore[attr-defined]
+    return out
+
+
+def _bn_weight_tangent(t: Tensor, input: Tensor, running_mean: Tensor, running_var: Tensor,
+                       training: bool, eps: float) -> Tensor:
+    nd = input._data.ndim
+    if training:
+        xhat, _ = graph_stats(input, _chan_axes(nd), eps)
+    else:
+        rstd = _bcast((running_var._data + eps) ** -0.5, nd).astype(input._data.dtype)
+        xhat = (input - const(_bcast(running_mean._data, nd))) * const(rstd)
+    return xhat * t.reshape((1, -1) + (1,) * (nd - 2))  # type: ignore[attr-defined]
+
+
+def _chan_tangent(t: Tensor, input_shape: Sequence[int]) -> Tensor:
+    shape = (1, -1) + (1,) * (len(input_shape) - 2)
+    return t.reshape(shape).expand(*input_shape)  # type: ignore[attr-defined]
+
+
+NATIVE_BATCH_NORM = defop(
+    "native_batch_norm", impl=_bn_impl,
+    inputs=("input", "weight", "bias", "running_mean", "running_var"),
+    params=("training", "momentum", "eps"), num_outputs=3, nondifferentiable_outputs=(1, 2),
+    saves=("input", "weight", "running_mean", "running_var", "results"),
+    vjp={"input": _bn_input_grad, "weight": _bn_weight_grad,
+         "bias": lambda grads: _chan_sum(grads[0])},
+    nondifferentiable={"running_mean": "running statistics are buffers, not inputs of the "
+                                       "function", "running_var": "running statistics"},
+    jvp={"input": _bn_input_tangent, "weight": _bn_weight_tangent,
+         "bias": lambda t, input_shape: _chan_tangent(t, input_shape)},
+)
+
+
+# ---------------------------------------------------------------- layer norm
+def _last_axes(ndim: int, normalized_shape: Sequence[int]) -> Axes:
+    return tuple(range(ndim - len(normalized_shape), ndim))
+
+
+def _ln_impl(input: Any, weight: Any, bias: Any, normalized_shape: Sequence[int],
+             eps: float) -> tuple[Any, Any, Any]:
+    xp = namespace_of(input)
+    axes = _last_axes(input.ndim, normalized_shape)
+    mean = input.mean(axis=axes, keepdims=True)
+    centered = input - mean
+    rstd = (1.0 / xp.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps))
+    rstd = rstd.astype(input.dtype, copy=False)
+    out = _affine(centered * rstd, weight, bias, tuple(normalized_shape))
+    return out, mean, rstd
+
+
+def _ln_xhat(input: Tensor, results: tuple, normalized_shape: Sequence[int],
+             eps: float) -> tuple[Any, Any]:
+    if raw_backward():
+        mean, rstd = results[1]._data, results[2]._data
+        return (input._data - mean) * rstd, rstd
+    return graph_stats(input, _last_axes(input._data.ndim, normalized_shape), eps)
+
+
+def _ln_input_grad(grads: tuple, input: Tensor, weight: Tensor, results: tuple,
+                   normalized_shape: Sequence[int], eps: float) -> Tensor:
+    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    xhat, rstd = _ln_xhat(input, results, normalized_shape, eps)
+    raw = raw_backward()
+    g = grad._data if raw else grad
+    if weight._data.size:
+        g = g * (weight._data if raw else weight)
+    out = input_grad(g, xhat, rstd, _last_axes(input._data.ndim, normalized_shape))
+    return const(out) if raw else out
+
+
+def _lead_sum(grad: Tensor, other: Any, normalized_shape: Sequence[int]) -> Tensor:
+    """``sum(grad * other)`` over the leading (non-normalized) dims."""
+    lead = tuple(range(grad._data.ndim - len(normalized_shape)))
+    if raw_backward():
+        g = grad._data if other is None else grad._data * other
+        return const(_sum(g, lead))
+    return _sum(grad if other is None else grad * other, lead)
+
+
+def _ln_input_tangent(t: Tensor, input: Tensor, weight: Tensor,
+                      normalized_shape: Sequence[int], eps: float) -> Tensor:
+    axes = _last_axes(input._data.ndim, normalized_shape)
+    xhat, rstd = graph_stats(input, axes, eps)
+    out = input_tangent(t, xhat, rstd, axes)
+    return out * weight if weight._data.size else out
+
+
+NATIVE_LAYER_NORM = defop(
+    "native_layer_norm", impl=_ln_impl, inputs=("input", "weight", "bias"),
+    params=("normalized_shape", "eps"), num_outputs=3, nondifferentiable_outputs=(1, 2),
+    saves=("input", "weight", "results"),
+    vjp={"input": _ln_input_grad,
+         "weight": lambda grads, input, results, normalized_shape, eps: _lead_sum(
+             grads[0], _ln_xhat(input, results, normalized_shape, eps)[0], normalized_shape),
+         "bias": lambda grads, normalized_shape: _lead_sum(grads[0], None, normalized_shape)},
+    jvp={"input": _ln_input_tangent,
+         "weight": lambda t, input, normalized_shape, eps: graph_stats(
+             input, _last_axes(input._data.ndim, normalized_shape), eps)[0] * t,
+         "bias": lambda t, input_shape: t.expand(*input_shape)},
+)
+
+
+# ---------------------------------------------------------------- group norm
+def _gn_impl(input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int,
+             eps: float) -> tuple[Any, Any, Any]:
+    xp = namespace_of(input)
+    x = input.reshape(N, group, -1)
+    mean = x.mean(axis=2, keepdims=True)
+    centered = x - mean
+    rstd = (1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps))
+    rstd = rstd.astype(input.dtype, copy=False)
+    out = (centered * rstd).reshape(input.shape)
+    out = _affine(out, weight, bias, (1, -1) + (1,) * (input.ndim - 2))
+    return out, mean.reshape(N, group), rstd.reshape(N, group)
+
+
+def _gn_xhat(input: Tensor, results: tuple, N: int, group: int, eps: float) -> tuple[Any, Any]:
+    """``(x̂, r)`` in the grouped ``[N, G, -1]`` layout."""
+    if raw_backward():
+        mean = results[1]._data.reshape(N, group, 1)
+        rstd = results[2]._data.reshape(N, group, 1)
+        return (input._data.reshape(N, group, -1) - mean) * rstd, rstd
+    return graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore[attr-defined]
+
+
+def _gn_input_grad(grads: tuple, input: Tensor, weight: Tensor, results: tuple, N: int,
+                   group: int, eps: float) -> Tensor:
+    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    xhat, rstd = _gn_xhat(input, results, N, group, eps)
+    raw = raw_backward()
+    g = grad._data if raw else grad
+    if weight._data.size:
+        nd = input._data.ndim
+        g = g * (_bcast(weight._data, nd) if raw else weight.reshape((1, -1) + (1,) * (nd - 2)))
+    out = input_grad(g.reshape(N, group, -1), xhat, rstd, (2,)).reshape(input._data.shape)
+    return const(out) if raw else out
+
+
+def _gn_weight_grad(grads: tuple, input: Tensor, results: tuple, N: int, group: int,
+                    eps: float) -> Tensor:
+    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    xhat, _ = _gn_xhat(input, results, N, group, eps)
+    axes = _chan_axes(input._data.ndim)
+    if raw_backward():
+        return const(_sum(grad._data * xhat.reshape(input._data.shape), axes))
+    return _sum(grad * xhat.reshape(input.shape), axes)
+
+
+def _gn_input_tangent(t: Tensor, input: Tensor, weight: Tensor, N: int, group: int,
+                      eps: float) -> Tensor:
+    xhat, rstd = graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore
+    out = input_tangent(t.reshape(N, group, -1), xhat, rstd, (2,))  # type: ignore
+    out = out.reshape(input.shape)
+    if weight._data.size:
+        out = out * weight.reshape((1, -1) + (1,) * (input._data.ndim - 2))  # type: ignore
+    return out
+
+
+def _gn_weight_tangent(t: Tensor, input: Tensor, N: int, group: int, eps: float) -> Tensor:
+    xhat, _ = graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore
+    nd = input._data.ndim
+    return xhat.reshape(input.shape) * t.reshape((1, -1) + (1,) * (nd - 2))  # type: ignore
+
+
+NATIVE_GROUP_NORM = defop(
+    "native_group_norm", impl=_gn_impl, inputs=("input", "weight", "bias"),
+    params=("N", "C", "HxW", "group", "eps"), num_outputs=3, nondifferentiable_outputs=(1, 2),
+    saves=("input", "weight", "results"),
+    vjp={"input": _gn_input_grad, "weight": _gn_weight_grad,
+         "bias": lambda grads: _chan_sum(grads[0])},
+    jvp={"input": _gn_input_tangent, "weight": _gn_weight_tangent,
+         "bias": lambda t, input_shape: _chan_tangent(t, input_shape)},
+)
+
+__all__ = [
+    "NATIVE_BATCH_NORM", "NATIVE_LAYER_NORM", "NATIVE_GROUP_NORM", "input_grad",
+    "input_tangent", "graph_stats",
+]

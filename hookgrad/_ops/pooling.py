@@ -1,0 +1,155 @@
+"""Pooling primitives: ``max_pool2d_with_indices``, ``avg_pool2d``, ``_adaptive_avg_pool2d``
+and their backward ops.
+
+Layer 3. Each forward op is a primitive because PyTorch shows its own node
+(``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0``, ``AdaptiveAvgPool2DBackward0``).
+Their backward ops are primitives too (as in ATen), each linear in the incoming gradient, so
+double backward is the forward op again (average pools) or a gather at the saved indices (max
+pool). Plain ``backward()`` runs the array kernels directly (NOTE [Raw backward]). Inputs are
+``[N, C, H, W]`` or unbatched ``[C, H, W]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hookgrad._ops import _pool_kernels as P
+from hookgrad._ops._rules import const, raw_backward
+from hookgrad._ops.registry import defop
+from hookgrad._tensor import Tensor
+
+Ints = Sequence[int]
+
+
+def _bind(prim: Any, inputs: tuple, params: dict) -> Any:
+    from hookgrad._dispatch import bind
+
+    return bind(prim, inputs, params)
+
+
+# ---------------------------------------------------------------- max pooling
+def _max_impl(self: Any, kernel_size: Ints, stride: Ints, padding: Ints, dilation: Ints,
+              ceil_mode: bool) -> tuple[Any, Any]:
+    return P.max_pool2d(self, tuple(kernel_size), tuple(stride), tuple(padding),
+                        tuple(dilation), ceil_mode)
+
+
+def _gather(t: Tensor, indices: Tensor) -> Tensor:
+    """Values of `t` at the flat per-plane `indices` (the adjoint of the max-pool scatter)."""
+    idx = indices.flatten(-2)  # type: ignore[attr-defined]
+    return t.flatten(-2).gather(-1, idx).reshape(indices.shape)  # type: ignore[attr-defined]
+
+
+def _max_grad(grads: tuple, results: tuple, self_shape: Ints, kernel_size: Ints, stride: Ints,
+              dilation: Ints) -> Tensor:
+    disjoint = P.windows_disjoint(tuple(kernel_size), tuple(stride), tuple(dilation))
+    grad, indices = grads[0], results[1]
+    if raw_backward():
+        return const(P.max_pool2d_backward(grad._data, indices._data, self_shape, disjoint))
+    return _bind(MAX_POOL2D_BACKWARD, (grad, indices),
+                 {"self_size": tuple(self_shape), "disjoint": disjoint})
+
+
+MAX_POOL2D = defop(
+    "max_pool2d_with_indices", impl=_max_impl, inputs=("self",),
+    params=("kernel_size", "stride", "padding", "dilation", "ceil_mode"),
+    num_outputs=2, nondifferentiable_outputs=(1,), saves=("results",),
+    node_name="MaxPool2DWithIndicesBackward0",
+    vjp={"self": _max_grad},
+    jvp={"self": lambda t, results: _gather(t, results[1])},
+)
+
+
+def _max_backward_impl(grad_output: Any, indices: Any, self_size: Ints,
+                       disjoint: bool) -> Any:
+    return P.max_pool2d_backward(grad_output, indices, self_size, disjoint)
+
+
+MAX_POOL2D_BACKWARD = defop(
+    "max_pool2d_with_indices_backward", impl=_max_backward_impl,
+    inputs=("grad_output", "indices"), params=("self_size", "disjoint"), saves=("indices",),
+    node_name="MaxPool2DWithIndicesBackwardBackward0",
+    vjp={"grad_output": lambda grad, indices: _gather(grad, indices)},
+    nondifferentiable={"indices": "integer indices"},
+    jvp="linear",
+)
+
+
+# ---------------------------------------------------------------- average pooling
+_AVG_PARAMS = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+               "divisor_override")
+
+
+def _avg_impl(self: Any, kernel_size: Ints, stride: Ints, padding: Ints, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: int | None) -> Any:
+    return P.avg_pool2d(self, tuple(kernel_size), tuple(stride), tuple(padding), ceil_mode,
+                        count_include_pad, divisor_override)
+
+
+def _avg_backward_impl(grad_output: Any, self_size: Ints, kernel_size: Ints, stride: Ints,
+                       padding: Ints, ceil_mode: bool, count_include_pad: bool,
+                       divisor_override: int | None) -> Any:
+    # ceil_mode is implied by grad_output's size; it stays a param to mirror ATen's schema
+    return P.avg_pool2d_backward(grad_output, self_size, tuple(kernel_size), tuple(stride),
+                                 tuple(padding), count_include_pad, divisor_override)
+
+
+def _avg_grad(grad: Tensor, self_shape: Ints, kernel_size: Ints, stride: Ints, padding: Ints,
+              ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Tensor:
+    params = {"kernel_size": kernel_size, "stride": stride, "padding": padding,
+              "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
+              "divisor_override": divisor_override}
+    if raw_backward():
+        return const(_avg_backward_impl(grad._data, self_shape, **params))
+    return _bind(AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape), **params})
+
+
+AVG_POOL2D = defop(
+    "avg_pool2d", impl=_avg_impl, inputs=("self",), params=_AVG_PARAMS,
+    node_name="AvgPool2DBackward0",
+    vjp={"self": _avg_grad},
+    jvp="linear",
+)
+
+AVG_POOL2D_BACKWARD = defop(
+    "avg_pool2d_backward", impl=_avg_backward_impl, inputs=("grad_output",),
+    params=("self_size", *_AVG_PARAMS), node_name="AvgPool2DBackwardBackward0",
+    vjp={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode,
+         count_include_pad, divisor_override: _bind(AVG_POOL2D, (grad,), {
+             "kernel_size": kernel_size, "stride": stride, "padding": padding,
+             "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
+             "divisor_override": divisor_override})},
+    jvp="linear",
+)
+
+
+# ---------------------------------------------------------------- adaptive average pooling
+def _adaptive_grad(grad: Tensor, self_shape: Ints) -> Tensor:
+    if raw_backward():
+        return const(P.adaptive_avg_pool2d_backward(grad._data, self_shape))
+    return _bind(ADAPTIVE_AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape)})
+
+
+ADAPTIVE_AVG_POOL2D = defop(
+    "_adaptive_avg_pool2d",
+    impl=lambda self, output_size: P.adaptive_avg_pool2d(self, tuple(output_size)),
+    inputs=("self",), params=("output_size",), node_name="AdaptiveAvgPool2DBackward0",
+    vjp={"self": _adaptive_grad},
+    jvp="linear",
+)
+
+ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
+    "_adaptive_avg_pool2d_backward",
+    impl=lambda grad_output, self_size: P.adaptive_avg_pool2d_backward(grad_output, self_size),
+    inputs=("grad_output",), params=("self_size",),
+    node_name="AdaptiveAvgPool2DBackwardBackward0",
+    vjp={"grad_output": lambda grad, grad_output_shape: _bind(
+        ADAPTIVE_AVG_POOL2D, (grad,), {"output_size": tuple(grad_output_shape[-2:])})},
+    jvp="linear",
+)
+
+__all__ = [
+    "MAX_POOL2D", "MAX_POOL2D_BACKWARD", "AVG_POOL2D", "AVG_POOL2D_BACKWARD",
+    "ADAPTIVE_AVG_POOL2D", "ADAPTIVE_AVG_POOL2D_BACKWARD",
+]

@@ -1,0 +1,145 @@
+"""Normalization of `hookgrad.nn.functional`: ``batch_norm``, ``layer_norm``, ``group_norm``.
+
+Each binds one primitive of `hookgrad._ops.normalization` (``NativeBatchNormBackward0``,
+``NativeLayerNormBackward0``, ``NativeGroupNormBackward0``) and returns its first output.
+Missing optional tensors become empty constants so the node keeps PyTorch's three edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hookgrad._backend import namespace_of
+from hookgrad._dispatch import bind
+from hookgrad._ops import normalization as _N
+from hookgrad._tensor import Tensor
+
+__all__ = ["batch_norm", "layer_norm", "group_norm"]
+
+
+def _or_empty(t: Tensor | None, like: Tensor) -> Tensor:
+    if t is not None:
+        return t
+    data = like._data
+    return Tensor._make(namespace_of(data).zeros((0,), dtype=data.dtype))
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each channel (dim 1) over the batch and spatial dims.
+
+    In training mode the batch statistics are used and, when given, the running statistics
+    are updated in place: ``running = (1 - momentum) * running + momentum * batch`` (the
+    running variance uses the unbiased batch variance). Otherwise the running statistics
+    normalize.
+
+    Args:
+        input: ``[N, C, *]``.
+        running_mean, running_var: ``[C]`` buffers (may be None in training mode).
+        weight, bias: optional ``[C]`` affine parameters.
+        training: use batch statistics.
+        momentum: running-average factor.
+        eps: added to the variance.
+
+    Returns:
+        The normalized input (``NativeBatchNormBackward0``).
+
+    Raises:
+        ValueError: in training mode when a channel has a single value.
+        RuntimeError: in evaluation mode without running statistics.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> x = torch.tensor([[1.0], [3.0]])
+        >>> torch.nn.functional.batch_norm(x, None, None, training=True).tolist()
+        [[-0.9999949932098389], [0.9999949932098389]]
+
+    Mirrors: ``torch.nn.functional.batch_norm``.
+    """
+    if training:
+        size = input.size(0)
+        for n in tuple(input.shape)[2:]:
+            size *= n
+        if size == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {input.size()}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    args = (input, _or_empty(weight, input), _or_empty(bias, input),
+            _or_empty(running_mean, input), _or_empty(running_var, input))
+    # The kernel updates the running statistics in place without bumping their version
+    # counters, as ATen's native_batch_norm does (its schema does not mark them mutated).
+    return bind(_N.NATIVE_BATCH_NORM, args,
+                {"training": training, "momentum": momentum, "eps": eps})[0]
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int],
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize over the trailing `normalized_shape` dims, then scale and shift elementwise.
+
+    Returns:
+        The normalized input (``NativeLayerNormBackward0``).
+
+    Raises:
+        TypeError: when `normalized_shape` is an int (PyTorch's functional form wants a
+            sequence; `LayerNorm` accepts an int).
+        RuntimeError: when the input's trailing dims are not `normalized_shape`.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.nn.functional.layer_norm(torch.tensor([[1.0, 3.0]]), (2,)).tolist()
+        [[-0.9999949932098389, 0.9999949932098389]]
+
+    Mirrors: ``torch.nn.functional.layer_norm``.
+    """
+    if isinstance(normalized_shape, int):  # PyTorch's binding rejects a bare int
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        "ints, not int")
+    shape = tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.dim() < k or tuple(input.shape)[-k:] != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)}")
+    args = (input, _or_empty(weight, input), _or_empty(bias, input))
+    return bind(_N.NATIVE_LAYER_NORM, args, {"normalized_shape": shape, "eps": eps})[0]
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Split the channels (dim 1) into `num_groups` groups and normalize each group of each
+    sample, then scale and shift per channel.
+
+    Returns:
+        The normalized input (``NativeGroupNormBackward0``).
+
+    Raises:
+        RuntimeError: for fewer than 2 dims or channels not divisible by `num_groups`.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.nn.functional.group_norm(torch.ones(2, 4, 3), 2).shape
+        torch.Size([2, 4, 3])
+
+    Mirrors: ``torch.nn.functional.group_norm``.
+    """
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input.size(0), input.size(1)
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={num_groups}")
+    hxw = input.numel() // max(n * c, 1)
+    args = (input, _or_empty(weight, input), _or_empty(bias, input))
+    params: dict[str, Any] = {"N": n, "C": c, "HxW": hxw, "group": num_groups, "eps": eps}
+    return bind(_N.NATIVE_GROUP_NORM, args, params)[0]

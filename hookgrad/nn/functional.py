@@ -1,0 +1,217 @@
+"""Functional forms of the layers. Mirrors: ``torch.nn.functional``.
+
+Activation functions are the nn-signature variants of `hookgrad._functional.pointwise`
+(listed in its ``NN_FUNCTIONAL``), and ``softmax``/``log_softmax``/``softmin`` come from
+`hookgrad._functional.nn_ops`; they are re-exported here, not re-implemented. Losses live in
+`hookgrad.nn._functional_loss`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._dispatch import bind
+from hookgrad._functional import linalg as _linalg
+from hookgrad._functional import nn_ops as _nn_ops
+from hookgrad._functional import pointwise as _pointwise
+from hookgrad._ops.registry import PRIMITIVES as P
+from hookgrad._tensor import Tensor
+from hookgrad.nn._functional_loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+
+__all__ = [
+    "linear", "bilinear", "dropout", "embedding", "mse_loss", "l1_loss", "smooth_l1_loss",
+    "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div", "softmin", "prelu",
+]
+
+
+def _reexport() -> None:
+    """Bind the activation functions other op families define (see module docstring)."""
+    for item in getattr(_pointwise, "NN_FUNCTIONAL", ()):
+        fn = getattr(_pointwise, item) if isinstance(item, str) else item
+        name = item if isinstance(item, str) else fn.__name__
+        globals()[name] = fn
+        __all__.append(name)
+    for name in ("softmax", "log_softmax"):
+        if hasattr(_nn_ops, name) and name not in globals():
+            globals()[name] = getattr(_nn_ops, name)
+            __all__.append(name)
+
+
+_reexport()
+
+
+def _softmax_dim(name: str, ndim: int) -> int:
+    import warnings
+
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``softmax(-input)`` along `dim` (``SoftmaxBackward0`` after ``NegBackward0``).
+
+    Mirrors: ``torch.nn.functional.softmin``.
+    """
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)  # type: ignore[attr-defined]
+    return _nn_ops.softmax(-input, dim)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``max(0, x) + weight * min(0, x)``, `weight` per channel (dim 1) or shared
+    (``PreluKernelBackward0``).
+
+    Mirrors: ``torch.nn.functional.prelu``.
+    """
+    n = weight.numel()
+    if n != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.size(1) if input.dim() >= 2 else 1
+        if n != channels:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {n} and channel size = {channels}."
+            )
+    if input.dim() > 1 and weight.dim() == 1:
+        shape = [1] * input.dim()
+        shape[1] = n
+        weight = weight.reshape(*shape)  # type: ignore[attr-defined]
+    return bind(P["_prelu_kernel"], (input, weight))
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` with PyTorch's graph (``AddmmBackward0`` for 2-D input with
+    bias, ``MmBackward0`` without, views around ``addmm`` for other ranks).
+
+    Mirrors: ``torch.nn.functional.linear``.
+    """
+    wt = weight.t()  # type: ignore[attr-defined]
+    if bias is None:
+        return _linalg.matmul(input, wt)
+    if input.dim() == 2:
+        return _linalg.addmm(bias, input, wt)
+    out = _linalg.addmm(bias, input.reshape(-1, input.size(-1)), wt)  # type: ignore[attr-defined]
+    return out.view(*input.shape[:-1], weight.size(0))  # type: ignore[attr-defined]
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]`` (``TrilinearBackward0``).
+
+    Mirrors: ``torch.nn.functional.bilinear``.
+    """
+    if input1.dim() != input2.dim():
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
+        )
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape)} and {list(input2.shape)}")
+    if input1.size(-1) != weight.size(1) or input2.size(-1) != weight.size(2):
+        raise RuntimeError(
+            f"bilinear(): input size does not match weight size: got {input1.size(-1)} and "
+            f"{input2.size(-1)} but expected {weight.size(1)} and {weight.size(2)}"
+        )
+    x1 = input1.reshape(-1, input1.size(-1))  # type: ignore[attr-defined]
+    x2 = input2.reshape(-1, input2.size(-1))  # type: ignore[attr-defined]
+    out = bind(P["_trilinear"], (x1, weight, x2), {"equation": "bi,oij,bj->bo"})
+    out = out.reshape(*input1.shape[:-1], weight.size(0))
+    return out if bias is None else out + bias
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero elements with probability `p` and scale the rest by ``1/(1-p)`` (training only).
+
+    The mask is drawn from hookgrad's generator, so it differs from PyTorch's for the same
+    seed (statistics match). Evaluation mode (and ``p=0``) returns `input` itself.
+
+    Mirrors: ``torch.nn.functional.dropout``.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input  # PyTorch returns the input object itself here
+    if p == 1.0:
+        mask = input.new_zeros(*input.shape)  # type: ignore[attr-defined]
+    else:
+        from hookgrad._functional import random as _random
+
+        keep = input.new_full(tuple(input.shape), 1.0 - p)  # type: ignore[attr-defined]
+        mask = _random.bernoulli(keep) / (1.0 - p)
+    return input.mul_(mask) if inplace else input * mask  # type: ignore[attr-defined]
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of `weight` at the integer indices `input` (``EmbeddingBackward0``).
+
+    The gradient of row `padding_idx` stays zero; ``max_norm`` renormalises the looked-up rows
+    in place (under ``no_grad``), as PyTorch does. ``sparse=True`` gives a dense gradient.
+
+    Mirrors: ``torch.nn.functional.embedding``.
+    """
+    if input.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
+            "embedding)"
+        )
+    num = weight.size(0)
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+            padding_idx = num + padding_idx
+    else:
+        padding_idx = -1
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return bind(P["embedding"], (weight, input), {
+        "padding_idx": padding_idx, "scale_grad_by_freq": scale_grad_by_freq, "sparse": sparse})
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """Rescale the rows `input` refers to so their `norm_type`-norm is at most `max_norm`."""
+    from hookgrad._backend import namespace_of
+
+    data = weight._data
+    xp = namespace_of(data)
+    rows = xp.unique(input._data.reshape(-1))
+    norms = (xp.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
+    data[rows] = data[rows] * scale[:, None]
+    weight._vc().value += 1
+
+
+# --- layer families kept in their own modules (convolution, pooling, normalization, attention) --
+from hookgrad.nn import _functional_conv, _functional_norm, _functional_pool  # noqa: E402
+from hookgrad.nn._functional_conv import *  # noqa: E402,F403
+from hookgrad.nn._functional_norm import *  # noqa: E402,F403
+from hookgrad.nn._functional_pool import *  # noqa: E402,F403
+
+__all__ += [*_functional_conv.__all__, *_functional_pool.__all__, *_functional_norm.__all__]
+
+from hookgrad.nn import _functional_attention  # noqa: E402  (uses linear/dropout from above)
+from hookgrad.nn._functional_attention import *  # noqa: E402,F403
+
+__all__ += _functional_attention.__all__

@@ -1,0 +1,253 @@
+"""Parameter initialisers. Mirrors: ``torch.nn.init``.
+
+Every initialiser fills its tensor in place under ``no_grad`` and returns it. The random
+streams differ from PyTorch's (NOTE [Random streams] in `_functional/random.py`); the
+distributions, bounds and fan computations are PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hookgrad._tensor import Tensor
+from hookgrad.autograd.grad_mode import no_grad
+
+__all__ = [
+    "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
+    "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+    "orthogonal_",
+]
+
+
+def calculate_gain(nonlinearity: str, param: Any = None) -> float:
+    """The recommended gain for a nonlinearity.
+
+    Raises:
+        ValueError: for an unknown nonlinearity or an invalid ``leaky_relu`` slope.
+
+    Mirrors: ``torch.nn.init.calculate_gain``.
+    """
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """``(fan_in, fan_out)`` of a weight of at least 2 dims.
+
+    Mirrors: ``torch.nn.init._calculate_fan_in_and_fan_out``.
+    """
+    dimensions = tensor.dim()
+    if dimensions < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    num_input_fmaps = tensor.size(1)
+    num_output_fmaps = tensor.size(0)
+    receptive_field_size = 1
+    if tensor.dim() > 2:
+        for s in tensor.shape[2:]:
+            receptive_field_size *= s
+    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill from U(a, b). Mirrors: ``torch.nn.init.uniform_``."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)  # type: ignore[attr-defined]
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill from N(mean, std^2). Mirrors: ``torch.nn.init.normal_``."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)  # type: ignore[attr-defined]
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Any = None) -> Tensor:
+    """Fill from N(mean, std^2) truncated to [a, b] (inverse-CDF method, as PyTorch).
+
+    Mirrors: ``torch.nn.init.trunc_normal_``.
+    """
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    with no_grad():
+        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)  # type: ignore[attr-defined]
+        xp = _xp(tensor)
+        data = xp.clip(_erfinv(xp, tensor._data) * (std * math.sqrt(2.0)) + mean, a, b)
+        _write(tensor, data)
+    return tensor
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with `val`. Mirrors: ``torch.nn.init.constant_``."""
+    with no_grad():
+        return tensor.fill_(val)  # type: ignore[attr-defined]
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones. Mirrors: ``torch.nn.init.ones_``."""
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros. Mirrors: ``torch.nn.init.zeros_``."""
+    return constant_(tensor, 0.0)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity. Mirrors: ``torch.nn.init.eye_``."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        _write(tensor, _xp(tensor).eye(*tensor.shape, dtype=tensor._data.dtype))
+    return tensor
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot uniform: U(-a, a), ``a = gain * sqrt(6 / (fan_in + fan_out))``.
+
+    Mirrors: ``torch.nn.init.xavier_uniform_``.
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot normal: N(0, std^2), ``std = gain * sqrt(2 / (fan_in + fan_out))``.
+
+    Mirrors: ``torch.nn.init.xavier_normal_``.
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan)``.
+
+    Mirrors: ``torch.nn.init.kaiming_uniform_``.
+    """
+    if 0 in tensor.shape:
+        import warnings
+
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    """He normal: N(0, std^2), ``std = gain / sqrt(fan)``.
+
+    Mirrors: ``torch.nn.init.kaiming_normal_``.
+    """
+    if 0 in tensor.shape:
+        import warnings
+
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix (QR of a normal matrix, sign-corrected), times
+    `gain`.
+
+    Raises:
+        ValueError: for tensors with fewer than 2 dimensions.
+
+    Mirrors: ``torch.nn.init.orthogonal_``.
+    """
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    xp = _xp(tensor)
+    with no_grad():
+        from hookgrad._functional.creation import empty
+
+        flat = empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
+        m = flat._data.T if rows < cols else flat._data
+        q, r = xp.linalg.qr(m)
+        q = q * xp.sign(xp.diagonal(r))
+        if rows < cols:
+            q = q.T
+        _write(tensor, (q * gain).reshape(tensor.shape))
+    return tensor
+
+
+def _xp(tensor: Tensor) -> Any:
+    from hookgrad._backend import namespace_of
+
+    return namespace_of(tensor._data)
+
+
+def _write(tensor: Tensor, values: Any) -> None:
+    """In-place copy of an array (no autograd: every caller runs under ``no_grad``)."""
+    tensor.copy_(Tensor._make(values.astype(tensor._data.dtype)))  # type: ignore[attr-defined]
+
+
+def _erfinv(xp: Any, y: Any) -> Any:
+    """Inverse error function on an array (Giles' approximation refined by Newton steps)."""
+    y = xp.clip(y.astype("float64"), -1 + 1e-15, 1 - 1e-15)
+    w = -xp.log((1.0 - y) * (1.0 + y))
+    x = xp.where(w < 5.0, _giles_small(xp, w - 2.5), _giles_large(xp, xp.sqrt(w) - 3.0)) * y
+    erf = xp.vectorize(math.erf)
+    for _ in range(2):
+        x = x - (erf(x) - y) / (2.0 / math.sqrt(math.pi) * xp.exp(-x * x))
+    return x
+
+
+def _giles_small(xp: Any, w: Any) -> Any:
+    p = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p = c + p * w
+    return p
+
+
+def _giles_large(xp: Any, w: Any) -> Any:
+    p = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p = c + p * w
+    return p

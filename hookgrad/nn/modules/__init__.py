@@ -1,0 +1,33 @@
+"""Layers. Mirrors: ``torch.nn.modules``.
+
+Layer families written by other work streams (convolution, pooling, normalization, recurrent,
+attention, transformer) are exported when their files exist.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from hookgrad.nn.modules.module import Module
+
+__all__ = ["Module"]
+
+_FAMILIES = (
+    "linear", "flatten", "dropout", "sparse", "nonlinearity", "container", "loss",
+    "conv", "pooling", "normalization", "rnn", "activation", "transformer",
+)
+
+
+def _export(family: str) -> None:
+    name = f"{__name__}.{family}"
+    if importlib.util.find_spec(name) is None:
+        return
+    mod = importlib.import_module(name)
+    for public in getattr(mod, "__all__", ()):
+        globals()[public] = getattr(mod, public)
+        __all__.append(public)
+
+
+for _family in _FAMILIES:
+    _export(_family)
