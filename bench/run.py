@@ -1,8 +1,11 @@
 """Run every workload for hookgrad and (when installed) PyTorch; print a ratio table, write JSON.
 
-Usage: ``python -m bench [--quick] [--json PATH] [--only NAME ...]``.
+Usage: ``python -m bench [--quick] [--clock {cpu,wall}] [--json PATH] [--only NAME ...]``.
 Both libraries run in this process, one thread each, after a warm-up; each sample times a loop
-of steps and the reported time is the median over samples. Never used by unit tests for timing.
+of steps, samples of the two libraries alternate, and the reported time is the median over
+samples. The default clock is the process's CPU time, which a machine shared with other work
+disturbs far less than elapsed time (``--clock wall`` for elapsed time). Never used by unit
+tests for timing.
 """
 
 from __future__ import annotations
@@ -37,25 +40,42 @@ WORKLOADS: dict[str, tuple[Callable, float, str, str]] = {
 }
 
 
-def _time(step: Callable[[], None], samples: int, min_time: float) -> float:
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def _calibrate(step: Callable[[], None], min_time: float, clock: Callable[[], float]) -> int:
+    """Warm up, then find a loop count whose run lasts at least `min_time`."""
     for _ in range(3):
         step()
     n = 1
-    while True:  # grow the loop until one sample lasts min_time
-        t0 = time.perf_counter()
+    while n < 1 << 14:
+        t0 = clock()
         for _ in range(n):
             step()
-        dt = time.perf_counter() - t0
-        if dt >= min_time or n >= 1 << 14:
+        if clock() - t0 >= min_time:
             break
         n *= 2
-    times = [dt / n]
-    for _ in range(samples - 1):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            step()
-        times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
+    return n
+
+
+def _time_interleaved(steps: dict[str, Callable[[], None]], samples: int, min_time: float,
+                      clock: Callable[[], float]) -> dict[str, float]:
+    """Median seconds per step for each library, sampling the libraries alternately.
+
+    Alternating samples (hookgrad, torch, hookgrad, torch...) means that a slow phase of a
+    shared machine hits both libraries alike, so the ratio stays meaningful when the absolute
+    times drift.
+    """
+    loops = {name: _calibrate(step, min_time, clock) for name, step in steps.items()}
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(samples):
+        for name, step in steps.items():
+            n = loops[name]
+            t0 = clock()
+            for _ in range(n):
+                step()
+            times[name].append((clock() - t0) / n)
+    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def _libs() -> dict:
@@ -82,31 +102,37 @@ def _peak_memory_mb(lib) -> float:
     return peak / 2**20
 
 
-def run(names: list[str], quick: bool) -> dict:
+def _row(name: str, libs: dict, samples: int, min_time: float,
+         clock: Callable[[], float]) -> dict:
+    factory, divisor, unit, desc = WORKLOADS[name]
+    row: dict = {"unit": unit, "description": desc}
+    steps, firsts = {}, {}
+    for lib_name, lib in libs.items():
+        try:
+            steps[lib_name], firsts[lib_name] = factory(lib)
+        except Exception as e:  # noqa: BLE001 - report what is missing, keep going
+            row[lib_name] = None
+            row[lib_name + "_error"] = f"{type(e).__name__}: {e}"
+    scale = 1e6 if unit.startswith("us") else 1e3
+    for lib_name, t in _time_interleaved(steps, samples, min_time, clock).items():
+        row[lib_name] = t * scale / divisor
+    if len(firsts) == 2:
+        a, b = firsts["hookgrad"], firsts["torch"]
+        row["first_value_agrees"] = abs(a - b) <= 1e-3 * max(1.0, abs(b))
+    return row
+
+
+def run(names: list[str], quick: bool, clock: str = "cpu") -> dict:
     libs = _libs()
     samples, min_time = (3, 0.05) if quick else (7, 0.2)
     results: dict = {"machine": platform.platform(), "python": sys.version.split()[0],
-                     "quick": quick, "workloads": {}}
+                     "numpy": _version("numpy"), "torch": _version("torch"),
+                     "quick": quick, "clock": clock, "workloads": {}}
+    if "chain_hooks" in names and "chain" not in names:
+        names = ["chain", *names]  # chain_hooks is reported relative to chain
     for name in names:
-        factory, divisor, unit, desc = WORKLOADS[name]
-        row: dict = {"unit": unit, "description": desc}
-        firsts = {}
-        for lib_name, lib in libs.items():
-            try:
-                step, first = factory(lib)
-            except Exception as e:  # noqa: BLE001 - report what is missing, keep going
-                row[lib_name] = None
-                row[lib_name + "_error"] = f"{type(e).__name__}: {e}"
-                continue
-            firsts[lib_name] = first
-            t = _time(step, samples, min_time)
-            scale = 1e6 if unit.startswith("us") else 1e3
-            row[lib_name] = t * scale / divisor
-        if len(firsts) == 2:
-            a, b = firsts["hookgrad"], firsts["torch"]
-            row["first_value_agrees"] = abs(a - b) <= 1e-3 * max(1.0, abs(b))
-        results["workloads"][name] = row
-    if "chain_hooks" in results["workloads"] and "chain" in results["workloads"]:
+        results["workloads"][name] = _row(name, libs, samples, min_time, CLOCKS[clock])
+    if "chain_hooks" in results["workloads"]:
         # chain_hooks reports the *extra* cost per hook: subtract the plain chain per hook
         base, hooked = results["workloads"]["chain"], results["workloads"]["chain_hooks"]
         for lib_name in libs:
@@ -120,6 +146,13 @@ def run(names: list[str], quick: bool) -> dict:
     results["peak_memory_mb_mlp64_step"] = {"hookgrad (tracemalloc)": _peak_memory_mb(
         libs["hookgrad"])}
     return results
+
+
+def _version(module: str) -> str | None:
+    try:
+        return __import__(module).__version__
+    except ImportError:
+        return None
 
 
 def format_table(results: dict) -> str:
@@ -143,8 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer samples (< 2 minutes)")
     parser.add_argument("--json", default="bench_results.json", help="where to write results")
     parser.add_argument("--only", nargs="*", choices=sorted(WORKLOADS), help="subset")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+                        help="cpu: process CPU time (robust on a shared machine; default); "
+                             "wall: elapsed time")
     args = parser.parse_args(argv)
-    results = run(args.only or list(WORKLOADS), args.quick)
+    results = run(args.only or list(WORKLOADS), args.quick, args.clock)
     print(format_table(results))
     print("peak memory of one MLP step:", results["peak_memory_mb_mlp64_step"])
     with open(args.json, "w") as f:

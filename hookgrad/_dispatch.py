@@ -48,21 +48,24 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     `cast` is the computation dtype chosen by type promotion (PyTorch computes ``int + float``
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
-    if cast is None:
-        res = prim.impl(*[t._data for t in inputs], **params)
-    else:
+    if cast is not None:
         res = prim.impl(*_arrays(inputs, cast), **params)
-    if prim.num_outputs == 1:
+    elif len(inputs) == 1:  # the common arities spelled out: no list built per call
+        res = prim.impl(inputs[0]._data, **params)
+    elif len(inputs) == 2:
+        res = prim.impl(inputs[0]._data, inputs[1]._data, **params)
+    else:
+        res = prim.impl(*[t._data for t in inputs], **params)
+    single = prim.num_outputs == 1
+    if single:
         outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
     else:
         outs = tuple(_make(r if type(r) is _ndarray else _as_array(r)) for r in res)
     if prim.view:
         mark_views(inputs[0], outs, prim, params)
-    recorders = STATE.recorders
-    if recorders:
-        for rec in recorders:
-            rec.record(prim, inputs, params, outs)
-    return outs[0] if prim.num_outputs == 1 else outs
+    for rec in STATE.recorders:
+        rec.record(prim, inputs, params, outs)
+    return outs[0] if single else outs
 
 
 def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:

@@ -87,6 +87,34 @@ def isfinite(input: Tensor) -> Tensor:
     return bind(P["isfinite"], (input,))
 
 
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """``|input - other| <= atol + rtol * |other|`` elementwise (infinities equal when equal).
+
+    Mirrors: ``torch.isclose``.
+    """
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{type_name(input)} did not match {type_name(other)}")
+    params = {"rtol": rtol, "atol": atol, "equal_nan": equal_nan}
+    return bind(P["isclose"], (input, other), params)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Mirrors: ``torch.allclose``."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Same shape and equal elements (nan is never equal).
+
+    Mirrors: ``torch.equal``.
+    """
+    if input._data.shape != other._data.shape:
+        return False
+    return bool(eq(input, other)._data.all())
+
+
 # ---------------------------------------------------------------- bitwise
 def _bitwise(name: str) -> Any:
     prim = P[name]
@@ -304,9 +332,9 @@ fmin = _extremum("fmin", "Elementwise minimum ignoring nan.")
 __all__ = [
     "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
-    "isfinite", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "where",
-    "masked_fill", "clamp", "clip", "clamp_", "clamp_min", "clamp_min_", "clamp_max",
-    "clamp_max_", "maximum", "minimum", "fmax", "fmin",
+    "isfinite", "isclose", "allclose", "equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "where", "masked_fill", "clamp", "clip", "clamp_", "clamp_min", "clamp_min_",
+    "clamp_max", "clamp_max_", "maximum", "minimum", "fmax", "fmin",
 ]
 
 
@@ -321,6 +349,7 @@ METHODS = {
     "__le__": _operator(le), "__gt__": _operator(gt), "__ge__": _operator(ge),
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "logical_not": logical_not, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "isclose": isclose, "allclose": allclose, "equal": equal,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor,
     "bitwise_not": bitwise_not, "bitwise_and_": _bitwise_inplace("bitwise_and"),
     "bitwise_or_": _bitwise_inplace("bitwise_or"),

@@ -253,6 +253,22 @@ def zero_(self: Tensor) -> Tensor:
     return bind_inplace(P["zero_"], self, (self,))
 
 
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """nan, +inf and -inf replaced (by 0 and the dtype's extremes unless given).
+
+    Mirrors: ``torch.nan_to_num``.
+    """
+    return bind(P["nan_to_num"], (input,), {"nan": nan, "posinf": posinf, "neginf": neginf})
+
+
+def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
+    """Mirrors: ``torch.Tensor.nan_to_num_``."""
+    params = {"nan": nan, "posinf": posinf, "neginf": neginf}
+    return bind_inplace(P["nan_to_num"], self, (self,), params)
+
+
 # ---------------------------------------------------------------- in-place variants
 _inplace: dict[str, Any] = {}
 # PyTorch records the in-place inverse hyperbolics with their own (derivative-less) nodes.
@@ -302,7 +318,8 @@ def atan2_(self: Tensor, other: Tensor) -> Tensor:
 
 __all__ = [
     *_FLOAT_UNARY, *_SAME_UNARY, *_MODULE_INPLACE, "round", "round_", "square", "square_",
-    "atan2", "arctan2", "lerp", "addcmul", "addcdiv", "fill", "fill_", "zero_",
+    "atan2", "arctan2", "lerp", "addcmul", "addcdiv", "fill", "fill_", "zero_", "nan_to_num",
+    "nan_to_num_",
 ]
 
 METHODS = {
@@ -311,4 +328,5 @@ METHODS = {
     "arctan2": atan2, "atan2_": atan2_, "arctan2_": atan2_,
     "lerp": lerp, "lerp_": lerp_, "addcmul": addcmul, "addcmul_": addcmul_,
     "addcdiv": addcdiv, "addcdiv_": addcdiv_, "fill_": fill_, "zero_": zero_,
+    "nan_to_num": nan_to_num, "nan_to_num_": nan_to_num_,
 }

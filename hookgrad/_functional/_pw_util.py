@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import result_type, wrap_scalar
@@ -54,7 +56,9 @@ def promote(*args: Any) -> tuple[tuple, Any]:
     Implements PyTorch's promotion over any number of operands (tensors, 0-d tensors and Python
     scalars in their priority tiers), as `binary` does for two.
     """
-    like = next(a for a in args if isinstance(a, Tensor))
+    like = next((a for a in args if isinstance(a, Tensor)), None)
+    if like is None:  # only numbers (torch.floor_divide(7, 2)): PyTorch wraps them all
+        like = Tensor._make(np.zeros(()))
     first = like._data.dtype
     if all(isinstance(a, Tensor) and a._data.dtype == first for a in args):
         return args, None
@@ -84,12 +88,11 @@ def float_unary(name: str, summary: str, prim: str | None = None,
                 torch_name: str | None = None) -> Callable[..., Tensor]:
     """A one-input op computing in floating point (``sqrt(int)`` gives the default float)."""
     p = P[prim or name]
-    default = STATE
 
     def fn(input: Tensor) -> Tensor:
         if input._data.dtype.kind == "f":
             return bind(p, (input,))
-        return bind(p, (input,), _EMPTY, default.default_dtype)
+        return bind(p, (input,), _EMPTY, STATE.default_dtype)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _mirrors(name, summary, torch_name)

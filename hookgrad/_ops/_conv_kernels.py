@@ -116,10 +116,12 @@ def conv2d_weight_grad(x: Any, g: Any, w_shape: Sequence[int], stride: Pair, pad
     padded = pad2d(x, (padding[0],) * 2, (padding[1],) * 2)
     win = windows(padded, (kh, kw), stride, dilation, (oh, ow))
     gg = groups
-    cols = win.reshape(n, gg, cg, oh, ow, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
-    cols = cols.reshape(gg, n * oh * ow, cg * kh * kw)  # [G, N*OH*OW, Cg*K*K]
+    # columns [G, Cg*K*K, N*OH*OW]: the copy runs along output rows (long contiguous runs);
+    # matmul takes the transposed view without another copy
+    cols = win.reshape(n, gg, cg, oh, ow, kh, kw).transpose(1, 2, 5, 6, 0, 3, 4)
+    cols = cols.reshape(gg, cg * kh * kw, n * oh * ow)
     gmat = g.reshape(n, gg, o // gg, oh * ow).transpose(1, 2, 0, 3).reshape(gg, o // gg, -1)
-    return xp.matmul(gmat, cols).reshape(o_, cg, kh, kw)
+    return xp.matmul(gmat, cols.transpose(0, 2, 1)).reshape(o_, cg, kh, kw)
 
 
 def conv2d_transpose(x: Any, w: Any, stride: Pair, padding: Pair, output_padding: Pair,

@@ -77,14 +77,16 @@ def fast_where(condition: Any, a: Any, b: Any) -> Any:
     See NOTE [Fast select]. Falls back to `np.where` when a float value is inf or nan
     (``inf * 0`` is nan) and for bool results.
     """
-    rt = np.result_type(a, b)
+    # dtypes of arrays, Python numbers as themselves (NumPy's weak scalars, as in np.where)
+    rt = np.result_type(*(getattr(v, "dtype", v) for v in (a, b)))
     if rt.kind not in "fiu" or (rt.kind == "f" and not (_finite(a) and _finite(b))):
         return np.where(condition, a, b)
+    xp = namespace_of(condition)
     kind = getattr(condition, "dtype", np.dtype(bool)).kind
-    c = np.asarray(condition if kind == "b" else np.not_equal(condition, 0)).astype(rt)
+    c = xp.asarray(condition if kind == "b" else np.not_equal(condition, 0)).astype(rt)
     if c.shape != np.broadcast_shapes(c.shape, np.shape(a), np.shape(b)):
         return a * c + b * (1 - c)
-    out = np.asarray(np.multiply(a, c))  # few large temporaries: allocation dominates
+    out = xp.asarray(np.multiply(a, c))  # few large temporaries: allocation dominates
     np.subtract(1, c, out=c)
     np.multiply(c, b, out=c)
     return np.add(out, c, out=out)
@@ -94,7 +96,7 @@ def select_zero(values: Any, mask: Any) -> Any:
     """``np.where(mask, values, 0)`` as a multiplication when `values` are finite."""
     if values.dtype.kind != "f" or not _finite(values):
         return np.where(mask, values, values.dtype.type(0))
-    out = np.asarray(np.multiply(values, mask))
+    out = namespace_of(values).asarray(np.multiply(values, mask))
     return np.add(out, 0, out=out)  # -0.0 -> +0.0, as np.where's 0 would give
 
 

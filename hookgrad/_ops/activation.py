@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._ops._elementwise import drop, fast_where, quiet, select_zero
 from hookgrad._ops.activation_backward import (
@@ -54,7 +55,7 @@ defop("relu", impl=lambda self: np.maximum(self, 0), saves=("result",),
 
 def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
     # ``x if x > 0 else x * slope`` without a select (NOTE [Fast select]); exact: one term is 0.
-    neg = np.asarray(np.minimum(self, 0))
+    neg = namespace_of(self).asarray(np.minimum(self, 0))
     np.multiply(neg, negative_slope, out=neg, casting="unsafe")
     return np.add(np.maximum(self, 0), neg, out=neg)
 
@@ -150,8 +151,9 @@ def _raw_sigmoid(x: Any) -> Any:
 def _silu_vjp(grad: Any, self: Any) -> Any:
     if not STATE.grad_enabled:  # a plain backward: one fused pass (see module docstring)
         x = self._data
-        s = np.asarray(_raw_sigmoid(x))
-        t = np.asarray(np.subtract(1, s))
+        xp = namespace_of(x)
+        s = xp.asarray(_raw_sigmoid(x))
+        t = xp.asarray(np.subtract(1, s))
         np.multiply(t, x, out=t)
         np.add(t, 1, out=t)
         np.multiply(t, s, out=t)

@@ -39,6 +39,10 @@ for _name, _ufunc in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise
     defop(_name, impl=_ufunc, inputs=("self", "other"),
           nondifferentiable={"self": _INT_OUT, "other": _INT_OUT})
 defop("bitwise_not", impl=np.invert, nondifferentiable={"self": _INT_OUT})
+defop("isclose", impl=lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: np.isclose(
+          self, other, rtol=rtol, atol=atol, equal_nan=equal_nan),
+      inputs=("self", "other"), params=("rtol", "atol", "equal_nan"),
+      nondifferentiable={"self": _BOOL_OUT, "other": _BOOL_OUT})
 
 # ---------------------------------------------------------------- where / masked_fill
 defop("where", impl=fast_where, inputs=("condition", "self", "other"), saves=("condition",),

@@ -57,8 +57,9 @@ def _raw_input_grad(g: Any, w: Any, in_shape: Ints, stride: Ints, padding: Ints,
     nd = g.ndim - 2
     g2, w2 = _spatial((g, w), nd)
     s, p, d, _ = _p2(stride, padding, dilation, (0,) * nd)
-    if transposed:
+    if transposed:  # an output padding >= stride adds rows the input never reached: crop
         out = K.conv2d_forward(g2, w2, s, p, d, groups)
+        out = out[..., :in_shape[-2] if nd == 2 else 1, :in_shape[-1]]
     else:
         hw = (1, in_shape[2]) if nd == 1 else (in_shape[2], in_shape[3])
         out = K.conv2d_input_grad(g2, w2, hw, s, p, d, groups)
@@ -106,7 +107,11 @@ def _input_grad(grad: Tensor, weight: Tensor, input_shape: Ints, stride: Ints, p
                                      dilation, transposed, groups))
     nd = len(stride)
     if transposed:
-        return conv(grad, weight, None, stride, padding, dilation, False, (0,) * nd, groups)
+        out = conv(grad, weight, None, stride, padding, dilation, False, (0,) * nd, groups)
+        for i in range(nd):  # see _raw_input_grad
+            if out._data.shape[2 + i] > input_shape[2 + i]:
+                out = out.narrow(2 + i, 0, input_shape[2 + i])  # type: ignore[attr-defined]
+        return out
     op = _output_padding(input_shape, grad._data.shape, weight._data.shape[2:], stride,
                          padding, dilation)
     return conv(grad, weight, None, stride, padding, dilation, True, op, groups)

@@ -24,10 +24,11 @@ _BCE_EPS = 1e-12
 
 
 def _reduce(loss: Any, reduction: int) -> Any:
+    xp = namespace_of(loss)
     if reduction == MEAN:
-        return np.asarray(loss.mean(), dtype=loss.dtype)
+        return xp.asarray(loss.mean(), dtype=loss.dtype)
     if reduction == SUM:
-        return np.asarray(loss.sum(), dtype=loss.dtype)
+        return xp.asarray(loss.sum(), dtype=loss.dtype)
     return loss
 
 
@@ -212,7 +213,7 @@ def _nll_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN,
     loss = -picked * wt
     if reduction == MEAN:
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(loss.sum() / wt.sum(), dtype=self.dtype)
+            return namespace_of(loss).asarray(loss.sum() / wt.sum(), dtype=self.dtype)
     return _reduce(loss, reduction)
 
 
@@ -413,3 +414,7 @@ defop("_nn_mul_scalar", impl=lambda self, other: self * np.asarray(other, self.d
 defop("_nn_div_scalar", impl=lambda self, other: self / np.asarray(other, self.dtype),
       params=("other",), node_name="DivBackward1",
       vjp={"self": lambda grad, other: grad / other}, jvp="linear")
+
+defop("_nn_add_scalar", impl=lambda self, other: self + np.asarray(other, self.dtype),
+      params=("other",), node_name="AddBackward1",
+      vjp={"self": lambda grad: grad}, jvp={"self": lambda t: t})  # affine, not linear

@@ -278,7 +278,7 @@ defop("remainder_tensor", impl=_remainder, inputs=("self", "other"), saves=("oth
            "other": lambda t, self, other: -t * self.div(other, rounding_mode="floor")})
 # remainder(Scalar, Tensor) has no derivative in PyTorch: a NotImplemented node.
 defop("remainder_scalar", impl=lambda other, self: _remainder(
-          np.asarray(self, dtype=other.dtype), other),
+          other.dtype.type(self), other),
       inputs=("other",), params=("self",), node_name="torch::autograd::NotImplemented",
       vjp={"other": not_implemented("remainder")},
       jvp={"other": _not_implemented_jvp("remainder")})

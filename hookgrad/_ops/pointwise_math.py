@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
-from hookgrad._ops._elementwise import drop, quiet, unbroadcast, zeros
+from hookgrad._ops._elementwise import const, drop, quiet, unbroadcast, zeros
 from hookgrad._ops.activation_backward import tanh_backward
 from hookgrad._ops.registry import defop
 
@@ -96,7 +96,7 @@ def _sign_impl(self: Any) -> Any:
         return self.copy()
     if self.dtype.kind == "f":
         # PyTorch computes (0 < x) - (x < 0): nan has sign 0 (NumPy's sign gives nan).
-        out = np.asarray(np.sign(self))
+        out = namespace_of(self).asarray(np.sign(self))
         nan = np.isnan(out)
         if nan.any():
             out[nan] = 0
@@ -166,6 +166,19 @@ for _name, _ufunc in (("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np
     defop(_name + "_", impl=quiet(_ufunc), node_name=f"{_name.capitalize()}Backward1",
           vjp={"self": _inplace_not_implemented(_name)},
           jvp={"self": _inplace_not_implemented(_name)})
+
+# ---------------------------------------------------------------- nan_to_num
+def _nan_to_num_impl(self: Any, nan: float = 0.0, posinf: float | None = None,
+                     neginf: float | None = None) -> Any:
+    if self.dtype.kind != "f":
+        return self.copy()
+    return np.nan_to_num(self, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+
+
+defop("nan_to_num", impl=_nan_to_num_impl, params=("nan", "posinf", "neginf"), saves=("self",),
+      vjp={"self": lambda grad, self: grad * const(np.isfinite(self._data))},
+      jvp="elementwise")
+
 
 # ---------------------------------------------------------------- error function
 defop("erf", impl=special("erf"), saves=("self",),

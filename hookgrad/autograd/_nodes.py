@@ -31,6 +31,88 @@ _EMPTY: dict = {}
 _NODE_CLASSES: dict[str, type] = {}
 
 
+# Argument sources of a rule parameter (see `RulePlan`).
+_GRAD, _GRADS, _SAVED, _PARAM, _SHAPE, _DTYPE = range(6)
+
+
+class RulePlan:
+    """Everything `PrimitiveNode.apply` and the grad recorder derive from a `Primitive` once.
+
+    NOTE [Rule plans]
+    A rule names the values it wants by parameter name (NOTE [Rule arguments] in registry.py).
+    Resolving those names per call (string tests against saved values, params, ``_shape``
+    suffixes...) cost more than many rules themselves, so each primitive's names are resolved
+    once into ``(kind, key)`` sources, and the rule is called positionally. The resolution order
+    is the one the names were validated with: ``grad``/``grads``, a saved value (``None`` when
+    the input that uses it needs no gradient, so it was not saved), a param (or its default),
+    ``<input>_shape``, ``<input>_dtype``. The recorder's save lists are precomputed here too.
+    """
+
+    __slots__ = ("rules", "single", "uses", "save_lists", "meta_all")
+
+    def __init__(self, prim: Primitive) -> None:
+        self.rules = tuple(
+            (prim.vjp[prim.inputs[i]], _sources(prim, prim.rule_args[prim.inputs[i]]))
+            for i in prim.diff_inputs
+        )
+        self.single = prim.num_outputs == 1
+        # per diff input: the saved names its rule uses
+        self.uses = tuple(frozenset(prim.uses[prim.inputs[i]]) for i in prim.diff_inputs)
+        self.save_lists: dict[int, tuple] = {}  # edge bitmask -> ((name, source), ...)
+        self.meta_all = len(prim.diff_inputs) == len(prim.inputs)
+
+    def saves_for(self, prim: Primitive, mask: int) -> tuple:
+        """``(name, source)`` to save when the diff inputs in bitmask `mask` need gradients.
+
+        Source: an input position, ``-1`` for ``result``, ``-2`` for ``results``. Order is
+        ``prim.saves``: the pack order of saved-tensor hooks.
+        """
+        out = self.save_lists.get(mask)
+        if out is None:
+            wanted: set = set()
+            for k, names in enumerate(self.uses):
+                if mask >> k & 1:
+                    wanted |= names
+            out = tuple(
+                (name, -1 if name == "result" else -2 if name == "results"
+                 else prim.inputs.index(name))
+                for name in prim.saves if name in wanted
+            )
+            self.save_lists[mask] = out
+        return out
+
+
+def _sources(prim: Primitive, args: tuple) -> tuple:
+    out = []
+    for a in args:
+        if a == "grad":
+            out.append((_GRAD, None))
+        elif a == "grads":
+            out.append((_GRADS, None))
+        elif a in prim.saves:
+            out.append((_SAVED, a))
+        elif a in prim.params:
+            out.append((_PARAM, (a, prim.defaults.get(a))))
+        elif a.endswith("_shape"):
+            out.append((_SHAPE, prim.inputs.index(a[:-6])))
+        elif a.endswith("_dtype"):
+            out.append((_DTYPE, prim.inputs.index(a[:-6])))
+        else:  # pragma: no cover - defop validated every name
+            raise KeyError(a)
+    return tuple(out)
+
+
+_PLANS: dict[Primitive, RulePlan] = {}
+
+
+def plan_of(prim: Primitive) -> RulePlan:
+    """The cached `RulePlan` of `prim`."""
+    plan = _PLANS.get(prim)
+    if plan is None:
+        plan = _PLANS[prim] = RulePlan(prim)
+    return plan
+
+
 class PrimitiveNode(Node):
     """The backward node of one primitive call; its class name is the PyTorch node name."""
 
@@ -41,25 +123,42 @@ class PrimitiveNode(Node):
 
     def apply(self, grads: tuple, needed: tuple | None = None) -> tuple:
         prim = self._prim
+        plan = _PLANS.get(prim) or plan_of(prim)
         # Every saved value is unpacked once per execution, in save order, before any rule
         # runs (PyTorch's generated apply does the same; unpack hooks observe it).
-        saved = {k: self._unpack(s) for k, s in self._saved.items()} if self._saved else _EMPTY
-        if prim.num_outputs == 1:
+        saved = self._saved
+        if saved:
+            saved = {k: s.unpack(self) if type(s) is SavedTensor else self._unpack(s)
+                     for k, s in saved.items()}
+        edges = self._next_edges
+        if plan.single:
             grad = grads[0]
             if grad is None:
-                return (None,) * len(self._next_edges)
+                return (None,) * len(edges)
         elif all(g is None for g in grads):
-            return (None,) * len(self._next_edges)
+            return (None,) * len(edges)
         else:
             grad = None
         out = []
-        for k, idx in enumerate(prim.diff_inputs):
-            if self._next_edges[k][0] is None or (needed is not None and not needed[k]):
+        for k, (rule, sources) in enumerate(plan.rules):
+            if edges[k][0] is None or (needed is not None and not needed[k]):
                 out.append(None)
                 continue
-            name = prim.inputs[idx]
-            kwargs = {a: self._value(a, grad, grads, saved) for a in prim.rule_args[name]}
-            out.append(prim.vjp[name](**kwargs))
+            args = []
+            for kind, key in sources:
+                if kind == _GRAD:
+                    args.append(grad)
+                elif kind == _SAVED:
+                    args.append(saved.get(key))
+                elif kind == _PARAM:
+                    args.append(self._params.get(key[0], key[1]))
+                elif kind == _SHAPE:
+                    args.append(self._meta[key][0])
+                elif kind == _GRADS:
+                    args.append(grads)
+                else:
+                    args.append(from_numpy_dtype(self._meta[key][1]))
+            out.append(rule(*args))
         return tuple(out)
 
     def _unpack(self, s: Any) -> Any:
@@ -67,28 +166,12 @@ class PrimitiveNode(Node):
             return tuple(x.unpack(self) for x in s)
         return None if s is None else s.unpack(self)
 
-    def _value(self, arg: str, grad: Any, grads: tuple, saved: dict) -> Any:
-        if arg == "grad":
-            return grad
-        if arg == "grads":
-            return grads
-        if arg in saved:
-            return saved[arg]
-        if arg in self._params:
-            return self._params[arg]
-        if arg in self._prim.defaults:
-            return self._prim.defaults[arg]
-        if arg.endswith("_shape"):
-            return self._meta[self._prim.inputs.index(arg[:-6])][0]
-        if arg.endswith("_dtype"):
-            return from_numpy_dtype(self._meta[self._prim.inputs.index(arg[:-6])][1])
-        if arg in self._prim.saves:
-            return None  # saved only when the rule of an input that needs it runs
-        raise KeyError(arg)  # unreachable: defop validated every name
-
     def input_metadata(self) -> list:
         meta = self._meta
-        return [meta[i] for i in self._prim.diff_inputs]
+        prim = self._prim
+        if (_PLANS.get(prim) or plan_of(prim)).meta_all:
+            return meta
+        return [meta[i] for i in prim.diff_inputs]
 
     def release_saved(self) -> None:
         for s in self._saved.values():
@@ -234,6 +317,6 @@ _CREATE_GRAPH_WARNING = (
 )
 
 __all__ = [
-    "PrimitiveNode", "AccumulateGrad", "node_class", "get_accumulator", "accumulate_into",
+    "PrimitiveNode", "AccumulateGrad", "RulePlan", "plan_of", "node_class", "get_accumulator", "accumulate_into",
     "SavedTensor", "FREED_ERROR", "ACCUMULATE_GRAD_SEQ",
 ]

@@ -12,7 +12,7 @@ from hookgrad._config import STATE, add_recorder
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import check_view_inplace, gradient_edge, move_autograd_identity
-from hookgrad.autograd._nodes import PrimitiveNode, SavedTensor, node_class
+from hookgrad.autograd._nodes import PrimitiveNode, SavedTensor, node_class, plan_of
 
 _FLOAT_KINDS = "fc"
 
@@ -27,49 +27,60 @@ def build_node(
     value to save in its place (PyTorch saves ``original_self`` the same way).
     """
     edges = []
-    any_grad = False
+    mask = 0  # bit k: diff input k needs a gradient
+    k = 0
     for idx in prim.diff_inputs:
         t = inputs[idx]
         if t._requires_grad:
-            edges.append(gradient_edge(t))
-            any_grad = True
+            fn = t._grad_fn
+            # the common case of `gradient_edge` inline: a non-view with a grad_fn
+            edges.append((fn, t._output_nr) if fn is not None and t._base is None
+                         else gradient_edge(t))
+            mask |= 1 << k
         else:
-            edges.append((None, 0))
-    if not any_grad:
+            edges.append(_NO_EDGE)
+        k += 1
+    if not mask:
         return None
+    plan = plan_of(prim)
     node = node_class(prim)(tuple(edges))
     node._prim = prim
     node._params = params
     node._meta = [(t._data.shape, t._data.dtype) for t in inputs]
     node._nout = len(outs)
-    nondiff = prim.nondifferentiable_outputs
-    for j, o in enumerate(outs):
-        if j not in nondiff and o._data.dtype.kind in _FLOAT_KINDS:
+    if plan.single and not prim.nondifferentiable_outputs:
+        o = outs[0]
+        if o._data.dtype.kind in _FLOAT_KINDS:
             o._requires_grad = True
             o._grad_fn = node
-            o._output_nr = j
-    node._saved = _save(prim, inputs, outs, edges, node, original, target)
+    else:
+        nondiff = prim.nondifferentiable_outputs
+        for j, o in enumerate(outs):
+            if j not in nondiff and o._data.dtype.kind in _FLOAT_KINDS:
+                o._requires_grad = True
+                o._grad_fn = node
+                o._output_nr = j
+    if prim.saves:
+        node._saved = _save(plan.saves_for(prim, mask), inputs, outs, node, original, target)
+    else:
+        node._saved = _NOTHING_SAVED
     return node
 
 
-def _save(prim: Primitive, inputs: tuple, outs: tuple, edges: list, node: PrimitiveNode,
+_NO_EDGE = (None, 0)
+_NOTHING_SAVED: dict = {}  # shared and never mutated: nodes that save nothing
+
+
+def _save(wanted: tuple, inputs: tuple, outs: tuple, node: PrimitiveNode,
           original: Tensor | None, target: Tensor | None) -> dict:
-    if not prim.saves:
-        return {}
-    wanted: set = set()
-    for k, idx in enumerate(prim.diff_inputs):
-        if edges[k][0] is not None:
-            wanted.update(prim.uses[prim.inputs[idx]])
     saved: dict[str, Any] = {}
-    for name in prim.saves:
-        if name not in wanted:
-            continue
-        if name == "result":
+    for name, src in wanted:
+        if src == -1:  # "result"
             saved[name] = SavedTensor(outs[0], True, node)
-        elif name == "results":
+        elif src == -2:  # "results"
             saved[name] = tuple(SavedTensor(o, o._grad_fn is node, node) for o in outs)
         else:
-            t = inputs[prim.inputs.index(name)]
+            t = inputs[src]
             if target is not None and t is target:
                 t = original
             saved[name] = SavedTensor(t, False, node)

@@ -46,19 +46,24 @@ class SavedTensor:
     Mirrors: ``torch._C._autograd.SavedTensor`` (``grad_fn._raw_saved_<name>``).
     """
 
+    # Hot fields are slots; fields most saved values never set are class-level defaults that an
+    # instance overrides in its ``__dict__`` (the pattern of NOTE [Tensor fields]): saving is on
+    # the forward path of every recorded op.
     __slots__ = (
         "_tensor", "_data", "_vc", "_version", "_output_nr", "_requires_grad", "_is_output",
-        "_unpack", "_packed", "_freed", "_wrapped", "_node_ref", "_fw_grads", "__weakref__",
+        "_freed", "__dict__", "__weakref__",
     )
+    _fw_grads = None  # forward-AD tangents of a saved output (forward-over-reverse)
+    _wrapped = False  # a wrapped Python number: no hooks, no version check
+    _unpack = None  # the unpack hook, when pack hooks were applied
+    _packed = None
 
     def __init__(self, t: Tensor, is_output: bool, node: Any = None) -> None:
-        self._freed = False
-        self._fw_grads = None  # forward-AD tangents of a saved output (forward-over-reverse)
-        self._wrapped = t._wrapped_number
-        self._unpack = None
-        self._packed = None
+        self._freed = False  # a slot: every saved value is freed after a non-retained pass
         self._is_output = is_output
-        vc = t._vc()
+        vc = t._version_counter
+        if vc is None:
+            vc = t._vc()
         self._vc = vc
         self._version = vc.value
         self._output_nr = t._output_nr
@@ -69,9 +74,10 @@ class SavedTensor:
         else:
             self._tensor = t
             self._data = None
-        stack = STATE.saved_hooks_stack
-        if stack and not self._wrapped:
-            pack, unpack = stack[-1]
+        if t._wrapped_number:
+            self._wrapped = True
+        elif STATE.saved_hooks_stack:
+            pack, unpack = STATE.saved_hooks_stack[-1]
             self._apply_pack(pack, unpack, t)
 
     def _apply_pack(self, pack: Any, unpack: Any, t: Tensor) -> None:
@@ -166,7 +172,8 @@ class SavedTensor:
         self._freed = True
         self._tensor = None
         self._data = None
-        self._packed = None
+        if self._packed is not None:
+            self._packed = None
 
     def rebind_output(self, target: Tensor) -> None:
         """After an in-place op the saved output is the target tensor's array (NOTE above)."""

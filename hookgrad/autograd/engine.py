@@ -22,6 +22,7 @@ the loop looks at hook tables.
 from __future__ import annotations
 
 import heapq
+import sys
 from typing import Any
 
 from hookgrad._config import STATE
@@ -143,17 +144,30 @@ class GraphTask:
         if grad is None:
             return
         old = buf[slot]
-        buf[slot] = grad if old is None else old + grad
+        buf[slot] = grad if old is None else self.accumulate(old, grad)
+
+    def accumulate(self, old: Tensor, new: Tensor) -> Tensor:
+        """Sum two gradients for one input slot (PyTorch's ``InputBuffer::accumulate``).
+
+        Adds in place when nothing but the buffer can see `old` (see `_engine_owned`) and no
+        graph is being built; otherwise out of place, recorded under ``create_graph``.
+        """
+        if not self.create_graph and _engine_owned(old, new):
+            old._data += new._data
+            return old
+        return old + new  # type: ignore[operator]
 
     def run(self) -> None:
         heap = self.heap
+        buffers = self.buffers
         while heap:
-            node = heapq.heappop(heap).node
-            grads = self.buffers.pop(node, None) or [None] * node._num_slots()
-            if self.exec_info is not None and not self._capture(node, grads):
-                continue
-            outs = self.execute(node, grads)
-            self.route(node, outs)
+            node: Node | None = heapq.heappop(heap).node
+            while node is not None:
+                grads = buffers.pop(node, None) or [None] * node._num_slots()
+                if self.exec_info is not None and not self._capture(node, grads):
+                    break
+                outs = self.execute(node, grads)
+                node = self.route(node, outs)
         self.run_callbacks()
 
     def _capture(self, node: Node, grads: list) -> bool:
@@ -182,22 +196,40 @@ class GraphTask:
             node.release_saved()
         return outs
 
-    def route(self, node: Node, outs: tuple) -> None:
+    def route(self, node: Node, outs: tuple) -> Node | None:
+        """Add `outs` into the next nodes' buffers; return the node to run next, if known.
+
+        When exactly one node becomes ready and the ready heap is empty, pushing it and popping
+        the heap would hand back that same node, so it is returned to the caller instead (a
+        chain of single-input nodes never touches the heap). Otherwise ready nodes are pushed
+        and None is returned.
+        """
         deps = self.deps
+        exec_info = self.exec_info
         meta = node.input_metadata() if outs else None
+        n_outs = len(outs)
+        ready = None
         for i, (nxt, slot) in enumerate(node._next_edges):
             if nxt is None:
                 continue
             remaining = deps[nxt] - 1
             deps[nxt] = remaining
-            if self.exec_info is not None and not self.should_execute(nxt):
+            if exec_info is not None and not self.should_execute(nxt):
                 continue
-            g = outs[i] if i < len(outs) else None
+            g = outs[i] if i < n_outs else None
             if g is not None and meta is not None:
-                g = conform(node, i, g, meta[i])
+                m = meta[i]
+                if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+                    g = conform(node, i, g, m)
             self.add_to_buffer(nxt, slot, g)
             if remaining == 0:
-                self.push(nxt)
+                if ready is not None:
+                    self.push(ready)
+                ready = nxt
+        if ready is not None and self.heap:
+            self.push(ready)
+            return None
+        return ready
 
     def run_callbacks(self) -> None:
         cbs = self.callbacks
@@ -223,6 +255,29 @@ def conform(node: Node, i: int, g: Tensor, meta: Any) -> Tensor:
     if g._data.dtype != np_dtype:
         g = g.to(_dtype_of(np_dtype))  # type: ignore[attr-defined]
     return g
+
+
+def _engine_owned(old: Tensor, new: Tensor) -> bool:
+    """Whether `old` may take `new` in place: same layout, and only the engine can see it.
+
+    Reference counts stand in for PyTorch's ``use_count() == 1`` test. Called only from
+    `GraphTask.accumulate` (via `add_to_buffer`), `old` is referenced exactly five times when
+    nothing else holds it: its buffer slot, the locals of ``add_to_buffer``, ``accumulate`` and
+    this function, and getrefcount's argument; its array three times: ``old._data``, the local
+    ``data`` and the argument. A gradient a hook kept, a saved tensor, one tensor routed to two
+    slots, or an array shared with another tensor all raise a count, so they are added out of
+    place.
+    """
+    data = old._data
+    return (
+        old._grad_fn is None
+        and data.base is None
+        and data.shape == new._data.shape
+        and data.dtype == new._data.dtype
+        and sys.getrefcount(old) <= 5
+        and sys.getrefcount(data) <= 3
+        and data.flags.writeable
+    )
 
 
 def _expandable(shape: tuple, to: tuple) -> bool:

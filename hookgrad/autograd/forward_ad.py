@@ -213,8 +213,8 @@ class ForwardADRecorder:
 
     def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple) -> None:
         tans = self._tangents(prim, inputs)
-        if tans is None:
-            return
+        if tans is None or not any(o._data.dtype.kind == "f" for o in outs):
+            return  # integer/bool results (comparisons, argmax) carry no tangent in PyTorch
         out_tans = compute_jvp(prim, inputs, params, outs, tans)
         for o, tan in zip(outs, out_tans):
             if tan is not None and o._data.dtype.kind == "f":

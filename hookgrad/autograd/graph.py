@@ -46,7 +46,11 @@ class Node:
     )
 
     def __init__(self, next_edges: tuple = (), seq: int | None = None) -> None:
-        self._seq = STATE.next_sequence_nr() if seq is None else seq
+        if seq is None:  # STATE.next_sequence_nr(), inlined: one node per recorded op
+            state = STATE
+            seq = state.sequence_nr
+            state.sequence_nr = seq + 1
+        self._seq = seq
         self._next_edges = next_edges
         self._pre_hooks: HookRegistry | None = None
         self._post_hooks: HookRegistry | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +41,9 @@ def _load_file(path: str) -> tuple[np.ndarray, np.ndarray]:
         except (OSError, ValueError) as e:
             raise UserError(f"cannot read {path} as .npz: {e}") from None
     try:
-        table = np.loadtxt(path, delimiter=",", ndmin=2)
+        with warnings.catch_warnings():  # an empty file warns; the shape check below reports it
+            warnings.simplefilter("ignore", UserWarning)
+            table = np.loadtxt(path, delimiter=",", ndmin=2)
     except ValueError as e:
         raise UserError(f"cannot read {path} as a numeric CSV (last column = label): {e}") from None
     if table.shape[1] < 2:

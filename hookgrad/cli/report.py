@@ -8,11 +8,23 @@ from dataclasses import asdict
 from typing import Any
 
 from hookgrad import nn
+from hookgrad.cli.data import UserError
 from hookgrad.hooktools import HookTrace, TrainingMonitor, render_graph, to_dot
 
 
 def write_report(result: Any, directory: str) -> list[str]:
-    """Write the report files; returns messages for the user (what was written, what was not)."""
+    """Write the report files; returns messages for the user (what was written, what was not).
+
+    Raises:
+        UserError: the directory or a file in it cannot be written.
+    """
+    try:
+        return _write_report(result, directory)
+    except OSError as e:
+        raise UserError(f"cannot write the report to {directory}: {e.strerror or e}") from None
+
+
+def _write_report(result: Any, directory: str) -> list[str]:
     os.makedirs(directory, exist_ok=True)
     notes = []
     trace_events, dot = _traced_step(result)
@@ -52,9 +64,10 @@ def _traced_step(result: Any) -> tuple[list, str]:
         out = model(result.sample)
         loss = nn.functional.cross_entropy(out, out.argmax(1))
         loss.backward()
+        # drawn while the monitor's parameter hooks are still registered (and traced)
+        dot = to_dot(loss, names=dict(model.named_parameters()), trace=trace,
+                     title="one training step: autograd graph with hook sites")
     model.zero_grad()
-    dot = to_dot(loss, names=dict(model.named_parameters()), trace=trace,
-                 title="one training step: autograd graph with hook sites")
     return trace.events, dot
 
 

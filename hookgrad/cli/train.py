@@ -105,8 +105,13 @@ def _resume(cfg: TrainConfig, model: nn.Module, opt: Any) -> tuple[int, list]:
         raise UserError(f"checkpoint not found: {cfg.resume}") from None
     except Exception as e:  # noqa: BLE001 - any unreadable checkpoint is a user error here
         raise UserError(f"cannot read checkpoint {cfg.resume}: {e}") from None
-    if not isinstance(state, dict) or "model" not in state:
+    if not isinstance(state, dict) or not {"model", "optimizer", "epoch"} <= set(state):
         raise UserError(f"{cfg.resume} is not a hookgrad train checkpoint")
+    saved = state.get("config") or {}
+    for key in ("model", "optimizer"):  # an Adam state loads into SGD, then step() fails
+        if saved.get(key, getattr(cfg, key)) != getattr(cfg, key):
+            raise UserError(f"checkpoint {cfg.resume} was made with --{key} {saved[key]}, not "
+                            f"--{key} {getattr(cfg, key)}")
     try:
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
@@ -119,8 +124,11 @@ def _resume(cfg: TrainConfig, model: nn.Module, opt: Any) -> tuple[int, list]:
 
 def _save_checkpoint(cfg: TrainConfig, model: nn.Module, opt: Any, epoch: int,
                      history: list) -> None:
-    hookgrad.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch,
-                   "history": history, "config": asdict(cfg)}, cfg.checkpoint)
+    try:
+        hookgrad.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
+                       "epoch": epoch, "history": history, "config": asdict(cfg)}, cfg.checkpoint)
+    except OSError as e:
+        raise UserError(f"cannot write checkpoint {cfg.checkpoint}: {e.strerror or e}") from None
 
 
 def train(cfg: TrainConfig, progress: Callable[..., Any] | None = None) -> TrainResult:
@@ -137,17 +145,16 @@ def train(cfg: TrainConfig, progress: Callable[..., Any] | None = None) -> Train
     loss_fn = nn.CrossEntropyLoss()
     start, history = _resume(cfg, model, opt) if cfg.resume else (0, [])
     result = TrainResult(config=asdict(cfg), data=data.source, epochs=list(history))
-    monitor = TrainingMonitor(model)
-    rng = np.random.default_rng(cfg.seed + start)
-    try:
+    # Overflow is reported as a non-finite loss (UserError), not as NumPy RuntimeWarnings.
+    quiet_fp = np.errstate(over="ignore", invalid="ignore", divide="ignore")
+    with quiet_fp, TrainingMonitor(model) as monitor:  # the monitor's hooks go on exit
         for epoch in range(start, cfg.epochs):
+            rng = np.random.default_rng((cfg.seed, epoch))  # resuming replays the same batches
             result.epochs.append(_epoch(epoch, model, opt, loss_fn, monitor, x_train,
                                         data.y_train, x_test, data.y_test, cfg, rng, progress))
             _collect_layers(result, monitor)
             if cfg.checkpoint:
                 _save_checkpoint(cfg, model, opt, epoch + 1, result.epochs)
-    finally:
-        monitor.close()
     result.test_accuracy = result.epochs[-1]["test_acc"] if result.epochs else float("nan")
     result.model = model  # type: ignore[attr-defined]
     result.sample = hookgrad.tensor(x_test[:8])  # type: ignore[attr-defined]

@@ -89,19 +89,19 @@ def to_dot(roots: Any, *, names: dict | None = None, trace: Any = None,
         ids[id(node)] = nid
         var = getattr(node, "variable", None)
         if var is not None:
-            label = f"{leaf_names.get(id(var), 'leaf')} {list(var.shape)}"
+            label = _esc(f"{leaf_names.get(id(var), 'leaf')} {list(var.shape)}")
             style = 'shape=box, style=filled, fillcolor="#e8f5d0"'
         else:
-            label = node.name()
+            label = _esc(node.name())  # escape the parts: "\\n" joins lines in DOT
             saved = _saved_label(node)
             if saved:
-                label += f"\\nsaved: {saved}"
+                label += f"\\nsaved: {_esc(saved)}"
             style = "shape=ellipse"
         marks = _hook_marks(_node_hooks(node), trace)
         if marks:
-            label += "\\nhooks: " + "; ".join(marks)
+            label += "\\nhooks: " + _esc("; ".join(marks))
             style += ', color="#d04000", penwidth=2'
-        lines.append(f'  {nid} [label="{_esc(label)}", {style}];')
+        lines.append(f'  {nid} [label="{label}", {style}];')
         for nxt, _slot in node.next_functions:
             if nxt is not None:
                 lines.append(f"  {nid} -> n{id(nxt)} [dir=back];")

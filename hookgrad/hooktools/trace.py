@@ -13,6 +13,7 @@ PyTorch's error texts that name the hook are unchanged.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,9 @@ _OPTIMIZER_TABLES = {
     "_optimizer_load_state_dict_pre_hooks": "optimizer.load_state_dict_pre",
     "_optimizer_load_state_dict_post_hooks": "optimizer.load_state_dict_post",
 }
+# Module full-backward hooks are driven by node hooks that `nn/modules/_backward_hook.py`
+# registers on every call; the trace records the module hooks themselves, not that plumbing.
+_BACKWARD_HOOK_PLUMBING = os.path.join("nn", "modules", "_backward_hook.py")
 _REGISTER_KINDS = {
     "register_hook": "tensor/node.post",
     "register_prehook": "node.pre",
@@ -113,8 +117,13 @@ class HookTrace:
             name = frame.f_code.co_name
             if name in _REGISTER_KINDS:
                 kind = _REGISTER_KINDS[name]
+                if kind == "tensor/node.post":  # Tensor.register_hook or Node.register_hook
+                    owner = frame.f_locals.get("self")
+                    kind = "node.post" if hasattr(owner, "next_functions") else "tensor"
                 caller = frame.f_back
                 if caller is not None:
+                    if caller.f_code.co_filename.endswith(_BACKWARD_HOOK_PLUMBING):
+                        return fn  # full backward hooks' own node hooks: recorded as module.*
                     site = f"{caller.f_code.co_filename}:{caller.f_lineno}"
                 break
             frame = frame.f_back

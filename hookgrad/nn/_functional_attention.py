@@ -14,6 +14,7 @@ import math
 import warnings
 from typing import Any
 
+from hookgrad._backend import namespace_of
 from hookgrad._functional import creation as _creation
 from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import shape as _shape
@@ -35,7 +36,7 @@ def _safe_softmax(logits: Tensor) -> Tensor:
     if not dead.any():
         return softmax(logits, -1)
     keep = Tensor._make(~dead)
-    zero = Tensor._make(data.dtype.type(0) * data[..., :1])
+    zero = Tensor._make(namespace_of(data).zeros_like(data[..., :1]))
     return softmax(logits.where(keep, zero), -1).where(keep, zero)  # type: ignore
 
 
@@ -283,8 +284,42 @@ def multi_head_attention_forward(
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
     q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate)
-    bh = bsz * num_heads
-    attn_mask = _check_attn_mask(attn_mask, tgt_len, key.shape[0], bh)
+    q, k, v, attn_mask = _split_heads(q, k, v, attn_mask, key_padding_mask, bias_k, bias_v,
+                                      add_zero_attn, static_k, static_v, num_heads)
+    dropout_p = dropout_p if training else 0.0
+    src_len = k.size(1)
+    weights = None
+    if need_weights:
+        out, weights = _attend_weights(q, k, v, attn_mask, dropout_p)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)  # type: ignore
+    else:
+        if attn_mask is not None:
+            attn_mask = (attn_mask.unsqueeze(0) if attn_mask.size(0) == 1  # type: ignore
+                         else attn_mask.view(bsz, num_heads, -1, src_len))  # type: ignore
+        heads = (bsz, num_heads, -1, embed_dim // num_heads)
+        out = scaled_dot_product_attention(q.view(*heads), k.view(*heads), v.view(*heads),
+                                           attn_mask, dropout_p, is_causal)
+        out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)  # type: ignore
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.size(1))  # type: ignore[attr-defined]
+    if weights is not None:
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)  # type: ignore
+        if average_attn_weights:
+            weights = weights.mean(dim=1)  # type: ignore[attr-defined]
+        if not batched:
+            weights = weights.squeeze(0)  # type: ignore[attr-defined]
+    return (out if batched else out.squeeze(1)), weights  # type: ignore[attr-defined]
+
+
+def _split_heads(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
+                 key_padding_mask: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
+                 add_zero_attn: bool, static_k: Tensor | None, static_v: Tensor | None,
+                 num_heads: int) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+    """``[L, N, E]`` projections -> ``[N*heads, L, E/heads]``, with the extra key positions
+    and the key-padding mask merged into one additive mask ``[N*heads or 1, L, S]``."""
+    tgt_len, bsz, embed_dim = q.shape
+    head_dim, bh = embed_dim // num_heads, bsz * num_heads
+    attn_mask = _check_attn_mask(attn_mask, tgt_len, k.shape[0], bh)
     masks = [attn_mask, key_padding_mask]
     if bias_k is not None and bias_v is not None:
         k, v = _extend_keys(k, v, masks, bias_k.repeat(1, bsz, 1),  # type: ignore
@@ -296,33 +331,9 @@ def multi_head_attention_forward(
         zeros = _creation.zeros(bh, 1, head_dim, dtype=k.dtype)
         k, v = _extend_keys(k, v, masks, zeros, zeros, 1)
     attn_mask, key_padding_mask = masks
-    src_len = k.size(1)
     if key_padding_mask is not None:
+        src_len = k.size(1)
         kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)  # type: ignore
         kpm = kpm.reshape(bh, 1, src_len)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
-    dropout_p = dropout_p if training else 0.0
-    if need_weights:
-        out, weights = _attend_weights(q, k, v, attn_mask, dropout_p)
-    else:
-        if attn_mask is not None:
-            attn_mask = (attn_mask.unsqueeze(0) if attn_mask.size(0) == 1  # type: ignore
-                         else attn_mask.view(bsz, num_heads, -1, src_len))  # type: ignore
-        out = scaled_dot_product_attention(
-            q.view(bsz, num_heads, tgt_len, head_dim), k.view(bsz, num_heads, src_len, head_dim),
-            v.view(bsz, num_heads, src_len, head_dim), attn_mask, dropout_p, is_causal)
-        out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)  # type: ignore
-        weights = None
-    if need_weights:
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)  # type: ignore
-    out = linear(out, out_proj_weight, out_proj_bias)
-    out = out.view(tgt_len, bsz, out.size(1))  # type: ignore[attr-defined]
-    if weights is not None:
-        weights = weights.view(bsz, num_heads, tgt_len, src_len)  # type: ignore
-        if average_attn_weights:
-            weights = weights.mean(dim=1)  # type: ignore[attr-defined]
-        if not batched:
-            weights = weights.squeeze(0)  # type: ignore[attr-defined]
-    if not batched:
-        out = out.squeeze(1)  # type: ignore[attr-defined]
-    return out, weights
+    return q, k, v, attn_mask

@@ -246,7 +246,8 @@ def _ce_probs(logp: Tensor, target: Tensor, weight: Any, reduction: str, smoothi
               class_dim: int) -> Tensor:
     n_classes = logp.size(class_dim)
     if smoothing > 0.0:
-        target = target * (1 - smoothing) + smoothing / n_classes
+        target = bind(P["_nn_add_scalar"], (_mul_scalar(target, 1 - smoothing),),
+                      {"other": smoothing / n_classes})
     prod = logp * target
     if weight is not None:
         prod = prod * _class_weight(weight, logp, class_dim)

@@ -65,8 +65,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.size()}")
-    elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    else:
+        for name, buf in (("running_mean", running_mean), ("running_var", running_var)):
+            if buf is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     args = (input, _or_empty(weight, input), _or_empty(bias, input),
             _or_empty(running_mean, input), _or_empty(running_var, input))
     # The kernel updates the running statistics in place without bumping their version

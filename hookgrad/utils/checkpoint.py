@@ -1,14 +1,23 @@
-"""Activation checkpointing built on saved-tensor hooks: save nothing, recompute in backward.
+"""Activation checkpointing: keep only a function's inputs, recompute the rest in backward.
 
-Mirrors: ``torch.utils.checkpoint.checkpoint`` (non-reentrant variant; ``use_reentrant=True`` is
-accepted and runs the same mechanism, which gives the same gradients).
+Mirrors: ``torch.utils.checkpoint`` (``checkpoint`` in both variants, ``checkpoint_sequential``).
 
 NOTE [Checkpoint]
-During the checkpointed forward every tensor a node would save is replaced by its position (the
-pack hook returns an int). The first unpack in backward re-runs the function once, with grad
-mode on, the same RNG state and a pack hook that *keeps* tensors in the same order, and hands
-back the tensor at the recorded position. Saved values are recomputed in the same order because
-the function is deterministic given the RNG state, exactly the assumption PyTorch makes.
+Non-reentrant (``use_reentrant=False``) is built on saved-tensor hooks. During the checkpointed
+forward every tensor a node would save is replaced by its position (the pack hook returns an
+int). The first unpack in a backward pass re-runs the function once, with grad mode on, the same
+RNG state and a pack hook that *keeps* tensors in the same order; like PyTorch's early stop it
+stops as soon as the last needed tensor is kept, so later ops and forward hooks do not run a
+second time. Each kept tensor is handed out once and then dropped (recomputed activations do
+not outlive the pass), and another pass over a retained graph recomputes again, as PyTorch's
+per-graph-task frames do. Saved values are recomputed in the same order because the function
+is deterministic given the RNG state, exactly the assumption PyTorch makes.
+
+Reentrant (``use_reentrant=True``, PyTorch's default when the argument is omitted) is PyTorch's
+``CheckpointFunction``: an `autograd.Function` runs the function under ``no_grad`` and saves only
+its inputs; its backward re-runs the function on detached inputs and calls ``backward`` inside
+backward. As in PyTorch it always recomputes, takes no keyword arguments for the function and
+refuses ``autograd.grad`` / ``backward(inputs=...)``.
 """
 
 from __future__ import annotations
@@ -17,7 +26,15 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+from hookgrad._functional.random import get_rng_state, set_rng_state
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._api import backward as _backward
+from hookgrad.autograd.engine import current_graph_task, current_graph_task_id
+from hookgrad.autograd.function import Function
+from hookgrad.autograd.grad_mode import enable_grad, no_grad
+from hookgrad.autograd.saved_hooks import saved_tensors_hooks
+
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction"]
 
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
@@ -26,6 +43,31 @@ _REENTRANT_WARNING = (
     "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
     "differences between the two variants."
 )
+_SEQUENTIAL_WARNING = (
+    "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
+    "explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. "
+    "use_reentrant=False is recommended, but if you need to preserve the current default "
+    "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+    "differences between the two variants."
+)
+_UNPACKED_TWICE = (
+    "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked "
+    "once. If you are calling ctx.saved_tensors in backward, make sure to do so only once. "
+    "Otherwise please open an issue with details on your use case."
+)
+_REENTRANT_GRAD = (
+    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an "
+    "`inputs` parameter to .backward(). To resolve this error, you can either set "
+    "use_reentrant=False, or call .backward() without passing the `inputs` argument."
+)
+
+
+class CheckpointError(RuntimeError):
+    """Misuse of a non-reentrant checkpoint. Mirrors: ``torch.utils.checkpoint.CheckpointError``."""
+
+
+class _StopRecomputation(Exception):
+    """Raised by the recomputation's pack hook once every needed tensor has been kept."""
 
 
 def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
@@ -34,21 +76,31 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
 
     Args:
         function: the computation to checkpoint (must be deterministic given the RNG state).
-        use_reentrant: pass it explicitly, as PyTorch asks (a UserWarning otherwise).
+        use_reentrant: pass it explicitly, as PyTorch asks (a UserWarning otherwise, and the
+            reentrant variant, PyTorch's default).
         preserve_rng_state: restore the RNG state for the recomputation (dropout masks match).
 
     Returns:
         What `function` returns, connected to the graph as if it ran normally.
-    """
-    from hookgrad._functional.random import get_rng_state, set_rng_state
-    from hookgrad.autograd.grad_mode import enable_grad
-    from hookgrad.autograd.saved_hooks import saved_tensors_hooks
 
+    Raises:
+        ValueError: keyword arguments for `function` with the reentrant variant.
+    """
     if use_reentrant is None:
         warnings.warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs)
+
+
+def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_state: bool,
+                                  args: tuple, kwargs: dict) -> Any:
     rng_state = get_rng_state() if preserve_rng_state else None
-    recomputed: list | None = None
     count = [0]
+    passes: dict[int, list] = {}  # graph task id -> recomputed tensors (None once handed out)
 
     def pack(t: Any) -> int:
         count[0] += 1
@@ -59,6 +111,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
 
         def keep(t: Any) -> int:
             kept.append(t)
+            if len(kept) == count[0]:
+                raise _StopRecomputation
             return len(kept) - 1
 
         current = get_rng_state() if rng_state is not None else None
@@ -67,26 +121,89 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         try:
             with enable_grad(), saved_tensors_hooks(keep, kept.__getitem__):
                 function(*args, **kwargs)
+        except _StopRecomputation:
+            pass
         finally:
             if current is not None:
                 set_rng_state(current)
         return kept
 
     def unpack(index: int) -> Any:
-        nonlocal recomputed
-        if recomputed is None:
-            recomputed = recompute()
-        return recomputed[index]
+        gid = current_graph_task_id()
+        kept = passes.get(gid) if gid != -1 else None  # outside backward: recompute each time
+        if kept is None:
+            kept = passes[gid] = recompute()
+        value = kept[index]
+        if value is None:
+            raise CheckpointError(_UNPACKED_TWICE)
+        kept[index] = None
+        return value
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args, **kwargs)
 
 
-def checkpoint_sequential(functions: Any, segments: int, input: Any, *,  # noqa: A002
+class CheckpointFunction(Function):
+    """The reentrant variant. Mirrors: ``torch.utils.checkpoint.CheckpointFunction``."""
+
+    @staticmethod
+    def forward(ctx: Any, run_function: Callable[..., Any], preserve_rng_state: bool,
+                *args: Any) -> Any:
+        if not any(a.requires_grad for a in args if isinstance(a, Tensor)):
+            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                          UserWarning, stacklevel=2)
+        ctx.run_function = run_function
+        ctx.preserve_rng_state = preserve_rng_state
+        if preserve_rng_state:
+            ctx.fwd_cpu_state = get_rng_state()
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.save_for_backward(*(a for a in args if isinstance(a, Tensor)))
+        with no_grad():
+            return run_function(*args)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        task = current_graph_task()
+        if task is not None and task.exec_info is not None:
+            raise RuntimeError(_REENTRANT_GRAD)
+        inputs = list(ctx.inputs)
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
+            inputs[i] = t
+        current = get_rng_state() if ctx.preserve_rng_state else None
+        try:
+            if current is not None:
+                set_rng_state(ctx.fwd_cpu_state)
+            detached = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor)
+                        else a for a in inputs]
+            with enable_grad():
+                outputs = ctx.run_function(*detached)
+        finally:
+            if current is not None:
+                set_rng_state(current)
+        outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
+        pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
+        if not pairs:
+            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not "
+                               "necessary")
+        _backward([o for o, _ in pairs], [g for _, g in pairs])
+        return (None, None, *(a.grad if isinstance(a, Tensor) else None for a in detached))
+
+
+def checkpoint_sequential(functions: Any, segments: int, input: Any,  # noqa: A002
                           use_reentrant: bool | None = None, **kwargs: Any) -> Any:
-    """Checkpoint a Sequential in `segments` chunks. Mirrors: ``checkpoint_sequential``."""
+    """Checkpoint all but the last of `segments` chunks of a Sequential (or list of modules).
+
+    Mirrors: ``torch.utils.checkpoint.checkpoint_sequential`` (same chunking: ``len // segments``
+    layers per checkpointed chunk, the rest run normally).
+    """
+    if use_reentrant is None:
+        warnings.warn(_SEQUENTIAL_WARNING, UserWarning, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     layers = list(functions.children()) if hasattr(functions, "children") else list(functions)
-    size = max(1, len(layers) // segments)
 
     def run(chunk: list) -> Callable[[Any], Any]:
         def forward(x: Any) -> Any:
@@ -95,8 +212,10 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any, *,  # noqa:
             return x
         return forward
 
+    size = len(layers) // segments
     end = 0
-    for start in range(0, len(layers) - size, size):
+    for start in range(0, size * (segments - 1), size):
         end = start + size
-        input = checkpoint(run(layers[start:end]), input, use_reentrant=use_reentrant, **kwargs)
+        input = checkpoint(run(layers[start:end]), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
     return run(layers[end:])(input)

@@ -10,6 +10,9 @@ from tests.ops._pointwise_helpers import check
 pytestmark = pytest.mark.oracle
 
 
+_NAN, _INF = float("nan"), float("inf")
+
+
 def _f32(lib, values=(0.5, -1.5, 2.0)):
     return lib.tensor(list(values), requires_grad=True)
 
@@ -83,6 +86,14 @@ PROMOTION = {
     "sign_nan": lambda lib: lib.sign(lib.tensor([float("nan"), -0.0, -2.0])),
     "round_half_even": lambda lib: lib.round(lib.tensor([0.5, 1.5, 2.5, -0.5, -1.5])),
     "round_decimals": lambda lib: lib.round(lib.tensor([1.2345, -2.675, 0.125]), decimals=2),
+    "isclose_special": lambda lib: lib.isclose(
+        lib.tensor([1.0, _NAN, _INF, 1.0]), lib.tensor([1.0 + 1e-6, _NAN, _INF, 1.1]),
+        equal_nan=True),
+    "allclose": lambda lib: [lib.allclose(_f32(lib), _f32(lib) + 1e-7),
+                             lib.allclose(_f32(lib), _f32(lib) + 1e-3)],
+    "equal": lambda lib: [lib.equal(_f32(lib), _f32(lib)), lib.equal(_f32(lib), lib.ones(2)),
+                          lib.equal(_i64(lib), lib.tensor([1.0, -2.0, 3.0]))],
+    "nan_to_num": lambda lib: lib.nan_to_num(lib.tensor([1.0, _NAN, _INF, -_INF]), posinf=9.0),
     "round_negative_decimals": lambda lib: lib.round(lib.tensor([1234.5, -2675.0]), decimals=-2),
 }
 
@@ -187,6 +198,7 @@ ERRORS = {
     "int_div_inplace": lambda lib: _i64(lib).div_(2),
     "int_sqrt_inplace": lambda lib: _i64(lib).sqrt_(),
     "int_add_float_inplace": lambda lib: _i64(lib).add_(1.5),
+    "isclose_mixed_dtype": lambda lib: lib.isclose(_f32(lib), lib.ones(3, dtype=lib.float64)),
 }
 
 

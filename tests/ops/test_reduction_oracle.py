@@ -340,3 +340,36 @@ def test_backward_twice_needs_saved_values(torch):
 
     for op in ("sum", "mean", "prod", "amax", "max", "std"):
         assert run(hookgrad, op) == run(torch, op), op
+
+
+def _modified_saved_value(lib, which):
+    x = lib.tensor([[1.0, 3.0, 2.0], [0.0, 5.0, 4.0]], requires_grad=True)
+    if which == "softmax_result":
+        out = x.softmax(1)
+        out.mul_(2)
+    elif which == "max_indices":
+        r = x.max(1)
+        r.indices.add_(1)
+        out = r.values
+    elif which == "sort_indices":
+        r = x.sort(1)
+        r.indices.zero_()
+        out = r.values
+    elif which == "mm_input":
+        w = lib.ones(3, 2, requires_grad=True)
+        out = x.mm(w)
+        with lib.no_grad():
+            w.mul_(2)
+    else:
+        y = x * 1
+        out = y.prod(1)
+        y.add_(1)
+    with pytest.raises(RuntimeError) as err:
+        out.sum().backward()
+    return str(err.value)
+
+
+@pytest.mark.parametrize("which", ["softmax_result", "max_indices", "sort_indices", "mm_input",
+                                   "prod_input"])
+def test_inplace_change_of_saved_value_raises_like_torch(torch, which):
+    assert _modified_saved_value(hookgrad, which) == _modified_saved_value(torch, which)

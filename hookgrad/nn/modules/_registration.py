@@ -25,6 +25,13 @@ __all__ = [
 ]
 
 
+_MODULE: list = []  # [Module], filled by module.py once the class exists (import cycle)
+
+
+def _module_class() -> type:
+    return _MODULE[0]
+
+
 def typename(obj: Any) -> str:
     """Mirrors: ``torch.typename`` (tensors give their legacy type string)."""
     if isinstance(obj, Tensor):
@@ -96,9 +103,7 @@ def register_buffer(module: Any, name: str, tensor: Tensor | None, persistent: b
 
 def add_module(module: Any, name: str, child: Any) -> None:
     """See ``Module.add_module``."""
-    from hookgrad.nn.modules.module import Module
-
-    if not isinstance(child, Module) and child is not None:
+    if not isinstance(child, _module_class()) and child is not None:
         raise TypeError(f"{typename(child)} is not a Module subclass")
     if not isinstance(name, str):
         raise TypeError(f"module name should be a string. Got {typename(name)}")
@@ -123,8 +128,6 @@ def _remove_from(name: str, *tables: Any) -> None:
 
 def setattr_impl(module: Any, name: str, value: Any) -> None:
     """Route an attribute assignment to parameters, submodules, buffers or ``__dict__``."""
-    from hookgrad.nn.modules.module import Module
-
     d = module.__dict__
     params = d.get("_parameters")
     if isinstance(value, Parameter):
@@ -142,7 +145,7 @@ def setattr_impl(module: Any, name: str, value: Any) -> None:
         module.register_parameter(name, value)
         return
     modules = d.get("_modules")
-    if isinstance(value, Module):
+    if isinstance(value, _module_class()):
         if modules is None:
             raise AttributeError("cannot assign module before Module.__init__() call")
         _remove_from(name, d, module._parameters, module._buffers,
@@ -176,9 +179,7 @@ def _assign_buffer(module: Any, name: str, value: Any) -> None:
         persistent = value.persistent  # type: ignore[attr-defined]
     else:
         persistent = name not in module._non_persistent_buffers_set
-    from hookgrad.nn.modules.module import Module
-
-    if getattr(module.register_buffer, "__func__", None) is Module.register_buffer:
+    if getattr(module.register_buffer, "__func__", None) is _module_class().register_buffer:
         module.register_buffer(name, value, persistent)
     elif "persistent" in inspect.signature(module.register_buffer).parameters:
         module.register_buffer(name, value, persistent)
@@ -207,8 +208,6 @@ def delattr_impl(module: Any, name: str) -> None:
 # ---------------------------------------------------------------- lookup by dotted path
 def get_submodule(module: Any, target: str) -> Any:
     """See ``Module.get_submodule``."""
-    from hookgrad.nn.modules.module import Module
-
     if target == "":
         return module
     mod = module
@@ -216,26 +215,24 @@ def get_submodule(module: Any, target: str) -> Any:
         if not hasattr(mod, item):
             raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
         mod = getattr(mod, item)
-        if not isinstance(mod, Module):
+        if not isinstance(mod, _module_class()):
             raise AttributeError("`" + item + "` is not an nn.Module")
     return mod
 
 
 def set_submodule(module: Any, target: str, child: Any, strict: bool) -> None:
     """See ``Module.set_submodule``."""
-    from hookgrad.nn.modules.module import Module
-
     if target == "":
         raise ValueError("Cannot set the submodule without a target name!")
     atoms = target.split(".")
-    if not isinstance(child, Module):
+    if not isinstance(child, _module_class()):
         raise ValueError("`module` is not an nn.Module, found " + str(type(child)))
     parent = module if len(atoms) == 1 else get_submodule(module, ".".join(atoms[:-1]))
     if strict and not hasattr(parent, atoms[-1]):
         raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
     if hasattr(parent, atoms[-1]):
         mod = getattr(parent, atoms[-1])
-        if not isinstance(mod, Module):
+        if not isinstance(mod, _module_class()):
             raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
     setattr(parent, atoms[-1], child)
 

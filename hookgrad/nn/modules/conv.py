@@ -103,9 +103,9 @@ def _check_args(in_channels: int, out_channels: int, groups: int, padding: Any,
     if out_channels % groups != 0:
         raise ValueError("out_channels must be divisible by groups")
     if isinstance(padding, str):
-        if padding not in {"same", "valid"}:
-            raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                             "{'valid', 'same'}")
+        valid = {"same", "valid"}  # a set, printed in hash order as PyTorch prints it
+        if padding not in valid:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid}")
         if padding == "same" and any(s != 1 for s in stride):
             raise ValueError("padding='same' is not supported for strided convolutions")
     if padding_mode not in _PADDING_MODES:

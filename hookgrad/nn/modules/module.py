@@ -766,3 +766,5 @@ class Module:
         )
         return sorted(k for k in keys if not k[0].isdigit())
 
+
+_registration._MODULE.append(Module)

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops", "conv")
+FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops", "conv",
+            "nn_module")
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,11 @@ COMPARISON = [
         prims=(name,), grad_fn=False, **_NO_GRAD) for name in ("isnan", "isinf", "isfinite")],
     *[OpSpec(name, _fn(name), _BOOL_PAIR, prims=(name,), grad_fn=False, **_NO_GRAD)
       for name in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    OpSpec("isclose", _fn("isclose"), [
+        Sample((x((3, 4)), x((3, 4))), name="random"),
+        Sample((Arg((4,), make=fixed([1.0, float("nan"), float("inf"), 2.0])),
+                Arg((4,), make=fixed([1.0 + 1e-9, float("nan"), float("inf"), 2.1]))),
+               {"equal_nan": True}, "special")], prims=("isclose",), grad_fn=False, **_NO_GRAD),
     OpSpec("bitwise_not", _fn("bitwise_not"), [Sample((mask((3,)),), name="bool"),
                                                Sample((_ints((3,)),), name="int")],
            prims=("bitwise_not",), grad_fn=False, **_NO_GRAD),

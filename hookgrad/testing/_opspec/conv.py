@@ -56,6 +56,8 @@ _CONV_T2D = [
     Sample(_a((1, 4, 2, 3), (4, 1, 2, 2)), {"groups": 2, "dilation": (2, 1), "stride": (1, 2)},
            "groups_dilation"),
     Sample(_a((2, 3, 3), (2, 2, 2, 2)), {}, "unbatched"),
+    Sample(_a((1, 2, 2, 3), (2, 2, 2, 2)), {"stride": 2, "dilation": 3, "output_padding": 2},
+           "outpad_over_stride"),
 ]
 _CONV_T1D = [
     Sample(_a((1, 2, 4), (2, 3, 3), bias=(3,)), {"stride": 2, "output_padding": 1}, "stride"),

@@ -15,6 +15,7 @@ from hookgrad.testing._opspec._pointwise_common import (
     away,
     binary,
     const_arg,
+    fixed,
     off_grid,
     unary,
     x,
@@ -193,6 +194,9 @@ MATH = [
     OpSpec("acosh_", _inplace("acosh"), unary(1.1, 3.0), prims=("acosh_",), **_NO_GRAD_CHECKS),
     OpSpec("atanh_", _inplace("atanh"), unary(-0.9, 0.9), prims=("atanh_",), **_NO_GRAD_CHECKS),
     OpSpec("atan2", _fn("atan2"), binary(make_b=away), prims=("atan2",)),
+    OpSpec("nan_to_num", _fn("nan_to_num"), unary() + [
+        Sample((Arg((5,), make=fixed([1.0, float("nan"), float("inf"), -float("inf"), -2.0])),),
+               {"nan": 0.5, "posinf": 3.0}, "special")], prims=("nan_to_num",)),
     OpSpec("abs_operator", lambda lib, t: abs(t), unary(make=away), prims=("abs",)),
 ]
 
