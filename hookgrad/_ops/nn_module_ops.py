@@ -418,3 +418,33 @@ defop("_nn_div_scalar", impl=lambda self, other: self / np.asarray(other, self.d
 defop("_nn_add_scalar", impl=lambda self, other: self + np.asarray(other, self.dtype),
       params=("other",), node_name="AddBackward1",
       vjp={"self": lambda grad: grad}, jvp={"self": lambda t: t})  # affine, not linear
+
+
+# ---------------------------------------------------------------- glu
+def _glu_halves(x: Any, dim: int) -> tuple:
+    n = x.shape[dim] // 2
+    return x.narrow(dim, 0, n), x.narrow(dim, n, n)
+
+
+def _glu_impl(self: Any, dim: int) -> Any:
+    a, b = np.split(self, 2, axis=dim)
+    return a / (1 + np.exp(-b))
+
+
+def _glu_vjp(grad: Any, self: Any, dim: int) -> Any:
+    a, b = _glu_halves(self, dim)
+    sig = b.sigmoid()
+    from hookgrad._functional.shape import cat  # rules run after layer 4 is installed
+
+    return cat([grad * sig, grad * a * sig * (1 - sig)], dim)
+
+
+def _glu_jvp(t: Any, self: Any, dim: int) -> Any:
+    a, b = _glu_halves(self, dim)
+    ta, tb = _glu_halves(t, dim)
+    sig = b.sigmoid()
+    return ta * sig + a * sig * (1 - sig) * tb
+
+
+defop("glu", impl=_glu_impl, params=("dim",), saves=("self",),
+      vjp={"self": _glu_vjp}, jvp={"self": _glu_jvp})

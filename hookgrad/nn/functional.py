@@ -31,7 +31,7 @@ from hookgrad.nn._functional_loss import (
 __all__ = [
     "linear", "bilinear", "dropout", "embedding", "mse_loss", "l1_loss", "smooth_l1_loss",
     "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "kl_div", "softmin", "prelu",
+    "binary_cross_entropy_with_logits", "kl_div", "softmin", "prelu", "glu",
 ]
 
 
@@ -70,6 +70,22 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dtype is not None:
         input = input.to(dtype)  # type: ignore[attr-defined]
     return _nn_ops.softmax(-input, dim)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)`` where `a`, `b` are the halves of `input` along `dim` (GluBackward0).
+
+    Mirrors: ``torch.nn.functional.glu``.
+    """
+    from hookgrad._ops._shapes import normalize_dim
+
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = normalize_dim(dim, input.dim())
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    return bind(P["glu"], (input,), {"dim": d})
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

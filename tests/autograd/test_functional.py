@@ -143,3 +143,26 @@ def _func_transforms(lib):
 def test_func_transforms_match_torch(torch):
     for a, b in zip(_func_transforms(hookgrad), _func_transforms(torch)):
         _close(a, b)
+
+
+def _functional_call(lib):
+    func = importlib.import_module(lib.__name__ + ".func")
+    model = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        model.weight.copy_(lib.tensor(W1[:, :2].T.copy()))
+        model.bias.zero_()
+    x = lib.tensor(X, dtype=lib.float32)
+    new_w = lib.tensor(W1[:, 2:].T.repeat(2, 0)[:2].copy(), dtype=lib.float32,
+                       requires_grad=True)
+    out = func.functional_call(model, {"weight": new_w}, (x,))
+    (g,) = lib.autograd.grad(out.sum(), new_w)
+    restored = model(x)
+    grads = func.grad(lambda w: func.functional_call(model, {"weight": w}, x).pow(2).sum())(
+        new_w.detach())
+    return [_as_list(t) for t in (out, g, restored, grads)]
+
+
+@pytest.mark.oracle
+def test_functional_call_matches_torch_and_restores_parameters(torch):
+    for a, b in zip(_functional_call(hookgrad), _functional_call(torch)):
+        _close(a, b)

@@ -49,6 +49,9 @@ def _const(shape: tuple[int, ...]) -> Arg:
 
 
 SPECS = [
+    OpSpec("glu", lambda lib, x, **kw: _F(lib).glu(x, **kw), prims=("glu",), samples=[
+        Sample((Arg((3, 4)),), {}, "last_dim"), Sample((Arg((4, 3)),), {"dim": 0}, "dim0"),
+        Sample((Arg((2, 6, 2)),), {"dim": -2}, "neg_dim")]),
     OpSpec("embedding", _embedding, prims=("embedding", "embedding_dense_backward"), samples=[
         Sample((Arg((5, 3)), _idx((2, 3), 5)), {}, "plain"),
         Sample((Arg((5, 3)), _idx((4,), 5)), {"padding_idx": 1}, "padding"),
