@@ -61,6 +61,8 @@ class Tensor:
     _wrapped_number = False
     _fw_grads: dict | None = None
     _is_param = False
+    _leaf_alias_of: Tensor | None = None  # an unpacked saved leaf stands for this leaf
+    _creation_meta: Any = None  # how a view may be modified in place (NOTE in _views.py)
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import (
@@ -17,6 +19,8 @@ from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 
 Number = (int, float, bool)
+# Shared default for absent params. Never mutated: nodes keep it as their ``_params``.
+_EMPTY: dict = {}
 
 
 def is_scalar(x: Any) -> bool:
@@ -64,10 +68,30 @@ def _default_for(x: Any) -> dtype:
 def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
            float_result: bool = False) -> Tensor:
     """Call a two-tensor primitive with PyTorch promotion; scalars become wrapped numbers."""
-    p = params if params is not None else {}
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-        if not float_result or a._data.dtype.kind == "f":
-            return bind(prim, (a, b), p)
+    p = params if params is not None else _EMPTY
+    if isinstance(a, Tensor):
+        da = a._data
+        if isinstance(b, Tensor):
+            if da.dtype == b._data.dtype and (not float_result or da.dtype.kind == "f"):
+                return bind(prim, (a, b), p)
+        elif (type(b) is float or type(b) is int) and da.dtype.kind == "f" and (
+                not a._wrapped_number):
+            # Fast path of `result_type` for ``float_tensor op python_number``: a dimensioned
+            # or 0-dim floating tensor outranks a wrapped Python int or float, so the result
+            # (and the wrapped number) take the tensor's dtype.
+            return bind(prim, (a, _wrap_like(b, da)), p)
+    return _promoted(prim, a, b, p, float_result)
+
+
+def _wrap_like(value: int | float, data: Any) -> Tensor:
+    """`wrap_scalar` for a value known to take `data`'s dtype on `data`'s backend."""
+    xp = np if type(data) is np.ndarray else namespace_of(data)
+    t = Tensor._make(xp.asarray(value, dtype=data.dtype))
+    t._wrapped_number = True
+    return t
+
+
+def _promoted(prim: Primitive, a: Any, b: Any, p: dict, float_result: bool) -> Tensor:
     if not isinstance(a, Tensor):
         if not isinstance(b, Tensor):
             raise TypeError(f"{prim.name}(): expected at least one Tensor argument")
@@ -85,7 +109,7 @@ def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
 
 def unary_float(prim: Primitive, x: Tensor, params: dict | None = None) -> Tensor:
     """Unary op that computes in floating point (ints promote to the default dtype)."""
-    p = params if params is not None else {}
+    p = params if params is not None else _EMPTY
     if x._data.dtype.kind == "f":
         return bind(prim, (x,), p)
     return bind(prim, (x,), p, STATE.default_dtype)

@@ -310,10 +310,13 @@ def _abs(self: Tensor) -> Tensor:
     return self.abs()  # type: ignore[attr-defined]
 
 
+_OPERANDS = (Tensor, *Number)  # built once: operators run on the hot path
+
+
 def _number_or_tensor(fn: Any) -> Any:
     """Reflected operators: non-numeric operands fall back to Python (``NotImplemented``)."""
     def op(self: Tensor, other: Any) -> Any:
-        if isinstance(other, (Tensor, *Number)) or hasattr(other, "dtype"):
+        if isinstance(other, _OPERANDS) or hasattr(other, "dtype"):
             return fn(self, other)
         return NotImplemented
 

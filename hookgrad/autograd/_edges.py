@@ -40,7 +40,7 @@ def refresh_view(t: Tensor) -> None:
     if vc is None or t._view_version == vc.value:
         return
     base = t._base
-    meta = t.__dict__.get("_creation_meta")
+    meta = t._creation_meta
     if meta is not None and base._requires_grad:
         raise RuntimeError(view_rebase_message(t, meta, indirect=True))
     t._view_version = vc.value
@@ -117,7 +117,7 @@ def check_view_inplace(target: Tensor, inputs: tuple) -> None:
     """
     if not STATE.grad_enabled:
         return
-    meta = target.__dict__.get("_creation_meta")
+    meta = target._creation_meta
     if meta is None:
         return
     if target._base._requires_grad or any(t._requires_grad for t in inputs):

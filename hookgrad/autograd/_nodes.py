@@ -48,14 +48,16 @@ class RulePlan:
     ``<input>_shape``, ``<input>_dtype``. The recorder's save lists are precomputed here too.
     """
 
-    __slots__ = ("rules", "single", "uses", "save_lists", "meta_all")
+    __slots__ = ("cls", "rules", "single", "uses", "save_lists", "meta_all")
 
     def __init__(self, prim: Primitive) -> None:
+        self.cls = node_class(prim)
         self.rules = tuple(
             (prim.vjp[prim.inputs[i]], _sources(prim, prim.rule_args[prim.inputs[i]]))
             for i in prim.diff_inputs
         )
-        self.single = prim.num_outputs == 1
+        # one output that is always differentiable: the recorder's single-output fast path
+        self.single = prim.num_outputs == 1 and not prim.nondifferentiable_outputs
         # per diff input: the saved names its rule uses
         self.uses = tuple(frozenset(prim.uses[prim.inputs[i]]) for i in prim.diff_inputs)
         self.save_lists: dict[int, tuple] = {}  # edge bitmask -> ((name, source), ...)
@@ -131,7 +133,7 @@ class PrimitiveNode(Node):
             saved = {k: s.unpack(self) if type(s) is SavedTensor else self._unpack(s)
                      for k, s in saved.items()}
         edges = self._next_edges
-        if plan.single:
+        if prim.num_outputs == 1:
             grad = grads[0]
             if grad is None:
                 return (None,) * len(edges)
@@ -300,7 +302,9 @@ def _in_backward_call() -> bool:
 
 def get_accumulator(t: Tensor) -> AccumulateGrad:
     """The leaf's accumulator, created on demand and cached weakly (NOTE [AccumulateGrad])."""
-    src = t.__dict__.get("_leaf_alias_of", t)
+    src = t._leaf_alias_of
+    if src is None:
+        src = t
     ref = src._grad_accumulator
     acc = ref() if ref is not None else None
     if acc is None:

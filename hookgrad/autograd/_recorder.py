@@ -12,7 +12,7 @@ from hookgrad._config import STATE, add_recorder
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import check_view_inplace, gradient_edge, move_autograd_identity
-from hookgrad.autograd._nodes import PrimitiveNode, SavedTensor, node_class, plan_of
+from hookgrad.autograd._nodes import _PLANS, PrimitiveNode, SavedTensor, plan_of
 
 _FLOAT_KINDS = "fc"
 
@@ -28,7 +28,7 @@ def build_node(
     """
     edges = []
     mask = 0  # bit k: diff input k needs a gradient
-    k = 0
+    bit = 1
     for idx in prim.diff_inputs:
         t = inputs[idx]
         if t._requires_grad:
@@ -36,19 +36,19 @@ def build_node(
             # the common case of `gradient_edge` inline: a non-view with a grad_fn
             edges.append((fn, t._output_nr) if fn is not None and t._base is None
                          else gradient_edge(t))
-            mask |= 1 << k
+            mask |= bit
         else:
             edges.append(_NO_EDGE)
-        k += 1
+        bit <<= 1
     if not mask:
         return None
-    plan = plan_of(prim)
-    node = node_class(prim)(tuple(edges))
+    plan = _PLANS.get(prim) or plan_of(prim)
+    node = plan.cls(tuple(edges))
     node._prim = prim
     node._params = params
     node._meta = [(t._data.shape, t._data.dtype) for t in inputs]
     node._nout = len(outs)
-    if plan.single and not prim.nondifferentiable_outputs:
+    if plan.single:
         o = outs[0]
         if o._data.dtype.kind in _FLOAT_KINDS:
             o._requires_grad = True
