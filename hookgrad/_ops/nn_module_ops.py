@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._rules import api
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -434,9 +435,7 @@ def _glu_impl(self: Any, dim: int) -> Any:
 def _glu_vjp(grad: Any, self: Any, dim: int) -> Any:
     a, b = _glu_halves(self, dim)
     sig = b.sigmoid()
-    from hookgrad._functional.shape import cat  # rules run after layer 4 is installed
-
-    return cat([grad * sig, grad * a * sig * (1 - sig)], dim)
+    return api().cat([grad * sig, grad * a * sig * (1 - sig)], dim)
 
 
 def _glu_jvp(t: Any, self: Any, dim: int) -> Any:
