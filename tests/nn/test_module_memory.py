@@ -39,7 +39,7 @@ def test_global_hooks_do_not_keep_models_alive():
     handle = register_module_forward_hook(lambda mod, args, out: None)
     try:
         m = _hooked_model()
-        m(hookgrad.ones(1, 3)).sum().backward()
+        m(hookgrad.ones(1, 3, requires_grad=True)).sum().backward()
         ref = weakref.ref(m)
         del m
         gc.collect()
