@@ -6,9 +6,11 @@ Layer 2. No op math lives here: arithmetic, reductions and the rest are installe
 
 NOTE [Tensor fields]
 Fields every tensor needs on the hot path are ``__slots__`` (set once in `Tensor._make`); fields
-most tensors never use (hooks, retain-grad, version counter, view base, forward-AD tangents) are
-class-level defaults that an instance overrides in its ``__dict__`` only when it needs them. So
-creating a tensor costs four attribute stores, and reading an unused hook table costs one lookup.
+most tensors never use (hooks, retain-grad, view base, forward-AD tangents) are class-level
+defaults that an instance overrides in its ``__dict__`` only when it needs them. So creating a
+tensor costs four attribute stores, and reading an unused hook table costs one lookup. The
+version counter is a slot although it starts as None: every tensor a node saves gets one, and
+setting a slot is much cheaper than creating the instance ``__dict__`` for it.
 
 NOTE [Version counter]
 A `VersionCounter` is shared by a tensor, its views and its detached aliases. In-place ops bump it;
@@ -45,12 +47,13 @@ class Tensor:
     Mirrors: ``torch.Tensor``. Reprs, dtype names and error texts follow PyTorch.
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "__dict__", "__weakref__")
+    __slots__ = (
+        "_data", "_requires_grad", "_grad_fn", "_version_counter", "__dict__", "__weakref__",
+    )
 
     # Rarely-set fields: see NOTE [Tensor fields].
     _output_nr = 0
     _grad = None
-    _version_counter: VersionCounter | None = None
     _base: Tensor | None = None
     _view_chain: tuple = ()
     _view_version = 0
@@ -72,6 +75,7 @@ class Tensor:
         t._data = data
         t._requires_grad = requires_grad
         t._grad_fn = None
+        t._version_counter = None
         return t
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # pragma: no cover - guidance only

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 
 Pair = tuple[int, int]
@@ -35,7 +37,7 @@ def transposed_size(size: int, k: int, s: int, p: int, d: int, op: int) -> int:
 
 def as_2d(params: Sequence[Sequence[int]], fill: Sequence[int]) -> list[Pair]:
     """Per-dim parameter tuples of a 1-d op extended with the neutral `fill` value for H."""
-    return [(f, p[0]) if len(p) == 1 else (p[0], p[1]) for p, f in zip(params, fill)]
+    return [(f, p[0]) if len(p) == 1 else (p[0], p[1]) for p, f in zip(params, fill, strict=True)]
 
 
 def pad2d(x: Any, ph: Pair, pw: Pair, value: float = 0.0) -> Any:
@@ -54,11 +56,14 @@ def windows(xp_arr: Any, kernel: Pair, stride: Pair, dilation: Pair, out_hw: Pai
     *lead_st, sh, sw = xp_arr.strides
     shape = (*lead, out_hw[0], out_hw[1], kernel[0], kernel[1])
     strides = (*lead_st, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1])
-    return xp.lib.stride_tricks.as_strided(xp_arr, shape=shape, strides=strides, writeable=False)
+    if xp is np:  # a read-only view: windows overlap, so writing through one would be wrong
+        return np.lib.stride_tricks.as_strided(
+            xp_arr, shape=shape, strides=strides, writeable=False
+        )
+    return xp.lib.stride_tricks.as_strided(xp_arr, shape=shape, strides=strides)  # CuPy
 
 
-def conv2d_forward(x: Any, w: Any, stride: Pair, padding: Pair, dilation: Pair,
-                   groups: int) -> Any:
+def conv2d_forward(x: Any, w: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> Any:
     """``[N, C, H, W] * [O, C/G, KH, KW] -> [N, O, OH, OW]`` (no bias)."""
     xp = namespace_of(x)
     n, c, h, wd = x.shape
@@ -77,8 +82,9 @@ def conv2d_forward(x: Any, w: Any, stride: Pair, padding: Pair, dilation: Pair,
     return xp.matmul(wmat, cols).reshape(n, o, oh, ow)
 
 
-def conv2d_input_grad(g: Any, w: Any, in_hw: Pair, stride: Pair, padding: Pair,
-                      dilation: Pair, groups: int) -> Any:
+def conv2d_input_grad(
+    g: Any, w: Any, in_hw: Pair, stride: Pair, padding: Pair, dilation: Pair, groups: int
+) -> Any:
     """Adjoint of `conv2d_forward` in its input: ``[N, O, OH, OW] -> [N, C, H, W]``.
 
     This is also the transposed convolution of `g` by `w` with output size `in_hw`.
@@ -100,12 +106,13 @@ def conv2d_input_grad(g: Any, w: Any, in_hw: Pair, stride: Pair, padding: Pair,
         r0 = i * dilation[0]
         for j in range(kw):
             c0 = j * dilation[1]
-            out[:, :, r0:r0 + eh:stride[0], c0:c0 + ew:stride[1]] += cols[:, :, i, j]
-    return out[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + wd]
+            out[:, :, r0 : r0 + eh : stride[0], c0 : c0 + ew : stride[1]] += cols[:, :, i, j]
+    return out[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + wd]
 
 
-def conv2d_weight_grad(x: Any, g: Any, w_shape: Sequence[int], stride: Pair, padding: Pair,
-                       dilation: Pair, groups: int) -> Any:
+def conv2d_weight_grad(
+    x: Any, g: Any, w_shape: Sequence[int], stride: Pair, padding: Pair, dilation: Pair, groups: int
+) -> Any:
     """Adjoint of `conv2d_forward` in its weight: ``-> [O, C/G, KH, KW]``."""
     xp = namespace_of(x)
     n, c, _, _ = x.shape
@@ -124,8 +131,9 @@ def conv2d_weight_grad(x: Any, g: Any, w_shape: Sequence[int], stride: Pair, pad
     return xp.matmul(gmat, cols.transpose(0, 2, 1)).reshape(o_, cg, kh, kw)
 
 
-def conv2d_transpose(x: Any, w: Any, stride: Pair, padding: Pair, output_padding: Pair,
-                     dilation: Pair, groups: int) -> Any:
+def conv2d_transpose(
+    x: Any, w: Any, stride: Pair, padding: Pair, output_padding: Pair, dilation: Pair, groups: int
+) -> Any:
     """Transposed convolution ``[N, Cin, H, W] * [Cin, Cout/G, KH, KW] -> [N, Cout, H', W']``."""
     _, _, h, wd = x.shape
     _, _, kh, kw = w.shape
@@ -135,6 +143,13 @@ def conv2d_transpose(x: Any, w: Any, stride: Pair, padding: Pair, output_padding
 
 
 __all__ = [
-    "out_size", "transposed_size", "as_2d", "pad2d", "windows", "conv2d_forward",
-    "conv2d_input_grad", "conv2d_weight_grad", "conv2d_transpose",
+    "out_size",
+    "transposed_size",
+    "as_2d",
+    "pad2d",
+    "windows",
+    "conv2d_forward",
+    "conv2d_input_grad",
+    "conv2d_weight_grad",
+    "conv2d_transpose",
 ]

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._shapes import sum_to_dims
 from hookgrad._tensor import Tensor
 
 _make = Tensor._make
@@ -124,6 +125,18 @@ def unbroadcast(g: Any, shape: tuple | None) -> Any:
     return g if shape is None or g._data.shape == shape else g.sum_to_size(shape)
 
 
+def unbroadcast_arr(a: Any, shape: tuple) -> Any:
+    """`unbroadcast` on a raw array (the computation of the ``sum_to_size`` primitive).
+
+    Also turns the NumPy scalar an elementwise ufunc returns for 0-d operands into an array.
+    """
+    if a.shape == shape:
+        return np.asarray(a) if isinstance(a, np.generic) else a
+    dims, lead = sum_to_dims(a.shape, shape)
+    out = a.sum(axis=dims, keepdims=True) if dims else a
+    return out.reshape(shape) if lead or out.shape != tuple(shape) else out
+
+
 def keep(grad: Any, mask: Any, other: Any = 0.0) -> Any:
     """``where(mask, grad, other)`` with a raw boolean `mask` (see NOTE [Fast select]
 NumPy's ``where`` (and ``putmask``, ``copyto(where=)``, boolean indexing) branch per element:
@@ -142,4 +155,4 @@ def drop(grad: Any, mask: Any, other: Any = 0.0) -> Any:
     return grad.where(_make(~mask), other)
 
 
-__all__ = ["quiet", "const", "zeros", "unbroadcast", "keep", "drop"]
+__all__ = ["quiet", "const", "zeros", "unbroadcast", "unbroadcast_arr", "keep", "drop"]

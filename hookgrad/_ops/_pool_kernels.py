@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._ops._conv_kernels import Pair, pad2d, windows
+from hookgrad._ops._conv_kernels import Pair, pad2d
 
 
 def pool_out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -32,8 +32,10 @@ def _padded(x: Any, k: Pair, s: Pair, p: Pair, d: Pair, out_hw: Pair, value: flo
 
 
 def out_hw(shape: Sequence[int], k: Pair, s: Pair, p: Pair, d: Pair, ceil_mode: bool) -> Pair:
-    return (pool_out_size(shape[-2], k[0], s[0], p[0], d[0], ceil_mode),
-            pool_out_size(shape[-1], k[1], s[1], p[1], d[1], ceil_mode))
+    return (
+        pool_out_size(shape[-2], k[0], s[0], p[0], d[0], ceil_mode),
+        pool_out_size(shape[-1], k[1], s[1], p[1], d[1], ceil_mode),
+    )
 
 
 # ---------------------------------------------------------------- max pooling
@@ -54,7 +56,7 @@ def max_pool2d(x: Any, k: Pair, s: Pair, p: Pair, d: Pair, ceil_mode: bool) -> t
         for j in range(k[1]):
             r0, c0 = i * d[0], j * d[1]
             # a contiguous copy per tap: ufuncs on the strided view run an order slower
-            view = xp.ascontiguousarray(padded[..., r0:r0 + eh:s[0], c0:c0 + ew:s[1]])
+            view = xp.ascontiguousarray(padded[..., r0 : r0 + eh : s[0], c0 : c0 + ew : s[1]])
             if best is None:
                 best, off = view, xp.zeros(view.shape, dtype=xp.int64)
                 continue
@@ -88,7 +90,7 @@ def max_pool2d_backward(g: Any, indices: Any, in_shape: Sequence[int], disjoint:
 
 
 def windows_disjoint(k: Pair, s: Pair, d: Pair) -> bool:
-    return all(st >= dl * (kk - 1) + 1 for kk, st, dl in zip(k, s, d))
+    return all(st >= dl * (kk - 1) + 1 for kk, st, dl in zip(k, s, d, strict=True))
 
 
 # ---------------------------------------------------------------- average pooling
@@ -100,8 +102,16 @@ def _pool_sizes(n_out: int, size: int, k: int, s: int, p: int, include_pad: bool
     return xp.minimum(end, size) - xp.maximum(start, 0)
 
 
-def avg_divisor(shape: Sequence[int], hw: Pair, k: Pair, s: Pair, p: Pair,
-                count_include_pad: bool, divisor_override: int | None, xp: Any) -> Any:
+def avg_divisor(
+    shape: Sequence[int],
+    hw: Pair,
+    k: Pair,
+    s: Pair,
+    p: Pair,
+    count_include_pad: bool,
+    divisor_override: int | None,
+    xp: Any,
+) -> Any:
     """PyTorch's per-window divisor, ``[OH, OW]`` (or a scalar override)."""
     if divisor_override:
         return divisor_override
@@ -110,18 +120,42 @@ def avg_divisor(shape: Sequence[int], hw: Pair, k: Pair, s: Pair, p: Pair,
     return rows.reshape(-1, 1) * cols.reshape(1, -1)
 
 
-def avg_pool2d(x: Any, k: Pair, s: Pair, p: Pair, ceil_mode: bool, count_include_pad: bool,
-               divisor_override: int | None) -> Any:
+def avg_pool2d(
+    x: Any,
+    k: Pair,
+    s: Pair,
+    p: Pair,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Any:
+    """Window sums by a loop over kernel taps (a reduction over the strided window view runs
+    an order slower), divided by PyTorch's divisor."""
     xp = namespace_of(x)
     hw = out_hw(x.shape, k, s, p, (1, 1), ceil_mode)
     padded = _padded(x, k, s, p, (1, 1), hw, 0.0)
-    sums = windows(padded, k, s, (1, 1), hw).sum(axis=(-2, -1))
+    eh, ew = (hw[0] - 1) * s[0] + 1, (hw[1] - 1) * s[1] + 1
+    sums = None
+    for i in range(k[0]):
+        for j in range(k[1]):
+            tap = padded[..., i : i + eh : s[0], j : j + ew : s[1]]
+            if sums is None:
+                sums = xp.ascontiguousarray(tap)
+            else:
+                xp.add(sums, tap, out=sums)
     div = avg_divisor(x.shape, hw, k, s, p, count_include_pad, divisor_override, xp)
     return (sums / div).astype(x.dtype, copy=False)
 
 
-def avg_pool2d_backward(g: Any, in_shape: Sequence[int], k: Pair, s: Pair, p: Pair,
-                        count_include_pad: bool, divisor_override: int | None) -> Any:
+def avg_pool2d_backward(
+    g: Any,
+    in_shape: Sequence[int],
+    k: Pair,
+    s: Pair,
+    p: Pair,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Any:
     """Each window's share of `g` added back over the window: a loop over kernel taps."""
     xp = namespace_of(g)
     oh, ow = g.shape[-2:]
@@ -134,13 +168,14 @@ def avg_pool2d_backward(g: Any, in_shape: Sequence[int], k: Pair, s: Pair, p: Pa
     eh, ew = (oh - 1) * s[0] + 1, (ow - 1) * s[1] + 1
     for i in range(k[0]):
         for j in range(k[1]):
-            out[..., i:i + eh:s[0], j:j + ew:s[1]] += share
-    return out[..., p[0]:p[0] + h, p[1]:p[1] + w]
+            out[..., i : i + eh : s[0], j : j + ew : s[1]] += share
+    return out[..., p[0] : p[0] + h, p[1] : p[1] + w]
 
 
 # ---------------------------------------------------------------- adaptive average pooling
 def adaptive_matrix(size: int, n_out: int, dtype: Any, xp: Any) -> Any:
-    """``[n_out, size]`` averaging matrix: row i averages ``[floor(i*size/n), ceil((i+1)*size/n))``."""
+    """``[n_out, size]`` averaging matrix; row i averages inputs ``floor(i*size/n_out)`` up to
+    ``ceil((i+1)*size/n_out)`` (exclusive)."""
     i = xp.arange(n_out)
     start = (i * size) // n_out
     end = ((i + 1) * size + n_out - 1) // n_out
@@ -165,7 +200,15 @@ def adaptive_avg_pool2d_backward(g: Any, in_shape: Sequence[int]) -> Any:
 
 
 __all__ = [
-    "pool_out_size", "out_hw", "max_pool2d", "max_pool2d_backward", "windows_disjoint",
-    "avg_divisor", "avg_pool2d", "avg_pool2d_backward", "adaptive_matrix",
-    "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward",
+    "pool_out_size",
+    "out_hw",
+    "max_pool2d",
+    "max_pool2d_backward",
+    "windows_disjoint",
+    "avg_divisor",
+    "avg_pool2d",
+    "avg_pool2d_backward",
+    "adaptive_matrix",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool2d_backward",
 ]

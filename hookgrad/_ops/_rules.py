@@ -29,8 +29,12 @@ NO_TANGENT: dict = {}
 
 
 def raw_backward() -> bool:
-    """True when a rule may compute on raw arrays (see NOTE [Raw backward])."""
-    return not STATE.grad_enabled
+    """True when a rule may compute on raw arrays (see NOTE [Raw backward]).
+
+    Grad mode is off and no recorder but the grad recorder watches `bind` (so no forward-AD
+    level is open whose tangents would flow through the rule's ops).
+    """
+    return not STATE.grad_enabled and len(STATE.recorders) == 1
 
 
 def const(arr: Any) -> Tensor:

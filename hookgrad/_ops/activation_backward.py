@@ -19,6 +19,7 @@ import numpy as np
 
 from hookgrad._dispatch import bind
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
+from hookgrad._ops._rules import raw_backward
 from hookgrad._ops.registry import defop
 
 __all__ = [
@@ -93,9 +94,21 @@ _SSHB = defop(
          **_ZERO_JVP})
 
 
+def _call(prim: Any, grad: Any, x: Any, params: dict) -> Any:
+    """`bind` of a backward primitive, or straight to its impl under a plain backward.
+
+    NOTE [Raw backward] in ``_rules.py``: with no graph to record, only the impl's result is
+    needed; operands of one dtype mean `bind` would pass the same arrays.
+    """
+    if raw_backward() and grad._data.dtype == x._data.dtype:
+        res = prim.impl(grad._data, x._data, **params)
+        return const(np.asarray(res) if isinstance(res, np.generic) else res)
+    return bind(prim, (grad, x), params)
+
+
 def threshold_backward(grad: Any, self: Any, threshold: float) -> Any:
     """``grad`` where ``self > threshold``, else 0 (``ThresholdBackwardBackward0``)."""
-    return bind(_TB, (grad, self), {"threshold": threshold})
+    return _call(_TB, grad, self, {"threshold": threshold})
 
 
 def leaky_relu_backward(grad: Any, self: Any, negative_slope: float,
@@ -146,12 +159,15 @@ _TANH_BW = defop(
 
 def sigmoid_backward(grad: Any, output: Any) -> Any:
     """``grad * (1 - y) * y`` for ``y = sigmoid(x)`` (``SigmoidBackwardBackward0``)."""
-    return bind(_SIGMOID_BW, (grad, output))
+    return _call(_SIGMOID_BW, grad, output, _NO_PARAMS)
 
 
 def tanh_backward(grad: Any, output: Any) -> Any:
     """``grad * (1 - y * y)`` for ``y = tanh(x)`` (``TanhBackwardBackward0``)."""
-    return bind(_TANH_BW, (grad, output))
+    return _call(_TANH_BW, grad, output, _NO_PARAMS)
+
+
+_NO_PARAMS: dict = {}
 
 
 # ---------------------------------------------------------------- gelu

@@ -37,8 +37,17 @@ def _p2(stride: Ints, padding: Ints, dilation: Ints, output_padding: Ints) -> li
     return K.as_2d((stride, padding, dilation, output_padding), (1, 0, 1, 0))
 
 
-def _impl(input: Any, weight: Any, bias: Any, stride: Ints, padding: Ints, dilation: Ints,
-          transposed: bool, output_padding: Ints, groups: int) -> Any:
+def _impl(
+    input: Any,
+    weight: Any,
+    bias: Any,
+    stride: Ints,
+    padding: Ints,
+    dilation: Ints,
+    transposed: bool,
+    output_padding: Ints,
+    groups: int,
+) -> Any:
     nd = input.ndim - 2
     x, w = _spatial((input, weight), nd)
     s, p, d, op = _p2(stride, padding, dilation, output_padding)
@@ -52,22 +61,38 @@ def _impl(input: Any, weight: Any, bias: Any, stride: Ints, padding: Ints, dilat
 
 
 # ---------------------------------------------------------------- raw (array) adjoints
-def _raw_input_grad(g: Any, w: Any, in_shape: Ints, stride: Ints, padding: Ints,
-                    dilation: Ints, transposed: bool, groups: int) -> Any:
+def _raw_input_grad(
+    g: Any,
+    w: Any,
+    in_shape: Ints,
+    stride: Ints,
+    padding: Ints,
+    dilation: Ints,
+    transposed: bool,
+    groups: int,
+) -> Any:
     nd = g.ndim - 2
     g2, w2 = _spatial((g, w), nd)
     s, p, d, _ = _p2(stride, padding, dilation, (0,) * nd)
     if transposed:  # an output padding >= stride adds rows the input never reached: crop
         out = K.conv2d_forward(g2, w2, s, p, d, groups)
-        out = out[..., :in_shape[-2] if nd == 2 else 1, :in_shape[-1]]
+        out = out[..., : in_shape[-2] if nd == 2 else 1, : in_shape[-1]]
     else:
         hw = (1, in_shape[2]) if nd == 1 else (in_shape[2], in_shape[3])
         out = K.conv2d_input_grad(g2, w2, hw, s, p, d, groups)
     return out.reshape(tuple(in_shape))
 
 
-def _raw_weight_grad(x: Any, g: Any, w_shape: Ints, stride: Ints, padding: Ints,
-                     dilation: Ints, transposed: bool, groups: int) -> Any:
+def _raw_weight_grad(
+    x: Any,
+    g: Any,
+    w_shape: Ints,
+    stride: Ints,
+    padding: Ints,
+    dilation: Ints,
+    transposed: bool,
+    groups: int,
+) -> Any:
     nd = x.ndim - 2
     if transposed:  # the weight gradient of the adjoint: roles of input and grad swap
         x, g = g, x
@@ -78,33 +103,64 @@ def _raw_weight_grad(x: Any, g: Any, w_shape: Ints, stride: Ints, padding: Ints,
 
 
 # ---------------------------------------------------------------- differentiable adjoints
-def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Ints, padding: Ints,
-         dilation: Ints, transposed: bool, output_padding: Ints, groups: int) -> Tensor:
+def conv(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Ints,
+    padding: Ints,
+    dilation: Ints,
+    transposed: bool,
+    output_padding: Ints,
+    groups: int,
+) -> Tensor:
     """Bind the ``convolution`` primitive (a missing bias becomes an empty constant)."""
     from hookgrad._dispatch import bind
 
     if bias is None:
         data = input._data
         bias = const(namespace_of(data).zeros((0,), dtype=data.dtype))
-    return bind(CONVOLUTION, (input, weight, bias), {
-        "stride": tuple(stride), "padding": tuple(padding), "dilation": tuple(dilation),
-        "transposed": transposed, "output_padding": tuple(output_padding), "groups": groups})
+    return bind(
+        CONVOLUTION,
+        (input, weight, bias),
+        {
+            "stride": tuple(stride),
+            "padding": tuple(padding),
+            "dilation": tuple(dilation),
+            "transposed": transposed,
+            "output_padding": tuple(output_padding),
+            "groups": groups,
+        },
+    )
 
 
-def _output_padding(in_shape: Ints, out_shape: Ints, k: Ints, stride: Ints, padding: Ints,
-                    dilation: Ints) -> tuple[int, ...]:
+def _output_padding(
+    in_shape: Ints, out_shape: Ints, k: Ints, stride: Ints, padding: Ints, dilation: Ints
+) -> tuple[int, ...]:
     """The output padding that makes a transposed convolution produce exactly `in_shape`."""
     return tuple(
-        in_shape[2 + i] - K.transposed_size(out_shape[2 + i], k[i], stride[i], padding[i],
-                                             dilation[i], 0)
-        for i in range(len(stride)))
+        in_shape[2 + i]
+        - K.transposed_size(out_shape[2 + i], k[i], stride[i], padding[i], dilation[i], 0)
+        for i in range(len(stride))
+    )
 
 
-def _input_grad(grad: Tensor, weight: Tensor, input_shape: Ints, stride: Ints, padding: Ints,
-                dilation: Ints, transposed: bool, groups: int) -> Tensor:
+def _input_grad(
+    grad: Tensor,
+    weight: Tensor,
+    input_shape: Ints,
+    stride: Ints,
+    padding: Ints,
+    dilation: Ints,
+    transposed: bool,
+    groups: int,
+) -> Tensor:
     if raw_backward():
-        return const(_raw_input_grad(grad._data, weight._data, input_shape, stride, padding,
-                                     dilation, transposed, groups))
+        return const(
+            _raw_input_grad(
+                grad._data, weight._data, input_shape, stride, padding, dilation, transposed, groups
+            )
+        )
     nd = len(stride)
     if transposed:
         out = conv(grad, weight, None, stride, padding, dilation, False, (0,) * nd, groups)
@@ -112,13 +168,15 @@ def _input_grad(grad: Tensor, weight: Tensor, input_shape: Ints, stride: Ints, p
             if out._data.shape[2 + i] > input_shape[2 + i]:
                 out = out.narrow(2 + i, 0, input_shape[2 + i])  # type: ignore[attr-defined]
         return out
-    op = _output_padding(input_shape, grad._data.shape, weight._data.shape[2:], stride,
-                         padding, dilation)
+    op = _output_padding(
+        input_shape, grad._data.shape, weight._data.shape[2:], stride, padding, dilation
+    )
     return conv(grad, weight, None, stride, padding, dilation, True, op, groups)
 
 
-def _weight_grad_graph(x: Tensor, g: Tensor, w_shape: Ints, stride: Ints, padding: Ints,
-                       dilation: Ints, groups: int) -> Tensor:
+def _weight_grad_graph(
+    x: Tensor, g: Tensor, w_shape: Ints, stride: Ints, padding: Ints, dilation: Ints, groups: int
+) -> Tensor:
     """Weight gradient of a plain convolution as a convolution (see the module docstring)."""
     nd = len(stride)
     n, c = x._data.shape[:2]
@@ -136,11 +194,22 @@ def _weight_grad_graph(x: Tensor, g: Tensor, w_shape: Ints, stride: Ints, paddin
     return out.transpose(0, 1)  # type: ignore[attr-defined]
 
 
-def _weight_grad(grad: Tensor, input: Tensor, weight_shape: Ints, stride: Ints, padding: Ints,
-                 dilation: Ints, transposed: bool, groups: int) -> Tensor:
+def _weight_grad(
+    grad: Tensor,
+    input: Tensor,
+    weight_shape: Ints,
+    stride: Ints,
+    padding: Ints,
+    dilation: Ints,
+    transposed: bool,
+    groups: int,
+) -> Tensor:
     if raw_backward():
-        return const(_raw_weight_grad(input._data, grad._data, weight_shape, stride, padding,
-                                      dilation, transposed, groups))
+        return const(
+            _raw_weight_grad(
+                input._data, grad._data, weight_shape, stride, padding, dilation, transposed, groups
+            )
+        )
     if transposed:
         return _weight_grad_graph(grad, input, weight_shape, stride, padding, dilation, groups)
     return _weight_grad_graph(input, grad, weight_shape, stride, padding, dilation, groups)
@@ -159,7 +228,9 @@ def _bias_tangent(t: Tensor, result: Tensor) -> Tensor:
 
 
 CONVOLUTION = defop(
-    "convolution", impl=_impl, inputs=("input", "weight", "bias"),
+    "convolution",
+    impl=_impl,
+    inputs=("input", "weight", "bias"),
     params=("stride", "padding", "dilation", "transposed", "output_padding", "groups"),
     saves=("input", "weight"),
     vjp={
@@ -168,10 +239,12 @@ CONVOLUTION = defop(
         "bias": lambda grad: _bias_grad(grad),
     },
     jvp={
-        "input": lambda t, weight, stride, padding, dilation, transposed, output_padding, groups:
-            conv(t, weight, None, stride, padding, dilation, transposed, output_padding, groups),
-        "weight": lambda t, input, stride, padding, dilation, transposed, output_padding, groups:
-            conv(input, t, None, stride, padding, dilation, transposed, output_padding, groups),
+        "input": lambda t, weight, stride, padding, dilation, transposed, output_padding, groups: (
+            conv(t, weight, None, stride, padding, dilation, transposed, output_padding, groups)
+        ),
+        "weight": lambda t, input, stride, padding, dilation, transposed, output_padding, groups: (
+            conv(input, t, None, stride, padding, dilation, transposed, output_padding, groups)
+        ),
         "bias": _bias_tangent,
     },
 )

@@ -125,6 +125,11 @@ def _addmm_mat1(grad: Tensor, mat2: Tensor, alpha: Any) -> Tensor:
 
 
 def _addmm_mat2(grad: Tensor, mat1: Tensor, alpha: Any) -> Tensor:
+    if raw_backward() and alpha == 1:
+        # ``F.linear`` passes ``weight.t()`` as mat2. Computed as the transpose of
+        # ``grad.T @ mat1`` (PyTorch's mm_mat2_backward for a transposed mat2), the gradient
+        # comes out of TBackward C-contiguous, and AccumulateGrad keeps it without a copy.
+        return const(_mT(_mT(grad._data) @ mat1._data))
     g = _mm_mat2(grad, mat1)
     return g if alpha == 1 else g * alpha
 

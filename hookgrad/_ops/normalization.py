@@ -20,6 +20,12 @@ which are constants: its input gradient is just ``ĝ * r``.
 
 ``native_batch_norm`` updates the running statistics in place, as the ATen kernel does, and
 like it leaves their version counters alone (saving them for backward stays valid).
+
+Differences from PyTorch: the rules save every output (``results``) where PyTorch saves only
+the statistics, and an absent weight is saved as its empty placeholder, so saved-tensor hooks
+see extra packs. PyTorch's third derivatives of batch and layer norm are wrong (its
+double-backward formulas treat the saved statistics as constants; its own ``gradcheck`` of the
+second derivative fails); hookgrad's are exact, so they differ from PyTorch's at third order.
 """
 
 from __future__ import annotations
@@ -88,8 +94,16 @@ def _chan_axes(ndim: int) -> Axes:
 
 
 # ---------------------------------------------------------------- batch norm
-def _bn_impl(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
-             training: bool, momentum: float, eps: float) -> tuple[Any, Any, Any]:
+def _bn_impl(
+    input: Any,
+    weight: Any,
+    bias: Any,
+    running_mean: Any,
+    running_var: Any,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> tuple[Any, Any, Any]:
     xp = namespace_of(input)
     axes = _chan_axes(input.ndim)
     shape = (1, -1) + (1,) * (input.ndim - 2)
@@ -114,8 +128,9 @@ def _bn_impl(input: Any, weight: Any, bias: Any, running_mean: Any, running_var:
     return _affine(out.astype(input.dtype, copy=False), weight, bias, shape), *saved
 
 
-def _bn_xhat(input: Any, running_mean: Any, running_var: Any, results: tuple, training: bool,
-             eps: float) -> tuple[Any, Any]:
+def _bn_xhat(
+    input: Any, running_mean: Any, running_var: Any, results: tuple, training: bool, eps: float
+) -> tuple[Any, Any]:
     """``(x̂, r)``: arrays in raw mode, differentiable tensors otherwise."""
     nd = input._data.ndim
     if not training:
@@ -131,8 +146,16 @@ def _bn_xhat(input: Any, running_mean: Any, running_var: Any, results: tuple, tr
     return graph_stats(input, _chan_axes(nd), eps)
 
 
-def _bn_input_grad(grads: tuple, input: Tensor, weight: Tensor, running_mean: Tensor,
-                   running_var: Tensor, results: tuple, training: bool, eps: float) -> Tensor:
+def _bn_input_grad(
+    grads: tuple,
+    input: Tensor,
+    weight: Tensor,
+    running_mean: Tensor,
+    running_var: Tensor,
+    results: tuple,
+    training: bool,
+    eps: float,
+) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
     nd = input._data.ndim
     xhat, rstd = _bn_xhat(input, running_mean, running_var, results, training, eps)
@@ -144,8 +167,15 @@ def _bn_input_grad(grads: tuple, input: Tensor, weight: Tensor, running_mean: Te
     return const(out) if raw else out
 
 
-def _bn_weight_grad(grads: tuple, input: Tensor, running_mean: Tensor, running_var: Tensor,
-                    results: tuple, training: bool, eps: float) -> Tensor:
+def _bn_weight_grad(
+    grads: tuple,
+    input: Tensor,
+    running_mean: Tensor,
+    running_var: Tensor,
+    results: tuple,
+    training: bool,
+    eps: float,
+) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
     xhat, _ = _bn_xhat(input, running_mean, running_var, results, training, eps)
     axes = _chan_axes(input._data.ndim)
@@ -159,8 +189,15 @@ def _chan_sum(grad: Tensor) -> Tensor:
     return const(_sum(grad._data, axes)) if raw_backward() else _sum(grad, axes)
 
 
-def _bn_input_tangent(t: Tensor, input: Tensor, weight: Tensor, running_mean: Tensor,
-                      running_var: Tensor, training: bool, eps: float) -> Tensor:
+def _bn_input_tangent(
+    t: Tensor,
+    input: Tensor,
+    weight: Tensor,
+    running_mean: Tensor,
+    running_var: Tensor,
+    training: bool,
+    eps: float,
+) -> Tensor:
     nd = input._data.ndim
     if training:
         xhat, rstd = graph_stats(input, _chan_axes(nd), eps)
@@ -173,8 +210,9 @@ def _bn_input_tangent(t: Tensor, input: Tensor, weight: Tensor, running_mean: Te
     return out
 
 
-def _bn_weight_tangent(t: Tensor, input: Tensor, running_mean: Tensor, running_var: Tensor,
-                       training: bool, eps: float) -> Tensor:
+def _bn_weight_tangent(
+    t: Tensor, input: Tensor, running_mean: Tensor, running_var: Tensor, training: bool, eps: float
+) -> Tensor:
     nd = input._data.ndim
     if training:
         xhat, _ = graph_stats(input, _chan_axes(nd), eps)
@@ -190,16 +228,27 @@ def _chan_tangent(t: Tensor, input_shape: Sequence[int]) -> Tensor:
 
 
 NATIVE_BATCH_NORM = defop(
-    "native_batch_norm", impl=_bn_impl,
+    "native_batch_norm",
+    impl=_bn_impl,
     inputs=("input", "weight", "bias", "running_mean", "running_var"),
-    params=("training", "momentum", "eps"), num_outputs=3, nondifferentiable_outputs=(1, 2),
+    params=("training", "momentum", "eps"),
+    num_outputs=3,
+    nondifferentiable_outputs=(1, 2),
     saves=("input", "weight", "running_mean", "running_var", "results"),
-    vjp={"input": _bn_input_grad, "weight": _bn_weight_grad,
-         "bias": lambda grads: _chan_sum(grads[0])},
-    nondifferentiable={"running_mean": "running statistics are buffers, not inputs of the "
-                                       "function", "running_var": "running statistics"},
-    jvp={"input": _bn_input_tangent, "weight": _bn_weight_tangent,
-         "bias": lambda t, input_shape: _chan_tangent(t, input_shape)},
+    vjp={
+        "input": _bn_input_grad,
+        "weight": _bn_weight_grad,
+        "bias": lambda grads: _chan_sum(grads[0]),
+    },
+    nondifferentiable={
+        "running_mean": "running statistics are buffers, not inputs of the function",
+        "running_var": "running statistics",
+    },
+    jvp={
+        "input": _bn_input_tangent,
+        "weight": _bn_weight_tangent,
+        "bias": lambda t, input_shape: _chan_tangent(t, input_shape),
+    },
 )
 
 
@@ -208,28 +257,36 @@ def _last_axes(ndim: int, normalized_shape: Sequence[int]) -> Axes:
     return tuple(range(ndim - len(normalized_shape), ndim))
 
 
-def _ln_impl(input: Any, weight: Any, bias: Any, normalized_shape: Sequence[int],
-             eps: float) -> tuple[Any, Any, Any]:
+def _ln_impl(
+    input: Any, weight: Any, bias: Any, normalized_shape: Sequence[int], eps: float
+) -> tuple[Any, Any, Any]:
     xp = namespace_of(input)
     axes = _last_axes(input.ndim, normalized_shape)
     mean = input.mean(axis=axes, keepdims=True)
     centered = input - mean
-    rstd = (1.0 / xp.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps))
+    rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps)
     rstd = rstd.astype(input.dtype, copy=False)
     out = _affine(centered * rstd, weight, bias, tuple(normalized_shape))
     return out, mean, rstd
 
 
-def _ln_xhat(input: Tensor, results: tuple, normalized_shape: Sequence[int],
-             eps: float) -> tuple[Any, Any]:
+def _ln_xhat(
+    input: Tensor, results: tuple, normalized_shape: Sequence[int], eps: float
+) -> tuple[Any, Any]:
     if raw_backward():
         mean, rstd = results[1]._data, results[2]._data
         return (input._data - mean) * rstd, rstd
     return graph_stats(input, _last_axes(input._data.ndim, normalized_shape), eps)
 
 
-def _ln_input_grad(grads: tuple, input: Tensor, weight: Tensor, results: tuple,
-                   normalized_shape: Sequence[int], eps: float) -> Tensor:
+def _ln_input_grad(
+    grads: tuple,
+    input: Tensor,
+    weight: Tensor,
+    results: tuple,
+    normalized_shape: Sequence[int],
+    eps: float,
+) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
     xhat, rstd = _ln_xhat(input, results, normalized_shape, eps)
     raw = raw_backward()
@@ -249,8 +306,9 @@ def _lead_sum(grad: Tensor, other: Any, normalized_shape: Sequence[int]) -> Tens
     return _sum(grad if other is None else grad * other, lead)
 
 
-def _ln_input_tangent(t: Tensor, input: Tensor, weight: Tensor,
-                      normalized_shape: Sequence[int], eps: float) -> Tensor:
+def _ln_input_tangent(
+    t: Tensor, input: Tensor, weight: Tensor, normalized_shape: Sequence[int], eps: float
+) -> Tensor:
     axes = _last_axes(input._data.ndim, normalized_shape)
     xhat, rstd = graph_stats(input, axes, eps)
     out = input_tangent(t, xhat, rstd, axes)
@@ -258,28 +316,39 @@ def _ln_input_tangent(t: Tensor, input: Tensor, weight: Tensor,
 
 
 NATIVE_LAYER_NORM = defop(
-    "native_layer_norm", impl=_ln_impl, inputs=("input", "weight", "bias"),
-    params=("normalized_shape", "eps"), num_outputs=3, nondifferentiable_outputs=(1, 2),
+    "native_layer_norm",
+    impl=_ln_impl,
+    inputs=("input", "weight", "bias"),
+    params=("normalized_shape", "eps"),
+    num_outputs=3,
+    nondifferentiable_outputs=(1, 2),
     saves=("input", "weight", "results"),
-    vjp={"input": _ln_input_grad,
-         "weight": lambda grads, input, results, normalized_shape, eps: _lead_sum(
-             grads[0], _ln_xhat(input, results, normalized_shape, eps)[0], normalized_shape),
-         "bias": lambda grads, normalized_shape: _lead_sum(grads[0], None, normalized_shape)},
-    jvp={"input": _ln_input_tangent,
-         "weight": lambda t, input, normalized_shape, eps: graph_stats(
-             input, _last_axes(input._data.ndim, normalized_shape), eps)[0] * t,
-         "bias": lambda t, input_shape: t.expand(*input_shape)},
+    vjp={
+        "input": _ln_input_grad,
+        "weight": lambda grads, input, results, normalized_shape, eps: _lead_sum(
+            grads[0], _ln_xhat(input, results, normalized_shape, eps)[0], normalized_shape
+        ),
+        "bias": lambda grads, normalized_shape: _lead_sum(grads[0], None, normalized_shape),
+    },
+    jvp={
+        "input": _ln_input_tangent,
+        "weight": lambda t, input, normalized_shape, eps: (
+            graph_stats(input, _last_axes(input._data.ndim, normalized_shape), eps)[0] * t
+        ),
+        "bias": lambda t, input_shape: t.expand(*input_shape),
+    },
 )
 
 
 # ---------------------------------------------------------------- group norm
-def _gn_impl(input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int,
-             eps: float) -> tuple[Any, Any, Any]:
+def _gn_impl(
+    input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int, eps: float
+) -> tuple[Any, Any, Any]:
     xp = namespace_of(input)
     x = input.reshape(N, group, -1)
     mean = x.mean(axis=2, keepdims=True)
     centered = x - mean
-    rstd = (1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps))
+    rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps)
     rstd = rstd.astype(input.dtype, copy=False)
     out = (centered * rstd).reshape(input.shape)
     out = _affine(out, weight, bias, (1, -1) + (1,) * (input.ndim - 2))
@@ -295,8 +364,9 @@ def _gn_xhat(input: Tensor, results: tuple, N: int, group: int, eps: float) -> t
     return graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore[attr-defined]
 
 
-def _gn_input_grad(grads: tuple, input: Tensor, weight: Tensor, results: tuple, N: int,
-                   group: int, eps: float) -> Tensor:
+def _gn_input_grad(
+    grads: tuple, input: Tensor, weight: Tensor, results: tuple, N: int, group: int, eps: float
+) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
     xhat, rstd = _gn_xhat(input, results, N, group, eps)
     raw = raw_backward()
@@ -308,8 +378,9 @@ def _gn_input_grad(grads: tuple, input: Tensor, weight: Tensor, results: tuple, 
     return const(out) if raw else out
 
 
-def _gn_weight_grad(grads: tuple, input: Tensor, results: tuple, N: int, group: int,
-                    eps: float) -> Tensor:
+def _gn_weight_grad(
+    grads: tuple, input: Tensor, results: tuple, N: int, group: int, eps: float
+) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
     xhat, _ = _gn_xhat(input, results, N, group, eps)
     axes = _chan_axes(input._data.ndim)
@@ -318,8 +389,9 @@ def _gn_weight_grad(grads: tuple, input: Tensor, results: tuple, N: int, group: 
     return _sum(grad * xhat.reshape(input.shape), axes)
 
 
-def _gn_input_tangent(t: Tensor, input: Tensor, weight: Tensor, N: int, group: int,
-                      eps: float) -> Tensor:
+def _gn_input_tangent(
+    t: Tensor, input: Tensor, weight: Tensor, N: int, group: int, eps: float
+) -> Tensor:
     xhat, rstd = graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore
     out = input_tangent(t.reshape(N, group, -1), xhat, rstd, (2,))  # type: ignore
     out = out.reshape(input.shape)
@@ -335,16 +407,30 @@ def _gn_weight_tangent(t: Tensor, input: Tensor, N: int, group: int, eps: float)
 
 
 NATIVE_GROUP_NORM = defop(
-    "native_group_norm", impl=_gn_impl, inputs=("input", "weight", "bias"),
-    params=("N", "C", "HxW", "group", "eps"), num_outputs=3, nondifferentiable_outputs=(1, 2),
+    "native_group_norm",
+    impl=_gn_impl,
+    inputs=("input", "weight", "bias"),
+    params=("N", "C", "HxW", "group", "eps"),
+    num_outputs=3,
+    nondifferentiable_outputs=(1, 2),
     saves=("input", "weight", "results"),
-    vjp={"input": _gn_input_grad, "weight": _gn_weight_grad,
-         "bias": lambda grads: _chan_sum(grads[0])},
-    jvp={"input": _gn_input_tangent, "weight": _gn_weight_tangent,
-         "bias": lambda t, input_shape: _chan_tangent(t, input_shape)},
+    vjp={
+        "input": _gn_input_grad,
+        "weight": _gn_weight_grad,
+        "bias": lambda grads: _chan_sum(grads[0]),
+    },
+    jvp={
+        "input": _gn_input_tangent,
+        "weight": _gn_weight_tangent,
+        "bias": lambda t, input_shape: _chan_tangent(t, input_shape),
+    },
 )
 
 __all__ = [
-    "NATIVE_BATCH_NORM", "NATIVE_LAYER_NORM", "NATIVE_GROUP_NORM", "input_grad",
-    "input_tangent", "graph_stats",
+    "NATIVE_BATCH_NORM",
+    "NATIVE_LAYER_NORM",
+    "NATIVE_GROUP_NORM",
+    "input_grad",
+    "input_tangent",
+    "graph_stats",
 ]

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
-from hookgrad._ops._elementwise import keep, quiet, unbroadcast, zeros
+from hookgrad._ops._elementwise import const, keep, quiet, unbroadcast, unbroadcast_arr, zeros
+from hookgrad._ops._rules import raw_backward
 from hookgrad._ops.registry import defop
 
 __all__ = ["unbroadcast", "int_power", "not_implemented"]
@@ -67,9 +68,24 @@ defop("rsub", impl=quiet(lambda self, other, alpha=1: np.subtract(
       vjp={"self": lambda grad, alpha: -_scaled(grad, alpha)},
       jvp="elementwise")  # affine in self (``other`` is a constant): not "linear"
 
-defop("mul", impl=quiet(np.multiply), inputs=("self", "other"), saves=("other", "self"),
-      vjp={"self": lambda grad, other, self_shape: unbroadcast(grad * other, self_shape),
-           "other": lambda grad, self, other_shape: unbroadcast(grad * self, other_shape)},
+_multiply = quiet(np.multiply)
+
+
+def _grad_times(grad: Any, factor: Any, shape: tuple) -> Any:
+    """``unbroadcast(grad * factor, shape)``, both rules of ``mul``.
+
+    Under a plain backward it computes on the arrays (NOTE [Raw backward] in ``_rules.py``):
+    with operands of one dtype that is exactly the NumPy call `bind` would make, without the
+    operator and promotion layers around it.
+    """
+    if raw_backward() and grad._data.dtype == factor._data.dtype:
+        return const(unbroadcast_arr(_multiply(grad._data, factor._data), shape))
+    return unbroadcast(grad * factor, shape)
+
+
+defop("mul", impl=_multiply, inputs=("self", "other"), saves=("other", "self"),
+      vjp={"self": lambda grad, other, self_shape: _grad_times(grad, other, self_shape),
+           "other": lambda grad, self, other_shape: _grad_times(grad, self, other_shape)},
       jvp={"self": lambda t, other: t * other, "other": lambda t, self: self * t})
 
 defop("div", impl=quiet(np.true_divide), inputs=("self", "other"), saves=("other", "self"),

@@ -7,6 +7,10 @@ Their backward ops are primitives too (as in ATen), each linear in the incoming 
 double backward is the forward op again (average pools) or a gather at the saved indices (max
 pool). Plain ``backward()`` runs the array kernels directly (NOTE [Raw backward]). Inputs are
 ``[N, C, H, W]`` or unbatched ``[C, H, W]``.
+
+Difference from PyTorch: max pooling saves both of its outputs (``results``: values and
+indices) where PyTorch saves ``self`` and ``result1`` (the op table saves outputs all or only
+the first), so saved-tensor hooks see one different pack.
 """
 
 from __future__ import annotations
@@ -29,10 +33,12 @@ def _bind(prim: Any, inputs: tuple, params: dict) -> Any:
 
 
 # ---------------------------------------------------------------- max pooling
-def _max_impl(self: Any, kernel_size: Ints, stride: Ints, padding: Ints, dilation: Ints,
-              ceil_mode: bool) -> tuple[Any, Any]:
-    return P.max_pool2d(self, tuple(kernel_size), tuple(stride), tuple(padding),
-                        tuple(dilation), ceil_mode)
+def _max_impl(
+    self: Any, kernel_size: Ints, stride: Ints, padding: Ints, dilation: Ints, ceil_mode: bool
+) -> tuple[Any, Any]:
+    return P.max_pool2d(
+        self, tuple(kernel_size), tuple(stride), tuple(padding), tuple(dilation), ceil_mode
+    )
 
 
 def _gather(t: Tensor, indices: Tensor) -> Tensor:
@@ -41,34 +47,42 @@ def _gather(t: Tensor, indices: Tensor) -> Tensor:
     return t.flatten(-2).gather(-1, idx).reshape(indices.shape)  # type: ignore[attr-defined]
 
 
-def _max_grad(grads: tuple, results: tuple, self_shape: Ints, kernel_size: Ints, stride: Ints,
-              dilation: Ints) -> Tensor:
+def _max_grad(
+    grads: tuple, results: tuple, self_shape: Ints, kernel_size: Ints, stride: Ints, dilation: Ints
+) -> Tensor:
     disjoint = P.windows_disjoint(tuple(kernel_size), tuple(stride), tuple(dilation))
     grad, indices = grads[0], results[1]
     if raw_backward():
         return const(P.max_pool2d_backward(grad._data, indices._data, self_shape, disjoint))
-    return _bind(MAX_POOL2D_BACKWARD, (grad, indices),
-                 {"self_size": tuple(self_shape), "disjoint": disjoint})
+    return _bind(
+        MAX_POOL2D_BACKWARD, (grad, indices), {"self_size": tuple(self_shape), "disjoint": disjoint}
+    )
 
 
 MAX_POOL2D = defop(
-    "max_pool2d_with_indices", impl=_max_impl, inputs=("self",),
+    "max_pool2d_with_indices",
+    impl=_max_impl,
+    inputs=("self",),
     params=("kernel_size", "stride", "padding", "dilation", "ceil_mode"),
-    num_outputs=2, nondifferentiable_outputs=(1,), saves=("results",),
+    num_outputs=2,
+    nondifferentiable_outputs=(1,),
+    saves=("results",),
     node_name="MaxPool2DWithIndicesBackward0",
     vjp={"self": _max_grad},
     jvp={"self": lambda t, results: _gather(t, results[1])},
 )
 
 
-def _max_backward_impl(grad_output: Any, indices: Any, self_size: Ints,
-                       disjoint: bool) -> Any:
+def _max_backward_impl(grad_output: Any, indices: Any, self_size: Ints, disjoint: bool) -> Any:
     return P.max_pool2d_backward(grad_output, indices, self_size, disjoint)
 
 
 MAX_POOL2D_BACKWARD = defop(
-    "max_pool2d_with_indices_backward", impl=_max_backward_impl,
-    inputs=("grad_output", "indices"), params=("self_size", "disjoint"), saves=("indices",),
+    "max_pool2d_with_indices_backward",
+    impl=_max_backward_impl,
+    inputs=("grad_output", "indices"),
+    params=("self_size", "disjoint"),
+    saves=("indices",),
     node_name="MaxPool2DWithIndicesBackwardBackward0",
     vjp={"grad_output": lambda grad, indices: _gather(grad, indices)},
     nondifferentiable={"indices": "integer indices"},
@@ -77,49 +91,120 @@ MAX_POOL2D_BACKWARD = defop(
 
 
 # ---------------------------------------------------------------- average pooling
-_AVG_PARAMS = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-               "divisor_override")
+_AVG_PARAMS = (
+    "kernel_size",
+    "stride",
+    "padding",
+    "ceil_mode",
+    "count_include_pad",
+    "divisor_override",
+)
 
 
-def _avg_impl(self: Any, kernel_size: Ints, stride: Ints, padding: Ints, ceil_mode: bool,
-              count_include_pad: bool, divisor_override: int | None) -> Any:
-    return P.avg_pool2d(self, tuple(kernel_size), tuple(stride), tuple(padding), ceil_mode,
-                        count_include_pad, divisor_override)
+def _avg_impl(
+    self: Any,
+    kernel_size: Ints,
+    stride: Ints,
+    padding: Ints,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Any:
+    return P.avg_pool2d(
+        self,
+        tuple(kernel_size),
+        tuple(stride),
+        tuple(padding),
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+    )
 
 
-def _avg_backward_impl(grad_output: Any, self_size: Ints, kernel_size: Ints, stride: Ints,
-                       padding: Ints, ceil_mode: bool, count_include_pad: bool,
-                       divisor_override: int | None) -> Any:
+def _avg_backward_impl(
+    grad_output: Any,
+    self_size: Ints,
+    kernel_size: Ints,
+    stride: Ints,
+    padding: Ints,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Any:
     # ceil_mode is implied by grad_output's size; it stays a param to mirror ATen's schema
-    return P.avg_pool2d_backward(grad_output, self_size, tuple(kernel_size), tuple(stride),
-                                 tuple(padding), count_include_pad, divisor_override)
+    return P.avg_pool2d_backward(
+        grad_output,
+        self_size,
+        tuple(kernel_size),
+        tuple(stride),
+        tuple(padding),
+        count_include_pad,
+        divisor_override,
+    )
 
 
-def _avg_grad(grad: Tensor, self_shape: Ints, kernel_size: Ints, stride: Ints, padding: Ints,
-              ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Tensor:
-    params = {"kernel_size": kernel_size, "stride": stride, "padding": padding,
-              "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
-              "divisor_override": divisor_override}
+def _avg_grad(
+    grad: Tensor,
+    self_shape: Ints,
+    kernel_size: Ints,
+    stride: Ints,
+    padding: Ints,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Tensor:
+    params = {
+        "kernel_size": kernel_size,
+        "stride": stride,
+        "padding": padding,
+        "ceil_mode": ceil_mode,
+        "count_include_pad": count_include_pad,
+        "divisor_override": divisor_override,
+    }
     if raw_backward():
         return const(_avg_backward_impl(grad._data, self_shape, **params))
     return _bind(AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape), **params})
 
 
 AVG_POOL2D = defop(
-    "avg_pool2d", impl=_avg_impl, inputs=("self",), params=_AVG_PARAMS,
+    "avg_pool2d",
+    impl=_avg_impl,
+    inputs=("self",),
+    params=_AVG_PARAMS,
     node_name="AvgPool2DBackward0",
     vjp={"self": _avg_grad},
     jvp="linear",
 )
 
+
+def _avg_backward_grad(
+    grad: Tensor,
+    kernel_size: Ints,
+    stride: Ints,
+    padding: Ints,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Tensor:
+    """The backward op is linear in its gradient: its own gradient is the forward op."""
+    params = {
+        "kernel_size": kernel_size,
+        "stride": stride,
+        "padding": padding,
+        "ceil_mode": ceil_mode,
+        "count_include_pad": count_include_pad,
+        "divisor_override": divisor_override,
+    }
+    return _bind(AVG_POOL2D, (grad,), params)
+
+
 AVG_POOL2D_BACKWARD = defop(
-    "avg_pool2d_backward", impl=_avg_backward_impl, inputs=("grad_output",),
-    params=("self_size", *_AVG_PARAMS), node_name="AvgPool2DBackwardBackward0",
-    vjp={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode,
-         count_include_pad, divisor_override: _bind(AVG_POOL2D, (grad,), {
-             "kernel_size": kernel_size, "stride": stride, "padding": padding,
-             "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
-             "divisor_override": divisor_override})},
+    "avg_pool2d_backward",
+    impl=_avg_backward_impl,
+    inputs=("grad_output",),
+    params=("self_size", *_AVG_PARAMS),
+    node_name="AvgPool2DBackwardBackward0",
+    vjp={"grad_output": _avg_backward_grad},
     jvp="linear",
 )
 
@@ -134,7 +219,9 @@ def _adaptive_grad(grad: Tensor, self_shape: Ints) -> Tensor:
 ADAPTIVE_AVG_POOL2D = defop(
     "_adaptive_avg_pool2d",
     impl=lambda self, output_size: P.adaptive_avg_pool2d(self, tuple(output_size)),
-    inputs=("self",), params=("output_size",), node_name="AdaptiveAvgPool2DBackward0",
+    inputs=("self",),
+    params=("output_size",),
+    node_name="AdaptiveAvgPool2DBackward0",
     vjp={"self": _adaptive_grad},
     jvp="linear",
 )
@@ -142,14 +229,22 @@ ADAPTIVE_AVG_POOL2D = defop(
 ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
     "_adaptive_avg_pool2d_backward",
     impl=lambda grad_output, self_size: P.adaptive_avg_pool2d_backward(grad_output, self_size),
-    inputs=("grad_output",), params=("self_size",),
+    inputs=("grad_output",),
+    params=("self_size",),
     node_name="AdaptiveAvgPool2DBackwardBackward0",
-    vjp={"grad_output": lambda grad, grad_output_shape: _bind(
-        ADAPTIVE_AVG_POOL2D, (grad,), {"output_size": tuple(grad_output_shape[-2:])})},
+    vjp={
+        "grad_output": lambda grad, grad_output_shape: _bind(
+            ADAPTIVE_AVG_POOL2D, (grad,), {"output_size": tuple(grad_output_shape[-2:])}
+        )
+    },
     jvp="linear",
 )
 
 __all__ = [
-    "MAX_POOL2D", "MAX_POOL2D_BACKWARD", "AVG_POOL2D", "AVG_POOL2D_BACKWARD",
-    "ADAPTIVE_AVG_POOL2D", "ADAPTIVE_AVG_POOL2D_BACKWARD",
+    "MAX_POOL2D",
+    "MAX_POOL2D_BACKWARD",
+    "AVG_POOL2D",
+    "AVG_POOL2D_BACKWARD",
+    "ADAPTIVE_AVG_POOL2D",
+    "ADAPTIVE_AVG_POOL2D_BACKWARD",
 ]

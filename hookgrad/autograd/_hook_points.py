@@ -57,7 +57,10 @@ def call_tensor_pre_hooks(node: Any, grads: list) -> list:
         # hooks to a later output tensor of this node, and those run (PyTorch does the same).
         for slot, registry in list(groups):
             for fn in list(registry.values()):
-                grads[slot] = check_replacement(fn, grads[slot], fn(grads[slot]))
+                g = grads[slot]
+                new = fn(g)
+                if new is not None:  # None keeps the gradient: nothing to validate
+                    grads[slot] = check_replacement(fn, g, new)
     retain = node._retain_hooks
     if retain:
         for slot, ref in list(retain.items()):

@@ -20,9 +20,9 @@ import weakref
 from typing import Any
 
 from hookgrad._config import STATE
-from hookgrad._dtypes import from_numpy_dtype
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._plans import RulePlan
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
 from hookgrad.autograd.graph import Node
 
@@ -31,87 +31,14 @@ _EMPTY: dict = {}
 _NODE_CLASSES: dict[str, type] = {}
 
 
-# Argument sources of a rule parameter (see `RulePlan`).
-_GRAD, _GRADS, _SAVED, _PARAM, _SHAPE, _DTYPE = range(6)
-
-
-class RulePlan:
-    """Everything `PrimitiveNode.apply` and the grad recorder derive from a `Primitive` once.
-
-    NOTE [Rule plans]
-    A rule names the values it wants by parameter name (NOTE [Rule arguments] in registry.py).
-    Resolving those names per call (string tests against saved values, params, ``_shape``
-    suffixes...) cost more than many rules themselves, so each primitive's names are resolved
-    once into ``(kind, key)`` sources, and the rule is called positionally. The resolution order
-    is the one the names were validated with: ``grad``/``grads``, a saved value (``None`` when
-    the input that uses it needs no gradient, so it was not saved), a param (or its default),
-    ``<input>_shape``, ``<input>_dtype``. The recorder's save lists are precomputed here too.
-    """
-
-    __slots__ = ("cls", "rules", "single", "uses", "save_lists", "meta_all")
-
-    def __init__(self, prim: Primitive) -> None:
-        self.cls = node_class(prim)
-        self.rules = tuple(
-            (prim.vjp[prim.inputs[i]], _sources(prim, prim.rule_args[prim.inputs[i]]))
-            for i in prim.diff_inputs
-        )
-        # one output that is always differentiable: the recorder's single-output fast path
-        self.single = prim.num_outputs == 1 and not prim.nondifferentiable_outputs
-        # per diff input: the saved names its rule uses
-        self.uses = tuple(frozenset(prim.uses[prim.inputs[i]]) for i in prim.diff_inputs)
-        self.save_lists: dict[int, tuple] = {}  # edge bitmask -> ((name, source), ...)
-        self.meta_all = len(prim.diff_inputs) == len(prim.inputs)
-
-    def saves_for(self, prim: Primitive, mask: int) -> tuple:
-        """``(name, source)`` to save when the diff inputs in bitmask `mask` need gradients.
-
-        Source: an input position, ``-1`` for ``result``, ``-2`` for ``results``. Order is
-        ``prim.saves``: the pack order of saved-tensor hooks.
-        """
-        out = self.save_lists.get(mask)
-        if out is None:
-            wanted: set = set()
-            for k, names in enumerate(self.uses):
-                if mask >> k & 1:
-                    wanted |= names
-            out = tuple(
-                (name, -1 if name == "result" else -2 if name == "results"
-                 else prim.inputs.index(name))
-                for name in prim.saves if name in wanted
-            )
-            self.save_lists[mask] = out
-        return out
-
-
-def _sources(prim: Primitive, args: tuple) -> tuple:
-    out = []
-    for a in args:
-        if a == "grad":
-            out.append((_GRAD, None))
-        elif a == "grads":
-            out.append((_GRADS, None))
-        elif a in prim.saves:
-            out.append((_SAVED, a))
-        elif a in prim.params:
-            out.append((_PARAM, (a, prim.defaults.get(a))))
-        elif a.endswith("_shape"):
-            out.append((_SHAPE, prim.inputs.index(a[:-6])))
-        elif a.endswith("_dtype"):
-            out.append((_DTYPE, prim.inputs.index(a[:-6])))
-        else:  # pragma: no cover - defop validated every name
-            raise KeyError(a)
-    return tuple(out)
-
-
 _PLANS: dict[Primitive, RulePlan] = {}
 
 
 def plan_of(prim: Primitive) -> RulePlan:
-    """The cached `RulePlan` of `prim`."""
+    """The cached `RulePlan` of `prim` (NOTE [Rule plans])."""
     plan = _PLANS.get(prim)
     if plan is None:
-        plan = _PLANS[prim] = RulePlan(prim)
+        plan = _PLANS[prim] = RulePlan(prim, node_class(prim))
     return plan
 
 
@@ -130,8 +57,10 @@ class PrimitiveNode(Node):
         # runs (PyTorch's generated apply does the same; unpack hooks observe it).
         saved = self._saved
         if saved:
-            saved = {k: s.unpack(self) if type(s) is SavedTensor else self._unpack(s)
-                     for k, s in saved.items()}
+            values = {}
+            for k, s in saved.items():
+                values[k] = s.unpack(self) if type(s) is SavedTensor else self._unpack(s)
+            saved = values
         edges = self._next_edges
         if prim.num_outputs == 1:
             grad = grads[0]
@@ -142,25 +71,11 @@ class PrimitiveNode(Node):
         else:
             grad = None
         out = []
-        for k, (rule, sources) in enumerate(plan.rules):
+        for k, call in enumerate(plan.callers):
             if edges[k][0] is None or (needed is not None and not needed[k]):
                 out.append(None)
-                continue
-            args = []
-            for kind, key in sources:
-                if kind == _GRAD:
-                    args.append(grad)
-                elif kind == _SAVED:
-                    args.append(saved.get(key))
-                elif kind == _PARAM:
-                    args.append(self._params.get(key[0], key[1]))
-                elif kind == _SHAPE:
-                    args.append(self._meta[key][0])
-                elif kind == _GRADS:
-                    args.append(grads)
-                else:
-                    args.append(from_numpy_dtype(self._meta[key][1]))
-            out.append(rule(*args))
+            else:
+                out.append(call(grad, grads, saved, self._params, self._meta))
         return tuple(out)
 
     def _unpack(self, s: Any) -> Any:
@@ -170,14 +85,14 @@ class PrimitiveNode(Node):
 
     def input_metadata(self) -> list:
         meta = self._meta
-        prim = self._prim
-        if (_PLANS.get(prim) or plan_of(prim)).meta_all:
-            return meta
-        return [meta[i] for i in prim.diff_inputs]
+        diff = self._prim.diff_inputs
+        return meta if len(diff) == len(meta) else [meta[i] for i in diff]
 
     def release_saved(self) -> None:
         for s in self._saved.values():
-            if type(s) is tuple:
+            if type(s) is SavedTensor:
+                s.release()
+            elif type(s) is tuple:
                 for x in s:
                     x.release()
             elif s is not None:
@@ -276,10 +191,8 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
             var._grad = old + new  # type: ignore[attr-defined]
         return
     if old is None:
-        # Steal only arrays nothing else can see: an engine-made tensor (no view of another
-        # array) referenced only by the engine's buffer, this frame and the argument.
         data = new._data
-        if new._grad_fn is None and _owns(data) and sys.getrefcount(new) <= 4:
+        if new._grad_fn is None and sys.getrefcount(new) <= 5 and _owns(new, data):
             var._grad = Tensor._make(data)
         else:
             var._grad = Tensor._make(data.copy())
@@ -291,8 +204,37 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
         var._grad = old + new  # type: ignore[attr-defined]
 
 
-def _owns(data: Any) -> bool:
-    return data.base is None and sys.getrefcount(data) <= 3
+# NOTE [Stealing a gradient]
+# A first ``.grad`` may keep the incoming gradient's memory when nothing else can see it, the
+# way PyTorch keeps ``new_grad`` when its ``use_count()`` is 1. Reference counts stand in for
+# use counts. Coming from the engine, `new` is referenced five times when nobody else holds
+# it: the engine's buffer list, the grads tuple of `AccumulateGrad.apply`, its local, the
+# parameter of `accumulate_into` and getrefcount's argument. Its array is referenced four
+# times in `_owns`: ``new._data``, the local of `accumulate_into`, the parameter and the
+# argument. The array may be a whole-array view of a temporary (a transposed matmul result, a
+# reshaped sum): then the temporary is referenced by the view's ``base``, by the local and the
+# argument, and, when `new` is a view made by a rule (``TBackward0``'s ``grad.t()``), by the
+# array of the view's base tensor if only `new` holds that tensor. A gradient that a hook, a
+# user or another buffer slot holds, or memory shared with any other tensor, shows a higher
+# count and is copied. The kept array is C-contiguous, the layout a copy would have.
+
+
+def _owns(new: Tensor, data: Any) -> bool:
+    """Whether `data` (``new._data``) may become a ``.grad`` (NOTE [Stealing a gradient])."""
+    if sys.getrefcount(data) > 4 or not data.flags.c_contiguous:
+        return False
+    owner = data.base
+    if owner is None:
+        return True
+    if type(owner) is not type(data) or owner.base is not None or owner.size != data.size:
+        return False
+    expected = 3
+    src = new._base
+    if src is not None and sys.getrefcount(src) <= 3:  # new's __dict__, the local, the argument
+        src_data = src._data
+        if src_data is owner or (src_data.base is owner and sys.getrefcount(src_data) <= 3):
+            expected += 1
+    return sys.getrefcount(owner) <= expected
 
 
 def _in_backward_call() -> bool:
@@ -321,6 +263,6 @@ _CREATE_GRAPH_WARNING = (
 )
 
 __all__ = [
-    "PrimitiveNode", "AccumulateGrad", "RulePlan", "plan_of", "node_class", "get_accumulator", "accumulate_into",
-    "SavedTensor", "FREED_ERROR", "ACCUMULATE_GRAD_SEQ",
+    "PrimitiveNode", "AccumulateGrad", "RulePlan", "plan_of", "node_class", "get_accumulator",
+    "accumulate_into", "SavedTensor", "FREED_ERROR", "ACCUMULATE_GRAD_SEQ",
 ]

@@ -46,7 +46,11 @@ def build_node(
     node = plan.cls(tuple(edges))
     node._prim = prim
     node._params = params
-    node._meta = [(t._data.shape, t._data.dtype) for t in inputs]
+    if len(inputs) == 1:
+        d = inputs[0]._data
+        node._meta = ((d.shape, d.dtype),)
+    else:
+        node._meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     node._nout = len(outs)
     if plan.single:
         o = outs[0]

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from hookgrad._config import STATE
-from hookgrad._tensor import Tensor
+from hookgrad._tensor import Tensor, VersionCounter
 
 FREED_ERROR = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -61,26 +61,37 @@ class SavedTensor:
     def __init__(self, t: Tensor, is_output: bool, node: Any = None) -> None:
         self._freed = False  # a slot: every saved value is freed after a non-retained pass
         self._is_output = is_output
-        vc = t._version_counter
-        if vc is None:
-            vc = t._vc()
-        self._vc = vc
-        self._version = vc.value
         self._output_nr = t._output_nr
         self._requires_grad = t._requires_grad
+        vc = t._version_counter
         if is_output:
+            if vc is None:  # shared with the output tensor from now on
+                vc = t._version_counter = VersionCounter()
             self._tensor = None
             self._data = t._data
         else:
+            # An input without a counter has version 0 and stays None here: this object holds
+            # the tensor, and whatever creates its counter later (a view, an in-place op, a
+            # detached alias) creates it on that tensor, where `_counter` finds it.
             self._tensor = t
             self._data = None
+        self._vc = vc
+        self._version = 0 if vc is None else vc.value
         if t._wrapped_number:
             self._wrapped = True
         elif STATE.saved_hooks_stack:
             pack, unpack = STATE.saved_hooks_stack[-1]
             self._apply_pack(pack, unpack, t)
 
+    def _counter(self) -> VersionCounter:
+        """The version counter of the saved value (created on the input tensor if needed)."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = self._tensor._vc()  # type: ignore[union-attr]
+        return vc
+
     def _apply_pack(self, pack: Any, unpack: Any, t: Tensor) -> None:
+        self._counter()  # now: `_tensor` may be replaced by a stand-in below
         before = t._version
         prev = STATE.grad_enabled
         STATE.grad_enabled = False  # pack hooks run with grad mode off (spec §1.6)
@@ -118,15 +129,22 @@ class SavedTensor:
             raise RuntimeError(FREED_ERROR)
         if self._unpack is not None:
             return self._unpack_with_hook(node)
+        if not self._is_output:
+            t = self._tensor
+            vc = self._vc
+            if vc is None:
+                vc = t._version_counter
+            if vc is not None and vc.value != self._version and not self._wrapped:
+                raise RuntimeError(self._version_message(node))
+            return t
         if self._vc.value != self._version and not self._wrapped:
             raise RuntimeError(self._version_message(node))
-        if not self._is_output:
-            return self._tensor
         out = Tensor._make(self._data, self._requires_grad)
         out._version_counter = self._vc
         if self._requires_grad and node is not None:
             out._grad_fn = node
-            out._output_nr = self._output_nr
+            if self._output_nr:  # 0 is the class default: no instance __dict__ for it
+                out._output_nr = self._output_nr
         if self._fw_grads:
             out._fw_grads = self._fw_grads
         return out
@@ -162,7 +180,8 @@ class SavedTensor:
             where = f", which is output {self._output_nr} of {name},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{t.type()} {shape}]{where} is at version {self._vc.value}; "
+            f"inplace operation: [{t.type()} {shape}]{where} is at version "
+            f"{self._counter().value}; "
             f"expected version {self._version} instead. Hint: enable anomaly detection to find "
             "the operation that failed to compute its gradient, with "
             "torch.autograd.set_detect_anomaly(True, check_nan=False)."

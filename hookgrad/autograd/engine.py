@@ -66,7 +66,7 @@ class GraphTask:
     """State of one backward pass."""
 
     __slots__ = (
-        "deps", "exec_info", "captures", "captured", "buffers", "heap", "callbacks",
+        "deps", "exec_info", "reached", "captures", "captured", "buffers", "heap", "callbacks",
         "create_graph", "retain_graph", "is_backward", "task_id", "hook_state",
     )
     _next_id = 0
@@ -80,6 +80,7 @@ class GraphTask:
         self.is_backward = is_backward
         self.deps: dict[Node, int] = {}
         self.exec_info: dict[Node, bool] | None = None  # None: every node executes
+        self.reached: set = set()  # with exec_info: nodes that execute or capture
         self.captures: dict[Node, list] = {}
         self.captured: list = []
         self.buffers: dict[Node, list] = {}
@@ -89,17 +90,17 @@ class GraphTask:
     # ------------------------------------------------------------------ graph analysis
     def count_dependencies(self, root: Node) -> None:
         deps = self.deps
-        seen = {root}
         stack = [root]
-        while stack:
-            node = stack.pop()
-            for nxt, _ in node._next_edges:
+        while stack:  # the graph is acyclic: a node is new exactly when it has no count yet
+            for nxt, _ in stack.pop()._next_edges:
                 if nxt is None:
                     continue
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
+                count = deps.get(nxt)
+                if count is None:
+                    deps[nxt] = 1
                     stack.append(nxt)
+                else:
+                    deps[nxt] = count + 1
 
     def compute_needed(self, root: Node, targets: list, accumulate: bool) -> None:
         """Mark nodes on a path to a target (iterative post-order; no recursion)."""
@@ -128,10 +129,10 @@ class GraphTask:
                 if nxt is not None and nxt not in done:
                     stack.append((nxt, False))
         self.exec_info = info
+        self.reached = {node for node, hit in info.items() if hit} | set(self.captures)
 
     def should_execute(self, node: Node) -> bool:
-        info = self.exec_info
-        return info is None or info.get(node, False) or node in self.captures
+        return self.exec_info is None or node in self.reached
 
     # ------------------------------------------------------------------ running
     def push(self, node: Node) -> None:
@@ -160,14 +161,25 @@ class GraphTask:
     def run(self) -> None:
         heap = self.heap
         buffers = self.buffers
+        plain = self.exec_info is None  # no ``inputs=`` pruning and no captures
+        release = not self.retain_graph
         while heap:
             node: Node | None = heapq.heappop(heap).node
             while node is not None:
                 grads = buffers.pop(node, None) or [None] * node._num_slots()
-                if self.exec_info is not None and not self._capture(node, grads):
+                if plain and not node._has_hooks():
+                    # `execute` without hooks or pruning, inlined: the common case per node
+                    outs = node.apply(tuple(grads))
+                    if release:
+                        node.release_saved()
+                elif not plain and not self._capture(node, grads):
                     break
-                outs = self.execute(node, grads)
+                else:
+                    outs = self.execute(node, grads)
                 node = self.route(node, outs)
+                # Routed: drop the reference, so AccumulateGrad can tell that nothing else
+                # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
+                outs = None
         self.run_callbacks()
 
     def _capture(self, node: Node, grads: list) -> bool:
@@ -184,12 +196,15 @@ class GraphTask:
     def execute(self, node: Node, grads: list) -> tuple:
         mask = None
         if self.exec_info is not None:
-            mask = tuple(n is not None and self.should_execute(n) for n, _ in node._next_edges)
+            reached = self.reached
+            mask = tuple([n is not None and n in reached for n, _ in node._next_edges])
         if node._has_hooks():
             grads = call_tensor_pre_hooks(node, grads)
-            grads = call_node_pre_hooks(node, grads)
+            if node._pre_hooks:
+                grads = call_node_pre_hooks(node, grads)
             outs = node.apply(tuple(grads), mask)
-            outs = call_node_post_hooks(node, outs, grads)
+            if node._post_hooks:
+                outs = call_node_post_hooks(node, outs, grads)
         else:
             outs = node.apply(tuple(grads), mask)
         if not self.retain_graph:
@@ -205,6 +220,7 @@ class GraphTask:
         and None is returned.
         """
         deps = self.deps
+        buffers = self.buffers
         exec_info = self.exec_info
         meta = node.input_metadata() if outs else None
         n_outs = len(outs)
@@ -214,14 +230,20 @@ class GraphTask:
                 continue
             remaining = deps[nxt] - 1
             deps[nxt] = remaining
-            if exec_info is not None and not self.should_execute(nxt):
+            if exec_info is not None and nxt not in self.reached:
                 continue
             g = outs[i] if i < n_outs else None
-            if g is not None and meta is not None:
-                m = meta[i]
-                if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
-                    g = conform(node, i, g, m)
-            self.add_to_buffer(nxt, slot, g)
+            # `add_to_buffer`, inlined: this runs once per graph edge
+            buf = buffers.get(nxt)
+            if buf is None:
+                buf = buffers[nxt] = [None] * nxt._num_slots()
+            if g is not None:
+                if meta is not None:
+                    m = meta[i]
+                    if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+                        g = conform(node, i, g, m)
+                old = buf[slot]
+                buf[slot] = g if old is None else self.accumulate(old, g)
             if remaining == 0:
                 if ready is not None:
                     self.push(ready)
@@ -261,10 +283,10 @@ def _engine_owned(old: Tensor, new: Tensor) -> bool:
     """Whether `old` may take `new` in place: same layout, and only the engine can see it.
 
     Reference counts stand in for PyTorch's ``use_count() == 1`` test. Called only from
-    `GraphTask.accumulate` (via `add_to_buffer`), `old` is referenced exactly five times when
-    nothing else holds it: its buffer slot, the locals of ``add_to_buffer``, ``accumulate`` and
-    this function, and getrefcount's argument; its array three times: ``old._data``, the local
-    ``data`` and the argument. A gradient a hook kept, a saved tensor, one tensor routed to two
+    `GraphTask.accumulate` (by ``route`` or ``add_to_buffer``), `old` is referenced exactly five
+    times when nothing else holds it: its buffer slot, the locals of the caller, ``accumulate``
+    and this function, and getrefcount's argument; its array three times: ``old._data``, the
+    local ``data`` and the argument. A gradient a hook kept, a saved tensor, one tensor routed to two
     slots, or an array shared with another tensor all raise a count, so they are added out of
     place.
     """

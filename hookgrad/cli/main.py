@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--model", choices=["mlp", "cnn"], default="cnn")
     t.add_argument("--epochs", type=int, default=12)
     t.add_argument("--batch-size", type=int, default=32)
-    t.add_argument("--lr", type=float, default=None, help="default: 2e-3 (adam), 0.05 (sgd)")
+    t.add_argument("--lr", type=float, default=None, help="default: 3e-3 (adam), 0.05 (sgd)")
     t.add_argument("--optimizer", choices=["sgd", "adam"], default="adam")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--data", default=None, help=".npz with x and y, or CSV (last column label)")
@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", default=None, help="continue from this checkpoint")
     t.add_argument("--report", default=None, help="write metrics.json, plots and the graph here")
     t.add_argument("--quiet", action="store_true", help="no progress bars")
+    t.set_defaults(subparser=t)
     return p
 
 
@@ -55,7 +56,10 @@ def _progress(quiet: bool) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``hookgrad`` console script."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # reported by the subcommand, so the line reads "hookgrad train: error: ..."
+        args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     from hookgrad.cli.report import write_report
     from hookgrad.cli.train import TrainConfig, train
 

@@ -20,7 +20,7 @@ from hookgrad import nn
 from hookgrad.cli.data import Dataset, UserError, load
 from hookgrad.hooktools import TrainingMonitor
 
-DEFAULT_LR = {"adam": 2e-3, "sgd": 0.05}
+DEFAULT_LR = {"adam": 3e-3, "sgd": 0.05}
 
 
 @dataclass

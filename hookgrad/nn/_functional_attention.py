@@ -40,16 +40,20 @@ def _safe_softmax(logits: Tensor) -> Tensor:
     return softmax(logits.where(keep, zero), -1).where(keep, zero)  # type: ignore
 
 
-def _sdpa_bias(attn_mask: Tensor | None, is_causal: bool, n_q: int, n_k: int,
-               like: Tensor) -> Tensor | None:
+def _sdpa_bias(
+    attn_mask: Tensor | None, is_causal: bool, n_q: int, n_k: int, like: Tensor
+) -> Tensor | None:
     """The additive bias of PyTorch's reference implementation (None when there is none)."""
     if is_causal:
         if attn_mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
-                               "set when is_causal=True")
+            raise RuntimeError(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be "
+                "set when is_causal=True"
+            )
         causal = _creation.ones(n_q, n_k, dtype=_bool_dtype()).tril(0)  # type: ignore
         return _creation.zeros(n_q, n_k, dtype=like.dtype).masked_fill(
-            causal.logical_not(), _NEG_INF)  # type: ignore[attr-defined]
+            causal.logical_not(), _NEG_INF
+        )  # type: ignore[attr-defined]
     if attn_mask is None:
         return None
     if attn_mask.dtype == _bool_dtype():
@@ -74,10 +78,16 @@ def _bool_dtype() -> Any:
     return bool_
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
-                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None,
-                                 enable_gqa: bool = False) -> Tensor:
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
     """``softmax(Q K^T * scale + bias) V`` over the last two dims.
 
     Args:
@@ -123,8 +133,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
 
 
 # ---------------------------------------------------------------- multi-head attention
-def canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_name: str,
-                   target_type: Any, check_other: bool = True) -> Tensor | None:
+def canonical_mask(
+    mask: Tensor | None,
+    mask_name: str,
+    other_type: Any,
+    other_name: str,
+    target_type: Any,
+    check_other: bool = True,
+) -> Tensor | None:
     """A boolean mask as an additive float mask (``True`` -> ``-inf``); PyTorch's
     ``F._canonical_mask``."""
     if mask is None:
@@ -133,41 +149,66 @@ def canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_n
     if mask.dtype != _bool_dtype() and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
-                      "same type for both instead.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+            "same type for both instead.",
+            UserWarning,
+            stacklevel=3,
+        )
     if is_float:
         return mask
     zeros = _creation.zeros(*mask.shape, dtype=target_type)
     return zeros.masked_fill_(mask, _NEG_INF)  # type: ignore[attr-defined]
 
 
-def _shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
-                 attn_mask: Tensor | None, num_heads: int) -> bool:
+def _shape_check(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    key_padding_mask: Tensor | None,
+    attn_mask: Tensor | None,
+    num_heads: int,
+) -> bool:
     """PyTorch's ``_mha_shape_check``: is the input batched."""
     if query.dim() not in (2, 3):
-        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
-                             f"{query.dim()}-D query tensor")
+        raise AssertionError(
+            "query should be unbatched 2D or batched 3D tensor but received "
+            f"{query.dim()}-D query tensor"
+        )
     batched = query.dim() == 3
     kind, want, pad_dim = ("batched (3-D)", 3, 2) if batched else ("unbatched (2-D)", 2, 1)
     if key.dim() != want or value.dim() != want:
-        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {want}-D but "
-                             f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+        raise AssertionError(
+            f"For {kind} `query`, expected `key` and `value` to be {want}-D but "
+            f"found {key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
     if key_padding_mask is not None and key_padding_mask.dim() != pad_dim:
-        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
-                             f"{pad_dim}-D but found {key_padding_mask.dim()}-D tensor instead")
+        raise AssertionError(
+            f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+            f"{pad_dim}-D but found {key_padding_mask.dim()}-D tensor instead"
+        )
     if attn_mask is not None:
         if attn_mask.dim() not in (2, 3):
-            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or "
-                                 f"3-D but found {attn_mask.dim()}-D tensor instead")
+            raise AssertionError(
+                f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or "
+                f"3-D but found {attn_mask.dim()}-D tensor instead"
+            )
         expected = (num_heads, query.shape[0], key.shape[0])
         if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
-            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
-                                 f"{attn_mask.shape}")
+            raise AssertionError(
+                f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}"
+            )
     return batched
 
 
-def _in_projection(query: Tensor, key: Tensor, value: Tensor, w: Tensor | None,
-                   b: Tensor | None, separate: tuple | None) -> tuple[Tensor, Tensor, Tensor]:
+def _in_projection(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    w: Tensor | None,
+    b: Tensor | None,
+    separate: tuple | None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """Project q, k, v: one packed weight (PyTorch's fused self-attention path) or three."""
     if separate is not None:
         b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)  # type: ignore
@@ -195,19 +236,23 @@ def _check_attn_mask(attn_mask: Tensor | None, tgt: int, src: int, bh: int) -> T
         return None
     if attn_mask.dim() == 2:
         if tuple(attn_mask.shape) != (tgt, src):
-            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should "
-                               f"be {(tgt, src)}.")
+            raise RuntimeError(
+                f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(tgt, src)}."
+            )
         return attn_mask.unsqueeze(0)  # type: ignore[attr-defined]
     if attn_mask.dim() == 3:
         if tuple(attn_mask.shape) != (bh, tgt, src):
-            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
-                               f"be {(bh, tgt, src)}.")
+            raise RuntimeError(
+                f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
+                f"be {(bh, tgt, src)}."
+            )
         return attn_mask
     raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
 
 
-def _extend_keys(k: Tensor, v: Tensor, masks: list, extra_k: Tensor,
-                 extra_v: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+def _extend_keys(
+    k: Tensor, v: Tensor, masks: list, extra_k: Tensor, extra_v: Tensor, dim: int
+) -> tuple[Tensor, Tensor]:
     """Append one key/value position (``bias_k``/``bias_v`` or zeros); pad masks to match."""
     for i, m in enumerate(masks):
         if m is not None:
@@ -215,8 +260,9 @@ def _extend_keys(k: Tensor, v: Tensor, masks: list, extra_k: Tensor,
     return _shape.cat([k, extra_k], dim), _shape.cat([v, extra_v], dim)
 
 
-def _attend_weights(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
-                    dropout_p: float) -> tuple[Tensor, Tensor]:
+def _attend_weights(
+    q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None, dropout_p: float
+) -> tuple[Tensor, Tensor]:
     """The ``need_weights=True`` path: explicit ``softmax(q k^T / sqrt(E) + mask) v``."""
     q_scaled = q * math.sqrt(1.0 / float(q.size(-1)))
     logits = _linalg.bmm(q_scaled, k.transpose(-2, -1))  # type: ignore[attr-defined]
@@ -228,15 +274,26 @@ def _attend_weights(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
     return _linalg.bmm(weights, v), weights
 
 
-def _mha_masks(key_padding_mask: Tensor | None, attn_mask: Tensor | None, is_causal: bool,
-               need_weights: bool, dtype: Any) -> tuple[Tensor | None, Tensor | None, bool]:
-    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask",
-                                      None if attn_mask is None else attn_mask.dtype,
-                                      "attn_mask", dtype)
+def _mha_masks(
+    key_padding_mask: Tensor | None,
+    attn_mask: Tensor | None,
+    is_causal: bool,
+    need_weights: bool,
+    dtype: Any,
+) -> tuple[Tensor | None, Tensor | None, bool]:
+    key_padding_mask = canonical_mask(
+        key_padding_mask,
+        "key_padding_mask",
+        None if attn_mask is None else attn_mask.dtype,
+        "attn_mask",
+        dtype,
+    )
     if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
-                           "Transformer module method `generate_square_subsequent_mask` to "
-                           "create this mask.")
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the "
+            "Transformer module method `generate_square_subsequent_mask` to "
+            "create this mask."
+        )
     if is_causal and key_padding_mask is None and not need_weights:
         return key_padding_mask, None, is_causal  # the causal hint replaces the mask
     attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", dtype, check_other=False)
@@ -244,15 +301,31 @@ def _mha_masks(key_padding_mask: Tensor | None, attn_mask: Tensor | None, is_cau
 
 
 def multi_head_attention_forward(
-    query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
-    in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
-    bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
-    out_proj_bias: Tensor | None, training: bool = True, key_padding_mask: Tensor | None = None,
-    need_weights: bool = True, attn_mask: Tensor | None = None,
-    use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
-    k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None,
-    static_k: Tensor | None = None, static_v: Tensor | None = None,
-    average_attn_weights: bool = True, is_causal: bool = False,
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight: Tensor | None,
+    in_proj_bias: Tensor | None,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None,
+    training: bool = True,
+    key_padding_mask: Tensor | None = None,
+    need_weights: bool = True,
+    attn_mask: Tensor | None = None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None,
+    static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
 ) -> tuple[Tensor, Tensor | None]:
     """Multi-head attention on sequence-first inputs ``[L, N, E]`` (or unbatched ``[L, E]``).
 
@@ -271,59 +344,91 @@ def multi_head_attention_forward(
     batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        if key_padding_mask is not None:
-            key_padding_mask = key_padding_mask.unsqueeze(0)  # type: ignore[attr-defined]
+        key_padding_mask = None if key_padding_mask is None else key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     key_padding_mask, attn_mask, is_causal = _mha_masks(
-        key_padding_mask, attn_mask, is_causal, need_weights, query.dtype)
-    if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
-                             f"got {embed_dim}")
-    head_dim = embed_dim // num_heads
-    if head_dim * num_heads != embed_dim:
-        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+        key_padding_mask, attn_mask, is_causal, need_weights, query.dtype
+    )
+    _check_embed_dim(embed_dim, embed_dim_to_check, num_heads)
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
     q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate)
-    q, k, v, attn_mask = _split_heads(q, k, v, attn_mask, key_padding_mask, bias_k, bias_v,
-                                      add_zero_attn, static_k, static_v, num_heads)
-    dropout_p = dropout_p if training else 0.0
-    src_len = k.size(1)
-    weights = None
+    extras = (bias_k, bias_v, add_zero_attn, static_k, static_v)
+    q, k, v, attn_mask = _split_heads(q, k, v, attn_mask, key_padding_mask, extras, num_heads)
+    dims = (tgt_len, bsz, num_heads)
+    p = dropout_p if training else 0.0
+    out, weights = _attend(q, k, v, attn_mask, p, need_weights, is_causal, dims)
+    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+    if weights is not None:
+        weights = weights.view(bsz, num_heads, tgt_len, k.size(1))
+        weights = weights.mean(dim=1) if average_attn_weights else weights
+        weights = weights if batched else weights.squeeze(0)
+    return (out if batched else out.squeeze(1)), weights
+
+
+def _check_embed_dim(embed_dim: int, expected: int, num_heads: int) -> None:
+    if embed_dim != expected:
+        raise AssertionError(
+            f"was expecting embedding dimension of {expected}, but got {embed_dim}"
+        )
+    if (embed_dim // num_heads) * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+
+
+def _attend(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    attn_mask: Tensor | None,
+    dropout_p: float,
+    need_weights: bool,
+    is_causal: bool,
+    dims: tuple[int, int, int],
+) -> tuple[Tensor, Tensor | None]:
+    """Attention over ``[N*heads, L, E/heads]`` heads -> ``([L*N, E], weights or None)``:
+    explicit weights when asked for, else ``scaled_dot_product_attention`` (as PyTorch)."""
+    tgt_len, bsz, num_heads = dims
+    embed_dim = q.size(-1) * num_heads
     if need_weights:
         out, weights = _attend_weights(q, k, v, attn_mask, dropout_p)
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)  # type: ignore
-    else:
-        if attn_mask is not None:
-            attn_mask = (attn_mask.unsqueeze(0) if attn_mask.size(0) == 1  # type: ignore
-                         else attn_mask.view(bsz, num_heads, -1, src_len))  # type: ignore
-        heads = (bsz, num_heads, -1, embed_dim // num_heads)
-        out = scaled_dot_product_attention(q.view(*heads), k.view(*heads), v.view(*heads),
-                                           attn_mask, dropout_p, is_causal)
-        out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)  # type: ignore
-    out = linear(out, out_proj_weight, out_proj_bias)
-    out = out.view(tgt_len, bsz, out.size(1))  # type: ignore[attr-defined]
-    if weights is not None:
-        weights = weights.view(bsz, num_heads, tgt_len, src_len)  # type: ignore
-        if average_attn_weights:
-            weights = weights.mean(dim=1)  # type: ignore[attr-defined]
-        if not batched:
-            weights = weights.squeeze(0)  # type: ignore[attr-defined]
-    return (out if batched else out.squeeze(1)), weights  # type: ignore[attr-defined]
+        return out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim), weights  # type: ignore
+    if attn_mask is not None:
+        attn_mask = (
+            attn_mask.unsqueeze(0)
+            if attn_mask.size(0) == 1  # type: ignore
+            else attn_mask.view(bsz, num_heads, -1, k.size(1))
+        )  # type: ignore
+    heads = (bsz, num_heads, -1, q.size(-1))
+    out = scaled_dot_product_attention(
+        q.view(*heads), k.view(*heads), v.view(*heads), attn_mask, dropout_p, is_causal
+    )
+    return out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim), None  # type: ignore
 
 
-def _split_heads(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
-                 key_padding_mask: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
-                 add_zero_attn: bool, static_k: Tensor | None, static_v: Tensor | None,
-                 num_heads: int) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+def _split_heads(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    attn_mask: Tensor | None,
+    key_padding_mask: Tensor | None,
+    extras: tuple,
+    num_heads: int,
+) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     """``[L, N, E]`` projections -> ``[N*heads, L, E/heads]``, with the extra key positions
     and the key-padding mask merged into one additive mask ``[N*heads or 1, L, S]``."""
+    bias_k, bias_v, add_zero_attn, static_k, static_v = extras
     tgt_len, bsz, embed_dim = q.shape
     head_dim, bh = embed_dim // num_heads, bsz * num_heads
     attn_mask = _check_attn_mask(attn_mask, tgt_len, k.shape[0], bh)
     masks = [attn_mask, key_padding_mask]
     if bias_k is not None and bias_v is not None:
-        k, v = _extend_keys(k, v, masks, bias_k.repeat(1, bsz, 1),  # type: ignore
-                            bias_v.repeat(1, bsz, 1), 0)  # type: ignore[attr-defined]
+        k, v = _extend_keys(
+            k,
+            v,
+            masks,
+            bias_k.repeat(1, bsz, 1),  # type: ignore
+            bias_v.repeat(1, bsz, 1),
+            0,
+        )  # type: ignore[attr-defined]
     q = q.view(tgt_len, bh, head_dim).transpose(0, 1)  # type: ignore[attr-defined]
     k = static_k if static_k is not None else k.view(k.shape[0], bh, head_dim).transpose(0, 1)
     v = static_v if static_v is not None else v.view(v.shape[0], bh, head_dim).transpose(0, 1)

@@ -43,53 +43,66 @@ def _batch(input: Tensor, nd: int, name: str) -> tuple[Tensor, bool]:
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
-            f"input of size: {_sizes(input)}")
+            f"input of size: {_sizes(input)}"
+        )
     if input.dim() == nd + 2:
         return input, True
     return input.unsqueeze(0), False  # type: ignore[attr-defined]
 
 
-def _check(x: Tensor, weight: Tensor, bias: Tensor | None, padding: Sequence[int],
-           dilation: Sequence[int], groups: int, transposed: bool) -> None:
+def _check(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    transposed: bool,
+) -> None:
     """PyTorch's ``check_shape_forward``: ranks, dtypes, channels, bias and kernel size."""
     if weight.dim() != x.dim():
         raise RuntimeError(
             f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight "
-            f"{_sizes(weight)}, but got {x.dim()}-dimensional input of size {_sizes(x)} instead")
+            f"{_sizes(weight)}, but got {x.dim()}-dimensional input of size {_sizes(x)} instead"
+        )
     if x.dtype != weight.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_type_word(x)} but found {_type_word(weight)}")
+        raise RuntimeError(f"expected scalar type {_type_word(x)} but found {_type_word(weight)}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     w0 = weight.size(0)
     if w0 % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size {_sizes(weight)} instead")
+            f"but got weight of size {_sizes(weight)} instead"
+        )
     want = w0 if transposed else weight.size(1) * groups
     if x.size(1) != want:
         kind = "transposed=1" if transposed else f"groups={groups}"
         raise RuntimeError(
             f"Given {kind}, weight of size {_sizes(weight)}, expected input{_sizes(x)} to have "
-            f"{want} channels, but got {x.size(1)} channels instead")
+            f"{want} channels, but got {x.size(1)} channels instead"
+        )
     n_out = weight.size(1) * groups if transposed else w0
     if bias is not None and (bias.dim() != 1 or bias.size(0) != n_out):
         raise RuntimeError(
             f"Given weight of size {_sizes(weight)}, expected bias to be 1-dimensional with "
-            f"{n_out} elements, but got bias of size {_sizes(bias)} instead")
+            f"{n_out} elements, but got bias of size {_sizes(bias)} instead"
+        )
     if transposed:
         return
     spatial = [x.size(2 + i) + 2 * padding[i] for i in range(len(padding))]
     kernel = [(weight.size(2 + i) - 1) * dilation[i] + 1 for i in range(len(padding))]
-    if any(s < k for s, k in zip(spatial, kernel)):
+    if any(s < k for s, k in zip(spatial, kernel, strict=True)):
         raise RuntimeError(
             f"Calculated padded input size per channel: ({' x '.join(map(str, spatial))}). "
             f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
-            "actual input size")
+            "actual input size"
+        )
 
 
-def _string_padding(x: Tensor, weight: Tensor, padding: str, stride: Sequence[int],
-                    dilation: Sequence[int]) -> tuple[Tensor, tuple[int, ...]]:
+def _string_padding(
+    x: Tensor, weight: Tensor, padding: str, stride: Sequence[int], dilation: Sequence[int]
+) -> tuple[Tensor, tuple[int, ...]]:
     """PyTorch's ``padding='valid'|'same'``; an odd total padding pads the right explicitly."""
     nd = len(stride)
     if padding == "valid":
@@ -100,7 +113,7 @@ def _string_padding(x: Tensor, weight: Tensor, padding: str, stride: Sequence[in
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [dilation[i] * (weight.size(2 + i) - 1) for i in range(nd)]
     left = tuple(t // 2 for t in total)
-    if all(t - lf == lf for t, lf in zip(total, left)):
+    if all(t - lf == lf for t, lf in zip(total, left, strict=True)):
         return x, left
     _warn_same_once()
     extra = [0] * (2 * nd)
@@ -113,13 +126,24 @@ def _warn_same_once() -> None:
     global _warned_same
     if not _warned_same:  # PyTorch's TORCH_WARN_ONCE
         _warned_same = True
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
-                      "require a zero-padded copy of the input be created", UserWarning,
-                      stacklevel=4)
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may "
+            "require a zero-padded copy of the input be created",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
-def _conv_nd(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrSeq,
-             padding: IntOrSeq | str, dilation: IntOrSeq, groups: int, nd: int) -> Tensor:
+def _conv_nd(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: IntOrSeq,
+    padding: IntOrSeq | str,
+    dilation: IntOrSeq,
+    groups: int,
+    nd: int,
+) -> Tensor:
     x, batched = _batch(input, nd, f"conv{nd}d")
     st, dil = ntuple(stride, nd), ntuple(dilation, nd)
     if isinstance(padding, str):
@@ -131,8 +155,15 @@ def _conv_nd(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrSe
     return out if batched else out.squeeze(0)  # type: ignore[attr-defined]
 
 
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrSeq = 1,
-           padding: IntOrSeq | str = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntOrSeq = 1,
+    padding: IntOrSeq | str = 0,
+    dilation: IntOrSeq = 1,
+    groups: int = 1,
+) -> Tensor:
     """1-d cross-correlation of ``[N, C_in, L]`` (or ``[C_in, L]``) by ``[C_out, C_in/groups,
     K]``.
 
@@ -161,8 +192,15 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrSeq = 1,
-           padding: IntOrSeq | str = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntOrSeq = 1,
+    padding: IntOrSeq | str = 0,
+    dilation: IntOrSeq = 1,
+    groups: int = 1,
+) -> Tensor:
     """2-d cross-correlation of ``[N, C_in, H, W]`` (or ``[C_in, H, W]``) by ``[C_out,
     C_in/groups, KH, KW]``.
 
@@ -185,27 +223,45 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
-def _conv_transpose_nd(input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrSeq,
-                       padding: IntOrSeq, output_padding: IntOrSeq, groups: int,
-                       dilation: IntOrSeq, nd: int) -> Tensor:
+def _conv_transpose_nd(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: IntOrSeq,
+    padding: IntOrSeq,
+    output_padding: IntOrSeq,
+    groups: int,
+    dilation: IntOrSeq,
+    nd: int,
+) -> Tensor:
     x, batched = _batch(input, nd, f"conv_transpose{nd}d")
     st, pad = ntuple(stride, nd), ntuple(padding, nd)
     op, dil = ntuple(output_padding, nd), ntuple(dilation, nd)
     _check(x, weight, bias, pad, dil, groups, True)
-    if any(o >= s and o >= d for o, s, d in zip(op, st, dil)):
+    if any(o >= s and o >= d for o, s, d in zip(op, st, dil, strict=True)):
         names = ("height", "width") if nd == 2 else ("width",)
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
-            + " ".join(f"output_padding_{n}: {o}" for n, o in zip(names, op)) + " "
-            + " ".join(f"stride_{n}: {s}" for n, s in zip(names, st)) + " "
-            + " ".join(f"dilation_{n}: {d}" for n, d in zip(names, dil)))
+            + " ".join(f"output_padding_{n}: {o}" for n, o in zip(names, op, strict=True))
+            + " "
+            + " ".join(f"stride_{n}: {s}" for n, s in zip(names, st, strict=True))
+            + " "
+            + " ".join(f"dilation_{n}: {d}" for n, d in zip(names, dil, strict=True))
+        )
     out = conv(x, weight, bias, st, pad, dil, True, op, groups)
     return out if batched else out.squeeze(0)  # type: ignore[attr-defined]
 
 
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride: IntOrSeq = 1, padding: IntOrSeq = 0, output_padding: IntOrSeq = 0,
-                     groups: int = 1, dilation: IntOrSeq = 1) -> Tensor:
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntOrSeq = 1,
+    padding: IntOrSeq = 0,
+    output_padding: IntOrSeq = 0,
+    groups: int = 1,
+    dilation: IntOrSeq = 1,
+) -> Tensor:
     """1-d transposed convolution (the adjoint of `conv1d`); weight ``[C_in, C_out/groups, K]``.
 
     Returns:
@@ -217,13 +273,21 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
 
     Mirrors: ``torch.nn.functional.conv_transpose1d``.
     """
-    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
-                              dilation, 1)
+    return _conv_transpose_nd(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 1
+    )
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
-                     stride: IntOrSeq = 1, padding: IntOrSeq = 0, output_padding: IntOrSeq = 0,
-                     groups: int = 1, dilation: IntOrSeq = 1) -> Tensor:
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntOrSeq = 1,
+    padding: IntOrSeq = 0,
+    output_padding: IntOrSeq = 0,
+    groups: int = 1,
+    dilation: IntOrSeq = 1,
+) -> Tensor:
     """2-d transposed convolution (the adjoint of `conv2d` in its input, "deconvolution").
 
     Args:
@@ -247,5 +311,6 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
 
     Mirrors: ``torch.nn.functional.conv_transpose2d``.
     """
-    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups,
-                              dilation, 2)
+    return _conv_transpose_nd(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 2
+    )

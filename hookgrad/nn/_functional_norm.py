@@ -25,9 +25,16 @@ def _or_empty(t: Tensor | None, like: Tensor) -> Tensor:
     return Tensor._make(namespace_of(data).zeros((0,), dtype=data.dtype))
 
 
-def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
-               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
-               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalize each channel (dim 1) over the batch and spatial dims.
 
     In training mode the batch statistics are used and, when given, the running statistics
@@ -63,23 +70,35 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         for n in tuple(input.shape)[2:]:
             size *= n
         if size == 1:
-            raise ValueError("Expected more than 1 value per channel when training, got input "
-                             f"size {input.size()}")
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input "
+                f"size {input.size()}"
+            )
     else:
         for name, buf in (("running_mean", running_mean), ("running_var", running_var)):
             if buf is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
-    args = (input, _or_empty(weight, input), _or_empty(bias, input),
-            _or_empty(running_mean, input), _or_empty(running_var, input))
+    args = (
+        input,
+        _or_empty(weight, input),
+        _or_empty(bias, input),
+        _or_empty(running_mean, input),
+        _or_empty(running_var, input),
+    )
     # The kernel updates the running statistics in place without bumping their version
     # counters, as ATen's native_batch_norm does (its schema does not mark them mutated).
-    return bind(_N.NATIVE_BATCH_NORM, args,
-                {"training": training, "momentum": momentum, "eps": eps})[0]
+    return bind(
+        _N.NATIVE_BATCH_NORM, args, {"training": training, "momentum": momentum, "eps": eps}
+    )[0]
 
 
-def layer_norm(input: Tensor, normalized_shape: Sequence[int],
-               weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalize over the trailing `normalized_shape` dims, then scale and shift elementwise.
 
     Returns:
@@ -98,25 +117,33 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int],
     Mirrors: ``torch.nn.functional.layer_norm``.
     """
     if isinstance(normalized_shape, int):  # PyTorch's binding rejects a bare int
-        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
-                        "ints, not int")
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int"
+        )
     shape = tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.dim() < k or tuple(input.shape)[-k:] != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
-            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+        )
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
-                f"shape {list(t.shape)} and normalized_shape = {list(shape)}")
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
+            )
     args = (input, _or_empty(weight, input), _or_empty(bias, input))
     return bind(_N.NATIVE_LAYER_NORM, args, {"normalized_shape": shape, "eps": eps})[0]
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """Split the channels (dim 1) into `num_groups` groups and normalize each group of each
     sample, then scale and shift per channel.
 
@@ -135,12 +162,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     """
     if input.dim() < 2:
         raise RuntimeError(
-            f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
     n, c = input.size(0), input.size(1)
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
-            f"of shape {list(input.shape)} and num_groups={num_groups}")
+            f"of shape {list(input.shape)} and num_groups={num_groups}"
+        )
     hxw = input.numel() // max(n * c, 1)
     args = (input, _or_empty(weight, input), _or_empty(bias, input))
     params: dict[str, Any] = {"N": n, "C": c, "HxW": hxw, "group": num_groups, "eps": eps}

@@ -18,7 +18,13 @@ from hookgrad._tensor import Tensor
 from hookgrad.nn._functional_conv import ntuple
 
 __all__ = [
-    "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
 ]
 
@@ -30,22 +36,31 @@ def _check_input(input: Tensor) -> None:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
 
 
-def _check_pool(input: Tensor, k: Sequence[int], s: Sequence[int], p: Sequence[int],
-                d: Sequence[int], ceil_mode: bool) -> None:
+def _check_pool(
+    input: Tensor,
+    k: Sequence[int],
+    s: Sequence[int],
+    p: Sequence[int],
+    d: Sequence[int],
+    ceil_mode: bool,
+) -> None:
     """PyTorch's ``pool2d_shape_check`` (messages for the 2-d ops)."""
     if min(k) <= 0:
         raise RuntimeError(
-            f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+            f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}"
+        )
     if min(s) <= 0:
         raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
     if min(d) <= 0:
         raise RuntimeError(
-            f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
-    for kk, pp, dd in zip(k, p, d):
+            f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}"
+        )
+    for kk, pp, dd in zip(k, p, d, strict=True):
         if pp > ((kk - 1) * dd + 1) // 2:
             raise RuntimeError(
                 "pad should be at most half of effective kernel size, but got "
-                f"pad={pp}, kernel_size={kk} and dilation={dd}")
+                f"pad={pp}, kernel_size={kk} and dilation={dd}"
+            )
     h, w = input.shape[-2:]
     oh = pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
     ow = pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)
@@ -53,7 +68,8 @@ def _check_pool(input: Tensor, k: Sequence[int], s: Sequence[int], p: Sequence[i
         c = input.size(-3)
         raise RuntimeError(
             f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
-            "Output size is too small")
+            "Output size is too small"
+        )
 
 
 def _stride(stride: IntOrSeq | None, kernel: tuple[int, ...], n: int) -> tuple[int, ...]:
@@ -62,9 +78,15 @@ def _stride(stride: IntOrSeq | None, kernel: tuple[int, ...], n: int) -> tuple[i
     return ntuple(stride, n)
 
 
-def max_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
-               padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
+def max_pool2d(
+    input: Tensor,
+    kernel_size: IntOrSeq,
+    stride: IntOrSeq | None = None,
+    padding: IntOrSeq = 0,
+    dilation: IntOrSeq = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
     """Maximum over ``kernel_size`` windows of ``[N, C, H, W]`` (or ``[C, H, W]``).
 
     Ties pick the first maximum of a window in row-major order, so gradients match PyTorch's.
@@ -96,14 +118,23 @@ def max_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
     k = ntuple(kernel_size, 2)
     s, p, d = _stride(stride, k, 2), ntuple(padding, 2), ntuple(dilation, 2)
     _check_pool(input, k, s, p, d, ceil_mode)
-    out, idx = bind(_P.MAX_POOL2D, (input,), {
-        "kernel_size": k, "stride": s, "padding": p, "dilation": d, "ceil_mode": ceil_mode})
+    out, idx = bind(
+        _P.MAX_POOL2D,
+        (input,),
+        {"kernel_size": k, "stride": s, "padding": p, "dilation": d, "ceil_mode": ceil_mode},
+    )
     return (out, idx) if return_indices else out
 
 
-def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
-               padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
+def max_pool1d(
+    input: Tensor,
+    kernel_size: IntOrSeq,
+    stride: IntOrSeq | None = None,
+    padding: IntOrSeq = 0,
+    dilation: IntOrSeq = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
     """Maximum over windows of ``[N, C, L]`` (or ``[C, L]``): PyTorch's composite of
     ``unsqueeze(-2)``, 2-d max pooling and ``squeeze(-2)``.
 
@@ -117,23 +148,41 @@ def max_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
     """
     if input.dim() not in (2, 3):
         raise RuntimeError(
-            f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}")
+            f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}"
+        )
     k = ntuple(kernel_size, 1)
     s, p, d = _stride(stride, k, 1), ntuple(padding, 1), ntuple(dilation, 1)
-    for name, v, low in (("kernel_size", k, 1), ("stride", s, 1), ("padding", p, 0),
-                         ("dilation", d, 1)):
+    for name, v, low in (
+        ("kernel_size", k, 1),
+        ("stride", s, 1),
+        ("padding", p, 0),
+        ("dilation", d, 1),
+    ):
         if v[0] < low:
             word = "greater than zero" if low else "non-negative"
             raise RuntimeError(f"max_pool1d() {name} must be {word}, but got {v[0]}")
-    out, idx = max_pool2d(input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]),  # type: ignore
-                          (1, d[0]), ceil_mode, True)
+    out, idx = max_pool2d(
+        input.unsqueeze(-2),
+        (1, k[0]),
+        (1, s[0]),
+        (0, p[0]),  # type: ignore
+        (1, d[0]),
+        ceil_mode,
+        True,
+    )
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
 
 
-def avg_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
-               padding: IntOrSeq = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: int | None = None) -> Tensor:
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: IntOrSeq,
+    stride: IntOrSeq | None = None,
+    padding: IntOrSeq = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
     """Mean over ``kernel_size`` windows of ``[N, C, H, W]`` (or ``[C, H, W]``).
 
     Args:
@@ -164,14 +213,28 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
     k = ntuple(kernel_size, 2)
     s, p = _stride(stride, k, 2), ntuple(padding, 2)
     _check_pool(input, k, s, p, (1, 1), ceil_mode)
-    return bind(_P.AVG_POOL2D, (input,), {
-        "kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil_mode,
-        "count_include_pad": count_include_pad, "divisor_override": divisor_override})
+    return bind(
+        _P.AVG_POOL2D,
+        (input,),
+        {
+            "kernel_size": k,
+            "stride": s,
+            "padding": p,
+            "ceil_mode": ceil_mode,
+            "count_include_pad": count_include_pad,
+            "divisor_override": divisor_override,
+        },
+    )
 
 
-def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
-               padding: IntOrSeq = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True) -> Tensor:
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: IntOrSeq,
+    stride: IntOrSeq | None = None,
+    padding: IntOrSeq = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
     """Mean over windows of ``[N, C, L]`` (or ``[C, L]``): ``unsqueeze(-2)``, 2-d average
     pooling, ``squeeze(-2)``.
 
@@ -181,12 +244,19 @@ def avg_pool1d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
     Mirrors: ``torch.nn.functional.avg_pool1d``.
     """
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"avg_pool1d() argument 'input' must be 2D or 3D, but got "
-                           f"{input.dim()}D")
+        raise RuntimeError(
+            f"avg_pool1d() argument 'input' must be 2D or 3D, but got {input.dim()}D"
+        )
     k = ntuple(kernel_size, 1)
     s, p = _stride(stride, k, 1), ntuple(padding, 1)
-    out = avg_pool2d(input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]),  # type: ignore
-                     ceil_mode, count_include_pad)
+    out = avg_pool2d(
+        input.unsqueeze(-2),
+        (1, k[0]),
+        (1, s[0]),
+        (0, p[0]),  # type: ignore
+        ceil_mode,
+        count_include_pad,
+    )
     return out.squeeze(-2)  # type: ignore[attr-defined]
 
 
@@ -212,7 +282,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """
     if input.dim() not in (3, 4):
         raise RuntimeError(
-            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}"
+        )
     size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     size = tuple(input.size(-2 + i) if v is None else int(v) for i, v in enumerate(size))
     if size == (1, 1):
@@ -230,7 +301,40 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """
     if input.dim() not in (2, 3):
         raise RuntimeError(
-            f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+            f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}"
+        )
     size = output_size if isinstance(output_size, int) else output_size[0]
     out = adaptive_avg_pool2d(input.unsqueeze(-2), (1, size))  # type: ignore[attr-defined]
     return out.squeeze(-2)  # type: ignore[attr-defined]
+
+
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size: IntOrSeq,
+    stride: IntOrSeq | None = None,
+    padding: IntOrSeq = 0,
+    dilation: IntOrSeq = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+) -> Any:
+    """`max_pool2d` returning ``(values, indices)``.
+
+    Mirrors: ``torch.nn.functional.max_pool2d_with_indices``.
+    """
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool1d_with_indices(
+    input: Tensor,
+    kernel_size: IntOrSeq,
+    stride: IntOrSeq | None = None,
+    padding: IntOrSeq = 0,
+    dilation: IntOrSeq = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+) -> Any:
+    """`max_pool1d` returning ``(values, indices)``.
+
+    Mirrors: ``torch.nn.functional.max_pool1d_with_indices``.
+    """
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)

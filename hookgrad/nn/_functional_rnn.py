@@ -43,8 +43,9 @@ def _rnn_step(act: Callable[[Tensor], Tensor]) -> Cell:
     return step
 
 
-def _lstm_step(xw: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None,
-               w_hr: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def _lstm_step(
+    xw: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
     h, c = state
     i, f, g, o = (xw + linear(h, w_hh, b_hh)).chunk(4, 1)  # type: ignore[attr-defined]
     c2 = _sigmoid(f) * c + _sigmoid(i) * _tanh(g)
@@ -64,39 +65,66 @@ def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
 
 
 STEPS: dict[str, Cell] = {
-    "RNN_TANH": _rnn_step(_tanh), "RNN_RELU": _rnn_step(_pw.relu), "LSTM": _lstm_step,
+    "RNN_TANH": _rnn_step(_tanh),
+    "RNN_RELU": _rnn_step(_pw.relu),
+    "LSTM": _lstm_step,
     "GRU": _gru_step,
 }
 
 
 # ---------------------------------------------------------------- public cells
-def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
-                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+def rnn_tanh_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
     """One Elman step with ``tanh``. Mirrors: ``torch.rnn_tanh_cell``."""
     return STEPS["RNN_TANH"](linear(input, w_ih, b_ih), hx, w_hh, b_hh)
 
 
-def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
-                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+def rnn_relu_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
     """One Elman step with ``relu``. Mirrors: ``torch.rnn_relu_cell``."""
     return STEPS["RNN_RELU"](linear(input, w_ih, b_ih), hx, w_hh, b_hh)
 
 
-def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,
-              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def lstm_cell(
+    input: Tensor,
+    hx: Sequence[Tensor],
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
     """One LSTM step: ``(h', c')``. Mirrors: ``torch.lstm_cell``."""
     return _lstm_step(linear(input, w_ih, b_ih), tuple(hx), w_hh, b_hh)
 
 
-def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
-             b_hh: Tensor | None = None) -> Tensor:
+def gru_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
     """One GRU step. Mirrors: ``torch.gru_cell``."""
     return _gru_step(linear(input, w_ih, b_ih), hx, w_hh, b_hh)
 
 
 # ---------------------------------------------------------------- the time loop
-def _direction(mode: str, x: Tensor, state: Any, weights: Sequence[Any],
-               reverse: bool) -> tuple[Tensor, Any]:
+def _direction(
+    mode: str, x: Tensor, state: Any, weights: Sequence[Any], reverse: bool
+) -> tuple[Tensor, Any]:
     """Run one layer in one direction over ``x: [T, N, I]``; returns ``([T, N, H], state)``."""
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
     xw = linear(x, w_ih, b_ih).unbind(0)  # type: ignore[attr-defined]
@@ -113,9 +141,16 @@ def _direction(mode: str, x: Tensor, state: Any, weights: Sequence[Any],
     return _shape.stack(outs, 0), state
 
 
-def run_layers(mode: str, x: Tensor, hx: Any, layer_weights: Sequence[Sequence[Any]],
-               num_layers: int, bidirectional: bool, dropout_p: float,
-               training: bool) -> tuple[Tensor, Any]:
+def run_layers(
+    mode: str,
+    x: Tensor,
+    hx: Any,
+    layer_weights: Sequence[Sequence[Any]],
+    num_layers: int,
+    bidirectional: bool,
+    dropout_p: float,
+    training: bool,
+) -> tuple[Tensor, Any]:
     """The stacked (optionally bidirectional) recurrence over ``x: [T, N, I]``.
 
     `hx` is ``h0`` (``[L*D, N, H]``) or ``(h0, c0)`` for LSTM; `layer_weights` lists

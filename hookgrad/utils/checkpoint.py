@@ -168,7 +168,7 @@ class CheckpointFunction(Function):
         if task is not None and task.exec_info is not None:
             raise RuntimeError(_REENTRANT_GRAD)
         inputs = list(ctx.inputs)
-        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=True):
             inputs[i] = t
         current = get_rng_state() if ctx.preserve_rng_state else None
         try:
@@ -182,7 +182,8 @@ class CheckpointFunction(Function):
             if current is not None:
                 set_rng_state(current)
         outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
-        pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
+        pairs = [(o, g) for o, g in zip(outputs, grads, strict=False)
+                 if isinstance(o, Tensor) and o.requires_grad]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not "
                                "necessary")

@@ -42,6 +42,8 @@ class RemovableHandle:
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
         self.extra_dict_ref: tuple = ()
+        if extra_dict is None:  # the common case (one per tensor hook): skip the type tests
+            return
         if isinstance(extra_dict, dict):
             self.extra_dict_ref = (weakref.ref(extra_dict),)
         elif isinstance(extra_dict, list):
@@ -120,7 +122,8 @@ class HookRegistry(OrderedDict):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        if args or kwargs:  # an empty registry (the usual one) needs no initialising call
+            super().__init__(*args, **kwargs)
         self.flags: OrderedDict[int, HookEntry] = OrderedDict()
 
     def add(

@@ -56,16 +56,26 @@ def test_sdpa_grouped_query_and_causal_with_mask_error(torch):
     q, k = randn(1, 4, 3, 2), randn(1, 2, 3, 2)
 
     def scenario(lib, log):
-        qt, kt = lib.tensor(q.tolist(), requires_grad=True), lib.tensor(k.tolist(),
-                                                                        requires_grad=True)
+        qt, kt = (
+            lib.tensor(q.tolist(), requires_grad=True),
+            lib.tensor(k.tolist(), requires_grad=True),
+        )
         out = lib.nn.functional.scaled_dot_product_attention(qt, kt, kt, enable_gqa=True)
         out.sum().backward()
         return out, qt.grad, kt.grad
 
     assert_same(scenario, torch)
-    assert_same(lambda lib, log: lib.nn.functional.scaled_dot_product_attention(
-        lib.ones(2, 3, 4), lib.ones(2, 3, 4), lib.ones(2, 3, 4), attn_mask=lib.ones(3, 3),
-        is_causal=True), torch, check_message=False)
+    assert_same(
+        lambda lib, log: lib.nn.functional.scaled_dot_product_attention(
+            lib.ones(2, 3, 4),
+            lib.ones(2, 3, 4),
+            lib.ones(2, 3, 4),
+            attn_mask=lib.ones(3, 3),
+            is_causal=True,
+        ),
+        torch,
+        check_message=False,
+    )
 
 
 def _mha(lib, kw, call):
@@ -93,18 +103,26 @@ MHA_CALLS = {
     "self": ({}, lambda lib, m, x, y: m(x, x, x)),
     "self_no_weights": ({}, lambda lib, m, x, y: m(x, x, x, need_weights=False)),
     "per_head_weights": ({}, lambda lib, m, x, y: m(x, x, x, average_attn_weights=False)),
-    "cross_padding_mask": ({}, lambda lib, m, x, y: m(x, y, y,
-                                                      key_padding_mask=_masks(lib)[0])),
-    "cross_padding_sdpa": ({}, lambda lib, m, x, y: m(x, y, y, key_padding_mask=_masks(lib)[0],
-                                                      need_weights=False)),
-    "causal": ({}, lambda lib, m, x, y: m(x, x, x, attn_mask=_masks(lib)[1], is_causal=True,
-                                          need_weights=False)),
-    "bool_attn_mask": ({"bias": False}, lambda lib, m, x, y: m(
-        x, y, y, attn_mask=lib.tensor(BOOL_MASK.tolist()).logical_not())),
-    "bias_kv_zero_attn": ({"add_bias_kv": True, "add_zero_attn": True},
-                          lambda lib, m, x, y: m(x, y, y, key_padding_mask=_masks(lib)[0])),
-    "kdim_vdim": ({"kdim": 3, "vdim": 5},
-                  lambda lib, m, x, y: m(x, y[..., :3], y[..., 3:])),
+    "cross_padding_mask": ({}, lambda lib, m, x, y: m(x, y, y, key_padding_mask=_masks(lib)[0])),
+    "cross_padding_sdpa": (
+        {},
+        lambda lib, m, x, y: m(x, y, y, key_padding_mask=_masks(lib)[0], need_weights=False),
+    ),
+    "causal": (
+        {},
+        lambda lib, m, x, y: m(
+            x, x, x, attn_mask=_masks(lib)[1], is_causal=True, need_weights=False
+        ),
+    ),
+    "bool_attn_mask": (
+        {"bias": False},
+        lambda lib, m, x, y: m(x, y, y, attn_mask=lib.tensor(BOOL_MASK.tolist()).logical_not()),
+    ),
+    "bias_kv_zero_attn": (
+        {"add_bias_kv": True, "add_zero_attn": True},
+        lambda lib, m, x, y: m(x, y, y, key_padding_mask=_masks(lib)[0]),
+    ),
+    "kdim_vdim": ({"kdim": 3, "vdim": 5}, lambda lib, m, x, y: m(x, y[..., :3], y[..., 3:])),
 }
 
 
@@ -116,18 +134,33 @@ def test_multihead_attention(torch, name, batch_first):
     if batch_first:
         x, y = x.transpose(1, 0, 2).copy(), y.transpose(1, 0, 2).copy()
     uses_y = name not in ("self", "self_no_weights", "per_head_weights", "causal")
-    compare_module(torch, lambda lib: _mha(lib, {**kw, "batch_first": batch_first}, call),
-                   [(x, True), (y, uses_y)], check_name=False, atol=1e-5, rtol=1e-4)
+    compare_module(
+        torch,
+        lambda lib: _mha(lib, {**kw, "batch_first": batch_first}, call),
+        [(x, True), (y, uses_y)],
+        check_name=False,
+        atol=1e-5,
+        rtol=1e-4,
+    )
 
 
 def test_multihead_attention_unbatched_and_names(torch):
-    compare_module(torch, lambda lib: _mha(lib, {}, lambda lib, m, x, y: m(x, y, y)),
-                   [(randn(4, 8), True), (randn(5, 8), True)], check_name=False)
+    compare_module(
+        torch,
+        lambda lib: _mha(lib, {}, lambda lib, m, x, y: m(x, y, y)),
+        [(randn(4, 8), True), (randn(5, 8), True)],
+        check_name=False,
+    )
     for lib in (torch, hookgrad):
         m = lib.nn.MultiheadAttention(8, 2, kdim=3)
         assert [n for n, _ in m.named_parameters()] == [
-            "q_proj_weight", "k_proj_weight", "v_proj_weight", "in_proj_bias",
-            "out_proj.weight", "out_proj.bias"]
+            "q_proj_weight",
+            "k_proj_weight",
+            "v_proj_weight",
+            "in_proj_bias",
+            "out_proj.weight",
+            "out_proj.bias",
+        ]
     assert repr(hookgrad.nn.MultiheadAttention(8, 2)) == repr(torch.nn.MultiheadAttention(8, 2))
     m = hookgrad.nn.MultiheadAttention(8, 2)
     assert float(m.in_proj_bias.abs().sum()) == 0.0 and float(m.out_proj.bias.abs().sum()) == 0
@@ -135,18 +168,24 @@ def test_multihead_attention_unbatched_and_names(torch):
     assert float(m.in_proj_weight.abs().max()) <= bound
 
 
-@pytest.mark.parametrize("kw", [
-    {},
-    {"norm_first": True, "activation": "gelu", "batch_first": True},
-    {"bias": False, "layer_norm_eps": 1e-3},
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"norm_first": True, "activation": "gelu", "batch_first": True},
+        {"bias": False, "layer_norm_eps": 1e-3},
+    ],
+)
 def test_transformer_encoder_layer(torch, kw):
-    make = lambda lib: lib.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
-                                                      **kw)
+    def make(lib):
+        return lib.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, **kw)
+
+    def make_with_dropout(lib):
+        return lib.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, **kw)
+
     compare_module(torch, make, [(randn(4, 3, 8), True)])
     # with dropout, evaluation mode is deterministic in both libraries
-    make_eval = lambda lib: lib.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, **kw)
-    compare_module(torch, make_eval, [(randn(4, 3, 8), True)], modes=(False,))
+    compare_module(torch, make_with_dropout, [(randn(4, 3, 8), True)], modes=(False,))
 
 
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")

@@ -22,8 +22,15 @@ def randn(*shape, dtype="float32"):
 
 CONV2D = [
     dict(in_channels=2, out_channels=4, kernel_size=3),
-    dict(in_channels=2, out_channels=4, kernel_size=(3, 2), stride=(2, 1), padding=(1, 2),
-         dilation=(1, 2), bias=False),
+    dict(
+        in_channels=2,
+        out_channels=4,
+        kernel_size=(3, 2),
+        stride=(2, 1),
+        padding=(1, 2),
+        dilation=(1, 2),
+        bias=False,
+    ),
     dict(in_channels=4, out_channels=6, kernel_size=3, groups=2, padding="same"),
     dict(in_channels=2, out_channels=2, kernel_size=3, padding="valid"),
     dict(in_channels=3, out_channels=3, kernel_size=3, groups=3, stride=2),
@@ -41,41 +48,74 @@ def test_conv2d_module(torch, kw):
 
 def test_conv2d_unbatched_and_float64(torch):
     compare_module(torch, lambda lib: lib.nn.Conv2d(3, 2, 3, padding=1), [(randn(3, 5, 5), True)])
-    compare_module(torch, lambda lib: lib.nn.Conv2d(3, 2, 3).double(),
-                   [(randn(2, 3, 5, 5, dtype="float64"), True)], atol=1e-10, rtol=1e-10)
+    compare_module(
+        torch,
+        lambda lib: lib.nn.Conv2d(3, 2, 3).double(),
+        [(randn(2, 3, 5, 5, dtype="float64"), True)],
+        atol=1e-10,
+        rtol=1e-10,
+    )
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")
 def test_conv2d_same_even_kernel_pads_right(torch):
     # PyTorch pads the odd extra column on the right with an explicit ConstantPadNd node
-    compare_module(torch, lambda lib: lib.nn.Conv2d(2, 3, (2, 4), padding="same", dilation=1),
-                   [(randn(1, 2, 5, 6), True)])
+    compare_module(
+        torch,
+        lambda lib: lib.nn.Conv2d(2, 3, (2, 4), padding="same", dilation=1),
+        [(randn(1, 2, 5, 6), True)],
+    )
 
 
-@pytest.mark.parametrize("kw", [
-    dict(in_channels=2, out_channels=3, kernel_size=3),
-    dict(in_channels=4, out_channels=2, kernel_size=2, stride=2, padding=1, dilation=2,
-         groups=2, bias=False),
-    dict(in_channels=2, out_channels=2, kernel_size=3, padding="same", padding_mode="circular"),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(in_channels=2, out_channels=3, kernel_size=3),
+        dict(
+            in_channels=4,
+            out_channels=2,
+            kernel_size=2,
+            stride=2,
+            padding=1,
+            dilation=2,
+            groups=2,
+            bias=False,
+        ),
+        dict(in_channels=2, out_channels=2, kernel_size=3, padding="same", padding_mode="circular"),
+    ],
+)
 def test_conv1d_module(torch, kw):
     compare_module(torch, lambda lib: lib.nn.Conv1d(**kw), [(randn(3, kw["in_channels"], 9), True)])
     compare_module(torch, lambda lib: lib.nn.Conv1d(**kw), [(randn(kw["in_channels"], 9), True)])
 
 
-@pytest.mark.parametrize("kw", [
-    dict(in_channels=2, out_channels=3, kernel_size=3),
-    dict(in_channels=4, out_channels=2, kernel_size=(3, 2), stride=(2, 3), padding=(1, 0),
-         output_padding=(1, 2), groups=2, bias=False),
-    dict(in_channels=2, out_channels=4, kernel_size=2, stride=2, dilation=3, output_padding=2),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(in_channels=2, out_channels=3, kernel_size=3),
+        dict(
+            in_channels=4,
+            out_channels=2,
+            kernel_size=(3, 2),
+            stride=(2, 3),
+            padding=(1, 0),
+            output_padding=(1, 2),
+            groups=2,
+            bias=False,
+        ),
+        dict(in_channels=2, out_channels=4, kernel_size=2, stride=2, dilation=3, output_padding=2),
+    ],
+)
 def test_conv_transpose2d_module(torch, kw):
-    compare_module(torch, lambda lib: lib.nn.ConvTranspose2d(**kw),
-                   [(randn(2, kw["in_channels"], 4, 5), True)])
+    compare_module(
+        torch, lambda lib: lib.nn.ConvTranspose2d(**kw), [(randn(2, kw["in_channels"], 4, 5), True)]
+    )
 
 
 def test_conv_transpose1d_module(torch):
-    make = lambda lib: lib.nn.ConvTranspose1d(2, 3, 3, stride=2, padding=1, output_padding=1)
+    def make(lib):
+        return lib.nn.ConvTranspose1d(2, 3, 3, stride=2, padding=1, output_padding=1)
+
     compare_module(torch, make, [(randn(2, 2, 6), True)])
     compare_module(torch, make, [(randn(2, 6), True)])
 
@@ -107,18 +147,35 @@ def _reprs(torch, cls, *args, **kw):
 
 def test_reprs_match(torch):
     _reprs(torch, "Conv2d", 2, 4, 3)
-    _reprs(torch, "Conv2d", 2, 4, (3, 1), stride=2, padding=1, dilation=2,
-           groups=2, bias=False, padding_mode="reflect")
+    _reprs(
+        torch,
+        "Conv2d",
+        2,
+        4,
+        (3, 1),
+        stride=2,
+        padding=1,
+        dilation=2,
+        groups=2,
+        bias=False,
+        padding_mode="reflect",
+    )
     _reprs(torch, "Conv2d", 2, 4, 3, padding="same")
     _reprs(torch, "Conv1d", 2, 4, 5, padding="valid")
     _reprs(torch, "ConvTranspose2d", 2, 4, 3, stride=2, output_padding=1, groups=2)
     _reprs(torch, "ConvTranspose1d", 2, 4, 3)
 
 
-@pytest.mark.parametrize("kw", [
-    dict(groups=0), dict(groups=3), dict(padding="full"), dict(padding="same", stride=2),
-    dict(padding_mode="mirror"),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(groups=0),
+        dict(groups=3),
+        dict(padding="full"),
+        dict(padding="same", stride=2),
+        dict(padding_mode="mirror"),
+    ],
+)
 def test_constructor_errors_match(torch, kw):
     args = (4, 6, 3)
     with pytest.raises(ValueError) as mine:
@@ -150,8 +207,10 @@ def test_state_dict_round_trip_both_ways(torch):
     np.testing.assert_array_equal(back.weight.detach().numpy(), tm.weight.detach().numpy())
 
 
-@pytest.mark.parametrize(("cls", "args"), [("Conv2d", (4, 6, (3, 2))), ("Conv1d", (3, 5, 4)),
-                                           ("ConvTranspose2d", (4, 6, 3))])
+@pytest.mark.parametrize(
+    ("cls", "args"),
+    [("Conv2d", (4, 6, (3, 2))), ("Conv1d", (3, 5, 4)), ("ConvTranspose2d", (4, 6, 3))],
+)
 def test_default_init_bounds(cls, args):
     # kaiming_uniform_(a=sqrt(5)) gives U(-1/sqrt(fan_in), 1/sqrt(fan_in)); so does the bias
     hookgrad.manual_seed(0)
@@ -168,10 +227,16 @@ def test_default_init_bounds(cls, args):
 
 def test_conv_module_trains_like_torch(torch):
     """A few SGD steps of conv -> batch norm -> relu -> max pool -> linear stay in lockstep."""
+
     def make(lib):
         return lib.nn.Sequential(
-            lib.nn.Conv2d(1, 4, 3, padding=1), lib.nn.BatchNorm2d(4), lib.nn.ReLU(),
-            lib.nn.MaxPool2d(2), lib.nn.Flatten(), lib.nn.Linear(4 * 4 * 4, 3))
+            lib.nn.Conv2d(1, 4, 3, padding=1),
+            lib.nn.BatchNorm2d(4),
+            lib.nn.ReLU(),
+            lib.nn.MaxPool2d(2),
+            lib.nn.Flatten(),
+            lib.nn.Linear(4 * 4 * 4, 3),
+        )
 
     tm, hm = make(torch), make(hookgrad)
     copy_state(tm, hm, hookgrad)
@@ -183,5 +248,5 @@ def test_conv_module_trains_like_torch(torch):
             opt.zero_grad()
             lib.nn.functional.cross_entropy(m(xs), ys).backward()
             opt.step()
-    for (k, tv), hv in zip(tm.state_dict().items(), hm.state_dict().values()):
+    for (k, tv), hv in zip(tm.state_dict().items(), hm.state_dict().values(), strict=True):
         np.testing.assert_allclose(hv.numpy(), tv.numpy(), rtol=1e-4, atol=1e-5, err_msg=k)

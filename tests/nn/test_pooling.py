@@ -18,12 +18,15 @@ def randn(*shape):
     return RNG.standard_normal(shape).astype("float32")
 
 
-@pytest.mark.parametrize("kw", [
-    dict(kernel_size=2),
-    dict(kernel_size=3, stride=2, padding=1),
-    dict(kernel_size=(2, 3), stride=(1, 2), dilation=(2, 1), ceil_mode=True),
-    dict(kernel_size=3, stride=2, ceil_mode=True, padding=1),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=(2, 3), stride=(1, 2), dilation=(2, 1), ceil_mode=True),
+        dict(kernel_size=3, stride=2, ceil_mode=True, padding=1),
+    ],
+)
 def test_max_pool2d(torch, kw):
     compare_module(torch, lambda lib: lib.nn.MaxPool2d(**kw), [(randn(2, 3, 7, 8), True)])
     compare_module(torch, lambda lib: lib.nn.MaxPool2d(**kw), [(randn(3, 7, 8), True)])
@@ -42,25 +45,32 @@ def test_max_pool_return_indices(torch):
     assert_same(scenario, torch)
 
 
-@pytest.mark.parametrize("kw", [dict(kernel_size=3), dict(kernel_size=3, stride=2, padding=1,
-                                                          dilation=2, ceil_mode=True)])
+@pytest.mark.parametrize(
+    "kw",
+    [dict(kernel_size=3), dict(kernel_size=3, stride=2, padding=1, dilation=2, ceil_mode=True)],
+)
 def test_max_pool1d(torch, kw):
     compare_module(torch, lambda lib: lib.nn.MaxPool1d(**kw), [(randn(2, 3, 11), True)])
     compare_module(torch, lambda lib: lib.nn.MaxPool1d(**kw), [(randn(3, 11), True)])
 
 
-@pytest.mark.parametrize("kw", [
-    dict(kernel_size=2),
-    dict(kernel_size=3, stride=2, padding=1),
-    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
-    dict(kernel_size=(3, 2), stride=1, padding=(1, 0), divisor_override=3),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+        dict(kernel_size=(3, 2), stride=1, padding=(1, 0), divisor_override=3),
+    ],
+)
 def test_avg_pool2d(torch, kw):
     compare_module(torch, lambda lib: lib.nn.AvgPool2d(**kw), [(randn(2, 3, 7, 6), True)])
 
 
 def test_avg_pool1d(torch):
-    make = lambda lib: lib.nn.AvgPool1d(3, 2, 1, ceil_mode=True, count_include_pad=False)
+    def make(lib):
+        return lib.nn.AvgPool1d(3, 2, 1, ceil_mode=True, count_include_pad=False)
+
     compare_module(torch, make, [(randn(2, 3, 8), True)])
 
 
@@ -75,10 +85,14 @@ def test_adaptive_avg_pool1d(torch):
 
 
 def test_reprs_match(torch):
-    for cls, args, kw in [("MaxPool2d", (3,), {"stride": 2, "padding": 1}),
-                          ("MaxPool1d", (2,), {"ceil_mode": True}),
-                          ("AvgPool2d", ((2, 3),), {}), ("AvgPool1d", (2,), {"stride": 1}),
-                          ("AdaptiveAvgPool2d", ((2, None),), {}),
-                          ("AdaptiveAvgPool1d", (3,), {})]:
-        assert repr(getattr(hookgrad.nn, cls)(*args, **kw)) == \
-            repr(getattr(torch.nn, cls)(*args, **kw))
+    for cls, args, kw in [
+        ("MaxPool2d", (3,), {"stride": 2, "padding": 1}),
+        ("MaxPool1d", (2,), {"ceil_mode": True}),
+        ("AvgPool2d", ((2, 3),), {}),
+        ("AvgPool1d", (2,), {"stride": 1}),
+        ("AdaptiveAvgPool2d", ((2, None),), {}),
+        ("AdaptiveAvgPool1d", (3,), {}),
+    ]:
+        assert repr(getattr(hookgrad.nn, cls)(*args, **kw)) == repr(
+            getattr(torch.nn, cls)(*args, **kw)
+        )

@@ -53,37 +53,56 @@ CONFIGS = [
 @pytest.mark.parametrize("kw", CONFIGS, ids=lambda kw: "-".join(kw) or "default")
 def test_recurrent_layers(torch, cls, kw):
     x = randn(4, 5, 3) if kw.get("batch_first") else randn(5, 4, 3)
-    compare_module(torch, lambda lib: _wrap(lib, getattr(lib.nn, cls)(3, 6, **kw), False),
-                   [(x, True)], check_name=False)
+    compare_module(
+        torch,
+        lambda lib: _wrap(lib, getattr(lib.nn, cls)(3, 6, **kw), False),
+        [(x, True)],
+        check_name=False,
+    )
 
 
 @pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
 def test_initial_states_get_gradients(torch, cls):
     x, h0, c0 = randn(5, 2, 3), randn(2, 2, 4), randn(2, 2, 4)
     states = [(h0, True), (c0, True)] if cls == "LSTM" else [(h0, True)]
-    compare_module(torch, lambda lib: _wrap(lib, getattr(lib.nn, cls)(3, 4, num_layers=2),
-                                            True), [(x, True), *states], check_name=False)
+    compare_module(
+        torch,
+        lambda lib: _wrap(lib, getattr(lib.nn, cls)(3, 4, num_layers=2), True),
+        [(x, True), *states],
+        check_name=False,
+    )
 
 
 def test_rnn_relu_and_unbatched(torch):
-    compare_module(torch, lambda lib: _wrap(lib, lib.nn.RNN(3, 4, nonlinearity="relu"), False),
-                   [(randn(5, 2, 3), True)], check_name=False)
+    compare_module(
+        torch,
+        lambda lib: _wrap(lib, lib.nn.RNN(3, 4, nonlinearity="relu"), False),
+        [(randn(5, 2, 3), True)],
+        check_name=False,
+    )
     for cls in ("RNN", "LSTM", "GRU"):
-        compare_module(torch, lambda lib: _wrap(lib, getattr(lib.nn, cls)(3, 4), False),
-                       [(randn(5, 3), True)], check_name=False)
+        compare_module(
+            torch,
+            lambda lib, cls=cls: _wrap(lib, getattr(lib.nn, cls)(3, 4), False),
+            [(randn(5, 3), True)],
+            check_name=False,
+        )
 
 
 @pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
 def test_lstm_projection(torch):
-    make = lambda lib: _wrap(lib, lib.nn.LSTM(3, 5, proj_size=2, num_layers=2,
-                                              bidirectional=True), False)
+    def make(lib):
+        return _wrap(lib, lib.nn.LSTM(3, 5, proj_size=2, num_layers=2, bidirectional=True), False)
+
     compare_module(torch, make, [(randn(4, 2, 3), True)], check_name=False)
 
 
 def test_top_level_nodes_match(torch):
     for cls in ("RNN", "GRU"):
-        for lib_out in [getattr(lib.nn, cls)(3, 4)(lib.ones(5, 2, 3, requires_grad=True))
-                        for lib in (torch, hookgrad)]:
+        for lib_out in [
+            getattr(lib.nn, cls)(3, 4)(lib.ones(5, 2, 3, requires_grad=True))
+            for lib in (torch, hookgrad)
+        ]:
             assert lib_out[0].grad_fn.name() == "StackBackward0"
             assert lib_out[1].grad_fn.name() == "StackBackward0"
 
@@ -92,16 +111,18 @@ def test_top_level_nodes_match(torch):
 def test_parameter_names_shapes_and_state_dicts(torch, cls):
     kw = {"num_layers": 2, "bidirectional": True, **({"proj_size": 2} if cls == "LSTM" else {})}
     tm, hm = getattr(torch.nn, cls)(3, 4, **kw), getattr(hookgrad.nn, cls)(3, 4, **kw)
-    assert [(n, tuple(p.shape)) for n, p in tm.named_parameters()] == \
-        [(n, tuple(p.shape)) for n, p in hm.named_parameters()]
+    assert [(n, tuple(p.shape)) for n, p in tm.named_parameters()] == [
+        (n, tuple(p.shape)) for n, p in hm.named_parameters()
+    ]
     assert tm._flat_weights_names == hm._flat_weights_names
-    assert [[tuple(p.shape) for p in w] for w in tm.all_weights] == \
-        [[tuple(p.shape) for p in w] for w in hm.all_weights]
+    assert [[tuple(p.shape) for p in w] for w in tm.all_weights] == [
+        [tuple(p.shape) for p in w] for w in hm.all_weights
+    ]
     assert repr(tm) == repr(hm)
     copy_state(tm, hm, hookgrad)
     back = getattr(torch.nn, cls)(3, 4, **kw)
     copy_state(hm, back, torch)
-    for (n, a), b in zip(tm.state_dict().items(), back.state_dict().values()):
+    for (n, a), b in zip(tm.state_dict().items(), back.state_dict().values(), strict=True):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=n)
 
 
@@ -131,8 +152,11 @@ def test_cells(torch, cls, batched):
 
 
 def test_cell_reprs_and_names(torch):
-    for cls, kw in [("RNNCell", {"nonlinearity": "relu", "bias": False}), ("GRUCell", {}),
-                    ("LSTMCell", {})]:
+    for cls, kw in [
+        ("RNNCell", {"nonlinearity": "relu", "bias": False}),
+        ("GRUCell", {}),
+        ("LSTMCell", {}),
+    ]:
         tm, hm = getattr(torch.nn, cls)(3, 4, **kw), getattr(hookgrad.nn, cls)(3, 4, **kw)
         assert repr(tm) == repr(hm)
         assert list(tm.state_dict()) == list(hm.state_dict())

@@ -61,13 +61,25 @@ class MultiheadAttention(Module):
 
     __constants__ = ["batch_first"]
 
-    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 add_bias_kv: bool = False, add_zero_attn: bool = False,
-                 kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
+        batch_first: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
-                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got "
+                f"embed_dim={embed_dim} and num_heads={num_heads} instead"
+            )
         super().__init__()
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
@@ -93,8 +105,9 @@ class MultiheadAttention(Module):
             self.in_proj_bias = _param(3 * embed_dim, dtype=dtype)
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
-                                                        dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(
+            embed_dim, embed_dim, bias=bias, dtype=dtype
+        )
         if add_bias_kv:
             self.bias_k = _param(1, 1, embed_dim, dtype=dtype)
             self.bias_v = _param(1, 1, embed_dim, dtype=dtype)
@@ -119,28 +132,60 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    def forward(self, query: Tensor, key: Tensor, value: Tensor,
-                key_padding_mask: Tensor | None = None, need_weights: bool = True,
-                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
-                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask: Tensor | None = None,
+        need_weights: bool = True,
+        attn_mask: Tensor | None = None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:
         batched = query.dim() == 3
         key_padding_mask = A.canonical_mask(
-            key_padding_mask, "key_padding_mask", None if attn_mask is None else attn_mask.dtype,
-            "attn_mask", query.dtype)
-        attn_mask = A.canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
-                                     check_other=False)
+            key_padding_mask,
+            "key_padding_mask",
+            None if attn_mask is None else attn_mask.dtype,
+            "attn_mask",
+            query.dtype,
+        )
+        attn_mask = A.canonical_mask(
+            attn_mask, "attn_mask", None, "", query.dtype, check_other=False
+        )
         if self.batch_first and batched:
             query, key, value = _seq_first(query, key, value)
         separate: dict[str, Any] = {}
         if not self._qkv_same_embed_dim:
-            separate = {"use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
-                        "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
+            separate = {
+                "use_separate_proj_weight": True,
+                "q_proj_weight": self.q_proj_weight,
+                "k_proj_weight": self.k_proj_weight,
+                "v_proj_weight": self.v_proj_weight,
+            }
         out, weights = A.multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+            **separate,
+        )
         if self.batch_first and batched:
             out = out.transpose(1, 0)  # type: ignore[attr-defined]
         return out, weights

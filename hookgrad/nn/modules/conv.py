@@ -29,14 +29,34 @@ def _empty(*shape: int, dtype: Any = None) -> Tensor:
 class _ConvNd(Module):
     """Shared state, checks, initialisation and repr of the convolution layers."""
 
-    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
-                     "in_channels", "out_channels", "kernel_size"]
+    __constants__ = [
+        "stride",
+        "padding",
+        "dilation",
+        "groups",
+        "padding_mode",
+        "output_padding",
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+    ]
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple[int, ...],
-                 stride: tuple[int, ...], padding: tuple[int, ...] | str,
-                 dilation: tuple[int, ...], transposed: bool, output_padding: tuple[int, ...],
-                 groups: int, bias: bool, padding_mode: str, device: Any = None,
-                 dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: tuple[int, ...],
+        stride: tuple[int, ...],
+        padding: tuple[int, ...] | str,
+        dilation: tuple[int, ...],
+        transposed: bool,
+        output_padding: tuple[int, ...],
+        groups: int,
+        bias: bool,
+        padding_mode: str,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         _check_args(in_channels, out_channels, groups, padding, stride, padding_mode)
         self.in_channels = in_channels
@@ -72,8 +92,10 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self) -> str:
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
         if self.padding != (0,) * len(self.padding):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
@@ -94,8 +116,14 @@ class _ConvNd(Module):
             self.padding_mode = "zeros"
 
 
-def _check_args(in_channels: int, out_channels: int, groups: int, padding: Any,
-                stride: tuple[int, ...], padding_mode: str) -> None:
+def _check_args(
+    in_channels: int,
+    out_channels: int,
+    groups: int,
+    padding: Any,
+    stride: tuple[int, ...],
+    padding_mode: str,
+) -> None:
     if groups <= 0:
         raise ValueError("groups must be a positive integer")
     if in_channels % groups != 0:
@@ -109,8 +137,9 @@ def _check_args(in_channels: int, out_channels: int, groups: int, padding: Any,
         if padding == "same" and any(s != 1 for s in stride):
             raise ValueError("padding='same' is not supported for strided convolutions")
     if padding_mode not in _PADDING_MODES:
-        raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
-                         f"padding_mode='{padding_mode}'")
+        raise ValueError(
+            f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'"
+        )
 
 
 def _reversed_padding(padding: Any, kernel: tuple[int, ...], dilation: tuple[int, ...]) -> list:
@@ -118,7 +147,7 @@ def _reversed_padding(padding: Any, kernel: tuple[int, ...], dilation: tuple[int
     if isinstance(padding, str):
         out = [0, 0] * len(kernel)
         if padding == "same":
-            for d, k, i in zip(dilation, kernel, range(len(kernel) - 1, -1, -1)):
+            for d, k, i in zip(dilation, kernel, range(len(kernel) - 1, -1, -1), strict=True):
                 total = d * (k - 1)
                 out[2 * i] = total // 2
                 out[2 * i + 1] = total - total // 2
@@ -129,15 +158,37 @@ def _reversed_padding(padding: Any, kernel: tuple[int, ...], dilation: tuple[int
 class _Conv(_ConvNd):
     _nd = 2
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrSeq,
-                 stride: IntOrSeq = 1, padding: IntOrSeq | str = 0, dilation: IntOrSeq = 1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: IntOrSeq,
+        stride: IntOrSeq = 1,
+        padding: IntOrSeq | str = 0,
+        dilation: IntOrSeq = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         n = self._nd
         pad = padding if isinstance(padding, str) else ntuple(padding, n)
-        super().__init__(in_channels, out_channels, ntuple(kernel_size, n), ntuple(stride, n),
-                         pad, ntuple(dilation, n), False, (0,) * n, groups, bias, padding_mode,
-                         device, dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            ntuple(kernel_size, n),
+            ntuple(stride, n),
+            pad,
+            ntuple(dilation, n),
+            False,
+            (0,) * n,
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         fn = F.conv1d if self._nd == 1 else F.conv2d
@@ -195,17 +246,39 @@ class Conv2d(_Conv):
 class _ConvTranspose(_ConvNd):
     _nd = 2
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrSeq,
-                 stride: IntOrSeq = 1, padding: IntOrSeq = 0, output_padding: IntOrSeq = 0,
-                 groups: int = 1, bias: bool = True, dilation: IntOrSeq = 1,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: IntOrSeq,
+        stride: IntOrSeq = 1,
+        padding: IntOrSeq = 0,
+        output_padding: IntOrSeq = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: IntOrSeq = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         if padding_mode != "zeros":
-            raise ValueError(
-                f'Only "zeros" padding mode is supported for {type(self).__name__}')
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         n = self._nd
-        super().__init__(in_channels, out_channels, ntuple(kernel_size, n), ntuple(stride, n),
-                         ntuple(padding, n), ntuple(dilation, n), True,
-                         ntuple(output_padding, n), groups, bias, padding_mode, device, dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            ntuple(kernel_size, n),
+            ntuple(stride, n),
+            ntuple(padding, n),
+            ntuple(dilation, n),
+            True,
+            ntuple(output_padding, n),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
 
     def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple:
         """The output padding that yields `output_size` (PyTorch's rule and messages)."""
@@ -219,22 +292,30 @@ class _ConvTranspose(_ConvNd):
         if len(size) != n:
             raise ValueError(
                 f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
-                f"{non_spatial + n} elements (got {len(size)})")
-        mins = [(input.size(d + non_spatial) - 1) * self.stride[d] - 2 * self.padding[d]
-                + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+                f"{non_spatial + n} elements (got {len(size)})"
+            )
+        mins = [
+            (input.size(d + non_spatial) - 1) * self.stride[d]
+            - 2 * self.padding[d]
+            + self.dilation[d] * (self.kernel_size[d] - 1)
+            + 1
+            for d in range(n)
+        ]
         maxs = [mins[d] + self.stride[d] - 1 for d in range(n)]
-        for s, lo, hi in zip(size, mins, maxs):
+        for s, lo, hi in zip(size, mins, maxs, strict=True):
             if s < lo or s > hi:
                 raise ValueError(
                     f"requested an output size of {size}, but valid sizes range from {mins} to "
-                    f"{maxs} (for an input of {input.size()[2:]})")
+                    f"{maxs} (for an input of {input.size()[2:]})"
+                )
         return tuple(size[d] - mins[d] for d in range(n))
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         op = self._output_padding(input, output_size)
         fn = F.conv_transpose1d if self._nd == 1 else F.conv_transpose2d
-        return fn(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
-                  self.dilation)
+        return fn(
+            input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation
+        )
 
 
 class ConvTranspose1d(_ConvTranspose):

@@ -12,7 +12,11 @@ from hookgrad.nn._functional_conv import ntuple
 from hookgrad.nn.modules.module import Module
 
 __all__ = [
-    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
 ]
 
@@ -20,13 +24,18 @@ IntOrSeq = int | Sequence[int]
 
 
 class _MaxPoolNd(Module):
-    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
-                     "ceil_mode"]
+    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"]
     _fn = "max_pool2d"
 
-    def __init__(self, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
-                 padding: IntOrSeq = 0, dilation: IntOrSeq = 1, return_indices: bool = False,
-                 ceil_mode: bool = False) -> None:
+    def __init__(
+        self,
+        kernel_size: IntOrSeq,
+        stride: IntOrSeq | None = None,
+        padding: IntOrSeq = 0,
+        dilation: IntOrSeq = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -36,13 +45,21 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input: Tensor) -> Any:
-        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding,
-                                    self.dilation, ceil_mode=self.ceil_mode,
-                                    return_indices=self.return_indices)
+        return getattr(F, self._fn)(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
 
     def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -93,9 +110,14 @@ class AvgPool1d(Module):
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
 
-    def __init__(self, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
-                 padding: IntOrSeq = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True) -> None:
+    def __init__(
+        self,
+        kernel_size: IntOrSeq,
+        stride: IntOrSeq | None = None,
+        padding: IntOrSeq = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
         super().__init__()
         self.kernel_size = ntuple(kernel_size, 1)
         self.stride = ntuple(stride if stride is not None else kernel_size, 1)
@@ -104,8 +126,14 @@ class AvgPool1d(Module):
         self.count_include_pad = count_include_pad
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad)
+        return F.avg_pool1d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+        )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -130,12 +158,24 @@ class AvgPool2d(Module):
     Mirrors: ``torch.nn.AvgPool2d``.
     """
 
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                     "divisor_override"]
+    __constants__ = [
+        "kernel_size",
+        "stride",
+        "padding",
+        "ceil_mode",
+        "count_include_pad",
+        "divisor_override",
+    ]
 
-    def __init__(self, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
-                 padding: IntOrSeq = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: int | None = None) -> None:
+    def __init__(
+        self,
+        kernel_size: IntOrSeq,
+        stride: IntOrSeq | None = None,
+        padding: IntOrSeq = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -145,8 +185,15 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return F.avg_pool2d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

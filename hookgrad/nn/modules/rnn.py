@@ -29,23 +29,42 @@ def _empty(*shape: int, dtype: Any = None) -> Parameter:
     return Parameter(_creation.empty(*shape, dtype=dtype))
 
 
-def _check_config(input_size: Any, hidden_size: Any, num_layers: int, bias: Any,
-                  batch_first: Any, dropout: Any, proj_size: int) -> None:
+def _check_config(
+    input_size: Any,
+    hidden_size: Any,
+    num_layers: int,
+    bias: Any,
+    batch_first: Any,
+    dropout: Any,
+    proj_size: int,
+) -> None:
     """PyTorch's constructor checks (same exception types and messages)."""
-    if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
-            or not 0 <= dropout <= 1):  # type: ignore[operator]
-        raise ValueError("dropout should be a number in range [0, 1] representing the "
-                         "probability of an element being zeroed")
+    if (
+        not isinstance(dropout, numbers.Number)
+        or isinstance(dropout, bool)
+        or not 0 <= dropout <= 1
+    ):  # type: ignore[operator]
+        raise ValueError(
+            "dropout should be a number in range [0, 1] representing the "
+            "probability of an element being zeroed"
+        )
     if dropout > 0 and num_layers == 1:  # type: ignore[operator]
-        warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
-                      "non-zero dropout expects num_layers greater than 1, but got "
-                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=4)
-    for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
-                              ("input_size", input_size, int),
-                              ("hidden_size", hidden_size, int)):
+        warnings.warn(
+            "dropout option adds dropout after all but last recurrent layer, so "
+            "non-zero dropout expects num_layers greater than 1, but got "
+            f"dropout={dropout} and num_layers={num_layers}",
+            stacklevel=4,
+        )
+    for name, value, kind in (
+        ("bias", bias, bool),
+        ("batch_first", batch_first, bool),
+        ("input_size", input_size, int),
+        ("hidden_size", hidden_size, int),
+    ):
         if not isinstance(value, kind):
-            raise TypeError(f"{name} should be of type {kind.__name__}, got: "
-                            f"{type(value).__name__}")
+            raise TypeError(
+                f"{name} should be of type {kind.__name__}, got: {type(value).__name__}"
+            )
         if kind is int and value <= 0:
             raise ValueError(f"{name} must be greater than zero")
     if num_layers <= 0:
@@ -62,18 +81,36 @@ class RNNBase(Module):
     Mirrors: ``torch.nn.RNNBase`` (no ``PackedSequence``; ``flatten_parameters`` is a no-op).
     """
 
-    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first",
-                     "dropout", "bidirectional", "proj_size"]
+    __constants__ = [
+        "mode",
+        "input_size",
+        "hidden_size",
+        "num_layers",
+        "bias",
+        "batch_first",
+        "dropout",
+        "bidirectional",
+        "proj_size",
+    ]
 
-    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
-                 dtype: Any = None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         if mode not in _GATES:
             raise ValueError("Unrecognized RNN mode: " + mode)
-        _check_config(input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                      proj_size)
+        _check_config(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size)
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -147,8 +184,15 @@ class RNNBase(Module):
         out = []
         for names in self._all_weights:
             get = {n.split("_l")[0]: getattr(self, n) for n in names}
-            out.append((get["weight_ih"], get["weight_hh"], get.get("bias_ih"),
-                        get.get("bias_hh"), get.get("weight_hr")))
+            out.append(
+                (
+                    get["weight_ih"],
+                    get["weight_hh"],
+                    get.get("bias_ih"),
+                    get.get("bias_hh"),
+                    get.get("weight_hr"),
+                )
+            )
         return out
 
     def _check_input(self, input: Tensor) -> None:
@@ -156,10 +200,13 @@ class RNNBase(Module):
         if input.dtype != w.dtype:
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
-                f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
+                f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})"
+            )
         if self.input_size != input.size(-1):
-            raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.size(-1)}")
+            raise RuntimeError(
+                "input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {input.size(-1)}"
+            )
 
     def _check_hidden(self, hx: Tensor, expected: tuple, what: str = "hidden") -> None:
         if tuple(hx.shape) != expected:
@@ -172,16 +219,25 @@ class RNNBase(Module):
     def _run(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
         """Batched ``[T, N, I]`` (or batch-first) input and full states -> outputs, states."""
         x = input.transpose(0, 1) if self.batch_first else input  # type: ignore[attr-defined]
-        out, states = R.run_layers(self.mode, x, hx, self._layer_weights(), self.num_layers,
-                                   self.bidirectional, self.dropout, self.training)
+        out, states = R.run_layers(
+            self.mode,
+            x,
+            hx,
+            self._layer_weights(),
+            self.num_layers,
+            self.bidirectional,
+            self.dropout,
+            self.training,
+        )
         if self.batch_first:
             out = out.transpose(0, 1)  # type: ignore[attr-defined]
         return out, states
 
     def _batched(self, input: Tensor, name: str) -> tuple[Tensor, bool]:
         if input.dim() not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
-                             "tensor instead")
+            raise ValueError(
+                f"{name}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
+            )
         if input.dim() == 3:
             return input, True
         return input.unsqueeze(0 if self.batch_first else 1), False  # type: ignore[attr-defined]
@@ -198,8 +254,9 @@ class _SingleStateRNN(RNNBase):
             want = 3 if batched else 2
             if hx.dim() != want:
                 kind = "batched 3-D" if batched else "unbatched 2-D"
-                raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got "
-                                   f"{hx.dim()}-D tensor")
+                raise RuntimeError(
+                    f"For {kind} input, hx should also be {want}-D but got {hx.dim()}-D tensor"
+                )
             if not batched:
                 hx = hx.unsqueeze(1)  # type: ignore[attr-defined]
         batch = x.size(0) if self.batch_first else x.size(1)
@@ -254,8 +311,9 @@ class RNN(_SingleStateRNN):
         elif self.nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
-            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' "
-                             "or 'relu'.")
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
         super().__init__(mode, *args, **kwargs)
 
 
@@ -302,8 +360,10 @@ class LSTM(RNNBase):
             want = 3 if batched else 2
             if hx[0].dim() != want or hx[1].dim() != want:
                 kind = "batched 3-D" if batched else "unbatched 2-D"
-                raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but "
-                                   f"got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+                raise RuntimeError(
+                    f"For {kind} input, hx and cx should also be {want}-D but "
+                    f"got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+                )
             if not batched:
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))  # type: ignore[attr-defined]
         batch = x.size(0) if self.batch_first else x.size(1)
@@ -331,8 +391,15 @@ class RNNCellBase(Module):
     __constants__ = ["input_size", "hidden_size", "bias"]
     _name = "RNNCell"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -363,14 +430,16 @@ class RNNCellBase(Module):
 
     def _prepare(self, input: Tensor, hx: Any, n_states: int) -> tuple[Tensor, Any, bool]:
         if input.dim() not in (1, 2):
-            raise ValueError(f"{self._name}: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
+            raise ValueError(
+                f"{self._name}: Expected input to be 1D or 2D, got {input.dim()}D instead"
+            )
         states = [] if hx is None else ([hx] if n_states == 1 else list(hx))
         for i, h in enumerate(states):
             if h.dim() not in (1, 2):
                 what = "hidden" if n_states == 1 else f"hx[{i}]"
-                raise ValueError(f"{self._name}: Expected {what} to be 1D or 2D, got "
-                                 f"{h.dim()}D instead")
+                raise ValueError(
+                    f"{self._name}: Expected {what} to be 1D or 2D, got {h.dim()}D instead"
+                )
         batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)  # type: ignore[attr-defined]
@@ -398,10 +467,16 @@ class RNNCell(RNNCellBase):
 
     __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
-        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device,
-                         dtype=dtype)
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
@@ -428,10 +503,15 @@ class LSTMCell(RNNCellBase):
 
     _name = "LSTMCell"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device,
-                         dtype=dtype)
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: tuple | None = None) -> tuple[Tensor, Tensor]:
         x, state, batched = self._prepare(input, hx, 2)
@@ -454,10 +534,15 @@ class GRUCell(RNNCellBase):
 
     _name = "GRUCell"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device,
-                         dtype=dtype)
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, h, batched = self._prepare(input, hx, 1)

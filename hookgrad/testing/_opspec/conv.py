@@ -37,27 +37,38 @@ _CONV2D = [
     Sample(_a((2, 2, 5, 5), (3, 2, 3, 3), bias=(3,)), {}, "bias"),
     Sample(_a((1, 2, 5, 4), (2, 2, 2, 3)), {"stride": 2, "padding": 1}, "stride_pad"),
     Sample(_a((1, 2, 6, 6), (2, 2, 2, 2)), {"stride": (2, 1), "dilation": (1, 2)}, "dilation"),
-    Sample(_a((1, 4, 4, 4), (4, 2, 2, 2), bias=(4,)), {"groups": 2, "padding": (1, 0)},
-           "groups"),
+    Sample(_a((1, 4, 4, 4), (4, 2, 2, 2), bias=(4,)), {"groups": 2, "padding": (1, 0)}, "groups"),
     Sample(_a((2, 4, 4), (3, 2, 3, 3)), {"padding": 1}, "unbatched"),
     Sample(_a((1, 2, 4, 4), (2, 2, 3, 3)), {"padding": "same"}, "same"),
     Sample(_a((1, 2, 4, 4), (2, 2, 3, 3)), {"padding": "valid"}, "valid"),
 ]
 _CONV1D = [
     Sample(_a((2, 2, 6), (3, 2, 3), bias=(3,)), {}, "bias"),
-    Sample(_a((1, 4, 7), (2, 2, 2)), {"stride": 2, "padding": 1, "dilation": 2, "groups": 2},
-           "all_params"),
+    Sample(
+        _a((1, 4, 7), (2, 2, 2)),
+        {"stride": 2, "padding": 1, "dilation": 2, "groups": 2},
+        "all_params",
+    ),
     Sample(_a((2, 6), (2, 2, 3)), {"padding": "same"}, "unbatched_same"),
 ]
 _CONV_T2D = [
     Sample(_a((1, 2, 3, 3), (2, 3, 2, 2), bias=(3,)), {}, "bias"),
-    Sample(_a((1, 2, 3, 2), (2, 2, 3, 2)), {"stride": 2, "padding": 1, "output_padding": 1},
-           "stride_outpad"),
-    Sample(_a((1, 4, 2, 3), (4, 1, 2, 2)), {"groups": 2, "dilation": (2, 1), "stride": (1, 2)},
-           "groups_dilation"),
+    Sample(
+        _a((1, 2, 3, 2), (2, 2, 3, 2)),
+        {"stride": 2, "padding": 1, "output_padding": 1},
+        "stride_outpad",
+    ),
+    Sample(
+        _a((1, 4, 2, 3), (4, 1, 2, 2)),
+        {"groups": 2, "dilation": (2, 1), "stride": (1, 2)},
+        "groups_dilation",
+    ),
     Sample(_a((2, 3, 3), (2, 2, 2, 2)), {}, "unbatched"),
-    Sample(_a((1, 2, 2, 3), (2, 2, 2, 2)), {"stride": 2, "dilation": 3, "output_padding": 2},
-           "outpad_over_stride"),
+    Sample(
+        _a((1, 2, 2, 3), (2, 2, 2, 2)),
+        {"stride": 2, "dilation": 3, "output_padding": 2},
+        "outpad_over_stride",
+    ),
 ]
 _CONV_T1D = [
     Sample(_a((1, 2, 4), (2, 3, 3), bias=(3,)), {"stride": 2, "output_padding": 1}, "stride"),
@@ -74,27 +85,45 @@ def _pool(name: str) -> Any:
 _MAX2D = [
     Sample((Arg((1, 2, 4, 4)),), {"kernel_size": 2}, "k2"),
     Sample((Arg((1, 1, 5, 6)),), {"kernel_size": 3, "stride": 2, "padding": 1}, "overlap_pad"),
-    Sample((Arg((1, 1, 5, 5)),), {"kernel_size": 2, "dilation": 2, "ceil_mode": True},
-           "dilation_ceil"),
-    Sample((Arg((2, 5, 4)),), {"kernel_size": (2, 3), "stride": (1, 2), "return_indices": True},
-           "unbatched_indices"),
+    Sample(
+        (Arg((1, 1, 5, 5)),), {"kernel_size": 2, "dilation": 2, "ceil_mode": True}, "dilation_ceil"
+    ),
+    Sample(
+        (Arg((2, 5, 4)),),
+        {"kernel_size": (2, 3), "stride": (1, 2), "return_indices": True},
+        "unbatched_indices",
+    ),
 ]
 _MAX_TIES = [
     Sample((_ties((2, 2, 4, 6)),), {"kernel_size": 2}, "ties_disjoint"),
-    Sample((_ties((1, 2, 5, 5)),), {"kernel_size": 3, "stride": 1, "padding": 1},
-           "ties_overlap"),
+    Sample((_ties((1, 2, 5, 5)),), {"kernel_size": 3, "stride": 1, "padding": 1}, "ties_overlap"),
 ]
 _MAX1D = [
-    Sample((Arg((2, 2, 7)),), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
-           "pad_ceil"),
+    Sample(
+        (Arg((2, 2, 7)),),
+        {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+        "pad_ceil",
+    ),
     Sample((Arg((2, 6)),), {"kernel_size": 2, "return_indices": True}, "unbatched_indices"),
 ]
 _AVG2D = [
     Sample((Arg((1, 2, 4, 4)),), {"kernel_size": 2}, "k2"),
-    Sample((Arg((1, 1, 5, 6)),), {"kernel_size": 3, "stride": 2, "padding": 1,
-                                  "ceil_mode": True}, "pad_ceil"),
-    Sample((Arg((1, 1, 5, 5)),), {"kernel_size": 3, "stride": 2, "padding": 1,
-                                  "count_include_pad": False, "ceil_mode": True}, "exclude_pad"),
+    Sample(
+        (Arg((1, 1, 5, 6)),),
+        {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+        "pad_ceil",
+    ),
+    Sample(
+        (Arg((1, 1, 5, 5)),),
+        {
+            "kernel_size": 3,
+            "stride": 2,
+            "padding": 1,
+            "count_include_pad": False,
+            "ceil_mode": True,
+        },
+        "exclude_pad",
+    ),
     Sample((Arg((2, 4, 5)),), {"kernel_size": (2, 3), "divisor_override": 4}, "divisor"),
 ]
 _AVG1D = [Sample((Arg((2, 2, 7)),), {"kernel_size": 3, "stride": 2, "padding": 1}, "pad")]
@@ -112,15 +141,20 @@ def _batch_norm(lib: Any, x: Any, rm: Any, rv: Any, w: Any, b: Any, **kw: Any) -
 
 
 def _stats(c: int) -> tuple[Arg, Arg]:
-    return (Arg((c,), requires_grad=False, low=-0.5, high=0.5),
-            Arg((c,), requires_grad=False, low=0.5, high=2.0))
+    return (
+        Arg((c,), requires_grad=False, low=-0.5, high=0.5),
+        Arg((c,), requires_grad=False, low=0.5, high=2.0),
+    )
 
 
 _NONE = Arg(None, None)
 _BATCH_NORM = [
     Sample((Arg((4, 3)), *_stats(3), Arg((3,)), Arg((3,))), {"training": True}, "train_2d"),
-    Sample((Arg((2, 2, 3, 2)), *_stats(2), Arg((2,)), Arg((2,))),
-           {"training": True, "momentum": 0.3, "eps": 1e-3}, "train_4d"),
+    Sample(
+        (Arg((2, 2, 3, 2)), *_stats(2), Arg((2,)), Arg((2,))),
+        {"training": True, "momentum": 0.3, "eps": 1e-3},
+        "train_4d",
+    ),
     Sample((Arg((3, 2, 4)), _NONE, _NONE, _NONE, _NONE), {"training": True}, "no_affine"),
     Sample((Arg((2, 3, 2, 2)), *_stats(3), Arg((3,)), Arg((3,))), {"training": False}, "eval"),
     Sample((Arg((3, 2)), *_stats(2), _NONE, _NONE), {"training": False}, "eval_no_affine"),
@@ -133,8 +167,11 @@ def _layer_norm(lib: Any, x: Any, w: Any, b: Any, **kw: Any) -> Any:
 
 _LAYER_NORM = [
     Sample((Arg((3, 4)), Arg((4,)), Arg((4,))), {"normalized_shape": (4,)}, "affine"),
-    Sample((Arg((2, 3, 2)), Arg((3, 2)), _NONE), {"normalized_shape": (3, 2), "eps": 1e-3},
-           "two_dims_no_bias"),
+    Sample(
+        (Arg((2, 3, 2)), Arg((3, 2)), _NONE),
+        {"normalized_shape": (3, 2), "eps": 1e-3},
+        "two_dims_no_bias",
+    ),
     Sample((Arg((2, 5)), _NONE, _NONE), {"normalized_shape": (5,)}, "no_affine"),
 ]
 
@@ -159,15 +196,19 @@ SPECS: list[OpSpec] = [
     OpSpec("conv_transpose2d", _conv("conv_transpose2d"), _CONV_T2D, prims=_CONV_PRIMS),
     OpSpec("conv_transpose1d", _conv("conv_transpose1d"), _CONV_T1D, prims=_CONV_PRIMS),
     OpSpec("max_pool2d", _pool("max_pool2d"), _MAX2D, prims=_MAX_PRIMS),
-    OpSpec("max_pool2d_ties", _pool("max_pool2d"), _MAX_TIES, prims=_MAX_PRIMS,
-           gradcheck=False, forward_ad=False),
+    OpSpec(
+        "max_pool2d_ties",
+        _pool("max_pool2d"),
+        _MAX_TIES,
+        prims=_MAX_PRIMS,
+        gradcheck=False,
+        forward_ad=False,
+    ),
     OpSpec("max_pool1d", _pool("max_pool1d"), _MAX1D, prims=_MAX_PRIMS),
     OpSpec("avg_pool2d", _pool("avg_pool2d"), _AVG2D, prims=_AVG_PRIMS),
     OpSpec("avg_pool1d", _pool("avg_pool1d"), _AVG1D, prims=_AVG_PRIMS),
-    OpSpec("adaptive_avg_pool2d", _pool("adaptive_avg_pool2d"), _ADAPTIVE,
-           prims=_ADAPTIVE_PRIMS),
-    OpSpec("adaptive_avg_pool1d", _pool("adaptive_avg_pool1d"), _ADAPTIVE1D,
-           prims=_ADAPTIVE_PRIMS),
+    OpSpec("adaptive_avg_pool2d", _pool("adaptive_avg_pool2d"), _ADAPTIVE, prims=_ADAPTIVE_PRIMS),
+    OpSpec("adaptive_avg_pool1d", _pool("adaptive_avg_pool1d"), _ADAPTIVE1D, prims=_ADAPTIVE_PRIMS),
     OpSpec("batch_norm", _batch_norm, _BATCH_NORM, prims=("native_batch_norm",)),
     OpSpec("layer_norm", _layer_norm, _LAYER_NORM, prims=("native_layer_norm",)),
     OpSpec("group_norm", _group_norm, _GROUP_NORM, prims=("native_group_norm",)),

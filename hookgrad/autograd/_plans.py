@@ -1,0 +1,87 @@
+"""`RulePlan`: what the grad recorder and `PrimitiveNode.apply` derive from a primitive once.
+
+NOTE [Rule plans]
+A rule names the values it wants by parameter name (NOTE [Rule arguments] in registry.py).
+Resolving those names on every call (string tests against saved values, params, ``_shape``
+suffixes...) cost more than many rules themselves, so each rule gets a *caller* when its
+primitive is first recorded: a one-line function, generated from the rule's parameter names,
+that reads each value straight from where it lives and calls the rule positionally. For
+``mul``'s rule ``lambda grad, other, self_shape: ...`` it is::
+
+    lambda grad, grads, saved, params, meta: rule(grad, saved.get('other'), meta[0][0])
+
+Names resolve in the order they were validated in: ``grad``/``grads``, a saved value (``None``
+when the input whose rule uses it needs no gradient, so it was not saved), a param (its default
+when absent), ``<input>_shape``, ``<input>_dtype``. Generating the code (as `dataclasses` and
+`collections.namedtuple` do) is what makes this cheaper than any table-driven argument loop.
+The recorder's save lists, per set of inputs needing a gradient, are cached here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._dtypes import from_numpy_dtype
+from hookgrad._ops.registry import Primitive
+
+
+class RulePlan:
+    """Per-primitive precomputed data of the backward hot path (NOTE [Rule plans])."""
+
+    __slots__ = ("cls", "callers", "single", "uses", "save_lists", "meta_all")
+
+    def __init__(self, prim: Primitive, cls: type) -> None:
+        self.cls = cls  # the PrimitiveNode subclass named after the node
+        names = [prim.inputs[i] for i in prim.diff_inputs]
+        self.callers = tuple(rule_caller(prim, name) for name in names)
+        # one output that is always differentiable: the recorder's single-output fast path
+        self.single = prim.num_outputs == 1 and not prim.nondifferentiable_outputs
+        # per diff input: the saved names its rule uses
+        self.uses = tuple(frozenset(prim.uses[name]) for name in names)
+        self.save_lists: dict[int, tuple] = {}  # edge bitmask -> ((name, source), ...)
+        self.meta_all = len(prim.diff_inputs) == len(prim.inputs)
+
+    def saves_for(self, prim: Primitive, mask: int) -> tuple:
+        """``(name, source)`` to save when the diff inputs in bitmask `mask` need gradients.
+
+        Source: an input position, ``-1`` for ``result``, ``-2`` for ``results``. Order is
+        ``prim.saves``: the pack order of saved-tensor hooks.
+        """
+        out = self.save_lists.get(mask)
+        if out is None:
+            wanted: set = set()
+            for k, names in enumerate(self.uses):
+                if mask >> k & 1:
+                    wanted |= names
+            out = tuple(
+                (name, -1 if name == "result" else -2 if name == "results"
+                 else prim.inputs.index(name))
+                for name in prim.saves if name in wanted
+            )
+            self.save_lists[mask] = out
+        return out
+
+
+def rule_caller(prim: Primitive, name: str) -> Any:
+    """``caller(grad, grads, saved, params, meta)`` calling `name`'s VJP rule (see the NOTE)."""
+    args = ", ".join(_expression(prim, a) for a in prim.rule_args[name])
+    scope = {"rule": prim.vjp[name], "defaults": dict(prim.defaults), "dtype": from_numpy_dtype}
+    return eval(f"lambda grad, grads, saved, params, meta: rule({args})", scope)  # noqa: S307
+
+
+def _expression(prim: Primitive, arg: str) -> str:
+    """The Python expression reading rule argument `arg` (names were validated by defop)."""
+    if arg in ("grad", "grads"):
+        return arg
+    if arg in prim.saves:
+        return f"saved.get({arg!r})"
+    if arg in prim.params:
+        return f"params.get({arg!r}, defaults.get({arg!r}))"
+    if arg.endswith("_shape"):
+        return f"meta[{prim.inputs.index(arg[:-6])}][0]"
+    if arg.endswith("_dtype"):
+        return f"dtype(meta[{prim.inputs.index(arg[:-6])}][1])"
+    raise KeyError(arg)  # pragma: no cover - defop validated every name
+
+
+__all__ = ["RulePlan", "rule_caller"]
