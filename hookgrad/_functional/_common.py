@@ -29,7 +29,10 @@ def is_scalar(x: Any) -> bool:
 
 
 def result_type(*args: Any) -> dtype:
-    """Mirrors ``torch.result_type`` over tensors and Python scalars."""
+    """The dtype PyTorch's promotion gives for tensors and Python scalars.
+
+    Mirrors: ``torch.result_type``.
+    """
     dims, zeros, wrapped = [], [], []
     for a in args:
         if isinstance(a, Tensor):

@@ -86,26 +86,9 @@ def _param_defaults(impl: Callable[..., Any], params: tuple[str, ...]) -> dict[s
     }
 
 
-def defop(
-    name: str,
-    *,
-    impl: Callable[..., Any],
-    inputs: tuple[str, ...] = ("self",),
-    params: tuple[str, ...] = (),
-    vjp: Mapping[str, VjpRule] | None = None,
-    jvp: Mapping[str, JvpRule] | str | None = None,
-    saves: tuple[str, ...] = (),
-    node_name: str = "",
-    nondifferentiable: Mapping[str, str] | None = None,
-    num_outputs: int = 1,
-    nondifferentiable_outputs: tuple[int, ...] = (),
-    view: bool = False,
-) -> Primitive:
-    """Validate and register one primitive; returns it (see NOTE [Rule arguments])."""
-    if name in PRIMITIVES:
-        raise ValueError(f"primitive {name!r} is already registered")
-    vjp = dict(vjp or {})
-    nondiff = dict(nondifferentiable or {})
+def _check_names(name: str, inputs: tuple[str, ...], vjp: dict, nondiff: dict,
+                 saves: tuple[str, ...]) -> None:
+    """Every rule, nondifferentiable entry and saved value refers to a real input."""
     for key in vjp:
         if key not in inputs:
             raise ValueError(f"{name}: vjp rule for unknown input {key!r}")
@@ -117,6 +100,11 @@ def defop(
     for s in saves:
         if s not in inputs and s not in ("result", "results"):
             raise ValueError(f"{name}: saves unknown value {s!r}")
+
+
+def _rule_arguments(name: str, inputs: tuple[str, ...], params: tuple[str, ...],
+                    saves: tuple[str, ...], vjp: dict, jvp: Any) -> tuple[dict, dict]:
+    """Parameter names of every rule (checked against what is available) and saved values used."""
     available = set(_ALWAYS) | set(params) | set(saves)
     available |= {f"{i}_shape" for i in inputs} | {f"{i}_dtype" for i in inputs}
     rule_args: dict[str, tuple[str, ...]] = {}
@@ -139,6 +127,31 @@ def defop(
             rule_args["jvp:" + key] = args
     elif jvp not in (None, "linear", "elementwise"):
         raise ValueError(f"{name}: jvp must be a mapping, 'linear', 'elementwise' or None")
+    return rule_args, uses
+
+
+def defop(
+    name: str,
+    *,
+    impl: Callable[..., Any],
+    inputs: tuple[str, ...] = ("self",),
+    params: tuple[str, ...] = (),
+    vjp: Mapping[str, VjpRule] | None = None,
+    jvp: Mapping[str, JvpRule] | str | None = None,
+    saves: tuple[str, ...] = (),
+    node_name: str = "",
+    nondifferentiable: Mapping[str, str] | None = None,
+    num_outputs: int = 1,
+    nondifferentiable_outputs: tuple[int, ...] = (),
+    view: bool = False,
+) -> Primitive:
+    """Validate and register one primitive; returns it (see NOTE [Rule arguments])."""
+    if name in PRIMITIVES:
+        raise ValueError(f"primitive {name!r} is already registered")
+    vjp = dict(vjp or {})
+    nondiff = dict(nondifferentiable or {})
+    _check_names(name, inputs, vjp, nondiff, saves)
+    rule_args, uses = _rule_arguments(name, inputs, params, saves, vjp, jvp)
     prim = Primitive(
         name=name,
         impl=impl,

@@ -169,6 +169,43 @@ def backward(
                    targets=targets, accumulate=True)
 
 
+def _grad_targets(ins: tuple) -> list:
+    """Capture points ``(node, slot, index)`` of ``grad()``'s inputs."""
+    targets = []
+    for i, t in enumerate(ins):
+        if isinstance(t, GradientEdge):
+            targets.append((t.node, t.output_nr, i))
+            continue
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node, slot = gradient_edge(t)
+        targets.append((node, slot, i))
+    return targets
+
+
+def _fill_unused(ins: tuple, captured: list, allow_unused: bool, materialize_grads: bool,
+                 create_graph: bool) -> list:
+    """None, zeros or PyTorch's error for inputs that got no gradient."""
+    result = []
+    for i, (t, g) in enumerate(zip(ins, captured)):
+        if g is None:
+            if materialize_grads and isinstance(t, GradientEdge):
+                raise RuntimeError(
+                    "materialize_grads cannot be used when the given input is a GradientEdge"
+                )
+            if materialize_grads:
+                g = Tensor._make(namespace_of(t._data).zeros_like(t._data))
+                if create_graph:
+                    g.requires_grad_()
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+        result.append(g)
+    return result
+
+
 def grad(
     outputs: Any,
     inputs: Any,
@@ -229,34 +266,10 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     roots = _root_edges(outs)
-    targets = []
-    for i, t in enumerate(ins):
-        if isinstance(t, GradientEdge):
-            targets.append((t.node, t.output_nr, i))
-            continue
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        node, slot = gradient_edge(t)
-        targets.append((node, slot, i))
     captured = engine.execute(roots, seeds, create_graph=create_graph,
-                              retain_graph=retain_graph, targets=targets, accumulate=False)
-    result = []
-    for i, (t, g) in enumerate(zip(ins, captured)):
-        if g is None:
-            if materialize_grads and isinstance(t, GradientEdge):
-                raise RuntimeError(
-                    "materialize_grads cannot be used when the given input is a GradientEdge"
-                )
-            if materialize_grads:
-                g = Tensor._make(namespace_of(t._data).zeros_like(t._data))
-                if create_graph:
-                    g.requires_grad_()
-            elif not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
-                )
-        result.append(g)
+                              retain_graph=retain_graph, targets=_grad_targets(ins),
+                              accumulate=False)
+    result = _fill_unused(ins, captured, allow_unused, materialize_grads, create_graph)
     if keys is not None:
         return dict(zip(keys, result))
     return tuple(result)

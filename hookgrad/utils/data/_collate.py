@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-import hookgrad
+from hookgrad._dtypes import float64
+from hookgrad._functional.creation import as_tensor, tensor
+from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 
 __all__ = ["default_collate", "default_convert"]
@@ -34,7 +36,7 @@ def default_convert(data: Any) -> Any:
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
         if elem_type.__name__ == "ndarray" and _np_str_obj_array_pattern.search(data.dtype.str):
             return data
-        return hookgrad.as_tensor(data)
+        return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         return _rebuild_mapping(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
@@ -72,21 +74,21 @@ def _rebuild_sequence(elem: Any, values: list) -> Any:
 
 
 def _collate_tensor(batch: list) -> Tensor:
-    return hookgrad.stack(batch, 0)
+    return stack(batch, 0)
 
 
 def _collate_ndarray(batch: list) -> Any:
     if _np_str_obj_array_pattern.search(batch[0].dtype.str) is not None:
         raise TypeError(_ERR_FORMAT.format(batch[0].dtype))
-    return default_collate([hookgrad.as_tensor(b) for b in batch])
+    return default_collate([as_tensor(b) for b in batch])
 
 
 _COLLATE_FNS: dict[Any, Callable[[list], Any]] = {
     Tensor: _collate_tensor,
     np.ndarray: _collate_ndarray,
-    (np.bool_, np.number, np.object_): lambda batch: hookgrad.as_tensor(np.asarray(batch)),
-    float: lambda batch: hookgrad.tensor(batch, dtype=hookgrad.float64),
-    int: lambda batch: hookgrad.tensor(batch),
+    (np.bool_, np.number, np.object_): lambda batch: as_tensor(np.asarray(batch)),
+    float: lambda batch: tensor(batch, dtype=float64),
+    int: lambda batch: tensor(batch),
     str: lambda batch: batch,
     bytes: lambda batch: batch,
 }

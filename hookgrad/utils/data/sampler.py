@@ -13,7 +13,9 @@ import itertools
 from collections.abc import Iterable, Iterator, Sized
 from typing import Any, Generic, TypeVar
 
-import hookgrad
+from hookgrad._dtypes import int64
+from hookgrad._functional.creation import empty
+from hookgrad._functional.random import Generator, randint, randperm
 
 __all__ = [
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
@@ -24,18 +26,18 @@ _T_co = TypeVar("_T_co", covariant=True)
 
 def _randperm(n: int, generator: Any = None) -> list[int]:
     """A random permutation of ``range(n)`` (see NOTE [Data RNG])."""
-    return hookgrad.randperm(n, generator=generator).tolist()
+    return randperm(n, generator=generator).tolist()
 
 
 def _randint(high: int, count: int, generator: Any = None) -> list[int]:
     """`count` integers drawn uniformly from ``[0, high)`` (see NOTE [Data RNG])."""
-    return hookgrad.randint(0, high, (count,), dtype=hookgrad.int64, generator=generator).tolist()
+    return randint(0, high, (count,), dtype=int64, generator=generator).tolist()
 
 
 def _fresh_generator() -> Any:
     """A generator seeded from the default one, as torch's samplers do without ``generator``."""
-    seed = int(hookgrad.empty((), dtype=hookgrad.int64).random_().item())
-    return hookgrad.Generator().manual_seed(seed)
+    seed = int(empty((), dtype=int64).random_().item())
+    return Generator().manual_seed(seed)
 
 
 class Sampler(Generic[_T_co]):
