@@ -2,4 +2,5 @@
 
 from bench.run import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a worker process re-imports this module (spawn)
+    raise SystemExit(main())

@@ -177,3 +177,33 @@ def lstm(lib, batch=32):
         opt.step()
 
     return step, first
+
+
+def peak_memory_mb(lib) -> float:
+    """Peak traced Python-level allocation of one MLP-64 training step, in MiB."""
+    import tracemalloc
+
+    step, _ = mlp(lib, 64)
+    step()
+    tracemalloc.start()
+    step()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+# name -> (factory(lib) -> (step, first_value), unit divisor, unit label, description)
+TABLE = {
+    "chain": (lambda lib: chain(lib), CHAIN_OPS, "us/op",
+              "200 elementwise ops (mul, tanh) on 16x16, forward+backward"),
+    "chain_hooks": (lambda lib: chain(lib, hooks=True), CHAIN_OPS // 2, "us/hook",
+                    "same chain + no-op register_hook per intermediate (extra cost per hook)"),
+    "mlp64": (lambda lib: mlp(lib, 64), 1, "ms/step", "MLP 784-256-256-10, CE, SGD, batch 64"),
+    "mlp1024": (lambda lib: mlp(lib, 1024), 1, "ms/step", "same MLP, batch 1024"),
+    "cnn": (lambda lib: cnn(lib), 1, "ms/step",
+            "conv3x3(1->8)+ReLU+maxpool2+Linear, 1x28x28, batch 64"),
+    "hvp": (lambda lib: hvp(lib), 1, "ms/step", "Hessian-vector product, small MLP loss"),
+    "lstm": (lambda lib: lstm(lib), 1, "ms/step", "LSTM(32->64), seq 20, batch 32, SGD step"),
+    "hooked_mlp": (lambda lib: hooked_mlp(lib), 1, "ms/step",
+                   "MLP batch 64 with fwd pre/post + full backward hooks on every layer"),
+}

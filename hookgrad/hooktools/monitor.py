@@ -61,7 +61,7 @@ class TrainingMonitor:
 
     # ------------------------------------------------------------------ hooks
     def _stats(self, name: str) -> dict:
-        return self._current.setdefault(name, {"grad_sq": 0.0})
+        return self._current.setdefault(name, {"grad_sq": {}})
 
     def _forward_hook(self, name: str, mod: Any) -> Any:
         is_relu = type(mod).__name__ in _RELU_NAMES
@@ -98,7 +98,8 @@ class TrainingMonitor:
             if g is None:
                 return
             a = _array(g)
-            self._stats(name)["grad_sq"] += float(np.sum(a.astype(np.float64) ** 2))
+            # .grad accumulates over backward passes: keep each parameter's latest value
+            self._stats(name)["grad_sq"][id(param)] = float(np.sum(a.astype(np.float64) ** 2))
             if not np.all(np.isfinite(a)):
                 self._flag(name, "grad")
 
@@ -116,7 +117,7 @@ class TrainingMonitor:
         for name, s in self._current.items():
             row = {k: v for k, v in s.items() if k != "grad_sq"}
             if name in self._param_layers:
-                row["grad_norm"] = math.sqrt(s["grad_sq"])
+                row["grad_norm"] = math.sqrt(sum(s["grad_sq"].values()))
             summary[name] = row
         self.history.append(summary)
         self._current = {}

@@ -169,3 +169,27 @@ def test_monitor_ignores_integer_outputs():
     with TrainingMonitor(model) as mon:
         model(hookgrad.ones(2, 3))
         assert mon.end_step() == {}
+
+
+def _accumulated(lib, model, x, y):
+    with TrainingMonitor(model) as mon:
+        for part in (slice(0, 3), slice(3, 6)):  # two micro-batches, one optimiser step
+            loss = lib.nn.functional.cross_entropy(model(lib.tensor(x[part])),
+                                                   lib.tensor(y[part]))
+            loss.backward()
+        summary = mon.end_step()
+    final = {name: math.sqrt(sum(float((p.grad.double() ** 2).sum())
+                                 for p in model.get_submodule(name).parameters()))
+             for name in ("0", "2", "4")}
+    return {name: summary[name]["grad_norm"] for name in final}, final
+
+
+@pytest.mark.oracle
+def test_monitor_grad_norm_with_gradient_accumulation_is_final_grad_norm(torch):
+    tm, hm = pair(torch, mlp)
+    x, y = batch((6, 4))
+    h_norms, h_final = _accumulated(hookgrad, hm, x, y)
+    t_norms, t_final = _accumulated(torch, tm, x, y)
+    for name in h_norms:
+        assert h_norms[name] == pytest.approx(h_final[name], rel=1e-9)
+        assert h_norms[name] == pytest.approx(t_norms[name], rel=1e-4)
