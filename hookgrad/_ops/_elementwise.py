@@ -102,15 +102,8 @@ def select_zero(values: Any, mask: Any) -> Any:
 
 
 def const(arr: Any) -> Tensor:
-    """Wrap a raw array as a constant tensor (no history; see NOTE [Fast select]
-NumPy's ``where`` (and ``putmask``, ``copyto(where=)``, boolean indexing) branch per element:
-with a random mask they cost about 10 ns an element, fifty times an elementwise multiply. So
-elementwise selections are written as arithmetic, ``a * mask + b * ~mask``, which gives exactly
-the selected values when both sides are finite (adding an exact 0 changes nothing); when a side
-holds inf or nan (``inf * 0`` is nan) `fast_where` falls back to ``np.where``. Checking
-finiteness costs two fast passes, still far below one ``np.where``.
-
-NOTE [Constant masks])."""
+    """Wrap a raw array as a constant tensor (no history; see NOTE [Fast select] and
+    NOTE [Constant masks])."""
     return _make(arr)
 
 
@@ -138,15 +131,8 @@ def unbroadcast_arr(a: Any, shape: tuple) -> Any:
 
 
 def keep(grad: Any, mask: Any, other: Any = 0.0) -> Any:
-    """``where(mask, grad, other)`` with a raw boolean `mask` (see NOTE [Fast select]
-NumPy's ``where`` (and ``putmask``, ``copyto(where=)``, boolean indexing) branch per element:
-with a random mask they cost about 10 ns an element, fifty times an elementwise multiply. So
-elementwise selections are written as arithmetic, ``a * mask + b * ~mask``, which gives exactly
-the selected values when both sides are finite (adding an exact 0 changes nothing); when a side
-holds inf or nan (``inf * 0`` is nan) `fast_where` falls back to ``np.where``. Checking
-finiteness costs two fast passes, still far below one ``np.where``.
-
-NOTE [Constant masks])."""
+    """``where(mask, grad, other)`` with a raw boolean `mask` (see NOTE [Fast select] and
+    NOTE [Constant masks])."""
     return grad.where(_make(mask), other)
 
 

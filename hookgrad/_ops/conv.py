@@ -145,6 +145,14 @@ def _output_padding(
     )
 
 
+def _crop(out: Tensor, shape: Ints) -> Tensor:
+    """`out` narrowed to `shape` in the spatial dims where it is larger (``narrow`` nodes)."""
+    for i in range(2, len(shape)):
+        if out._data.shape[i] > shape[i]:
+            out = out.narrow(i, 0, shape[i])  # type: ignore[attr-defined]
+    return out
+
+
 def _input_grad(
     grad: Tensor,
     weight: Tensor,
@@ -164,10 +172,7 @@ def _input_grad(
     nd = len(stride)
     if transposed:
         out = conv(grad, weight, None, stride, padding, dilation, False, (0,) * nd, groups)
-        for i in range(nd):  # see _raw_input_grad
-            if out._data.shape[2 + i] > input_shape[2 + i]:
-                out = out.narrow(2 + i, 0, input_shape[2 + i])  # type: ignore[attr-defined]
-        return out
+        return _crop(out, input_shape)  # see _raw_input_grad
     op = _output_padding(
         input_shape, grad._data.shape, weight._data.shape[2:], stride, padding, dilation
     )
@@ -188,10 +193,7 @@ def _weight_grad_graph(
     g2 = g.reshape(n, groups, og, *g.shape[2:]).permute(1, 2, 0, *rest)  # type: ignore
     g2 = g2.reshape(groups * og, n, *g.shape[2:])
     out = conv(x2, g2, None, dilation, padding, stride, False, (0,) * nd, groups)
-    for i in range(nd):
-        if out._data.shape[2 + i] > w_shape[2 + i]:
-            out = out.narrow(2 + i, 0, w_shape[2 + i])  # type: ignore[attr-defined]
-    return out.transpose(0, 1)  # type: ignore[attr-defined]
+    return _crop(out, w_shape).transpose(0, 1)  # type: ignore[attr-defined]
 
 
 def _weight_grad(

@@ -131,6 +131,38 @@ def _validate_v(v: tuple, other: tuple, is_other_tuple: bool) -> None:
             )
 
 
+def _prepare_v(v: Any, like: tuple, is_like_tuple: bool, fn_name: str,
+               create_graph: bool) -> tuple | None:
+    """The vector `v` as a tuple of detached tensors shaped like `like` (the outputs for
+    ``vjp``, the inputs otherwise); ``None`` only if `like` is one single-element tensor."""
+    if v is not None:
+        _, vs = _as_tuple(v, "v", fn_name)
+        vs = _pre(vs, create_graph, False)
+        _validate_v(vs, like, is_like_tuple)
+        return vs
+    if len(like) != 1 or like[0].numel() != 1:
+        what = ("the user-provided function returns" if fn_name == "vjp"
+                else "the input to the user-provided function is")
+        raise RuntimeError(
+            f"The vector v can only be None if {what} a single Tensor with a single element."
+        )
+    return None
+
+
+def _check_single_output(out: Any, fn_name: str, strict: bool) -> tuple:
+    """`out` as a 1-tuple, checked to be a single one-element Tensor (hessian, hvp, vhp)."""
+    is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", fn_name)
+    _check_requires_grad(outs, strict)
+    if is_out_tuple or not isinstance(out, Tensor):
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if out.numel() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element"
+        )
+    return outs
+
+
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple:
     """``(func(inputs), vᵀ J)``. Mirrors: ``torch.autograd.functional.vjp``."""
@@ -139,17 +171,7 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         ins = _pre(ins, create_graph, True)
         is_out_tuple, outs = _check_outputs(func(*ins), "vjp")
         _check_requires_grad(outs, strict)
-        if v is not None:
-            _, vs = _as_tuple(v, "v", "vjp")
-            vs = _pre(vs, create_graph, False)
-            _validate_v(vs, outs, is_out_tuple)
-        else:
-            if len(outs) != 1 or outs[0].numel() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the user-provided function returns a "
-                    "single Tensor with a single element."
-                )
-            vs = None
+        vs = _prepare_v(v, outs, is_out_tuple, "vjp", create_graph)
         grads = _autograd_grad(outs, ins, vs, create_graph=create_graph)
         res = _fill(grads, ins, strict, create_graph, "back")
     return _untuple(is_out_tuple, _post(outs, create_graph)), _untuple(
@@ -162,17 +184,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _pre(ins, create_graph, True)
-        if v is not None:
-            _, vs = _as_tuple(v, "v", "jvp")
-            vs = _pre(vs, create_graph, False)
-            _validate_v(vs, ins, is_in_tuple)
-        else:
-            if len(ins) != 1 or ins[0].numel() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the input to the user-provided function is "
-                    "a single Tensor with a single element."
-                )
-            vs = None
+        vs = _prepare_v(v, ins, is_in_tuple, "jvp", create_graph)
         is_out_tuple, outs = _check_outputs(func(*ins), "jvp")
         _check_requires_grad(outs, strict)
         grad_outs = tuple(constant_zeros_like(o).requires_grad_(True) for o in outs)
@@ -302,17 +314,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
 
     def ensure_single(*inp: Tensor) -> Tensor:
         out = func(*inp)
-        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(t_out, strict)
-        if is_out_tuple or not isinstance(out, Tensor):
-            raise RuntimeError(
-                "The function given to hessian should return a single Tensor"
-            )
-        if out.numel() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to hessian should contain a single "
-                "element"
-            )
+        _check_single_output(out, "hessian", strict)
         return out.squeeze()  # type: ignore[attr-defined]
 
     def jac_func(*inp: Tensor) -> Any:
@@ -330,27 +332,9 @@ def _second_order(name: str, func: Callable[..., Any], inputs: Any, v: Any,
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", name)
         ins = _pre(ins, create_graph, True)
-        if v is not None:
-            _, vs = _as_tuple(v, "v", name)
-            vs = _pre(vs, create_graph, False)
-            _validate_v(vs, ins, is_in_tuple)
-        else:
-            if len(ins) != 1 or ins[0].numel() != 1:
-                raise RuntimeError(
-                    "The vector v can only be None if the input to the user-provided function is "
-                    "a single Tensor with a single element."
-                )
-            vs = None
+        vs = _prepare_v(v, ins, is_in_tuple, name, create_graph)
         out = func(*ins)
-        is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", name)
-        _check_requires_grad(outs, strict)
-        if is_out_tuple or not isinstance(out, Tensor):
-            raise RuntimeError(f"The function given to {name} should return a single Tensor")
-        if out.numel() != 1:
-            raise RuntimeError(
-                f"The Tensor returned by the function given to {name} should contain a single "
-                "element"
-            )
+        outs = _check_single_output(out, name, strict)
         jac = _autograd_grad(outs, ins, create_graph=True)
         _fill(jac, ins, strict, create_graph, "double_back")
         if name == "vhp":

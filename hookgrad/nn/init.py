@@ -8,6 +8,7 @@ distributions, bounds and fan computations are PyTorch's.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from hookgrad._tensor import Tensor
@@ -153,16 +154,22 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> 
     return normal_(tensor, 0.0, std, generator)
 
 
+def _warn_if_empty(tensor: Tensor) -> bool:
+    """Whether `tensor` has no elements, which makes a kaiming init a no-op; if so, warn (at
+    the initialiser's caller)."""
+    if 0 not in tensor.shape:
+        return False
+    warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+    return True
+
+
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan)``.
 
     Mirrors: ``torch.nn.init.kaiming_uniform_``.
     """
-    if 0 in tensor.shape:
-        import warnings
-
-        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
+    if _warn_if_empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -176,10 +183,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 
     Mirrors: ``torch.nn.init.kaiming_normal_``.
     """
-    if 0 in tensor.shape:
-        import warnings
-
-        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
+    if _warn_if_empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)

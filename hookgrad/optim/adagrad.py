@@ -9,12 +9,12 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._tensor import Tensor
-from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
     _bump,
-    _get_scalar_dtype,
+    _check_lr,
+    _closure_loss,
     _new_step,
     _reject_unsupported,
     _use_grad_for_differentiable,
@@ -66,10 +66,7 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not lr_decay >= 0.0:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not weight_decay >= 0.0:
@@ -89,10 +86,9 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p)
+                self._init_state(self.state[p], p, group)
 
-    def _init_state(self, p: Tensor) -> None:
-        state = self.state[p]
+    def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         xp = _backend.namespace_of(p._data)
         state["step"] = _new_step()
         state["sum"] = Tensor._make(
@@ -108,21 +104,7 @@ class Adagrad(Optimizer):
             group.setdefault("fused", None)
         for s in self.state.values():
             if "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = Tensor._make(np.asarray(float(s["step"]), dtype=_get_scalar_dtype()))
-
-    def _init_group(self, group: dict, params_with_grad: list, grads: list, state_sums: list,
-                    state_steps: list) -> bool:
-        for p in group["params"]:
-            if p._grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p._grad)
-            state = self.state[p]
-            if len(state) == 0:
-                self._init_state(p)
-            state_sums.append(state["sum"])
-            state_steps.append(state["step"])
-        return False
+                s["step"] = _new_step(float(s["step"]))
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -136,19 +118,12 @@ class Adagrad(Optimizer):
 
         Mirrors: ``torch.optim.Adagrad.step``.
         """
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure) if closure is not None else None
         for group in self.param_groups:
-            params_with_grad: list[Tensor] = []
-            grads: list[Tensor] = []
-            state_sums: list[Tensor] = []
-            state_steps: list[Tensor] = []
-            self._init_group(group, params_with_grad, grads, state_sums, state_steps)
-            adagrad(params_with_grad, grads, state_sums, state_steps, lr=group["lr"],
-                    weight_decay=group["weight_decay"], lr_decay=group["lr_decay"],
-                    eps=group["eps"], maximize=group["maximize"])
+            params, grads, states = self._params_with_state(group)
+            adagrad(params, grads, [s["sum"] for s in states], [s["step"] for s in states],
+                    lr=group["lr"], weight_decay=group["weight_decay"],
+                    lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"])
         return loss
 
 

@@ -9,15 +9,17 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._tensor import Tensor
-from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
     _bump,
-    _get_scalar_dtype,
+    _check_lr,
+    _closure_loss,
     _new_step,
     _reject_unsupported,
+    _tensorize_steps,
     _use_grad_for_differentiable,
+    _zeros_like,
 )
 
 __all__ = ["Adam", "adam"]
@@ -71,10 +73,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
@@ -106,27 +105,12 @@ class Adam(Optimizer):
             group.setdefault("fused", None)
             _tensorize_steps(self, group)
 
-    def _init_group(self, group: dict, params_with_grad: list, grads: list, exp_avgs: list,
-                    exp_avg_sqs: list, max_exp_avg_sqs: list, state_steps: list) -> bool:
-        for p in group["params"]:
-            if p._grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p._grad)
-            state = self.state[p]
-            if len(state) == 0:
-                xp = _backend.namespace_of(p._data)
-                state["step"] = _new_step()
-                state["exp_avg"] = Tensor._make(xp.zeros_like(p._data))
-                state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data))
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data))
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            if group["amsgrad"]:
-                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-            state_steps.append(state["step"])
-        return False
+    def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        state["step"] = _new_step()
+        state["exp_avg"] = _zeros_like(p)
+        state["exp_avg_sq"] = _zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = _zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -140,36 +124,23 @@ class Adam(Optimizer):
 
         Mirrors: ``torch.optim.Adam.step``.
         """
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure) if closure is not None else None
         for group in self.param_groups:
-            params_with_grad: list[Tensor] = []
-            grads: list[Tensor] = []
-            exp_avgs: list[Tensor] = []
-            exp_avg_sqs: list[Tensor] = []
-            max_exp_avg_sqs: list[Tensor] = []
-            state_steps: list[Tensor] = []
+            params, grads, states = self._params_with_state(group)
             beta1, beta2 = group["betas"]
-            self._init_group(group, params_with_grad, grads, exp_avgs, exp_avg_sqs,
-                             max_exp_avg_sqs, state_steps)
-            adam(params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-                 amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
-                 weight_decay=group["weight_decay"], eps=group["eps"],
-                 maximize=group["maximize"],
-                 decoupled_weight_decay=group["decoupled_weight_decay"])
-        return loss
-
-
-def _tensorize_steps(opt: Optimizer, group: dict) -> None:
-    """Old state dicts may hold ``step`` as a number; torch converts it to a 0-d tensor."""
-    for p in group["params"]:
-        p_state = opt.state.get(p, [])
-        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-            p_state["step"] = Tensor._make(
-                np.asarray(float(p_state["step"]), dtype=_get_scalar_dtype())
+            adam(
+                params,
+                grads,
+                [s["exp_avg"] for s in states],
+                [s["exp_avg_sq"] for s in states],
+                [s["max_exp_avg_sq"] for s in states] if group["amsgrad"] else [],
+                [s["step"] for s in states],
+                amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
+                weight_decay=group["weight_decay"], eps=group["eps"],
+                maximize=group["maximize"],
+                decoupled_weight_decay=group["decoupled_weight_decay"],
             )
+        return loss
 
 
 def adam(

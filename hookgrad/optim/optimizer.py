@@ -44,6 +44,8 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
+from hookgrad.autograd.grad_mode import enable_grad
+from hookgrad.nn.modules._registration import typename
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 
 __all__ = [
@@ -180,24 +182,22 @@ def _get_scalar_dtype() -> Any:
     return np.float64 if STATE.default_dtype.name == "float64" else np.float32
 
 
-def _new_step() -> Tensor:
-    """A fresh ``state["step"]``: a 0-d CPU tensor holding 0.0 (torch keeps it a tensor)."""
-    return Tensor._make(np.zeros((), dtype=_get_scalar_dtype()))
+def _new_step(value: float = 0.0) -> Tensor:
+    """A ``state["step"]``: a 0-d CPU tensor holding `value` (torch keeps it a tensor)."""
+    return Tensor._make(np.asarray(value, dtype=_get_scalar_dtype()))
 
 
-def _typename(obj: Any) -> str:
-    """``torch.typename``: ``'torch.FloatTensor'`` for tensors, qualified names otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+def _tensorize_steps(opt: Optimizer, group: dict) -> None:
+    """Old state dicts may hold ``step`` as a number; torch converts it to a 0-d tensor."""
+    for p in group["params"]:
+        p_state = opt.state.get(p, [])
+        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+            p_state["step"] = _new_step(float(p_state["step"]))
+
+
+def _zeros_like(p: Tensor) -> Tensor:
+    """A new state tensor of zeros shaped like `p`, in `p`'s array namespace."""
+    return Tensor._make(_backend.namespace_of(p._data).zeros_like(p._data))
 
 
 def _arr(t: Tensor) -> Any:
@@ -221,6 +221,32 @@ def _reject_unsupported(differentiable: bool, fused: Any, capturable: bool = Fal
                         ("capturable", capturable)):
         if value:
             raise NotImplementedError(f"hookgrad optimizers do not support {name}=True")
+
+
+def _check_lr(lr: Any) -> None:
+    """The learning-rate checks that open Adam's, RMSprop's and Adagrad's constructors."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not lr >= 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _closure_loss(closure: Callable[[], Any]) -> Any:
+    """Run a ``step`` closure with grad enabled and return its loss."""
+    with enable_grad():
+        return closure()
+
+
+def _params_with_grad(group: dict[str, Any]) -> tuple[list[Tensor], list[Tensor]]:
+    """The params of `group` that have a gradient, in group order, and those gradients."""
+    params: list[Tensor] = []
+    grads: list[Tensor] = []
+    for p in group["params"]:
+        grad = p._grad
+        if grad is not None:
+            params.append(p)
+            grads.append(grad)
+    return params, grads
 
 
 class Optimizer:
@@ -262,7 +288,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
-                "dicts, but got " + _typename(params)
+                "dicts, but got " + typename(params)
             )
         self.state: defaultdict[Tensor, Any] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
@@ -507,6 +533,30 @@ class Optimizer:
         for post_hook in self._optimizer_load_state_dict_post_hooks.snapshot():
             post_hook(self)
 
+    # ------------------------------------------------------------------ per-parameter state
+    def _params_with_state(
+        self, group: dict[str, Any]
+    ) -> tuple[list[Tensor], list[Tensor], list[dict[str, Any]]]:
+        """`_params_with_grad` plus each param's state dict, filled by `_init_state` before the
+        param's first step."""
+        params: list[Tensor] = []
+        grads: list[Tensor] = []
+        states: list[dict[str, Any]] = []
+        for p in group["params"]:
+            grad = p._grad
+            if grad is not None:
+                state = self.state[p]
+                if len(state) == 0:
+                    self._init_state(state, p, group)
+                params.append(p)
+                grads.append(grad)
+                states.append(state)
+        return params, grads, states
+
+    def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        """Fill the empty `state` of `p` (for optimizers that use `_params_with_state`)."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ groups and grads
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all optimized tensors.
@@ -551,7 +601,7 @@ class Optimizer:
             if not isinstance(param, Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is "
-                    + _typename(param)
+                    + typename(param)
                 )
             if not self.defaults.get("differentiable", None) and not (
                 param.is_leaf or param.retains_grad

@@ -9,15 +9,18 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._tensor import Tensor
-from hookgrad.autograd.grad_mode import enable_grad
-from hookgrad.optim.adam import _lerp_, _tensorize_steps
+from hookgrad.optim.adam import _lerp_
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
     _bump,
+    _check_lr,
+    _closure_loss,
     _new_step,
     _reject_unsupported,
+    _tensorize_steps,
     _use_grad_for_differentiable,
+    _zeros_like,
 )
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -64,10 +67,7 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not momentum >= 0.0:
@@ -95,29 +95,13 @@ class RMSprop(Optimizer):
             group.setdefault("capturable", False)
             _tensorize_steps(self, group)
 
-    def _init_group(self, group: dict, params_with_grad: list, grads: list, square_avgs: list,
-                    momentum_buffer_list: list, grad_avgs: list, state_steps: list) -> bool:
-        for p in group["params"]:
-            if p._grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p._grad)
-            state = self.state[p]
-            if len(state) == 0:
-                xp = _backend.namespace_of(p._data)
-                state["step"] = _new_step()
-                state["square_avg"] = Tensor._make(xp.zeros_like(p._data))
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = Tensor._make(xp.zeros_like(p._data))
-                if group["centered"]:
-                    state["grad_avg"] = Tensor._make(xp.zeros_like(p._data))
-            square_avgs.append(state["square_avg"])
-            state_steps.append(state["step"])
-            if group["momentum"] > 0:
-                momentum_buffer_list.append(state["momentum_buffer"])
-            if group["centered"]:
-                grad_avgs.append(state["grad_avg"])
-        return False
+    def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
+        state["step"] = _new_step()
+        state["square_avg"] = _zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = _zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = _zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -131,23 +115,20 @@ class RMSprop(Optimizer):
 
         Mirrors: ``torch.optim.RMSprop.step``.
         """
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure) if closure is not None else None
         for group in self.param_groups:
-            params_with_grad: list[Tensor] = []
-            grads: list[Tensor] = []
-            square_avgs: list[Tensor] = []
-            grad_avgs: list[Tensor] = []
-            momentum_buffer_list: list[Tensor] = []
-            state_steps: list[Tensor] = []
-            self._init_group(group, params_with_grad, grads, square_avgs, momentum_buffer_list,
-                             grad_avgs, state_steps)
-            rmsprop(params_with_grad, grads, square_avgs, grad_avgs, momentum_buffer_list,
-                    state_steps, lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                    weight_decay=group["weight_decay"], momentum=group["momentum"],
-                    centered=group["centered"], maximize=group["maximize"])
+            params, grads, states = self._params_with_state(group)
+            rmsprop(
+                params,
+                grads,
+                [s["square_avg"] for s in states],
+                [s["grad_avg"] for s in states] if group["centered"] else [],
+                [s["momentum_buffer"] for s in states] if group["momentum"] > 0 else [],
+                [s["step"] for s in states],
+                lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                weight_decay=group["weight_decay"], momentum=group["momentum"],
+                centered=group["centered"], maximize=group["maximize"],
+            )
         return loss
 
 

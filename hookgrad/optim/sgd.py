@@ -6,11 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
     _bump,
+    _closure_loss,
+    _params_with_grad,
     _reject_unsupported,
     _use_grad_for_differentiable,
 )
@@ -91,16 +92,6 @@ class SGD(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
 
-    def _init_group(self, group: dict, params: list, grads: list, momentum_buffer_list: list
-                    ) -> bool:
-        for p in group["params"]:
-            if p._grad is not None:
-                params.append(p)
-                grads.append(p._grad)
-                if group["momentum"] != 0:
-                    momentum_buffer_list.append(self.state[p].get("momentum_buffer"))
-        return False
-
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step.
@@ -113,19 +104,17 @@ class SGD(Optimizer):
 
         Mirrors: ``torch.optim.SGD.step``.
         """
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure) if closure is not None else None
         for group in self.param_groups:
-            params: list[Tensor] = []
-            grads: list[Tensor] = []
-            momentum_buffer_list: list[Tensor | None] = []
-            self._init_group(group, params, grads, momentum_buffer_list)
+            params, grads = _params_with_grad(group)
+            has_momentum = group["momentum"] != 0
+            momentum_buffer_list: list[Tensor | None] = (
+                [self.state[p].get("momentum_buffer") for p in params] if has_momentum else []
+            )
             sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"],
                 momentum=group["momentum"], lr=group["lr"], dampening=group["dampening"],
                 nesterov=group["nesterov"], maximize=group["maximize"])
-            if group["momentum"] != 0:
+            if has_momentum:
                 for p, momentum_buffer in zip(params, momentum_buffer_list, strict=True):
                     self.state[p]["momentum_buffer"] = momentum_buffer
         return loss

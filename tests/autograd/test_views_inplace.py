@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import hookgrad
+from tests._errors import err
 
 pytestmark = pytest.mark.oracle
 
@@ -30,14 +31,6 @@ def leaf(lib, shape=(3, 4), seed=0):
 def weights(lib, t):
     """A fixed cotangent-like weight tensor so every element gets a distinct gradient."""
     return lib.tensor(np.arange(t.numel(), dtype=np.float64).reshape(tuple(t.shape)) + 1)
-
-
-def err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return (type(e).__name__, str(e))
-    return None
 
 
 def same(torch, scenario):

@@ -7,16 +7,9 @@ import numpy as np
 import pytest
 
 import hookgrad
+from tests._errors import err
 
 pytestmark = pytest.mark.oracle
-
-
-def err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return (type(e).__name__, str(e))
-    return None
 
 
 def chain(t):

@@ -11,16 +11,9 @@ import pytest
 
 import hookgrad
 from hookgrad._functional.shape import pad as hg_pad
+from tests._errors import err
 
 pytestmark = pytest.mark.oracle
-
-
-def err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return (type(e).__name__, str(e))
-    return None
 
 
 def base(lib, shape=(3, 4)):

@@ -63,6 +63,14 @@ _MIXED_GLOBAL = (
 )
 
 
+def _claim_backward_mode(full: bool) -> None:
+    """Fix the sticky global backward-hook mode to `full` (NOTE [Global backward-hook mode]);
+    raise if the other kind of global backward hook was registered first."""
+    if GLOBAL_MODE.is_full_backward_hook is (not full):
+        raise RuntimeError(_MIXED_GLOBAL)
+    GLOBAL_MODE.is_full_backward_hook = full
+
+
 def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """Register a forward pre-hook run before every module's own pre-hooks.
 
@@ -122,9 +130,7 @@ def register_module_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
 
     Mirrors: ``torch.nn.modules.module.register_module_backward_hook``.
     """
-    if GLOBAL_MODE.is_full_backward_hook is True:
-        raise RuntimeError(_MIXED_GLOBAL)
-    GLOBAL_MODE.is_full_backward_hook = False
+    _claim_backward_mode(full=False)
     return _global_backward_hooks.add(hook)
 
 
@@ -162,9 +168,7 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
 
     Mirrors: ``torch.nn.modules.module.register_module_full_backward_hook``.
     """
-    if GLOBAL_MODE.is_full_backward_hook is False:
-        raise RuntimeError(_MIXED_GLOBAL)
-    GLOBAL_MODE.is_full_backward_hook = True
+    _claim_backward_mode(full=True)
     return _global_backward_hooks.add(hook)
 
 

@@ -95,7 +95,14 @@ class MaxPool2d(_MaxPoolNd):
     _fn = "max_pool2d"
 
 
-class AvgPool1d(Module):
+class _AvgPoolNd(Module):
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
     """Average pooling over ``[N, C, L]`` (or ``[C, L]``).
 
     Args:
@@ -107,8 +114,6 @@ class AvgPool1d(Module):
 
     Mirrors: ``torch.nn.AvgPool1d``.
     """
-
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
 
     def __init__(
         self,
@@ -135,11 +140,8 @@ class AvgPool1d(Module):
             self.count_include_pad,
         )
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-class AvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
     """Average pooling over ``[N, C, H, W]`` (or ``[C, H, W]``).
 
     Args:
@@ -194,9 +196,6 @@ class AvgPool2d(Module):
             self.count_include_pad,
             self.divisor_override,
         )
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class _AdaptiveAvgPoolNd(Module):
