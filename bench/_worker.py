@@ -6,7 +6,7 @@ import alone adds about 140,000 of them, which hookgrad's collections would othe
 The parent (`bench.run`) sends one request at a time and alternates the libraries' samples.
 """
 
-from __future__ import annotations
+from __future__ import annotations  # noqa: I001 (bench._threads must come first)
 
 import bench._threads  # noqa: F401  (must precede NumPy/torch imports)
 

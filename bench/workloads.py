@@ -44,7 +44,7 @@ def _noop(g):
 
 def _mlp_params(rng, sizes):
     params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
         bound = 1 / np.sqrt(fan_in)
         params.append(rng.uniform(-bound, bound, size=(fan_out, fan_in)).astype(np.float32))
         params.append(rng.uniform(-bound, bound, size=(fan_out,)).astype(np.float32))

@@ -202,9 +202,14 @@ def _nll_parts(self: Any, target: Any, weight: Any, ignore_index: int) -> tuple:
     bad = valid & ((tgt < 0) | (tgt >= n_classes))
     if bad.any():
         raise IndexError(f"Target {int(tgt[bad].reshape(-1)[0])} is out of bounds.")
-    picked = xp.take_along_axis(self, xp.expand_dims(safe, axis), axis=axis).squeeze(axis)
-    w = xp.ones(n_classes, dtype=self.dtype) if weight is None else weight._data
-    wt = xp.where(valid, w[safe], 0).astype(self.dtype)
+    if self.ndim == 2:  # (N, C): plain fancy indexing, far cheaper than take_along_axis
+        picked = self[xp.arange(self.shape[0]), safe]
+    else:
+        picked = xp.take_along_axis(self, xp.expand_dims(safe, axis), axis=axis).squeeze(axis)
+    if weight is None:
+        wt = valid.astype(self.dtype)  # 1 where counted, 0 where ignored
+    else:
+        wt = xp.where(valid, weight._data[safe], 0).astype(self.dtype)
     return picked, wt, safe, axis
 
 
@@ -213,8 +218,11 @@ def _nll_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN,
     picked, wt, _, _ = _nll_parts(self, target, weight, ignore_index)
     loss = -picked * wt
     if reduction == MEAN:
+        total = wt.sum()
+        if total:  # np.errstate costs a microsecond: only for the 0/0 of all-ignored targets
+            return namespace_of(loss).asarray(loss.sum() / total, dtype=self.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return namespace_of(loss).asarray(loss.sum() / wt.sum(), dtype=self.dtype)
+            return namespace_of(loss).asarray(loss.sum() / total, dtype=self.dtype)
     return _reduce(loss, reduction)
 
 
@@ -225,10 +233,16 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
     coef = -wt
     if reduction == MEAN:
         total = wt.sum()
-        with np.errstate(invalid="ignore", divide="ignore"):
+        if total:
             coef = coef / total
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                coef = coef / total
     mask = xp.zeros(self._data.shape, dtype=self._data.dtype)
-    xp.put_along_axis(mask, xp.expand_dims(safe, axis), xp.expand_dims(coef, axis), axis=axis)
+    if mask.ndim == 2:
+        mask[xp.arange(mask.shape[0]), safe] = coef
+    else:
+        xp.put_along_axis(mask, xp.expand_dims(safe, axis), xp.expand_dims(coef, axis), axis=axis)
     g = grad if reduction != NONE or self._data.ndim == 1 else grad.unsqueeze(axis)
     return g * _const(mask)
 

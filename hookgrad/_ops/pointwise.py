@@ -134,6 +134,13 @@ def _pow_scalar_impl(exponent: Any, self: Any) -> Any:
 def _pow_scalar_vjp(grad: Any, self: Any, exponent: Any) -> Any:
     if exponent == 0:
         return zeros(self)
+    s = self._data
+    if (raw_backward() and s.dtype.kind == "f" and grad._data.dtype == s.dtype
+            and type(exponent) in (int, float)):
+        # NOTE [Raw backward]: the NumPy calls the three ops below make (the number takes the
+        # floating tensor's dtype, as a wrapped number would).
+        factor = _multiply(_pow_impl(s, exponent - 1), s.dtype.type(exponent))
+        return const(unbroadcast_arr(_multiply(grad._data, factor), grad._data.shape))
     return grad * (self.pow(exponent - 1) * exponent)
 
 

@@ -26,6 +26,7 @@ from hookgrad._ops._rules import (
     all_dims,
     api,
     const,
+    expand_arr,
     kept_shape,
     raw_backward,
     reduced_numel,
@@ -58,7 +59,7 @@ def _sum_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = No
 def _sum_backward(grad: Tensor, self_shape: tuple, dim: Any, keepdim: bool) -> Tensor:
     if raw_backward():
         g = restore_arr(grad._data, self_shape, dim, keepdim)
-        return const(xp_of(g).broadcast_to(g, self_shape))
+        return const(expand_arr(g, tuple(self_shape)))
     return restore(grad, self_shape, dim, keepdim).expand(self_shape)  # type: ignore[attr-defined]
 
 
@@ -88,6 +89,8 @@ def _mean_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = N
         self = self.astype(dtype.np)
     axis = _axis(dim, self)
     n = reduced_numel(self.shape, axis)
+    if n:  # np.errstate costs a microsecond: only where there is a warning to silence
+        return np.sum(self, axis=axis, keepdims=keepdim) / n
     with np.errstate(invalid="ignore", divide="ignore"):  # mean of nothing is nan, silently
         return np.sum(self, axis=axis, keepdims=keepdim) / n
 
@@ -96,9 +99,12 @@ def _mean_backward(grad: Tensor, self_shape: tuple, dim: Any, keepdim: bool) -> 
     n = reduced_numel(self_shape, dim)
     if raw_backward():
         g = restore_arr(grad._data, self_shape, dim, keepdim)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        if n:  # no warning to silence: np.errstate costs a microsecond
             g = g / n
-        return const(xp_of(g).broadcast_to(g, self_shape))
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g = g / n
+        return const(expand_arr(g, tuple(self_shape)))
     return restore(grad, self_shape, dim, keepdim).expand(self_shape) / n  # type: ignore
 
 

@@ -33,6 +33,7 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
+from hookgrad._ops._rules import const, raw_backward
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
 
@@ -264,7 +265,13 @@ defop(
     jvp="linear",
 )
 
-defop("t", impl=lambda self: self.T, view=True, vjp={"self": lambda grad: grad.t()}, jvp="linear")
+def _t_grad(grad: Tensor) -> Tensor:
+    if raw_backward():  # NOTE [Raw backward]: the transposed array, without view tracking
+        return const(grad._data.T)
+    return grad.t()  # type: ignore[attr-defined]
+
+
+defop("t", impl=lambda self: self.T, view=True, vjp={"self": _t_grad}, jvp="linear")
 
 
 def _permute_grad(grad: Tensor, dims: tuple) -> Tensor:

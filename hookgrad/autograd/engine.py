@@ -103,22 +103,32 @@ class GraphTask:
                     deps[nxt] = count + 1
 
     def compute_needed(self, root: Node, targets: list, accumulate: bool) -> None:
-        """Mark nodes on a path to a target (iterative post-order; no recursion)."""
-        info: dict[Node, bool] = {}
-        target_nodes = {node for node, _, _ in targets}
-        for node, slot, idx in targets:
-            if not accumulate:
-                self.captures.setdefault(node, []).append((slot, idx))
+        """Count dependencies and mark the nodes on a path to a target, in one walk.
+
+        `count_dependencies` plus the ``inputs=`` analysis: an iterative post-order walk (no
+        recursion) that counts each edge when its node is first reached and decides whether
+        the node leads to a target once all its next nodes are decided (the graph is acyclic,
+        so they are).
+        """
+        captures = self.captures
+        if not accumulate:
+            for node, slot, idx in targets:
+                captures.setdefault(node, []).append((slot, idx))
         self.captured = [None] * len(targets)
+        target_nodes = {node for node, _, _ in targets} if accumulate else set()
+        deps = self.deps
+        info: dict[Node, bool] = {}
         done: set = set()
         stack: list = [(root, False)]
         while stack:
             node, expanded = stack.pop()
             if expanded:
-                hit = accumulate and node in target_nodes
-                for nxt, _ in node._next_edges:
-                    if nxt is not None and (info.get(nxt) or nxt in self.captures):
-                        hit = True
+                hit = node in target_nodes
+                if not hit:
+                    for nxt, _ in node._next_edges:
+                        if nxt is not None and (info.get(nxt) or nxt in captures):
+                            hit = True
+                            break
                 info[node] = hit
                 continue
             if node in done:
@@ -126,10 +136,12 @@ class GraphTask:
             done.add(node)
             stack.append((node, True))
             for nxt, _ in node._next_edges:
-                if nxt is not None and nxt not in done:
-                    stack.append((nxt, False))
+                if nxt is not None:
+                    deps[nxt] = deps.get(nxt, 0) + 1
+                    if nxt not in done:
+                        stack.append((nxt, False))
         self.exec_info = info
-        self.reached = {node for node, hit in info.items() if hit} | set(self.captures)
+        self.reached = {node for node, hit in info.items() if hit} | set(captures)
 
     def should_execute(self, node: Node) -> bool:
         return self.exec_info is None or node in self.reached
@@ -167,15 +179,16 @@ class GraphTask:
             node: Node | None = heapq.heappop(heap).node
             while node is not None:
                 grads = buffers.pop(node, None) or [None] * node._num_slots()
-                if plain and not node._has_hooks():
-                    # `execute` without hooks or pruning, inlined: the common case per node
+                if not plain:
+                    if not self._capture(node, grads):
+                        break
+                    outs = self.execute(node, grads)
+                elif node._has_hooks():
+                    outs = self.execute(node, grads)
+                else:  # `execute` without hooks or pruning, inlined: the common case per node
                     outs = node.apply(tuple(grads))
                     if release:
                         node.release_saved()
-                elif not plain and not self._capture(node, grads):
-                    break
-                else:
-                    outs = self.execute(node, grads)
                 node = self.route(node, outs)
                 # Routed: drop the reference, so AccumulateGrad can tell that nothing else
                 # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
@@ -184,8 +197,8 @@ class GraphTask:
 
     def _capture(self, node: Node, grads: list) -> bool:
         """Record captures for ``grad()``; False when the node must not execute."""
-        caps = self.captures.get(node)
         needed = self.exec_info.get(node, False)  # type: ignore[union-attr]
+        caps = self.captures.get(node) if self.captures else None
         if not needed:
             grads = call_tensor_pre_hooks(node, grads)
         if caps:
@@ -196,8 +209,12 @@ class GraphTask:
     def execute(self, node: Node, grads: list) -> tuple:
         mask = None
         if self.exec_info is not None:
+            # which next edges lead somewhere; None when all do (the rules skip nothing)
             reached = self.reached
-            mask = tuple([n is not None and n in reached for n, _ in node._next_edges])
+            for n, _ in node._next_edges:
+                if n is not None and n not in reached:
+                    mask = tuple([n is not None and n in reached for n, _ in node._next_edges])
+                    break
         if node._has_hooks():
             grads = call_tensor_pre_hooks(node, grads)
             if node._pre_hooks:
@@ -286,9 +303,9 @@ def _engine_owned(old: Tensor, new: Tensor) -> bool:
     `GraphTask.accumulate` (by ``route`` or ``add_to_buffer``), `old` is referenced exactly five
     times when nothing else holds it: its buffer slot, the locals of the caller, ``accumulate``
     and this function, and getrefcount's argument; its array three times: ``old._data``, the
-    local ``data`` and the argument. A gradient a hook kept, a saved tensor, one tensor routed to two
-    slots, or an array shared with another tensor all raise a count, so they are added out of
-    place.
+    local ``data`` and the argument. A gradient a hook kept, a saved tensor, one tensor routed
+    to two slots, or an array shared with another tensor all raise a count, so they are added
+    out of place.
     """
     data = old._data
     return (
@@ -326,8 +343,9 @@ def execute(roots: list, seeds: list, *, create_graph: bool, retain_graph: bool,
         task.add_to_buffer(root, slot, seeds[0])
     else:
         root = GraphRoot(tuple(roots), seeds)
-    task.count_dependencies(root)
-    if targets is not None:
+    if targets is None:
+        task.count_dependencies(root)
+    else:
         task.compute_needed(root, targets, accumulate)
     task.push(root)
     prev = STATE.grad_enabled

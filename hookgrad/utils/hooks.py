@@ -34,6 +34,10 @@ class RemovableHandle:
     Mirrors: ``torch.utils.hooks.RemovableHandle``.
     """
 
+    # Slots: one handle is made per registered hook, and tensor hooks are registered per
+    # step in many training loops.
+    __slots__ = ("hooks_dict_ref", "id", "extra_dict_ref", "__weakref__")
+
     id: int
     next_id: int = 0
 
