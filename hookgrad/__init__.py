@@ -22,6 +22,7 @@ import hookgrad._ops.nn_module_ops  # noqa: F401
 import hookgrad._ops.conv  # noqa: F401
 import hookgrad._ops.pooling  # noqa: F401
 import hookgrad._ops.normalization  # noqa: F401
+import hookgrad._ops.rnn  # noqa: F401
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
@@ -73,6 +74,17 @@ from hookgrad.autograd.grad_mode import (
 
 # --- higher layers ----------------------------------------------------------------------------
 from hookgrad import func, nn, optim, utils  # noqa: E402
+from hookgrad._ops.rnn import mkldnn_rnn_layer  # noqa: E402  (torch.mkldnn_rnn_layer)
+from hookgrad.nn._functional_rnn import (  # noqa: E402  (torch.lstm, torch.gru, ...)
+    gru,
+    gru_cell,
+    lstm,
+    lstm_cell,
+    rnn_relu,
+    rnn_relu_cell,
+    rnn_tanh,
+    rnn_tanh_cell,
+)
 import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402

@@ -113,7 +113,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` with PyTorch's graph (``AddmmBackward0`` for 2-D input with
-    bias, ``MmBackward0`` without, views around ``addmm`` for other ranks).
+    bias, ``MmBackward0`` without, views around ``addmm`` for other contiguous input, ``matmul``
+    then ``add`` for non-contiguous input).
 
     Mirrors: ``torch.nn.functional.linear``.
     """
@@ -122,6 +123,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return _linalg.matmul(input, wt)
     if input.dim() == 2:
         return _linalg.addmm(bias, input, wt)
+    if not input._data.flags.c_contiguous:  # ATen flattens contiguous input only
+        return _linalg.matmul(input, wt) + bias
     out = _linalg.addmm(bias, input.reshape(-1, input.size(-1)), wt)  # type: ignore[attr-defined]
     return out.view(*input.shape[:-1], weight.size(0))  # type: ignore[attr-defined]
 

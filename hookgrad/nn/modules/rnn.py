@@ -2,7 +2,9 @@
 
 Parameter names, shapes, registration order and initialisation are PyTorch's
 (``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0``, ``bias_hh_l0``, ``weight_hr_l0``,
-``..._reverse``), so state dicts load both ways. The math lives in `hookgrad.nn._functional_rnn`.
+``..._reverse``), so state dicts load both ways. Forwards call the ``_VF``-style functions of
+`hookgrad.nn._functional_rnn` (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``, the cells) with the
+same arguments PyTorch's modules pass, so the graphs match PyTorch's.
 ``PackedSequence`` inputs are not supported.
 """
 
@@ -180,21 +182,6 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _layer_weights(self) -> list[tuple]:
-        out = []
-        for names in self._all_weights:
-            get = {n.split("_l")[0]: getattr(self, n) for n in names}
-            out.append(
-                (
-                    get["weight_ih"],
-                    get["weight_hh"],
-                    get.get("bias_ih"),
-                    get.get("bias_hh"),
-                    get.get("weight_hr"),
-                )
-            )
-        return out
-
     def _check_input(self, input: Tensor) -> None:
         w = self._flat_weights[0]
         if input.dtype != w.dtype:
@@ -216,22 +203,20 @@ class RNNBase(Module):
         dirs = 2 if self.bidirectional else 1
         return _creation.zeros(self.num_layers * dirs, batch, size, dtype=like.dtype)
 
-    def _run(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
-        """Batched ``[T, N, I]`` (or batch-first) input and full states -> outputs, states."""
-        x = input.transpose(0, 1) if self.batch_first else input  # type: ignore[attr-defined]
-        out, states = R.run_layers(
-            self.mode,
-            x,
+    def _run(self, input: Tensor, hx: Any) -> tuple:
+        """``_VF.<mode>(input, hx, flat weights, ...)`` as PyTorch's modules call it."""
+        fn = {"LSTM": R.lstm, "GRU": R.gru, "RNN_TANH": R.rnn_tanh, "RNN_RELU": R.rnn_relu}
+        return fn[self.mode](
+            input,
             hx,
-            self._layer_weights(),
+            self._flat_weights,
+            self.bias,
             self.num_layers,
-            self.bidirectional,
             self.dropout,
             self.training,
+            self.bidirectional,
+            self.batch_first,
         )
-        if self.batch_first:
-            out = out.transpose(0, 1)  # type: ignore[attr-defined]
-        return out, states
 
     def _batched(self, input: Tensor, name: str) -> tuple[Tensor, bool]:
         if input.dim() not in (2, 3):
@@ -347,8 +332,8 @@ class LSTM(RNNBase):
         >>> out.shape, c.shape
         (torch.Size([2, 5, 4]), torch.Size([1, 2, 4]))
 
-    Mirrors: ``torch.nn.LSTM`` (its graph shows ``MkldnnRnnLayerBackward0`` on CPU; hookgrad's
-    is a composite of the cell ops).
+    Mirrors: ``torch.nn.LSTM`` (on float32 CPU input without projections, each layer and
+    direction is one fused ``MkldnnRnnLayerBackward0`` node, as in PyTorch).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -372,9 +357,9 @@ class LSTM(RNNBase):
             hx = (self._zeros(batch, real_hidden, x), self._zeros(batch, self.hidden_size, x))
         self._check_input(x)
         layers = self.num_layers * (2 if self.bidirectional else 1)
-        self._check_hidden(hx[0], (layers, batch, real_hidden))
-        self._check_hidden(hx[1], (layers, batch, self.hidden_size), "cell")
-        out, (h, c) = self._run(x, hx)
+        self._check_hidden(hx[0], (layers, batch, real_hidden), "hidden[0]")
+        self._check_hidden(hx[1], (layers, batch, self.hidden_size), "hidden[1]")
+        out, h, c = self._run(x, hx)
         if not batched:
             out = out.squeeze(0 if self.batch_first else 1)  # type: ignore[attr-defined]
             h, c = h.squeeze(1), c.squeeze(1)  # type: ignore[attr-defined]

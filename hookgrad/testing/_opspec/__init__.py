@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops", "conv",
-            "nn_module")
+            "nn_module", "rnn")
 
 
 @dataclass(frozen=True)
