@@ -70,12 +70,18 @@ class PrimitiveNode(Node):
             return (None,) * len(edges)
         else:
             grad = None
+        callers = plan.callers
+        if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)
+            if edges[0][0] is None or (needed is not None and not needed[0]):
+                return (None,)
+            return (callers[0](grad, grads, saved, self._params, self._meta),)
+        params, meta = self._params, self._meta
         out = []
-        for k, call in enumerate(plan.callers):
+        for k, call in enumerate(callers):
             if edges[k][0] is None or (needed is not None and not needed[k]):
                 out.append(None)
             else:
-                out.append(call(grad, grads, saved, self._params, self._meta))
+                out.append(call(grad, grads, saved, params, meta))
         return tuple(out)
 
     def _unpack(self, s: Any) -> Any:

@@ -46,11 +46,7 @@ def build_node(
     node = plan.cls(tuple(edges))
     node._prim = prim
     node._params = params
-    if len(inputs) == 1:
-        d = inputs[0]._data
-        node._meta = ((d.shape, d.dtype),)
-    else:
-        node._meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    node._meta = _meta_of(inputs)
     node._nout = len(outs)
     if plan.single:
         o = outs[0]
@@ -72,6 +68,30 @@ def build_node(
 
 
 _NO_EDGE = (None, 0)
+
+# Speed: a node's ``_meta`` (``(shape, dtype)`` per input) is immutable, so equal ones are
+# shared. Interning takes the 3-5 tuples each recorded op would keep alive off the heap, and
+# with them a good part of the cyclic GC's young-generation work on long graphs.
+_METAS: dict = {}
+
+
+def _meta_of(inputs: tuple) -> tuple:
+    if len(inputs) == 1:
+        d = inputs[0]._data
+        key: tuple = (d.shape, d.dtype)
+    elif len(inputs) == 2:
+        a, b = inputs[0]._data, inputs[1]._data
+        key = (a.shape, a.dtype, b.shape, b.dtype)
+    else:
+        return tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    meta = _METAS.get(key)
+    if meta is None:
+        if len(_METAS) >= 4096:  # bounded: programs with ever-new shapes
+            _METAS.clear()
+        meta = _METAS[key] = (key,) if len(key) == 2 else ((key[0], key[1]), (key[2], key[3]))
+    return meta
+
+
 _NOTHING_SAVED: dict = {}  # shared and never mutated: nodes that save nothing
 
 

@@ -54,15 +54,17 @@ def register_hook(self: Tensor, hook: Callable[..., Any]) -> RemovableHandle:
 
     Mirrors: ``torch.Tensor.register_hook``.
     """
-    if not self.requires_grad:
+    if not self._requires_grad:
         raise RuntimeError(_NO_GRAD_HOOK)
-    if self._backward_hooks is None:
-        fn = self.grad_fn  # first: rebuilding a stale view's grad_fn resets its hook table
+    registry = self._backward_hooks
+    if registry is None:
+        # first: rebuilding a stale view's grad_fn resets its hook table
+        fn = self._grad_fn if self._base is None else self.grad_fn
         registry = HookRegistry()
         self._backward_hooks = registry
         if fn is not None:
             fn._register_tensor_hooks(self._output_nr, registry)
-    return self._backward_hooks.add(hook)
+    return registry.add_plain(hook)
 
 
 def retain_grad(self: Tensor) -> None:

@@ -184,7 +184,7 @@ class GraphTask:
                         break
                     outs = self.execute(node, grads)
                 elif node._has_hooks():
-                    outs = self.execute(node, grads)
+                    outs = self._run_hooked(node, grads, None)
                 else:  # `execute` without hooks or pruning, inlined: the common case per node
                     outs = node.apply(tuple(grads))
                     if release:
@@ -216,14 +216,20 @@ class GraphTask:
                     mask = tuple([n is not None and n in reached for n, _ in node._next_edges])
                     break
         if node._has_hooks():
-            grads = call_tensor_pre_hooks(node, grads)
-            if node._pre_hooks:
-                grads = call_node_pre_hooks(node, grads)
-            outs = node.apply(tuple(grads), mask)
-            if node._post_hooks:
-                outs = call_node_post_hooks(node, outs, grads)
-        else:
-            outs = node.apply(tuple(grads), mask)
+            return self._run_hooked(node, grads, mask)
+        outs = node.apply(tuple(grads), mask)
+        if not self.retain_graph:
+            node.release_saved()
+        return outs
+
+    def _run_hooked(self, node: Node, grads: list, mask: tuple | None) -> tuple:
+        """`execute` for a node with hooks (NOTE [Per-node hook order])."""
+        grads = call_tensor_pre_hooks(node, grads)
+        if node._pre_hooks:
+            grads = call_node_pre_hooks(node, grads)
+        outs = node.apply(tuple(grads), mask)
+        if node._post_hooks:
+            outs = call_node_post_hooks(node, outs, grads)
         if not self.retain_graph:
             node.release_saved()
         return outs

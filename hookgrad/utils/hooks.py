@@ -101,6 +101,8 @@ class HookEntry:
     always_call: bool = False
 
 
+_new = object.__new__
+_weakref = weakref.ref
 _REGISTRATION_OBSERVERS: list[Callable[[Any, Callable[..., Any]], Callable[..., Any]]] = []
 
 
@@ -125,10 +127,30 @@ class HookRegistry(OrderedDict):
     handle" is written once.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if args or kwargs:  # an empty registry (the usual one) needs no initialising call
-            super().__init__(*args, **kwargs)
-        self.flags: OrderedDict[int, HookEntry] = OrderedDict()
+    # ``flags`` is created on first read (`__getattr__`), and there is no ``__init__`` of our
+    # own: most registries (one per hooked tensor, made on the forward path) never hold a
+    # flagged hook.
+    flags: OrderedDict[int, HookEntry]
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "flags":
+            flags = self.flags = OrderedDict()
+            return flags
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def add_plain(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """`add` without options: the path of ``Tensor.register_hook`` (no keyword parsing)."""
+        for observe in _REGISTRATION_OBSERVERS:
+            fn = observe(self, fn)
+        # ``RemovableHandle(self)`` spelled out: the same fields, without the call machinery
+        # (one handle per tensor hook, registered on the forward path).
+        handle = _new(RemovableHandle)
+        handle.hooks_dict_ref = _weakref(self)
+        hid = handle.id = RemovableHandle.next_id
+        RemovableHandle.next_id = hid + 1
+        handle.extra_dict_ref = ()
+        self[hid] = fn
+        return handle
 
     def add(
         self,
