@@ -151,6 +151,10 @@ def defop(
     vjp = dict(vjp or {})
     nondiff = dict(nondifferentiable or {})
     _check_names(name, inputs, vjp, nondiff, saves)
+    nd = sorted(nondifferentiable_outputs)
+    if nd and (num_outputs < 1 or nd != list(range(num_outputs - len(nd), num_outputs))):
+        # The engine gives a node one slot per differentiable output (PyTorch's layout).
+        raise ValueError(f"{name}: nondifferentiable outputs must be the last outputs")
     rule_args, uses = _rule_arguments(name, inputs, params, saves, vjp, jvp)
     prim = Primitive(
         name=name,

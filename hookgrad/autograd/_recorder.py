@@ -47,7 +47,9 @@ def build_node(
     node._prim = prim
     node._params = params
     node._meta = _meta_of(inputs)
-    node._nout = len(outs)
+    # One input slot per *differentiable* output, as PyTorch's nodes have (non-differentiable
+    # outputs are always trailing: defop checks), so node hooks see torch's tuple lengths.
+    node._nout = len(outs) - len(prim.nondifferentiable_outputs)
     if plan.single:
         o = outs[0]
         if o._data.dtype.kind in _FLOAT_KINDS:
