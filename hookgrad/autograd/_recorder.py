@@ -95,13 +95,18 @@ def _meta_of(inputs: tuple) -> tuple:
 
 
 _NOTHING_SAVED: dict = {}  # shared and never mutated: nodes that save nothing
+_SAVE_AFTER_WRITE = object()  # placeholder of an in-place op's result until `rebase`
 
 
 def _save(wanted: tuple, inputs: tuple, outs: tuple, node: PrimitiveNode,
           original: Tensor | None, target: Tensor | None) -> dict:
     saved: dict[str, Any] = {}
     for name, src in wanted:
-        if src == -1:  # "result"
+        if src == -1 and target is not None:
+            # In-place: the result is the target *after* the write; `rebase` saves it then, so
+            # pack hooks see the modified tensor as in PyTorch.
+            saved[name] = _SAVE_AFTER_WRITE
+        elif src == -1:  # "result"
             saved[name] = SavedTensor(outs[0], True, node)
         elif src == -2:  # "results"
             saved[name] = tuple(SavedTensor(o, o._grad_fn is node, node) for o in outs)
@@ -149,16 +154,24 @@ class GradRecorder:
         node = self._pending.pop() if self._pending else None
         if node is None:
             return
-        for s in node._saved.values():
-            if isinstance(s, SavedTensor):
-                s.rebind_output(target)
         if target._base is not None:
             from hookgrad.autograd._copy_slices import rebase_view_inplace
 
             rebase_view_inplace(target, node)
-            return
-        move_autograd_identity(target, node, 0)
-        target._requires_grad = True
+        else:
+            move_autograd_identity(target, node, 0)
+            target._requires_grad = True
+        _save_results_after_write(node, target)
+
+
+def _save_results_after_write(node: PrimitiveNode, target: Tensor) -> None:
+    saved = node._saved
+    for name, value in saved.items():
+        if value is _SAVE_AFTER_WRITE:
+            st = SavedTensor(target, True, node)
+            st._output_nr = 0
+            st._requires_grad = True
+            saved[name] = st
 
 
 def _rules_need_input(prim: Primitive, inputs: tuple, target: Tensor) -> bool:

@@ -194,13 +194,6 @@ class SavedTensor:
         if self._packed is not None:
             self._packed = None
 
-    def rebind_output(self, target: Tensor) -> None:
-        """After an in-place op the saved output is the target tensor's array (NOTE above)."""
-        if self._is_output and not self._freed and self._unpack is None:
-            self._data = target._data
-            self._vc = target._vc()
-            self._version = self._vc.value
-
 
 def _edge_only(t: Tensor) -> Tensor:
     """A data-less stand-in that carries `t`'s gradient edge (packed values own the data)."""

@@ -198,15 +198,7 @@ def _pack_log(op, constant_b=False):
     return run
 
 
-# In-place ops that save their result pack a fresh tensor holding the new values, not the
-# modified tensor itself (the in-place protocol of `_dispatch.bind_inplace` packs before it
-# writes into the target): same values, different identity.
-_PACKS_RESULT_IDENTITY = {"relu_inplace", "pow_tensor_inplace", "leaky_relu_inplace"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason="in-place result packed before the write"))
-    if n in _PACKS_RESULT_IDENTITY else n for n in sorted(PACKS)])
+@pytest.mark.parametrize("name", sorted(PACKS))
 def test_saved_tensor_pack_order_matches_torch(torch, name):
     check(_pack_log(PACKS[name]), hookgrad, torch)
 
