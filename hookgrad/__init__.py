@@ -58,6 +58,7 @@ from hookgrad._functional.indexing import *  # noqa: F403
 from hookgrad._functional.linalg import *  # noqa: F403
 from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
+from hookgrad._functional.misc import *  # noqa: F403
 from hookgrad._functional._common import result_type
 from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.return_types)
 
@@ -73,7 +74,13 @@ from hookgrad.autograd.grad_mode import (
 )
 
 # --- higher layers ----------------------------------------------------------------------------
-from hookgrad import func, nn, optim, utils  # noqa: E402
+from hookgrad import cuda, func, nn, optim, utils  # noqa: E402
+from hookgrad._runtime import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_num_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from hookgrad._ops.rnn import mkldnn_rnn_layer  # noqa: E402  (torch.mkldnn_rnn_layer)
 from hookgrad.nn._functional_rnn import (  # noqa: E402  (torch.lstm, torch.gru, ...)
     gru,

@@ -12,6 +12,7 @@ from hookgrad._functional import (
     creation,
     indexing,
     linalg,
+    misc,
     nn_ops,
     pointwise,
     random,
@@ -21,7 +22,7 @@ from hookgrad._functional import (
 from hookgrad._tensor import Tensor
 
 FAMILIES: list[ModuleType] = [
-    arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random,
+    arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random, misc,
 ]
 
 

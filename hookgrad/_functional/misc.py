@@ -1,0 +1,152 @@
+"""Frequently used ops built from other ops: nonzero, unique, bincount, meshgrid, diag, trace,
+repeat_interleave.
+
+Composites get their gradients from the primitives they call (design.md §4: a function is a
+primitive only where PyTorch shows its own grad_fn); index-valued results carry no gradient, as
+in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._backend import namespace_of
+from hookgrad._functional._gather import index_select
+from hookgrad._functional._slicing import diagonal as _diagonal
+from hookgrad._functional.shape import expand, pad, reshape
+from hookgrad._tensor import Tensor
+
+__all__ = ["nonzero", "unique", "bincount", "meshgrid", "diag", "trace", "repeat_interleave"]
+
+
+def _const(arr: Any) -> Tensor:
+    return Tensor._make(np.ascontiguousarray(arr))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """Indices of non-zero elements, ``(n, ndim)`` int64 (or one tensor per dim).
+
+    Mirrors: ``torch.nonzero``.
+    """
+    idx = namespace_of(input._data).nonzero(input._data)
+    if as_tuple:
+        if input._data.ndim == 0:
+            return (_const(np.zeros(int(bool(input._data)), dtype=np.int64)),)
+        return tuple(_const(i.astype(np.int64)) for i in idx)
+    if input._data.ndim == 0:
+        return _const(np.zeros((int(bool(input._data)), 0), dtype=np.int64))
+    return _const(np.stack(idx, axis=1).astype(np.int64))
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """Distinct elements (sorted); optionally inverse indices and counts.
+
+    Mirrors: ``torch.unique`` (the result does not require grad, as in PyTorch).
+    """
+    data = input._data
+    if dim is None:
+        vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(data.shape)
+    else:
+        vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True,
+                                          axis=dim)
+        inverse = inverse.reshape(-1)
+    out: list = [_const(vals)]
+    if return_inverse:
+        out.append(_const(inverse.astype(np.int64)))
+    if return_counts:
+        out.append(_const(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """Counts of each value of a 1-D non-negative int tensor. Mirrors: ``torch.bincount``."""
+    if input._data.ndim != 1 or input._data.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if input._data.size and input._data.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return _const(np.bincount(input._data, minlength=minlength).astype(np.int64))
+    w = weights._data
+    res = np.bincount(input._data, weights=w, minlength=minlength)
+    return _const(res.astype(w.dtype if w.dtype.kind == "f" else np.float64))
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Coordinate grids from 1-D tensors (``indexing='ij'`` default, or ``'xy'``).
+
+    Mirrors: ``torch.meshgrid`` (built from view + expand, so gradients flow).
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(
+            f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}"
+        )
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.numel() for t in ts)
+    grids = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = -1
+        grids.append(expand(reshape(t, *view), *shape))
+    if swap:
+        grids = [g.transpose(0, 1) for g in grids]  # type: ignore[attr-defined]
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """1-D -> a matrix with it on the `diagonal`; 2-D -> that diagonal. Mirrors: ``torch.diag``."""
+    if input._data.ndim == 2:
+        return _diagonal(input, diagonal)
+    if input._data.ndim != 1:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input._data.ndim}D")
+    k = diagonal
+    n = input._data.shape[0] + abs(k)
+    # out[i, i + k] = x[i] (k >= 0) or out[j - k, j] = x[j] (k < 0): x, zero-padded to n, times
+    # a shifted identity, broadcast along rows or columns; differentiable through pad and mul.
+    x = pad(input, (0, abs(k))) if k else input
+    mask = _const(np.eye(n, k=k, dtype=input._data.dtype))
+    return x.unsqueeze(-1) * mask if k >= 0 else x.unsqueeze(0) * mask  # type: ignore[attr-defined]
+
+
+def trace(input: Tensor) -> Tensor:
+    """Sum of the main diagonal of a 2-D tensor. Mirrors: ``torch.trace``."""
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    return _diagonal(input).sum()  # type: ignore[attr-defined]
+
+
+def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Repeat each element `repeats` times (along `dim`, or of the flattened tensor).
+
+    Mirrors: ``torch.repeat_interleave`` (an ``index_select``, so gradients flow).
+    """
+    if repeats is None:  # repeat_interleave(repeats): indices 0..n-1 repeated
+        counts = input._data.astype(np.int64)
+        return _const(np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts))
+    x = input if dim is not None else reshape(input, -1)
+    d = 0 if dim is None else dim
+    n = x.shape[d]
+    reps = repeats._data if isinstance(repeats, Tensor) else repeats
+    if np.ndim(reps) and np.size(reps) != n and np.size(reps) != 1:
+        raise RuntimeError("repeats must have the same size as input along dim")
+    idx = np.repeat(np.arange(n, dtype=np.int64), np.asarray(reps).reshape(-1)
+                    if np.ndim(reps) else int(reps))
+    return index_select(x, d, Tensor._make(idx))
+
+
+METHODS = {
+    "nonzero": nonzero, "unique": unique, "bincount": bincount, "diag": diag, "trace": trace,
+    "repeat_interleave": repeat_interleave,
+}

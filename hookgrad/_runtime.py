@@ -1,0 +1,39 @@
+"""Process-wide runtime switches scripts set: thread counts and deterministic algorithms.
+
+Mirrors: ``torch.set_num_threads``, ``torch.get_num_threads``,
+``torch.use_deterministic_algorithms``, ``torch.are_deterministic_algorithms_enabled``.
+NumPy's BLAS thread pool is fixed when NumPy loads (``OMP_NUM_THREADS``...), so the thread count
+is recorded and reported, not applied; every hookgrad op is already deterministic.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["set_num_threads", "get_num_threads", "use_deterministic_algorithms",
+           "are_deterministic_algorithms_enabled"]
+
+_threads = [int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or (os.cpu_count() or 1)]
+_deterministic = [False]
+
+
+def set_num_threads(num: int) -> None:
+    """Record the intra-op thread count. Mirrors: ``torch.set_num_threads``."""
+    if not isinstance(num, int) or num <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _threads[0] = num
+
+
+def get_num_threads() -> int:
+    """The recorded intra-op thread count. Mirrors: ``torch.get_num_threads``."""
+    return _threads[0]
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Record the flag (hookgrad's ops are deterministic). Mirrors: ``torch.use_deterministic_algorithms``."""
+    _deterministic[0] = bool(mode)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """Mirrors: ``torch.are_deterministic_algorithms_enabled``."""
+    return _deterministic[0]
