@@ -18,7 +18,8 @@ from hookgrad._functional._slicing import diagonal as _diagonal
 from hookgrad._functional.shape import expand, pad, reshape
 from hookgrad._tensor import Tensor
 
-__all__ = ["nonzero", "unique", "bincount", "meshgrid", "diag", "trace", "repeat_interleave"]
+__all__ = ["nonzero", "unique", "bincount", "meshgrid", "diag", "trace", "repeat_interleave",
+           "diff"]
 
 
 def _const(arr: Any) -> Tensor:
@@ -146,7 +147,47 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     return index_select(x, d, Tensor._make(idx))
 
 
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """n-th forward difference along `dim` (``SubBackward0`` of two narrows, as PyTorch).
+
+    Mirrors: ``torch.diff``.
+    """
+    from hookgrad._functional.shape import cat, narrow
+
+    x = input
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        x = cat(parts, dim)
+    for _ in range(n):
+        length = x.shape[dim]
+        if length == 0:
+            break
+        x = narrow(x, dim, 1, length - 1) - narrow(x, dim, 0, length - 1)  # type: ignore[operator]
+    return x
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor cast to `other`'s dtype. Mirrors: ``torch.Tensor.type_as``."""
+    return self.to(other.dtype)  # type: ignore[attr-defined]
+
+
+def cuda(self: Tensor, device: Any = None, non_blocking: bool = False) -> Tensor:
+    """Move to a CUDA device. Mirrors: ``torch.Tensor.cuda`` (CPU-only build: PyTorch's error)."""
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def _itself(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """For a real CPU tensor ``conj``, ``share_memory_`` and ``pin_memory`` return it unchanged.
+
+    Mirrors: ``torch.Tensor.conj`` / ``share_memory_`` / ``pin_memory`` on CPU real tensors.
+    """
+    return self
+
+
 METHODS = {
     "nonzero": nonzero, "unique": unique, "bincount": bincount, "diag": diag, "trace": trace,
-    "repeat_interleave": repeat_interleave,
+    "repeat_interleave": repeat_interleave, "diff": diff, "type_as": type_as, "cuda": cuda,
+    "conj": _itself, "share_memory_": _itself, "pin_memory": _itself,
+    "sgn": lambda self: self.sign(),
 }

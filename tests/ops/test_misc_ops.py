@@ -34,6 +34,9 @@ CASES = {
                                                  weights=lib.tensor(np.arange(6.0))),
     "trace_int": lambda lib: lib.tensor([[1, 2], [3, 4]]).trace(),
     "repeat_interleave_counts": lambda lib: lib.repeat_interleave(lib.tensor([2, 0, 1])),
+    "type_as": lambda lib: lib.tensor([1.5, 2.0]).type_as(lib.tensor([1])),
+    "diff_int_dim0": lambda lib: lib.diff(lib.tensor([[1, 2, 4], [0, 5, 5]]), dim=0),
+    "conj_real": lambda lib: lib.tensor([1.0, -2.0]).conj(),
 }
 
 
@@ -52,6 +55,8 @@ GRAD_CASES = {
     "diag_vec_neg": lambda lib, x, y: (lib.diag(y, -2) ** 2).sum(),
     "diag_mat": lambda lib, x, y: lib.diag(lib.outer(x, y), -1).pow(2).sum(),
     "trace": lambda lib, x, y: lib.trace(lib.outer(x, x)) * 3,
+    "diff": lambda lib, x, y: (lib.diff(y, n=2) ** 2).sum() + x.diff(prepend=y[:1]).pow(3).sum(),
+    "sgn": lambda lib, x, y: (x.sgn() * x).sum(),
     "repeat_interleave": lambda lib, x, y: (lib.repeat_interleave(x, 2) ** 2).sum()
     + (y.repeat_interleave(lib.tensor([1, 0, 3, 1]), dim=0) ** 3).sum(),
 }
@@ -78,6 +83,7 @@ def _errors(lib):
         err(lambda: lib.bincount(lib.tensor([-1, 2]))),
         err(lambda: lib.diag(lib.ones(2, 2, 2))),
         err(lambda: lib.meshgrid(lib.ones(2), indexing="bad")),
+        err(lambda: lib.ones(2).cuda()),
     ]
 
 
