@@ -103,3 +103,7 @@ def test_runtime_switches_and_cuda_queries():
     assert hookgrad.cuda.device_count() >= 0
     with pytest.raises(RuntimeError):
         hookgrad.set_num_threads(0)
+    hookgrad.backends.cudnn.benchmark = True  # scripts set these; they must simply exist
+    hookgrad.backends.cudnn.deterministic = True
+    assert hookgrad.backends.cudnn.is_available() is False
+    assert hookgrad.backends.mps.is_available() is False
