@@ -8,9 +8,7 @@ double backward is the forward op again (average pools) or a gather at the saved
 pool). Plain ``backward()`` runs the array kernels directly (NOTE [Raw backward]). Inputs are
 ``[N, C, H, W]`` or unbatched ``[C, H, W]``.
 
-Difference from PyTorch: max pooling saves both of its outputs (``results``: values and
-indices) where PyTorch saves ``self`` and ``result1`` (the op table saves outputs all or only
-the first), so saved-tensor hooks see one different pack.
+Max pooling saves ``self`` and ``result1`` (the indices), in PyTorch's pack order.
 """
 
 from __future__ import annotations
@@ -48,10 +46,12 @@ def _gather(t: Tensor, indices: Tensor) -> Tensor:
 
 
 def _max_grad(
-    grads: tuple, results: tuple, self_shape: Ints, kernel_size: Ints, stride: Ints, dilation: Ints
+    grads: tuple, self: Tensor, result1: Tensor, kernel_size: Ints, stride: Ints, dilation: Ints
 ) -> Tensor:
+    # `self` is read (like PyTorch's formula) so it is saved, in PyTorch's pack order.
+    self_shape = self._data.shape
     disjoint = P.windows_disjoint(tuple(kernel_size), tuple(stride), tuple(dilation))
-    grad, indices = grads[0], results[1]
+    grad, indices = grads[0], result1
     if raw_backward():
         return const(P.max_pool2d_backward(grad._data, indices._data, self_shape, disjoint))
     return _bind(
@@ -66,10 +66,10 @@ MAX_POOL2D = defop(
     params=("kernel_size", "stride", "padding", "dilation", "ceil_mode"),
     num_outputs=2,
     nondifferentiable_outputs=(1,),
-    saves=("results",),
+    saves=("self", "result1"),  # PyTorch's pack order: the input, then the indices
     node_name="MaxPool2DWithIndicesBackward0",
     vjp={"self": _max_grad},
-    jvp={"self": lambda t, results: _gather(t, results[1])},
+    jvp={"self": lambda t, result1: _gather(t, result1)},
 )
 
 

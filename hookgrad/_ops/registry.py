@@ -86,6 +86,11 @@ def _param_defaults(impl: Callable[..., Any], params: tuple[str, ...]) -> dict[s
     }
 
 
+def _is_output_k(name: str) -> bool:
+    """``result0``, ``result1``...: output k alone (PyTorch's ``_saved_result1``)."""
+    return name.startswith("result") and name[6:].isdigit()
+
+
 def _check_names(name: str, inputs: tuple[str, ...], vjp: dict, nondiff: dict,
                  saves: tuple[str, ...]) -> None:
     """Every rule, nondifferentiable entry and saved value refers to a real input."""
@@ -98,7 +103,7 @@ def _check_names(name: str, inputs: tuple[str, ...], vjp: dict, nondiff: dict,
         if key in vjp:
             raise ValueError(f"{name}: input {key!r} has a vjp and is marked nondifferentiable")
     for s in saves:
-        if s not in inputs and s not in ("result", "results"):
+        if s not in inputs and s not in ("result", "results") and not _is_output_k(s):
             raise ValueError(f"{name}: saves unknown value {s!r}")
 
 
@@ -121,7 +126,8 @@ def _rule_arguments(name: str, inputs: tuple[str, ...], params: tuple[str, ...],
             if key not in inputs:
                 raise ValueError(f"{name}: jvp rule for unknown input {key!r}")
             args = _param_names(rule)[1:]
-            unknown = [a for a in args if a not in available and a not in ("result", "results")]
+            unknown = [a for a in args if a not in available and a not in ("result", "results")
+                       and not _is_output_k(a)]
             if unknown:
                 raise ValueError(f"{name}: jvp rule for {key!r} asks for unavailable {unknown}")
             rule_args["jvp:" + key] = args

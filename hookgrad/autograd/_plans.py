@@ -44,8 +44,8 @@ class RulePlan:
     def saves_for(self, prim: Primitive, mask: int) -> tuple:
         """``(name, source)`` to save when the diff inputs in bitmask `mask` need gradients.
 
-        Source: an input position, ``-1`` for ``result``, ``-2`` for ``results``. Order is
-        ``prim.saves``: the pack order of saved-tensor hooks.
+        Source: an input position, ``-1`` for ``result``, ``-2`` for ``results``, ``-10 - k``
+        for ``result<k>``. Order is ``prim.saves``: the pack order of saved-tensor hooks.
         """
         out = self.save_lists.get(mask)
         if out is None:
@@ -53,13 +53,19 @@ class RulePlan:
             for k, names in enumerate(self.uses):
                 if mask >> k & 1:
                     wanted |= names
-            out = tuple(
-                (name, -1 if name == "result" else -2 if name == "results"
-                 else prim.inputs.index(name))
-                for name in prim.saves if name in wanted
-            )
+            out = tuple((name, _source(prim, name)) for name in prim.saves if name in wanted)
             self.save_lists[mask] = out
         return out
+
+
+def _source(prim: Primitive, name: str) -> int:
+    if name == "result":
+        return -1
+    if name == "results":
+        return -2
+    if name in prim.inputs:
+        return prim.inputs.index(name)
+    return -10 - int(name[6:])  # result<k>
 
 
 def rule_caller(prim: Primitive, name: str) -> Any:

@@ -108,6 +108,8 @@ def _save(wanted: tuple, inputs: tuple, outs: tuple, node: PrimitiveNode,
             saved[name] = _SAVE_AFTER_WRITE
         elif src == -1:  # "result"
             saved[name] = SavedTensor(outs[0], True, node)
+        elif src <= -10:  # "result<k>": one output alone
+            saved[name] = SavedTensor(outs[-10 - src], True, node)
         elif src == -2:  # "results"
             saved[name] = tuple(SavedTensor(o, o._grad_fn is node, node) for o in outs)
         else:

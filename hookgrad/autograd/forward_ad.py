@@ -303,6 +303,8 @@ class _Values:
             return primal_alias(self.outs[0])
         if name == "results":
             return tuple(primal_alias(o) for o in self.outs)
+        if name.startswith("result") and name[6:].isdigit():
+            return primal_alias(self.outs[int(name[6:])])
         if name in prim.inputs:
             return self.primals[prim.inputs.index(name)]
         if name in self.params:
