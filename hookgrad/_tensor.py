@@ -62,6 +62,7 @@ class Tensor:
     _retains_grad = False
     _grad_accumulator = None
     _wrapped_number = False
+    _absent = False  # placeholder for an absent optional input (None in PyTorch)
     _fw_grads: dict | None = None
     _is_param = False
     _leaf_alias_of: Tensor | None = None  # an unpacked saved leaf stands for this leaf

@@ -21,9 +21,9 @@ which are constants: its input gradient is just ``ĝ * r``.
 ``native_batch_norm`` updates the running statistics in place, as the ATen kernel does, and
 like it leaves their version counters alone (saving them for backward stays valid).
 
-Differences from PyTorch: the rules save every output (``results``) where PyTorch saves only
-the statistics, and an absent weight is saved as its empty placeholder, so saved-tensor hooks
-see extra packs. PyTorch's third derivatives of batch and layer norm are wrong (its
+The rules save what PyTorch saves, in its pack order (``result1``/``result2`` are the
+statistics); an absent weight/bias/running statistic is an empty placeholder marked ``_absent``,
+which saved-tensor hooks never see (PyTorch saves nothing for a None). PyTorch's third derivatives of batch and layer norm are wrong (its
 double-backward formulas treat the saved statistics as constants; its own ``gradcheck`` of the
 second derivative fails); hookgrad's are exact, so they differ from PyTorch's at third order.
 """
@@ -129,7 +129,8 @@ def _bn_impl(
 
 
 def _bn_xhat(
-    input: Any, running_mean: Any, running_var: Any, results: tuple, training: bool, eps: float
+    input: Any, running_mean: Any, running_var: Any, result1: Tensor, result2: Tensor,
+    training: bool, eps: float,
 ) -> tuple[Any, Any]:
     """``(x̂, r)``: arrays in raw mode, differentiable tensors otherwise."""
     nd = input._data.ndim
@@ -141,7 +142,7 @@ def _bn_xhat(
         r = const(_bcast(rstd, nd).astype(input._data.dtype))
         return (input - const(rm)) * r, r
     if raw_backward():
-        mean, invstd = _bcast(results[1]._data, nd), _bcast(results[2]._data, nd)
+        mean, invstd = _bcast(result1._data, nd), _bcast(result2._data, nd)
         return (input._data - mean) * invstd, invstd
     return graph_stats(input, _chan_axes(nd), eps)
 
@@ -152,13 +153,14 @@ def _bn_input_grad(
     weight: Tensor,
     running_mean: Tensor,
     running_var: Tensor,
-    results: tuple,
+    result1: Tensor,
+    result2: Tensor,
     training: bool,
     eps: float,
 ) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
     nd = input._data.ndim
-    xhat, rstd = _bn_xhat(input, running_mean, running_var, results, training, eps)
+    xhat, rstd = _bn_xhat(input, running_mean, running_var, result1, result2, training, eps)
     raw = raw_backward()
     g = grad._data if raw else grad
     if weight._data.size:
@@ -172,12 +174,13 @@ def _bn_weight_grad(
     input: Tensor,
     running_mean: Tensor,
     running_var: Tensor,
-    results: tuple,
+    result1: Tensor,
+    result2: Tensor,
     training: bool,
     eps: float,
 ) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, _ = _bn_xhat(input, running_mean, running_var, results, training, eps)
+    xhat, _ = _bn_xhat(input, running_mean, running_var, result1, result2, training, eps)
     axes = _chan_axes(input._data.ndim)
     if raw_backward():
         return const(_sum(grad._data * xhat, axes))
@@ -234,7 +237,7 @@ NATIVE_BATCH_NORM = defop(
     params=("training", "momentum", "eps"),
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
-    saves=("input", "weight", "running_mean", "running_var", "results"),
+    saves=("input", "running_mean", "running_var", "weight", "result1", "result2"),
     vjp={
         "input": _bn_input_grad,
         "weight": _bn_weight_grad,
@@ -271,10 +274,10 @@ def _ln_impl(
 
 
 def _ln_xhat(
-    input: Tensor, results: tuple, normalized_shape: Sequence[int], eps: float
+    input: Tensor, result1: Tensor, result2: Tensor, normalized_shape: Sequence[int], eps: float
 ) -> tuple[Any, Any]:
     if raw_backward():
-        mean, rstd = results[1]._data, results[2]._data
+        mean, rstd = result1._data, result2._data
         return (input._data - mean) * rstd, rstd
     return graph_stats(input, _last_axes(input._data.ndim, normalized_shape), eps)
 
@@ -283,12 +286,15 @@ def _ln_input_grad(
     grads: tuple,
     input: Tensor,
     weight: Tensor,
-    results: tuple,
+    bias: Tensor,
+    result1: Tensor,
+    result2: Tensor,
     normalized_shape: Sequence[int],
     eps: float,
 ) -> Tensor:
+    # `bias` is read like PyTorch's formula reads it, so it is saved (PyTorch's pack order).
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, rstd = _ln_xhat(input, results, normalized_shape, eps)
+    xhat, rstd = _ln_xhat(input, result1, result2, normalized_shape, eps)
     raw = raw_backward()
     g = grad._data if raw else grad
     if weight._data.size:
@@ -322,11 +328,12 @@ NATIVE_LAYER_NORM = defop(
     params=("normalized_shape", "eps"),
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
-    saves=("input", "weight", "results"),
+    saves=("bias", "input", "weight", "result1", "result2"),
     vjp={
         "input": _ln_input_grad,
-        "weight": lambda grads, input, results, normalized_shape, eps: _lead_sum(
-            grads[0], _ln_xhat(input, results, normalized_shape, eps)[0], normalized_shape
+        "weight": lambda grads, input, result1, result2, normalized_shape, eps: _lead_sum(
+            grads[0], _ln_xhat(input, result1, result2, normalized_shape, eps)[0],
+            normalized_shape,
         ),
         "bias": lambda grads, normalized_shape: _lead_sum(grads[0], None, normalized_shape),
     },
@@ -355,20 +362,22 @@ def _gn_impl(
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
-def _gn_xhat(input: Tensor, results: tuple, N: int, group: int, eps: float) -> tuple[Any, Any]:
+def _gn_xhat(input: Tensor, result1: Tensor, result2: Tensor, N: int, group: int,
+             eps: float) -> tuple[Any, Any]:
     """``(x̂, r)`` in the grouped ``[N, G, -1]`` layout."""
     if raw_backward():
-        mean = results[1]._data.reshape(N, group, 1)
-        rstd = results[2]._data.reshape(N, group, 1)
+        mean = result1._data.reshape(N, group, 1)
+        rstd = result2._data.reshape(N, group, 1)
         return (input._data.reshape(N, group, -1) - mean) * rstd, rstd
     return graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore[attr-defined]
 
 
 def _gn_input_grad(
-    grads: tuple, input: Tensor, weight: Tensor, results: tuple, N: int, group: int, eps: float
+    grads: tuple, input: Tensor, weight: Tensor, result1: Tensor, result2: Tensor, N: int,
+    group: int, eps: float,
 ) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, rstd = _gn_xhat(input, results, N, group, eps)
+    xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps)
     raw = raw_backward()
     g = grad._data if raw else grad
     if weight._data.size:
@@ -379,10 +388,10 @@ def _gn_input_grad(
 
 
 def _gn_weight_grad(
-    grads: tuple, input: Tensor, results: tuple, N: int, group: int, eps: float
+    grads: tuple, input: Tensor, result1: Tensor, result2: Tensor, N: int, group: int, eps: float
 ) -> Tensor:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, _ = _gn_xhat(input, results, N, group, eps)
+    xhat, _ = _gn_xhat(input, result1, result2, N, group, eps)
     axes = _chan_axes(input._data.ndim)
     if raw_backward():
         return const(_sum(grad._data * xhat.reshape(input._data.shape), axes))
@@ -413,7 +422,7 @@ NATIVE_GROUP_NORM = defop(
     params=("N", "C", "HxW", "group", "eps"),
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
-    saves=("input", "weight", "results"),
+    saves=("input", "weight", "result1", "result2"),
     vjp={
         "input": _gn_input_grad,
         "weight": _gn_weight_grad,

@@ -77,7 +77,7 @@ class SavedTensor:
             self._data = None
         self._vc = vc
         self._version = 0 if vc is None else vc.value
-        if t._wrapped_number:
+        if t._wrapped_number or t._absent:  # never packed, like PyTorch's numbers and Nones
             self._wrapped = True
         elif STATE.saved_hooks_stack:
             pack, unpack = STATE.saved_hooks_stack[-1]

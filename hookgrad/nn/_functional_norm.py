@@ -22,7 +22,9 @@ def _or_empty(t: Tensor | None, like: Tensor) -> Tensor:
     if t is not None:
         return t
     data = like._data
-    return Tensor._make(namespace_of(data).zeros((0,), dtype=data.dtype))
+    empty = Tensor._make(namespace_of(data).zeros((0,), dtype=data.dtype))
+    empty._absent = True  # saved-tensor hooks skip it: PyTorch saves nothing for a None
+    return empty
 
 
 def batch_norm(
