@@ -15,7 +15,7 @@ from hookgrad._config import STATE
 from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
-from hookgrad.autograd.forward_ad import constant_zeros_like
+from hookgrad.autograd.forward_ad import constant_zeros_like, one_hot_like
 from hookgrad.autograd._api import grad as _grad
 from hookgrad.autograd.grad_mode import enable_grad
 
@@ -188,8 +188,7 @@ def jacrev(func: Callable[..., Any], argnums: int | tuple = 0,
                 out, aux = out
             rows: list[list] = [[] for _ in diff]
             for j in range(out.numel()):
-                onehot = constant_zeros_like(out)
-                onehot._data.reshape(-1)[j] = 1
+                onehot = one_hot_like(out, j)
                 gs = _grad(out, diff, onehot, retain_graph=True, create_graph=True,
                            allow_unused=True, materialize_grads=True)
                 for k, g in enumerate(gs):
@@ -218,8 +217,7 @@ def jacfwd(func: Callable[..., Any], argnums: int | tuple = 0,
             cols = []
             out_shape: tuple = ()
             for j in range(x.numel()):
-                basis = constant_zeros_like(x)
-                basis._data.reshape(-1)[j] = 1
+                basis = one_hot_like(x, j)
                 with fwad.dual_level():
                     new_args = list(args)
                     new_args[n] = fwad.make_dual(x, basis)

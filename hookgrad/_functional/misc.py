@@ -15,7 +15,7 @@ import numpy as np
 from hookgrad._backend import namespace_of
 from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
-from hookgrad._functional.shape import expand, pad, reshape
+from hookgrad._functional.shape import cat, expand, narrow, pad, reshape
 from hookgrad._tensor import Tensor
 
 __all__ = ["nonzero", "unique", "bincount", "meshgrid", "diag", "trace", "repeat_interleave",
@@ -153,8 +153,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 
     Mirrors: ``torch.diff``.
     """
-    from hookgrad._functional.shape import cat, narrow
-
     x = input
     if prepend is not None or append is not None:
         parts = [t for t in (prepend, input, append) if t is not None]

@@ -128,6 +128,13 @@ def constant_zeros_like(t: Tensor) -> Tensor:
     return Tensor._make(namespace_of(t._data).zeros_like(t._data))
 
 
+def one_hot_like(t: Tensor, j: int) -> Tensor:
+    """Zeros shaped like `t` with a 1 at flat position `j` (a Jacobian row/column selector)."""
+    out = constant_zeros_like(t)
+    out._data.reshape(-1)[j] = 1  # zeros_like is contiguous, so reshape is a view
+    return out
+
+
 # ---------------------------------------------------------------------------- tangent storage
 def get_tangent(t: Tensor, level: int) -> Tensor | None:
     grads = t._fw_grads

@@ -14,7 +14,7 @@ from typing import Any
 from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
-from hookgrad.autograd.forward_ad import constant_zeros_like
+from hookgrad.autograd.forward_ad import constant_zeros_like, one_hot_like
 from hookgrad.autograd._api import grad as _grad
 from hookgrad.autograd.grad_mode import enable_grad
 
@@ -235,8 +235,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
             rows: list[list] = [[] for _ in ins]
             for j in range(out.numel()):
                 # A one-hot cotangent selects row j without needing indexing ops.
-                onehot = constant_zeros_like(out)
-                onehot._data.reshape(-1)[j] = 1
+                onehot = one_hot_like(out, j)
                 g = _autograd_grad((out,), ins, (onehot,), retain_graph=True,
                                    create_graph=create_graph)
                 for k, (gk, inp) in enumerate(zip(g, ins)):
@@ -283,8 +282,7 @@ def _jacobian_forward(func: Callable[..., Any], inputs: Any, strict: bool) -> An
     is_out_tuple = False
     for k, inp in enumerate(ins):
         for j in range(inp.numel()):
-            basis = constant_zeros_like(inp)
-            basis._data.reshape(-1)[j] = 1
+            basis = one_hot_like(inp, j)
             with fwad.dual_level():
                 duals = tuple(fwad.make_dual(x, basis) if i == k else x for i, x in enumerate(ins))
                 is_out_tuple, outs = _check_outputs(func(*duals), "jacobian")
