@@ -51,7 +51,7 @@ _erf = special("erf")
 
 # ---------------------------------------------------------------- relu family
 defop("relu", impl=lambda self: np.maximum(self, 0), saves=("result",),
-      vjp={"self": lambda grad, result: threshold_backward(grad, result, 0)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: threshold_backward(grad, result, 0, ops=ops)}, jvp="elementwise")
 
 def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
     # ``x if x > 0 else x * slope`` without a select (NOTE [Fast select]); exact: one term is 0.
@@ -62,15 +62,15 @@ def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
 
 defop("leaky_relu", impl=quiet(_leaky_relu_impl),
       params=("negative_slope",), saves=("self",),
-      vjp={"self": lambda grad, self, negative_slope: leaky_relu_backward(
-          grad, self, negative_slope)},
+      vjp={"self": lambda grad, self, negative_slope, ops: leaky_relu_backward(
+          grad, self, negative_slope, ops=ops)},
       jvp="elementwise")
 
 
-def _leaky_relu_result_vjp(grad: Any, result: Any, negative_slope: float) -> Any:
+def _leaky_relu_result_vjp(grad: Any, result: Any, negative_slope: float, ops: Any) -> Any:
     if negative_slope < 0:  # the result's sign no longer tells which branch was taken
         raise RuntimeError(_LEAKY_INPLACE_ERROR)
-    return leaky_relu_backward(grad, result, negative_slope, True)
+    return leaky_relu_backward(grad, result, negative_slope, True, ops)
 
 
 _LEAKY_INPLACE_ERROR = (
@@ -87,12 +87,12 @@ defop("leaky_relu_", impl=quiet(_leaky_relu_impl),
 defop("threshold", impl=lambda self, threshold, value: fast_where(
           self <= threshold, self.dtype.type(value), self),
       params=("threshold", "value"), saves=("self",),
-      vjp={"self": lambda grad, self, threshold: threshold_backward(grad, self, threshold)},
+      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(grad, self, threshold, ops=ops)},
       jvp="elementwise")
 defop("threshold_", impl=lambda self, threshold, value: fast_where(
           self <= threshold, self.dtype.type(value), self),
       params=("threshold", "value"), saves=("self",), node_name="ThresholdBackward1",
-      vjp={"self": lambda grad, self, threshold: threshold_backward(grad, self, threshold)},
+      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(grad, self, threshold, ops=ops)},
       jvp="elementwise")
 
 
@@ -107,12 +107,12 @@ def _elu_impl(self: Any, alpha: float = 1.0, scale: float = 1.0,
 
 _ELU_PARAMS = ("alpha", "scale", "input_scale")
 defop("elu", impl=_elu_impl, params=_ELU_PARAMS, saves=("self",),
-      vjp={"self": lambda grad, self, alpha, scale, input_scale: elu_backward(
-          grad, self, alpha, scale, input_scale, False)},
+      vjp={"self": lambda grad, self, alpha, scale, input_scale, ops: elu_backward(
+          grad, self, alpha, scale, input_scale, False, ops=ops)},
       jvp="elementwise")
 defop("elu_", impl=_elu_impl, params=_ELU_PARAMS, saves=("result",), node_name="EluBackward1",
-      vjp={"self": lambda grad, result, alpha, scale, input_scale: elu_backward(
-          grad, result, alpha, scale, input_scale, True)},
+      vjp={"self": lambda grad, result, alpha, scale, input_scale, ops: elu_backward(
+          grad, result, alpha, scale, input_scale, True, ops=ops)},
       jvp="elementwise")
 
 
@@ -121,12 +121,12 @@ def _celu_impl(self: Any, alpha: float = 1.0) -> Any:
 
 
 defop("celu", impl=_celu_impl, params=("alpha",), saves=("self",),
-      vjp={"self": lambda grad, self, alpha: elu_backward(grad, self, alpha, 1.0, 1.0 / alpha,
-                                                          False)},
+      vjp={"self": lambda grad, self, alpha, ops: elu_backward(grad, self, alpha, 1.0, 1.0 / alpha,
+                                                          False, ops=ops)},
       jvp="elementwise")
 defop("celu_", impl=_celu_impl, params=("alpha",), saves=("result",), node_name="CeluBackward1",
-      vjp={"self": lambda grad, result, alpha: elu_backward(grad, result, alpha, 1.0,
-                                                            1.0 / alpha, True)},
+      vjp={"self": lambda grad, result, alpha, ops: elu_backward(grad, result, alpha, 1.0,
+                                                            1.0 / alpha, True, ops=ops)},
       jvp="elementwise")
 
 
@@ -140,7 +140,7 @@ def _gelu_impl(self: Any, approximate: str = "none") -> Any:
 
 
 defop("gelu", impl=_gelu_impl, params=("approximate",), saves=("self",),
-      vjp={"self": lambda grad, self, approximate: gelu_backward(grad, self, approximate)},
+      vjp={"self": lambda grad, self, approximate, ops: gelu_backward(grad, self, approximate, ops=ops)},
       jvp="elementwise")
 
 @quiet
@@ -192,12 +192,12 @@ def _softplus_impl(self: Any, beta: float = 1.0, threshold: float = 20.0) -> Any
 
 
 defop("softplus", impl=_softplus_impl, params=("beta", "threshold"), saves=("self",),
-      vjp={"self": lambda grad, self, beta, threshold: softplus_backward(
-          grad, self, beta, threshold)},
+      vjp={"self": lambda grad, self, beta, threshold, ops: softplus_backward(
+          grad, self, beta, threshold, ops=ops)},
       jvp="elementwise")
 
 defop("sigmoid", impl=quiet(lambda self: 1 / (1 + np.exp(-self))), saves=("result",),
-      vjp={"self": lambda grad, result: sigmoid_backward(grad, result)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: sigmoid_backward(grad, result, ops=ops)}, jvp="elementwise")
 
 
 @quiet
@@ -238,18 +238,18 @@ defop("logit", impl=_logit_impl, params=("eps",), saves=("self",), vjp={"self": 
 defop("hardtanh", impl=lambda self, min_val=-1.0, max_val=1.0: np.minimum(
           np.maximum(self, self.dtype.type(min_val)), self.dtype.type(max_val)),
       params=("min_val", "max_val"), saves=("self",),
-      vjp={"self": lambda grad, self, min_val, max_val: hardtanh_backward(
-          grad, self, min_val, max_val)},
+      vjp={"self": lambda grad, self, min_val, max_val, ops: hardtanh_backward(
+          grad, self, min_val, max_val, ops=ops)},
       jvp="elementwise")
 
 defop("hardsigmoid", impl=lambda self: np.minimum(np.maximum(self + 3, 0), 6) / 6,
       saves=("self",),
-      vjp={"self": lambda grad, self: hardsigmoid_backward(grad, self)},
+      vjp={"self": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops=ops)},
       jvp="elementwise")
 
 
 defop("hardswish", impl=quiet(lambda self: self * np.minimum(np.maximum(self + 3, 0), 6) / 6),
-      saves=("self",), vjp={"self": lambda grad, self: hardswish_backward(grad, self)},
+      saves=("self",), vjp={"self": lambda grad, self, ops: hardswish_backward(grad, self, ops=ops)},
       jvp="elementwise")
 
 
@@ -259,9 +259,9 @@ def _shrink_zone(x: Any, lambd: float) -> Any:
 
 defop("hardshrink", impl=lambda self, lambd=0.5: select_zero(self, ~_shrink_zone(self, lambd)),
       params=("lambd",), saves=("self",),
-      vjp={"self": lambda grad, self, lambd: hardshrink_backward(grad, self, lambd)},
+      vjp={"self": lambda grad, self, lambd, ops: hardshrink_backward(grad, self, lambd, ops=ops)},
       jvp="elementwise")
 defop("softshrink", impl=lambda self, lambd=0.5: self - np.clip(self, -lambd, lambd),
       params=("lambd",), saves=("self",),
-      vjp={"self": lambda grad, self, lambd: softshrink_backward(grad, self, lambd)},
+      vjp={"self": lambda grad, self, lambd, ops: softshrink_backward(grad, self, lambd, ops=ops)},
       jvp="elementwise")

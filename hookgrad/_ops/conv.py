@@ -21,7 +21,7 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._ops import _conv_kernels as K
-from hookgrad._ops._rules import const, raw_backward
+from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -162,12 +162,11 @@ def _input_grad(
     dilation: Ints,
     transposed: bool,
     groups: int,
-) -> Tensor:
-    if raw_backward():
-        return const(
-            _raw_input_grad(
-                grad._data, weight._data, input_shape, stride, padding, dilation, transposed, groups
-            )
+    ops: Any,
+) -> Any:
+    if not ops.graph:  # the array kernel (see _KERNEL_NOTE)
+        return _raw_input_grad(
+            grad, weight, input_shape, stride, padding, dilation, transposed, groups
         )
     nd = len(stride)
     if transposed:
@@ -205,23 +204,26 @@ def _weight_grad(
     dilation: Ints,
     transposed: bool,
     groups: int,
-) -> Tensor:
-    if raw_backward():
-        return const(
-            _raw_weight_grad(
-                input._data, grad._data, weight_shape, stride, padding, dilation, transposed, groups
-            )
+    ops: Any,
+) -> Any:
+    if not ops.graph:  # the array kernel (see _KERNEL_NOTE)
+        return _raw_weight_grad(
+            input, grad, weight_shape, stride, padding, dilation, transposed, groups
         )
     if transposed:
         return _weight_grad_graph(grad, input, weight_shape, stride, padding, dilation, groups)
     return _weight_grad_graph(input, grad, weight_shape, stride, padding, dilation, groups)
 
 
-def _bias_grad(grad: Tensor) -> Tensor:
-    dims = (0, *range(2, grad._data.ndim))
-    if raw_backward():
-        return const(grad._data.sum(axis=dims))
-    return grad.sum(dims)  # type: ignore[attr-defined]
+def _bias_grad(grad: Any, ops: Any) -> Any:
+    return ops.sum(grad, (0, *range(2, grad.ndim)))
+
+
+# _KERNEL_NOTE: the input and weight gradients are computed by array kernels (im2col-style
+# products) when the engine hands the rule `ARRAY_OPS`, and as convolutions of hookgrad ops when
+# it hands `TENSOR_OPS` (NOTE [Rule operations]): the same values, but the kernels are not
+# expressible in the operations namespace without a convolution-backward primitive of their own
+# (PyTorch's ``convolution_backward``), which is the remaining step to a single body here.
 
 
 def _bias_tangent(t: Tensor, result: Tensor) -> Tensor:
@@ -238,7 +240,7 @@ CONVOLUTION = defop(
     vjp={
         "input": _input_grad,
         "weight": _weight_grad,
-        "bias": lambda grad: _bias_grad(grad),
+        "bias": lambda grad, ops: _bias_grad(grad, ops),
     },
     jvp={
         "input": lambda t, weight, stride, padding, dilation, transposed, output_padding, groups: (

@@ -4,8 +4,8 @@
 built the way ATen builds them so that ``grad_fn`` chains match PyTorch's (``matmul`` of a batch
 by a matrix folds into one ``mm`` between two ``_unsafe_view``s, for example).
 
-The matrix-product rules are on the hot path of every MLP, so their raw bodies are a single
-array expression (NOTE [Raw backward]).
+The matrix-product rules are on the hot path of every MLP: with `ARRAY_OPS` (NOTE [Rule
+operations]) each is a single array expression.
 """
 
 from __future__ import annotations
@@ -18,51 +18,30 @@ import numpy as np
 from hookgrad._ops._rules import (
     all_dims,
     const,
-    raw_backward,
     restore,
-    restore_arr,
     xp_of,
 )
+from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import PRIMITIVES, defop
 from hookgrad._tensor import Tensor
 
 
-def _mT(a: Any) -> Any:
-    return a.swapaxes(-1, -2)
-
-
 # ---------------------------------------------------------------- mm / bmm
-def _mm_self(grad: Tensor, mat2: Tensor) -> Tensor:
-    if raw_backward():
-        return const(grad._data @ _mT(mat2._data))
-    return grad.mm(mat2.t())  # type: ignore[attr-defined]
+def _mm_self(grad: Any, mat2: Any, ops: Any) -> Any:
+    return ops.mm(grad, ops.t(mat2))
 
 
-def _mm_mat2(grad: Tensor, self: Tensor) -> Tensor:
-    if raw_backward():
-        return const(_mT(self._data) @ grad._data)
-    return self.t().mm(grad)  # type: ignore[attr-defined]
+def _mm_mat2(grad: Any, self: Any, ops: Any) -> Any:
+    return ops.mm(ops.t(self), grad)
 
 
 defop("mm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
       vjp={"self": _mm_self, "mat2": _mm_mat2},
       jvp={"self": lambda t, mat2: t.mm(mat2), "mat2": lambda t, self: self.mm(t)})
 
-
-def _bmm_self(grad: Tensor, mat2: Tensor) -> Tensor:
-    if raw_backward():
-        return const(grad._data @ _mT(mat2._data))
-    return grad.bmm(mat2.transpose(1, 2))  # type: ignore[attr-defined]
-
-
-def _bmm_mat2(grad: Tensor, self: Tensor) -> Tensor:
-    if raw_backward():
-        return const(_mT(self._data) @ grad._data)
-    return self.transpose(1, 2).bmm(grad)  # type: ignore[attr-defined]
-
-
 defop("bmm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
-      vjp={"self": _bmm_self, "mat2": _bmm_mat2},
+      vjp={"self": lambda grad, mat2, ops: ops.mm(grad, ops.transpose(mat2, 1, 2)),
+           "mat2": lambda grad, self, ops: ops.mm(ops.transpose(self, 1, 2), grad)},
       jvp={"self": lambda t, mat2: t.bmm(mat2), "mat2": lambda t, self: self.bmm(t)})
 
 
@@ -72,21 +51,9 @@ defop("dot", impl=lambda self, tensor: np.asarray(np.dot(self, tensor)),
       vjp={"self": lambda grad, tensor: grad * tensor, "tensor": lambda grad, self: grad * self},
       jvp={"self": lambda t, tensor: t.dot(tensor), "tensor": lambda t, self: self.dot(t)})
 
-
-def _mv_self(grad: Tensor, vec: Tensor) -> Tensor:
-    if raw_backward():
-        return const(grad._data[:, None] * vec._data)
-    return grad.outer(vec)  # type: ignore[attr-defined]
-
-
-def _mv_vec(grad: Tensor, self: Tensor) -> Tensor:
-    if raw_backward():
-        return const(_mT(self._data) @ grad._data)
-    return self.t().mv(grad)  # type: ignore[attr-defined]
-
-
 defop("mv", impl=np.matmul, inputs=("self", "vec"), saves=("self", "vec"),
-      vjp={"self": _mv_self, "vec": _mv_vec},
+      vjp={"self": lambda grad, vec, ops: ops.outer(grad, vec),
+           "vec": lambda grad, self, ops: ops.mv(ops.t(self), grad)},
       jvp={"self": lambda t, vec: t.mv(vec), "vec": lambda t, self: self.mv(t)})
 
 
@@ -102,36 +69,21 @@ def _addmm_impl(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) 
     return out
 
 
-def _unbroadcast_raw(g: Any, shape: tuple) -> Any:
-    if g.shape == shape:
-        return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
-    return g.sum(axis=axes, keepdims=True).reshape(shape)
+def _addmm_self(grad: Any, beta: Any, self_shape: tuple, ops: Any) -> Any:
+    return ops.sum_to_size(grad if beta == 1 else ops.mul(grad, beta), self_shape)
 
 
-def _addmm_self(grad: Tensor, beta: Any, self_shape: tuple) -> Tensor:
-    if raw_backward():
-        g = grad._data if beta == 1 else grad._data * beta
-        return const(_unbroadcast_raw(g, tuple(self_shape)))
-    g = grad if beta == 1 else grad * beta
-    return g if g._data.shape == self_shape else g.sum_to_size(self_shape)  # type: ignore
+def _addmm_mat1(grad: Any, mat2: Any, alpha: Any, ops: Any) -> Any:
+    g = _mm_self(grad, mat2, ops)
+    return g if alpha == 1 else ops.mul(g, alpha)
 
 
-def _addmm_mat1(grad: Tensor, mat2: Tensor, alpha: Any) -> Tensor:
-    g = _mm_self(grad, mat2)
-    return g if alpha == 1 else g * alpha
-
-
-def _addmm_mat2(grad: Tensor, mat1: Tensor, alpha: Any) -> Tensor:
-    if raw_backward() and alpha == 1:
-        # ``F.linear`` passes ``weight.t()`` as mat2. Computed as the transpose of
-        # ``grad.T @ mat1`` (PyTorch's mm_mat2_backward for a transposed mat2), the gradient
-        # comes out of TBackward C-contiguous, and AccumulateGrad keeps it without a copy.
-        return const(_mT(_mT(grad._data) @ mat1._data))
-    g = _mm_mat2(grad, mat1)
-    return g if alpha == 1 else g * alpha
+def _addmm_mat2(grad: Any, mat1: Any, alpha: Any, ops: Any) -> Any:
+    # PyTorch's mm_mat2_backward for a transposed mat2 (``F.linear`` passes ``weight.t()``):
+    # ``(grad.T @ mat1).T``, which comes out of the transpose C-contiguous, so AccumulateGrad
+    # keeps it without a copy.
+    g = ops.t(ops.mm(ops.t(grad), mat1))
+    return g if alpha == 1 else ops.mul(g, alpha)
 
 
 defop("addmm", impl=_addmm_impl, inputs=("self", "mat1", "mat2"), params=("beta", "alpha"),
@@ -223,20 +175,19 @@ def _norm_backward_graph(g: Tensor, self: Tensor, n: Tensor, p: float, dim: Any)
     return scaled * _masked_zero(g / n.pow(p - 1), n._data == 0)  # type: ignore[attr-defined]
 
 
-def _norm_backward(grad: Tensor, self: Tensor, result: Tensor, ord: Any = 2, dim: Any = None,
-                   keepdim: bool = False) -> Tensor | None:
+def _norm_backward(grad: Any, self: Any, result: Any, ord: Any = 2, dim: Any = None,
+                   keepdim: bool = False, ops: Any = TENSOR_OPS) -> Any:
     """PyTorch's ``norm_backward`` (``linalg_vector_norm_backward``)."""
     p = float(ord)
     if p == 0:
         return None  # PyTorch returns an undefined gradient: the input gets none
-    shape = self._data.shape
-    if raw_backward():
-        g = restore_arr(grad._data, shape, dim, keepdim)
-        n = restore_arr(result._data, shape, dim, keepdim)
-        return const(_norm_backward_raw(g, self._data, n, p, dim).astype(
-            np.result_type(self._data, grad._data), copy=False))
-    g = restore(grad, shape, dim, keepdim)
-    return _norm_backward_graph(g, self, restore(result, shape, dim, keepdim), p, dim)
+    shape = self.shape
+    g = restore(grad, shape, dim, keepdim, ops)
+    n = restore(result, shape, dim, keepdim, ops)
+    if not ops.graph:  # the same formula spelled with the array namespace's functions
+        return _norm_backward_raw(g, self, n, p, dim).astype(
+            np.result_type(self, grad), copy=False)
+    return _norm_backward_graph(g, self, n, p, dim)
 
 
 def _norm_jvp(t: Tensor, self: Tensor, result: Tensor, ord: Any = 2, dim: Any = None,

@@ -33,7 +33,7 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import bind
-from hookgrad._ops._rules import const, raw_backward
+from hookgrad._ops._rules import const
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
 
@@ -265,10 +265,8 @@ defop(
     jvp="linear",
 )
 
-def _t_grad(grad: Tensor) -> Tensor:
-    if raw_backward():  # NOTE [Raw backward]: the transposed array, without view tracking
-        return const(grad._data.T)
-    return grad.t()  # type: ignore[attr-defined]
+def _t_grad(grad: Any, ops: Any) -> Any:
+    return ops.t(grad)  # with ARRAY_OPS: the transposed array, without view tracking
 
 
 defop("t", impl=lambda self: self.T, view=True, vjp={"self": _t_grad}, jvp="linear")

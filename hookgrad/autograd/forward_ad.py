@@ -26,6 +26,7 @@ from typing import Any
 from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL, add_recorder, remove_recorder
 from hookgrad._dispatch import bind
+from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import STATE_HOOKS, Tensor
 from hookgrad.autograd._saved import SavedTensor
@@ -312,6 +313,8 @@ class _Values:
             return grad
         if name == "grads":
             return (grad,) if not isinstance(grad, tuple) else grad
+        if name == "ops":  # a tangent is a tensor: forward AD reuses rules on hookgrad ops
+            return TENSOR_OPS
         if name == "result":
             return primal_alias(self.outs[0])
         if name == "results":
