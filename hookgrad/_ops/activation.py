@@ -7,9 +7,9 @@ them with PyTorch at those points. In-place variants that PyTorch records with a
 instead of the input and are separate primitives here.
 
 Most rules call a backward primitive (`activation_backward`). ``silu`` and ``mish`` are the
-exception, as in PyTorch: under grad mode their gradient is a composite of differentiable ops
-(so double backward works, with PyTorch's ``MulBackward0``... nodes); in a plain backward (grad
-mode off, nothing will differentiate the result) it is one fused pass on the arrays.
+exception, as in PyTorch: when the engine hands them hookgrad ops (NOTE [Rule operations]) their
+gradient is a composite of differentiable ops (so double backward works, with PyTorch's
+``MulBackward0``... nodes); with array operations it is one fused pass on the arrays.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
-from hookgrad._config import STATE
 from hookgrad._ops._elementwise import drop, fast_where, quiet, select_zero
 from hookgrad._ops.activation_backward import (
     elu_backward,
@@ -37,7 +36,6 @@ from hookgrad._ops.activation_backward import (
 )
 from hookgrad._ops.pointwise_math import special
 from hookgrad._ops.registry import defop
-from hookgrad._tensor import Tensor
 
 __all__ = ["SELU_ALPHA", "SELU_SCALE"]
 
@@ -148,16 +146,16 @@ def _raw_sigmoid(x: Any) -> Any:
     return 1 / (1 + np.exp(-x))
 
 
-def _silu_vjp(grad: Any, self: Any) -> Any:
-    if not STATE.grad_enabled:  # a plain backward: one fused pass (see module docstring)
-        x = self._data
+def _silu_vjp(grad: Any, self: Any, ops: Any) -> Any:
+    if not ops.graph:  # arrays (NOTE [Rule operations]): one fused pass (see module docstring)
+        x = self
         xp = namespace_of(x)
         s = xp.asarray(_raw_sigmoid(x))
         t = xp.asarray(np.subtract(1, s))
         np.multiply(t, x, out=t)
         np.add(t, 1, out=t)
         np.multiply(t, s, out=t)
-        return Tensor._make(np.multiply(t, grad._data, out=t))
+        return np.multiply(t, grad, out=t)
     sigmoid = self.sigmoid()
     return grad * sigmoid * (1.0 + self * (1.0 - sigmoid))
 
@@ -172,9 +170,9 @@ def _raw_mish_grad(g: Any, x: Any) -> Any:
     return g * (tanh_softplus + x * _raw_sigmoid(x) * (1 - tanh_softplus * tanh_softplus))
 
 
-def _mish_vjp(grad: Any, self: Any) -> Any:
-    if not STATE.grad_enabled:
-        return Tensor._make(_raw_mish_grad(grad._data, self._data))
+def _mish_vjp(grad: Any, self: Any, ops: Any) -> Any:
+    if not ops.graph:  # arrays (NOTE [Rule operations]): one fused pass
+        return _raw_mish_grad(grad, self)
     sigmoid = self.sigmoid()
     tanh_softplus = self.exp().log1p().tanh()
     return grad * (tanh_softplus + self * sigmoid * (1 - tanh_softplus * tanh_softplus))
