@@ -125,7 +125,12 @@ class ArrayOps:
 
     @staticmethod
     def mm(a: Any, b: Any) -> Any:
-        """Matrix product (``mm``/``bmm``/batched ``matmul``)."""
+        """Matrix product of two matrices (``Tensor.mm``)."""
+        return a @ b
+
+    @staticmethod
+    def bmm(a: Any, b: Any) -> Any:
+        """Batched matrix product (``Tensor.bmm``)."""
         return a @ b
 
     @staticmethod
@@ -297,12 +302,13 @@ class TensorOps:
 
     @staticmethod
     def mm(a: Any, b: Any) -> Any:
-        """Matrix product (``mm`` for matrices, ``bmm`` for 3-d, else ``matmul``)."""
-        if a.ndim == 2 and b.ndim == 2:
-            return a.mm(b)
-        if a.ndim == 3 and b.ndim == 3:
-            return a.bmm(b)
-        return a.matmul(b)
+        """``Tensor.mm`` (matrices)."""
+        return a.mm(b)
+
+    @staticmethod
+    def bmm(a: Any, b: Any) -> Any:
+        """``Tensor.bmm`` (batches of matrices)."""
+        return a.bmm(b)
 
     @staticmethod
     def mT(a: Any) -> Any:

@@ -49,7 +49,8 @@ _erf = special("erf")
 
 # ---------------------------------------------------------------- relu family
 defop("relu", impl=lambda self: np.maximum(self, 0), saves=("result",),
-      vjp={"self": lambda grad, result, ops: threshold_backward(grad, result, 0, ops=ops)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: threshold_backward(grad, result, 0, ops)},
+      jvp="elementwise")
 
 def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
     # ``x if x > 0 else x * slope`` without a select (NOTE [Fast select]); exact: one term is 0.
@@ -85,12 +86,14 @@ defop("leaky_relu_", impl=quiet(_leaky_relu_impl),
 defop("threshold", impl=lambda self, threshold, value: fast_where(
           self <= threshold, self.dtype.type(value), self),
       params=("threshold", "value"), saves=("self",),
-      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(grad, self, threshold, ops=ops)},
+      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(
+          grad, self, threshold, ops)},
       jvp="elementwise")
 defop("threshold_", impl=lambda self, threshold, value: fast_where(
           self <= threshold, self.dtype.type(value), self),
       params=("threshold", "value"), saves=("self",), node_name="ThresholdBackward1",
-      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(grad, self, threshold, ops=ops)},
+      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(
+          grad, self, threshold, ops)},
       jvp="elementwise")
 
 
@@ -138,7 +141,8 @@ def _gelu_impl(self: Any, approximate: str = "none") -> Any:
 
 
 defop("gelu", impl=_gelu_impl, params=("approximate",), saves=("self",),
-      vjp={"self": lambda grad, self, approximate, ops: gelu_backward(grad, self, approximate, ops=ops)},
+      vjp={"self": lambda grad, self, approximate, ops: gelu_backward(
+          grad, self, approximate, ops=ops)},
       jvp="elementwise")
 
 @quiet
@@ -195,7 +199,8 @@ defop("softplus", impl=_softplus_impl, params=("beta", "threshold"), saves=("sel
       jvp="elementwise")
 
 defop("sigmoid", impl=quiet(lambda self: 1 / (1 + np.exp(-self))), saves=("result",),
-      vjp={"self": lambda grad, result, ops: sigmoid_backward(grad, result, ops=ops)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: sigmoid_backward(grad, result, ops)},
+      jvp="elementwise")
 
 
 @quiet
@@ -237,17 +242,18 @@ defop("hardtanh", impl=lambda self, min_val=-1.0, max_val=1.0: np.minimum(
           np.maximum(self, self.dtype.type(min_val)), self.dtype.type(max_val)),
       params=("min_val", "max_val"), saves=("self",),
       vjp={"self": lambda grad, self, min_val, max_val, ops: hardtanh_backward(
-          grad, self, min_val, max_val, ops=ops)},
+          grad, self, min_val, max_val, ops)},
       jvp="elementwise")
 
 defop("hardsigmoid", impl=lambda self: np.minimum(np.maximum(self + 3, 0), 6) / 6,
       saves=("self",),
-      vjp={"self": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops=ops)},
+      vjp={"self": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops)},
       jvp="elementwise")
 
 
 defop("hardswish", impl=quiet(lambda self: self * np.minimum(np.maximum(self + 3, 0), 6) / 6),
-      saves=("self",), vjp={"self": lambda grad, self, ops: hardswish_backward(grad, self, ops=ops)},
+      saves=("self",),
+      vjp={"self": lambda grad, self, ops: hardswish_backward(grad, self, ops=ops)},
       jvp="elementwise")
 
 

@@ -47,7 +47,8 @@ _TB = defop(
     "threshold_backward",
     impl=lambda grad_output, self, threshold: select_zero(grad_output, ~(self <= threshold)),
     params=("threshold",), **_MASKED,
-    vjp={"grad_output": lambda grad, self, threshold, ops: threshold_backward(grad, self, threshold, ops=ops),
+    vjp={"grad_output": lambda grad, self, threshold, ops: threshold_backward(
+        grad, self, threshold, ops),
          **_ZERO},
     jvp={"grad_output": lambda t, self, threshold: threshold_backward(t, self, threshold),
          **_ZERO_JVP})
@@ -66,7 +67,7 @@ _HTB = defop(
         grad_output, ~((self <= min_val) | (self >= max_val))),
     params=("min_val", "max_val"), **_MASKED,
     vjp={"grad_output": lambda grad, self, min_val, max_val, ops: hardtanh_backward(
-        grad, self, min_val, max_val, ops=ops), **_ZERO},
+        grad, self, min_val, max_val, ops), **_ZERO},
     jvp={"grad_output": lambda t, self, min_val, max_val: hardtanh_backward(
         t, self, min_val, max_val), **_ZERO_JVP})
 _HSB = defop(
@@ -74,13 +75,14 @@ _HSB = defop(
     impl=lambda grad_output, self: select_zero(grad_output * (1.0 / 6.0),
                                                (self > -3) & (self < 3)),
     **_MASKED,
-    vjp={"grad_output": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops=ops), **_ZERO},
+    vjp={"grad_output": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops), **_ZERO},
     jvp={"grad_output": lambda t, self: hardsigmoid_backward(t, self), **_ZERO_JVP})
 _HSHB = defop(
     "hardshrink_backward",
     impl=lambda grad_output, self, lambd: select_zero(grad_output, ~_shrink_zone(self, lambd)),
     params=("lambd",), **_MASKED,
-    vjp={"grad_output": lambda grad, self, lambd, ops: hardshrink_backward(grad, self, lambd, ops=ops),
+    vjp={"grad_output": lambda grad, self, lambd, ops: hardshrink_backward(
+        grad, self, lambd, ops=ops),
          **_ZERO},
     jvp={"grad_output": lambda t, self, lambd: hardshrink_backward(t, self, lambd),
          **_ZERO_JVP})
@@ -88,7 +90,8 @@ _SSHB = defop(
     "softshrink_backward",
     impl=lambda grad_output, self, lambd: select_zero(grad_output, ~_shrink_zone(self, lambd)),
     params=("lambd",), **_MASKED,
-    vjp={"grad_output": lambda grad, self, lambd, ops: softshrink_backward(grad, self, lambd, ops=ops),
+    vjp={"grad_output": lambda grad, self, lambd, ops: softshrink_backward(
+        grad, self, lambd, ops=ops),
          **_ZERO},
     jvp={"grad_output": lambda t, self, lambd: softshrink_backward(t, self, lambd),
          **_ZERO_JVP})
@@ -132,7 +135,7 @@ _SIGMOID_BW = defop(
     "sigmoid_backward",
     impl=quiet(lambda grad_output, output: grad_output * (1 - output) * output),
     inputs=("grad_output", "output"), saves=("grad_output", "output"),
-    vjp={"grad_output": lambda grad, output, ops: sigmoid_backward(grad, output, ops=ops),
+    vjp={"grad_output": lambda grad, output, ops: sigmoid_backward(grad, output, ops),
          "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)},
     jvp={"grad_output": lambda t, output: sigmoid_backward(t, output),
          "output": lambda t, grad_output, output: t * grad_output * (-2 * output + 1)})
@@ -140,7 +143,7 @@ _TANH_BW = defop(
     "tanh_backward",
     impl=quiet(lambda grad_output, output: grad_output * (1 - output * output)),
     inputs=("grad_output", "output"), saves=("grad_output", "output"),
-    vjp={"grad_output": lambda grad, output, ops: tanh_backward(grad, output, ops=ops),
+    vjp={"grad_output": lambda grad, output, ops: tanh_backward(grad, output, ops),
          "output": lambda grad, grad_output, output: grad * -2 * output * grad_output},
     jvp={"grad_output": lambda t, output: tanh_backward(t, output),
          "output": lambda t, grad_output, output: t * -2 * output * grad_output})
@@ -192,7 +195,8 @@ def _gelu_second(self: Any, approximate: str) -> Any:
 _GELU_BW = defop(
     "gelu_backward", impl=_gelu_backward_impl, inputs=("grad_output", "self"),
     params=("approximate",), saves=("grad_output", "self"),
-    vjp={"grad_output": lambda grad, self, approximate, ops: gelu_backward(grad, self, approximate, ops=ops),
+    vjp={"grad_output": lambda grad, self, approximate, ops: gelu_backward(
+        grad, self, approximate, ops=ops),
          "self": lambda grad, grad_output, self, approximate: grad * grad_output * _gelu_second(
              self, approximate)},
     jvp={"grad_output": lambda t, self, approximate: gelu_backward(t, self, approximate),

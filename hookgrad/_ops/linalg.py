@@ -40,8 +40,8 @@ defop("mm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
       jvp={"self": lambda t, mat2: t.mm(mat2), "mat2": lambda t, self: self.mm(t)})
 
 defop("bmm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
-      vjp={"self": lambda grad, mat2, ops: ops.mm(grad, ops.transpose(mat2, 1, 2)),
-           "mat2": lambda grad, self, ops: ops.mm(ops.transpose(self, 1, 2), grad)},
+      vjp={"self": lambda grad, mat2, ops: ops.bmm(grad, ops.transpose(mat2, 1, 2)),
+           "mat2": lambda grad, self, ops: ops.bmm(ops.transpose(self, 1, 2), grad)},
       jvp={"self": lambda t, mat2: t.bmm(mat2), "mat2": lambda t, self: self.bmm(t)})
 
 

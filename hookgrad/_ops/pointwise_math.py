@@ -143,7 +143,7 @@ defop("sinh", impl=quiet(np.sinh), saves=("self",),
 defop("cosh", impl=quiet(np.cosh), saves=("self",),
       vjp={"self": lambda grad, self: grad * self.sinh()}, jvp="elementwise")
 defop("tanh", impl=np.tanh, saves=("result",),
-      vjp={"self": lambda grad, result, ops: tanh_backward(grad, result, ops=ops)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: tanh_backward(grad, result, ops)}, jvp="elementwise")
 defop("asinh", impl=np.arcsinh, saves=("self",),
       vjp={"self": lambda grad, self: grad * (self.pow(2) + 1).rsqrt()}, jvp="elementwise")
 defop("acosh", impl=quiet(np.arccosh), saves=("self",),

@@ -22,8 +22,11 @@ arrays of ``grad``/``grads`` and of the saved values, and wraps the array the ru
 a tensor with no history::
 
     def call(grad, grads, saved, params, meta):
-        r = rule(grad._data, _arr(saved.get('other')), meta[0][0], AOPS)
-        return r if r is None or type(r) is _nd else _wrap(r)
+        r = rule(grad._data, (v._data if type(v := saved.get('other')) is _T else _arr(v)),
+                 meta[0][0], AOPS)
+        if type(r) is _nd:
+            return _make(r)
+        return r if r is None else _wrap(r)
 
 `PrimitiveNode.apply` picks the array callers when the engine chose arrays for the pass. A rule
 without ``ops`` has one caller for both (it always computes on tensors).
@@ -97,11 +100,13 @@ def rule_caller(prim: Primitive, name: str, arrays: bool = False) -> Any:
     args = ", ".join(_expression(prim, a, arrays) for a in prim.rule_args[name])
     scope = {"rule": prim.vjp[name], "defaults": dict(prim.defaults), "dtype": from_numpy_dtype,
              "AOPS": ARRAY_OPS, "TOPS": TENSOR_OPS, "_arr": _arr, "_nd": np.ndarray,
-             "_wrap": _wrap}
+             "_wrap": _wrap, "_make": _make, "_T": Tensor}
     if not arrays:
         return eval(f"lambda grad, grads, saved, params, meta: rule({args})", scope)  # noqa: S307
     code = (f"def call(grad, grads, saved, params, meta):\n"
             f"    r = rule({args})\n"
+            f"    if type(r) is _nd:\n"
+            f"        return _make(r)\n"
             f"    return r if r is None else _wrap(r)\n")
     exec(code, scope)  # noqa: S102
     return scope["call"]
@@ -130,7 +135,9 @@ def _expression(prim: Primitive, arg: str, arrays: bool) -> str:
             return "grad._data" if arg == "grad" else "_arr(grads)"
         return arg
     if arg in prim.saves:
-        return f"_arr(saved.get({arg!r}))" if arrays else f"saved.get({arg!r})"
+        if arrays:  # a tensor's array inline; None and tuples through `_arr`
+            return (f"(v._data if type(v := saved.get({arg!r})) is _T else _arr(v))")
+        return f"saved.get({arg!r})"
     if arg in prim.params:
         return f"params.get({arg!r}, defaults.get({arg!r}))"
     if arg.endswith("_shape"):
