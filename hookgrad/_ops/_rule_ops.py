@@ -224,6 +224,16 @@ class ArrayOps:
         return as_array(np.add(a, b))
 
     @staticmethod
+    def sign(a: Any) -> Any:
+        """``Tensor.sign``."""
+        return namespace_of(a).sign(a)
+
+    @staticmethod
+    def abs(a: Any) -> Any:
+        """``Tensor.abs``."""
+        return namespace_of(a).abs(a)
+
+    @staticmethod
     def pow(a: Any, exponent: float) -> Any:
         """``Tensor.pow`` by a number: the ``pow`` primitive's impl."""
         return as_array(PRIMITIVES["pow"].impl(a, exponent))
@@ -274,6 +284,14 @@ class ArrayOps:
         xp = namespace_of(src)
         out = xp.zeros(tuple(shape), dtype=src.dtype)
         xp.put_along_axis(out, index, src, axis=dim)
+        return out
+
+    @staticmethod
+    def embed(src: Any, shape: Sequence[int], prim: Primitive, params: dict) -> Any:
+        """Zeros of `shape` with `src` written into the view ``prim(zeros, **params)`` (the
+        gradient of a view primitive: select, slice, diagonal)."""
+        out = namespace_of(src).zeros(tuple(shape), dtype=src.dtype)
+        prim.impl(out, **params)[...] = src
         return out
 
 
@@ -396,6 +414,16 @@ class TensorOps:
         return a + b
 
     @staticmethod
+    def sign(a: Any) -> Any:
+        """``Tensor.sign``."""
+        return a.sign()
+
+    @staticmethod
+    def abs(a: Any) -> Any:
+        """``Tensor.abs``."""
+        return a.abs()
+
+    @staticmethod
     def pow(a: Any, exponent: float) -> Any:
         """``Tensor.pow`` by a number."""
         return a.pow(exponent)
@@ -439,6 +467,15 @@ class TensorOps:
     def scatter_zeros(shape: Sequence[int], dim: int, index: Any, src: Any) -> Any:
         """``src.new_zeros(shape).scatter(dim, index, src)`` for a raw `index`."""
         return src.new_zeros(tuple(shape)).scatter(dim, _make(index), src)
+
+    @staticmethod
+    def embed(src: Any, shape: Sequence[int], prim: Primitive, params: dict) -> Any:
+        """Zeros of `shape` (a constant) with `src` copied into the view ``prim(zeros)``:
+        ``copy_`` records the write, so the result is differentiable in `src`."""
+        d = src._data
+        out = _make(namespace_of(d).zeros(tuple(shape), dtype=d.dtype))
+        bind(prim, (out,), params).copy_(src)
+        return out
 
 
 ARRAY_OPS = ArrayOps()

@@ -132,47 +132,9 @@ def _norm_impl(self: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         return np.sum(a**ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
 
-def _norm_backward_raw(g: Any, x: Any, n: Any, p: float, dim: Any) -> Any:
-    xp = xp_of(x)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        if p == 1:
-            return xp.sign(x) * g
-        if p == 2:
-            return g * xp.where(n == 0, 0, x / n)
-        if math.isinf(p):
-            a = xp.abs(x)
-            mask = (a == n) | xp.isnan(a)
-            count = xp.sum(mask, axis=tuple(all_dims(dim, x.ndim)), keepdims=True)
-            return xp.sign(x) * ((g / count) * mask)
-        if p < 1:
-            scaled = xp.sign(x) * xp.where(x == 0, 0, xp.abs(x) ** (p - 1))
-            return scaled * g * n ** (1 - p)
-        scaled = xp.sign(x) * xp.abs(x) ** (p - 1) if p < 2 else x * xp.abs(x) ** (p - 2)
-        return scaled * xp.where(n == 0, 0, g / n ** (p - 1))
-
-
-def _masked_zero(t: Tensor, mask: Any) -> Tensor:
+def _masked_zero(t: Any, mask: Any, ops: Any) -> Any:
     """``t.masked_fill(mask, 0)``, skipped when nothing is masked (the common case)."""
-    return t.masked_fill(const(mask), 0) if bool(mask.any()) else t  # type: ignore
-
-
-def _norm_backward_graph(g: Tensor, self: Tensor, n: Tensor, p: float, dim: Any) -> Tensor:
-    x = self._data
-    if p == 1:
-        return self.sign() * g  # type: ignore[attr-defined]
-    if p == 2:
-        return g * _masked_zero(self / n, xp_of(x).broadcast_to(n._data == 0, x.shape))
-    if math.isinf(p):
-        a = xp_of(x).abs(x)
-        mask = (a == n._data) | xp_of(x).isnan(a)
-        count = mask.sum(axis=tuple(all_dims(dim, x.ndim)), keepdims=True)
-        return self.sign() * ((g / const(count.astype(x.dtype))) * const(mask))  # type: ignore
-    if p < 1:
-        powed = _masked_zero(self.abs().pow(p - 1), x == 0)  # type: ignore[attr-defined]
-        return self.sign() * powed * g * n.pow(1 - p)  # type: ignore[attr-defined]
-    absx = self.abs()  # type: ignore[attr-defined]
-    scaled = self.sign() * absx.pow(p - 1) if p < 2 else self * absx.pow(p - 2)  # type: ignore
-    return scaled * _masked_zero(g / n.pow(p - 1), n._data == 0)  # type: ignore[attr-defined]
+    return ops.masked_fill(t, mask, 0) if bool(mask.any()) else t
 
 
 def _norm_backward(grad: Any, self: Any, result: Any, ord: Any = 2, dim: Any = None,
@@ -181,13 +143,30 @@ def _norm_backward(grad: Any, self: Any, result: Any, ord: Any = 2, dim: Any = N
     p = float(ord)
     if p == 0:
         return None  # PyTorch returns an undefined gradient: the input gets none
-    shape = self.shape
-    g = restore(grad, shape, dim, keepdim, ops)
-    n = restore(result, shape, dim, keepdim, ops)
-    if not ops.graph:  # the same formula spelled with the array namespace's functions
-        return _norm_backward_raw(g, self, n, p, dim).astype(
-            np.result_type(self, grad), copy=False)
-    return _norm_backward_graph(g, self, n, p, dim)
+    x = ops.data(self)
+    g = restore(grad, x.shape, dim, keepdim, ops)
+    n = restore(result, x.shape, dim, keepdim, ops)
+    zero_norm = ops.data(n) == 0
+    if p == 1:
+        return ops.mul(ops.sign(self), g)
+    if p == 2:
+        nonzero = _masked_zero(ops.div(self, n), np.broadcast_to(zero_norm, x.shape), ops)
+        return ops.mul(g, nonzero)
+    if math.isinf(p):
+        a = np.abs(x)
+        mask = (a == ops.data(n)) | np.isnan(a)
+        count = mask.sum(axis=tuple(all_dims(dim, x.ndim)), keepdims=True)
+        count = ops.const(count.astype(x.dtype))
+        return ops.mul(ops.sign(self), ops.mul(ops.div(g, count), ops.const(mask)))
+    if p < 1:
+        powed = _masked_zero(ops.pow(ops.abs(self), p - 1), x == 0, ops)
+        return ops.mul(ops.mul(ops.mul(ops.sign(self), powed), g), ops.pow(n, 1 - p))
+    absx = ops.abs(self)
+    if p < 2:
+        scaled = ops.mul(ops.sign(self), ops.pow(absx, p - 1))
+    else:
+        scaled = ops.mul(self, ops.pow(absx, p - 2))
+    return ops.mul(scaled, _masked_zero(ops.div(g, ops.pow(n, p - 1)), zero_norm, ops))
 
 
 def _norm_jvp(t: Tensor, self: Tensor, result: Tensor, ord: Any = 2, dim: Any = None,

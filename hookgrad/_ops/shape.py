@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops._rules import const
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
@@ -45,15 +44,10 @@ def zeros_of(like: Tensor, shape: tuple) -> Tensor:
     return Tensor._make(_backend.namespace_of(d).zeros(tuple(shape), dtype=d.dtype))
 
 
-def embed(grad: Tensor, shape: tuple, view_fn: Any) -> Tensor:
-    """Zeros of `shape` with `grad` copied into ``view_fn(zeros)`` (NOTE [View gradients])."""
-    out = zeros_of(grad, shape)
-    region = view_fn(out)
-    if not STATE.grad_enabled and GLOBAL.dual_level < 0:
-        region._data[...] = grad._data  # nothing to record: a plain write
-    else:
-        region.copy_(grad)
-    return out
+def embed(grad: Any, shape: tuple, prim: Any, params: dict, ops: Any) -> Any:
+    """Zeros of `shape` with `grad` copied into the view ``prim(zeros, **params)``
+    (NOTE [View gradients]; `ops` as handed to the rule, NOTE [Rule operations])."""
+    return ops.embed(grad, shape, prim, params)
 
 
 def materialize(grads: tuple, like: tuple) -> list:
@@ -305,10 +299,8 @@ defop(
     params=("dim", "index"),
     view=True,
     vjp={
-        "self": lambda grad, self_shape, dim, index: embed(
-            grad,
-            self_shape,
-            lambda z: bind(PRIMITIVES["select"], (z,), {"dim": dim, "index": index}),
+        "self": lambda grad, self_shape, dim, index, ops: embed(
+            grad, self_shape, PRIMITIVES["select"], {"dim": dim, "index": index}, ops
         )
     },
     jvp="linear",
@@ -321,12 +313,9 @@ defop(
     view=True,
     node_name="SliceBackward0",
     vjp={
-        "self": lambda grad, self_shape, dim, start, end, step: embed(
-            grad,
-            self_shape,
-            lambda z: bind(
-                PRIMITIVES["slice"], (z,), {"dim": dim, "start": start, "end": end, "step": step}
-            ),
+        "self": lambda grad, self_shape, dim, start, end, step, ops: embed(
+            grad, self_shape, PRIMITIVES["slice"],
+            {"dim": dim, "start": start, "end": end, "step": step}, ops,
         )
     },
     jvp="linear",
@@ -434,12 +423,9 @@ defop(
     params=("offset", "dim1", "dim2"),
     view=True,
     vjp={
-        "self": lambda grad, self_shape, offset, dim1, dim2: embed(
-            grad,
-            self_shape,
-            lambda z: bind(
-                PRIMITIVES["diagonal"], (z,), {"offset": offset, "dim1": dim1, "dim2": dim2}
-            ),
+        "self": lambda grad, self_shape, offset, dim1, dim2, ops: embed(
+            grad, self_shape, PRIMITIVES["diagonal"],
+            {"offset": offset, "dim1": dim1, "dim2": dim2}, ops,
         )
     },
     jvp="linear",
