@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
+from hookgrad._dispatch import note_write
 from hookgrad._backend import device as _device
 from hookgrad._backend import namespace_for
 from hookgrad._config import GLOBAL
@@ -383,7 +384,7 @@ def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
         out._data[...] = result._data
     else:
         out._data = result._data.astype(out._data.dtype)
-    out._vc().value += 1
+    note_write(out)
     return out
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
+from hookgrad._dispatch import note_write
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
@@ -205,7 +206,7 @@ def _put(t: Tensor, values: np.ndarray) -> Tensor:
     """Write `values` into `t` in place and bump its version counter (no autograd record)."""
     xp = _backend.namespace_of(t._data)
     t._data[...] = values if xp is np else xp.asarray(values)
-    t._vc().value += 1
+    note_write(t)
     return t
 
 

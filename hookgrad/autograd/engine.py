@@ -34,7 +34,7 @@ from hookgrad.autograd._hook_points import (
     call_tensor_pre_hooks,
 )
 from hookgrad.autograd.anomaly_mode import check_nan_outputs
-from hookgrad.autograd.graph import Node
+from hookgrad.autograd._node import Node
 
 
 class _Ready:

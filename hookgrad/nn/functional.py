@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookgrad._dispatch import note_write
 from hookgrad._dispatch import bind
 from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import nn_ops as _nn_ops
@@ -219,7 +220,7 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
     norms = (xp.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
     data[rows] = data[rows] * scale[:, None]
-    weight._vc().value += 1
+    note_write(weight)
 
 
 # --- layer families kept in their own modules (convolution, pooling, normalization, attention) --
