@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._dispatch import note_write
 from hookgrad._backend import device as _device
 from hookgrad._backend import namespace_for
 from hookgrad._config import GLOBAL
+from hookgrad._dispatch import note_write
 from hookgrad._dtypes import (
     bool_,
     dtype,

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._dispatch import note_write
 from hookgrad._config import GLOBAL, STATE
+from hookgrad._dispatch import note_write
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
 from hookgrad._functional.creation import _finish, _like_device, _shape, _size_arg, _xp

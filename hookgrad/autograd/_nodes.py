@@ -20,13 +20,13 @@ import warnings
 import weakref
 from typing import Any
 
-from hookgrad._dispatch import note_write
 from hookgrad._config import GLOBAL, STATE
+from hookgrad._dispatch import note_write
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._node import Node
 from hookgrad.autograd._plans import RulePlan
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd._node import Node
 
 ACCUMULATE_GRAD_SEQ = 2**64 - 1
 _EMPTY: dict = {}

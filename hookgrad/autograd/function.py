@@ -33,15 +33,14 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from hookgrad._dispatch import note_write
 from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL, STATE, remove_recorder, set_recorders
-from hookgrad._dispatch import mark_views, record_function
+from hookgrad._dispatch import mark_views, note_write, record_function
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import gradient_edge, move_autograd_identity
-from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
 from hookgrad.autograd._node import Node
+from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
 
 __all__ = [
     "Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",

@@ -42,8 +42,8 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._dispatch import note_write
 from hookgrad._config import GLOBAL, STATE
+from hookgrad._dispatch import note_write
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.nn.modules._registration import typename
