@@ -123,8 +123,8 @@ def bind_inplace(
         from hookgrad._dtypes import from_numpy_dtype
 
         raise RuntimeError(
-            f"result type {_type_word(from_numpy_dtype(res.dtype))} can't be cast to the "
-            f"desired output type {_type_word(target.dtype)}"
+            f"result type {from_numpy_dtype(res.dtype).scalar_type} can't be cast to the "
+            f"desired output type {target.dtype.scalar_type}"
         )
     out = _make(res)
     recorders = STATE.recorders
@@ -161,11 +161,6 @@ def _overlaps(arr: Any) -> bool:
     # (an empty array has nothing to overlap, whatever strides NumPy gave it)
     return arr.size != 0 and any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape))
 
-
-def _type_word(d: _dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[d.name]
 
 
 __all__ = ["bind", "bind_inplace", "mark_views", "note_write", "record_function"]

@@ -37,8 +37,6 @@ __all__ = [
 ]
 
 _REQUIRES_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
-_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _xp(device: Any) -> Any:

@@ -30,10 +30,6 @@ _CPP_NAMES = {
     "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
     "bool": "bool",
 }
-_WORDS = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
 
 
 def _same_dtype(a: Tensor, b: Tensor, m1: str = "m1", m2: str = "m2") -> None:
@@ -90,7 +86,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if a.dtype != b.dtype:
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
-            f"{_WORDS[input.dtype.name]} and {_WORDS[tensor.dtype.name]}"
+            f"{input.dtype.scalar_type} and {tensor.dtype.scalar_type}"
         )
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(
@@ -151,8 +147,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _check_expandable(input._data.shape, (n, p))
     if input._data.dtype != mat1._data.dtype:
         raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_WORDS[input.dtype.name]} and "
-            f"{_WORDS[mat2.dtype.name]}"
+            f"self and mat2 must have the same dtype, but got {input.dtype.scalar_type} and "
+            f"{mat2.dtype.scalar_type}"
         )
     params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
     return bind(P["addmm"], (input, mat1, mat2), params)
@@ -306,7 +302,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     if x._data.dtype.kind != "f":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-            + _WORDS[x.dtype.name]
+            + x.dtype.scalar_type
         )
     dims = reduce_dims(dim, x._data.ndim) if dim is not None else None
     ord = float(ord) if not isinstance(ord, bool) else float(ord)
