@@ -1,8 +1,8 @@
 """Neural-network primitives: softmax and log_softmax (convolution etc. live in their own files).
 
 Both save their *result*, as PyTorch does (``SoftmaxBackward0._saved_result``), and are on the
-hot path of every classifier: forward is one fused NumPy pass with the max subtracted, backward
-has a raw-array body (NOTE [Raw backward]).
+hot path of every classifier: forward is one fused NumPy pass with the max subtracted; the
+backward rules take ``ops`` (NOTE [Rule operations]), so a plain backward is three array ops.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Layer 3. Each forward op is a primitive because PyTorch shows its own node
 (``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0``, ``AdaptiveAvgPool2DBackward0``).
 Their backward ops are primitives too (as in ATen), each linear in the incoming gradient, so
 double backward is the forward op again (average pools) or a gather at the saved indices (max
-pool). Plain ``backward()`` runs the array kernels directly (NOTE [Raw backward]). Inputs are
+pool). A rule is one ``ops.call`` of its backward op: a plain ``backward()`` runs the array
+kernel directly, without a node (NOTE [Rule operations]). Inputs are
 ``[N, C, H, W]`` or unbatched ``[C, H, W]``.
 
 Max pooling saves ``self`` and ``result1`` (the indices), in PyTorch's pack order.
