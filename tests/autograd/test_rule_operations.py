@@ -161,6 +161,39 @@ def test_conv_double_backward_nodes_match_pytorch(torch):
     assert scenario(hookgrad) == scenario(torch)
 
 
+def test_node_applied_by_hand_gets_tensor_ops(op_counts):
+    x = _leaf(3, 4)
+    w = _leaf(4, 2)
+    y = x.mm(w)
+    gx, gw = y.grad_fn(hookgrad.ones(3, 2, dtype=hookgrad.float64))
+    assert set(op_counts) == {("TensorOps", "mm"), ("TensorOps", "t")}
+    np.testing.assert_array_equal(gx.detach().numpy(), np.ones((3, 2)) @ w.detach().numpy().T)
+
+
+def test_mode_is_per_thread(op_counts):
+    # a tracer on this thread's stack does not change the operations of another thread's pass
+    import threading
+
+    x = _leaf(3, 4)
+    w = _leaf(4, 2)
+    seen: dict = {}
+
+    def other() -> None:
+        before = collections.Counter(op_counts)
+        hookgrad.autograd.grad(x.mm(w).sum(), (x, w))
+        seen["other"] = {k[0] for k in op_counts - before}
+
+    tracer = _Recorder(sees_backward=True)
+    with recording(tracer):
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        before = collections.Counter(op_counts)
+        hookgrad.autograd.grad(x.mm(w).sum(), (x, w))
+        seen["tracing"] = {k[0] for k in op_counts - before}
+    assert seen == {"other": {"ArrayOps"}, "tracing": {"TensorOps"}}
+
+
 def test_rules_outside_the_engine_get_tensor_ops():
     # forward AD's "elementwise" JVPs reuse VJP rules: they compute on tangents (tensors)
     import hookgrad.autograd.forward_ad as fwAD
