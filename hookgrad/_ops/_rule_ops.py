@@ -118,9 +118,9 @@ class ArrayOps:
     @staticmethod
     def call(prim: Primitive, inputs: tuple, params: dict = _EMPTY) -> Any:
         """Primitive `prim` on `inputs`: its array impl, exactly what `bind` would compute."""
-        res = prim.impl(*inputs, **params)
+        res = prim.impl(*inputs, **params) if params else prim.impl(*inputs)
         if prim.num_outputs == 1:
-            return as_array(res)
+            return res if type(res) is _ndarray else np.asarray(res)
         return tuple(as_array(r) for r in res)
 
     @staticmethod
@@ -161,11 +161,14 @@ class ArrayOps:
     @staticmethod
     def sum(a: Any, dims: Sequence[int], keepdim: bool = False) -> Any:
         """Sum over `dims` (``Tensor.sum(dims, keepdim)``; a 0-d array is its own sum)."""
-        return as_array(a.sum(axis=tuple(dims) if a.ndim else None, keepdims=keepdim))
+        res = a.sum(axis=tuple(dims) if a.ndim else None, keepdims=keepdim)
+        return res if type(res) is _ndarray else np.asarray(res)
 
     @staticmethod
     def sum_to_size(a: Any, shape: Sequence[int]) -> Any:
         """Sum broadcast dims away down to `shape` (no-op when equal; ``Tensor.sum_to_size``)."""
+        if a.shape == shape and type(a) is _ndarray:
+            return a
         return unbroadcast_arr(a, tuple(shape))
 
     @staticmethod
@@ -191,8 +194,10 @@ class ArrayOps:
     @staticmethod
     def mul(a: Any, b: Any) -> Any:
         """``a * b`` with PyTorch's type promotion."""
-        a, b = _promoted(a, b)
-        return as_array(_mul(a, b))
+        if type(a) is not _ndarray or type(b) is not _ndarray or a.dtype is not b.dtype:
+            a, b = _promoted(a, b)
+        res = _mul(a, b)
+        return res if type(res) is _ndarray else np.asarray(res)
 
     @staticmethod
     def div(a: Any, b: Any) -> Any:
