@@ -202,8 +202,10 @@ class ArrayOps:
     @staticmethod
     def div(a: Any, b: Any) -> Any:
         """``a / b`` with PyTorch's type promotion (inf/nan without warnings)."""
-        a, b = _promoted(a, b)
-        return as_array(_div(a, b))
+        if type(a) is not _ndarray or type(b) is not _ndarray or a.dtype is not b.dtype:
+            a, b = _promoted(a, b)
+        res = _div(a, b)
+        return res if type(res) is _ndarray else np.asarray(res)
 
     @staticmethod
     def sub(a: Any, b: Any) -> Any:

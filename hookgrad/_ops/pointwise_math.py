@@ -13,7 +13,7 @@ import numpy as np
 
 from hookgrad._backend import namespace_of
 from hookgrad._ops._elementwise import const, drop, quiet, unbroadcast, zeros
-from hookgrad._ops.activation_backward import tanh_backward
+from hookgrad._ops.activation_backward import TANH_BACKWARD
 from hookgrad._ops.registry import defop
 
 __all__ = ["special"]
@@ -143,7 +143,8 @@ defop("sinh", impl=quiet(np.sinh), saves=("self",),
 defop("cosh", impl=quiet(np.cosh), saves=("self",),
       vjp={"self": lambda grad, self: grad * self.sinh()}, jvp="elementwise")
 defop("tanh", impl=np.tanh, saves=("result",),
-      vjp={"self": lambda grad, result, ops: tanh_backward(grad, result, ops)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: ops.call(TANH_BACKWARD, (grad, result))},
+      jvp="elementwise")
 defop("asinh", impl=np.arcsinh, saves=("self",),
       vjp={"self": lambda grad, self: grad * (self.pow(2) + 1).rsqrt()}, jvp="elementwise")
 defop("acosh", impl=quiet(np.arccosh), saves=("self",),
