@@ -202,6 +202,10 @@ class ArrayOps:
     @staticmethod
     def div(a: Any, b: Any) -> Any:
         """``a / b`` with PyTorch's type promotion (inf/nan without warnings)."""
+        if type(b) in (int, float) and type(a) is _ndarray and 0 in a.strides and a.size:
+            # a broadcast view (``expand``): divide each repeated value once, then view again
+            one = tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)
+            return expand_arr(np.ascontiguousarray(_div(a[one], b)), a.shape)
         if type(a) is not _ndarray or type(b) is not _ndarray or a.dtype is not b.dtype:
             a, b = _promoted(a, b)
         res = _div(a, b)

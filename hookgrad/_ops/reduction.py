@@ -93,10 +93,9 @@ def _mean_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = N
 
 def _mean_backward(grad: Any, self_shape: tuple, dim: Any, keepdim: bool,
                    ops: Any = TENSOR_OPS) -> Any:
-    # PyTorch's mean_backward is sum_backward divided by the count (nan for an empty input).
-    # Dividing before the expand gives the same values and divides only the reduced elements.
+    # PyTorch's mean_backward: sum_backward, then divided by the count (nan for an empty input)
     n = reduced_numel(self_shape, dim)
-    return ops.expand(ops.div(restore(grad, self_shape, dim, keepdim, ops), n), self_shape)
+    return ops.div(_sum_backward(grad, self_shape, dim, keepdim, ops), n)
 
 
 defop("mean", impl=lambda self, dtype=None: _mean_impl(self, None, False, dtype),
