@@ -20,7 +20,6 @@ import numpy as np
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import defop
-from hookgrad._tensor import Tensor
 
 __all__ = [
     "threshold_backward", "leaky_relu_backward", "hardtanh_backward", "hardsigmoid_backward",

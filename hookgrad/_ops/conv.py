@@ -182,7 +182,8 @@ def _input_grad_of_weight(grad: Any, grad_output: Any, weight_shape: Ints, strid
                           padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints,
                           groups: int, ops: Any) -> Any:
     p = _params(stride, padding, dilation, transposed, output_padding, groups)
-    return ops.call(CONV_WEIGHT_GRAD, (grad_output, grad), {"weight_size": tuple(weight_shape), **p})
+    params = {"weight_size": tuple(weight_shape), **p}
+    return ops.call(CONV_WEIGHT_GRAD, (grad_output, grad), params)
 
 
 def _weight_grad_of_grad(grad: Any, input: Any, stride: Ints, padding: Ints, dilation: Ints,

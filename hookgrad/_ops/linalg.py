@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops._rules import (
     all_dims,
     const,
     restore,
     xp_of,
 )
-from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import PRIMITIVES, defop
 from hookgrad._tensor import Tensor
 

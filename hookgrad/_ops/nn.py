@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad._ops._elementwise import quiet
-from hookgrad._ops._rules import const, xp_of
+from hookgrad._ops._rules import xp_of
 from hookgrad._ops.registry import defop
-from hookgrad._tensor import Tensor
 
 
 def _axis(self: Any, dim: int) -> Any:

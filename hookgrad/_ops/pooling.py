@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookgrad._ops import _pool_kernels as P
-from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 

@@ -32,7 +32,6 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind
-from hookgrad._ops._rules import const
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
 
