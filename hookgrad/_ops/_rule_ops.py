@@ -492,5 +492,27 @@ class TensorOps:
 ARRAY_OPS = ArrayOps()
 TENSOR_OPS = TensorOps()
 
+# TensorOps operations that are exactly one Tensor method: once layer 4 has installed the
+# methods, `bind_tensor_methods` puts the methods themselves on the class (one Python frame less
+# per operation on the create_graph path; the wrappers above document them and serve until then).
+_DIRECT = {"mm": "mm", "bmm": "bmm", "mv": "mv", "outer": "outer", "t": "t",
+           "transpose": "transpose", "flip": "flip", "cumsum": "cumsum", "cumprod": "cumprod",
+           "unsqueeze": "unsqueeze", "narrow": "narrow", "exp": "exp", "sign": "sign",
+           "abs": "abs", "pow": "pow", "mul": "__mul__", "div": "__truediv__", "sub": "__sub__",
+           "add": "__add__"}
 
-__all__ = ["ARRAY_OPS", "TENSOR_OPS", "ArrayOps", "TensorOps", "as_array", "expand_arr"]
+
+def bind_tensor_methods() -> None:
+    """Replace the one-method wrappers of `TensorOps` by the Tensor methods (idempotent)."""
+    if getattr(TensorOps, "_direct", False):
+        return
+    for op, method in _DIRECT.items():
+        fn = getattr(Tensor, method, None)
+        if fn is None:  # pragma: no cover - layer 4 not imported yet
+            return
+        setattr(TensorOps, op, staticmethod(fn))
+    TensorOps._direct = True  # type: ignore[attr-defined]
+
+
+__all__ = ["ARRAY_OPS", "TENSOR_OPS", "ArrayOps", "TensorOps", "as_array", "expand_arr",
+           "bind_tensor_methods"]

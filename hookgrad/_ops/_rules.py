@@ -62,7 +62,8 @@ def restore(t: Any, shape: Sequence[int], dim: Sequence[int] | None, keepdim: bo
     if keepdim or not shape:
         return t
     target = kept_shape(shape, dim)
-    return t if tuple(t.shape) == target else ops.reshape(t, target)
+    current = t._data.shape if type(t) is Tensor else t.shape
+    return t if current == target else ops.reshape(t, target)
 
 
 def api() -> Any:

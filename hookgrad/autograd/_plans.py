@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._dtypes import from_numpy_dtype
-from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS, as_array
+from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS, as_array, bind_tensor_methods
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 
@@ -53,6 +53,7 @@ class RulePlan:
 
     def __init__(self, prim: Primitive, cls: type) -> None:
         self.cls = cls  # the PrimitiveNode subclass named after the node
+        bind_tensor_methods()  # the public API is imported by the time a node is recorded
         names = [prim.inputs[i] for i in prim.diff_inputs]
         self.callers = tuple(rule_caller(prim, name) for name in names)
         self.array_callers = tuple(
