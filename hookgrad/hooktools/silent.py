@@ -93,6 +93,9 @@ def _engine_reason(trace: Any, e: HookEntry) -> tuple[str, str]:
     if e.kind in ("tensor", "post_accumulate") and obj is not None and \
             not getattr(obj, "requires_grad", True):
         return "requires_grad_off", ""
+    module = trace.modules.get(trace._param_module.get(id(obj), -1))
+    if module is not None and module.started and not module.grad_on:
+        return "grad_mode_off", "for its parameter's module"
     statuses = {s for _, s in e.statuses}
     if not statuses:
         return "no_backward", ""
@@ -110,12 +113,9 @@ def _engine_reason(trace: Any, e: HookEntry) -> tuple[str, str]:
         return "excluded_by_inputs", ""
     if "reached" in statuses:
         return "unknown", "its node was reached by a backward pass but the hook did not run"
-    module = trace.modules.get(trace._param_module.get(id(obj), -1))
-    if obj is not None and id(obj) in trace._param_module:
-        if module is None or not module.started:
-            return "module_not_called", "for its parameter's module"
-        if not module.grad_on:
-            return "grad_mode_off", "for its parameter's module"
+    if obj is not None and id(obj) in trace._param_module and (module is None or
+                                                                not module.started):
+        return "module_not_called", "for its parameter's module"
     return "not_on_path", ""
 
 

@@ -134,7 +134,7 @@ class HookTrace:
         self._seq = itertools.count()
         self._names: dict[int, str] = {}  # id(module or parameter) -> qualified name
         self._param_module: dict[int, int] = {}  # id(parameter) -> id(module)
-        self._keep: list = []  # objects named by id: kept alive so ids stay unique
+        self._keep: dict[int, Any] = {}  # objects named by id: kept alive so ids stay unique
         self._wrapped: set = set()  # (id(table), hid) already wrapped by this trace
         self._pending: list[HookEntry] = []  # engine hooks not fired yet
         self._uninstall: list = []
@@ -264,7 +264,7 @@ class HookTrace:
         """Trace a module tree: name its modules and parameters, wrap the hooks they hold."""
         for mname, mod in root.named_modules():
             self._names.setdefault(id(mod), mname or root_name or type(mod).__name__)
-            self._keep.append(mod)
+            self._keep[id(mod)] = mod
             name = self._names[id(mod)]
             for table, kind, owner in _tables.module_tables(mod, name):
                 self._swap_table(table, kind, owner, mod)
@@ -279,7 +279,7 @@ class HookTrace:
         if hasattr(obj, "named_modules"):
             self.adopt_module(obj)
         elif hasattr(obj, "param_groups"):
-            self._keep.append(obj)
+            self._keep[id(obj)] = obj
             for table, kind, owner in _tables.optimizer_tables(obj, self.name_of(obj)):
                 self._swap_table(table, kind, owner, obj)
         elif hasattr(obj, "register_hook"):
@@ -315,7 +315,7 @@ class HookTrace:
     def _record(self, module: Any) -> ModuleRecord:
         rec = self.modules.get(id(module))
         if rec is None:
-            self._keep.append(module)
+            self._keep[id(module)] = module
             rec = self.modules[id(module)] = ModuleRecord(self.name_of(module))
         return rec
 
@@ -373,7 +373,7 @@ class HookTrace:
     def _libs(self) -> list:
         libs = {_tables.lib_of(o) for o in self.objects} - {None}
         libs.add(sys.modules["hookgrad"])
-        if self.discover and "torch" in sys.modules:
+        if "torch" in sys.modules and (self.discover or not self.objects):
             libs.add(sys.modules["torch"])
         return sorted(libs, key=lambda m: m.__name__)
 
@@ -390,8 +390,28 @@ class HookTrace:
         self.active = True
         return self
 
+    def _note_late_registrations(self) -> None:
+        """Hooks added to traced modules/optimizers after their last call and never wrapped
+        (PyTorch has no registration observer): listed with a registration after everything."""
+        seq = next(self._seq)
+        for obj in list(self._keep.values()):
+            if hasattr(obj, "param_groups"):
+                tables = _tables.optimizer_tables(obj, self.name_of(obj))
+            else:
+                tables = _tables.module_tables(obj, self.name_of(obj))
+            for table, kind, owner in tables:
+                for hid, fn in list(table.items()):
+                    if (id(table), hid) in self._wrapped or getattr(
+                            fn, "__hookgrad_trace__", None) is self or getattr(
+                            fn, "__hookgrad_trace_internal__", False):
+                        continue
+                    self._wrapped.add((id(table), hid))
+                    self.entries.append(HookEntry.make(kind, owner, _hooks.hook_name(fn),
+                                                       _site(fn), table, fn, obj, seq))
+
     def __exit__(self, *exc: Any) -> None:
         self.active = False
+        self._note_late_registrations()
         _hooks.remove_registration_observer(self._observe)
         for uninstall in reversed(self._uninstall):
             uninstall()
