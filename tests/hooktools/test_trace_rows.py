@@ -1,0 +1,146 @@
+"""What each `HookTrace` row says: the object a firing was for, argument and result summaries
+(None slots, "replaced"), duration; the same rows on a PyTorch model, including hooks registered
+while the trace is open (the four complaints of issue 17)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import pytest
+
+import hookgrad
+from hookgrad.hooktools import HookTrace
+from hookgrad.hooktools._summary import describe
+from tests.hooktools._models import pair
+
+
+def _model(lib):
+    return lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Linear(8, 3))
+
+
+def issue_step(lib, model):
+    """A global forward pre-hook, a forward hook, a full backward hook, and a tensor hook
+    registered during the traced step."""
+    mm = importlib.import_module(f"{lib.__name__}.nn.modules.module")
+    handle = mm.register_module_forward_pre_hook(lambda m, args: None)
+    model[0].register_forward_hook(lambda m, args, out: None)
+    model[0].register_full_backward_hook(lambda m, gin, gout: None)
+    try:
+        with HookTrace(model) as trace:
+            out = model(lib.ones(2, 4))
+            out.register_hook(lambda g: g * 2)
+            out.sum().backward()
+    finally:
+        handle.remove()
+    return trace
+
+
+def _rows(trace):
+    strip = re.compile(r" \|[^|]*\|")  # norms: equal to float32 rounding only
+    return [(e.kind, e.target, strip.sub("", e.args), strip.sub("", e.result), e.replaced)
+            for e in trace.events]
+
+
+def test_issue_rows_on_hookgrad():
+    with pytest.warns(UserWarning, match="no inputs require gradients"):
+        trace = issue_step(hookgrad, _model(hookgrad))
+    glob = [e.target for e in trace.events if e.kind == "global.module.forward_pre"]
+    assert glob == ["Sequential", "0", "1", "2"]  # not four identical "*" rows
+    tensor = next(e for e in trace.events if e.kind == "tensor")
+    assert tensor.replaced and tensor.result.startswith("f32[2, 3] |")
+    assert tensor.registered_during_trace
+    bwd = next(e for e in trace.events if e.kind == "module.backward")
+    assert bwd.target == "0" and bwd.args.startswith("(None,), (f32[2, 8] |")  # x: no grad
+    assert bwd.result == "None" and not bwd.replaced
+    assert all(isinstance(e.seconds, float) and e.seconds >= 0 for e in trace.events)
+    text = trace.format()
+    assert "(replaced)" in text and "Sequential" in text
+
+
+@pytest.mark.oracle
+def test_issue_rows_match_torch(torch):
+    tm, hm = pair(torch, _model)
+    with pytest.warns(UserWarning, match="no inputs require gradients"):
+        ttrace = issue_step(torch, tm)
+    with pytest.warns(UserWarning, match="no inputs require gradients"):
+        htrace = issue_step(hookgrad, hm)
+    assert _rows(ttrace) == _rows(htrace)
+    assert any(e.kind == "tensor" and e.registered_during_trace for e in ttrace.events)
+
+
+@pytest.mark.oracle
+def test_torch_hooks_registered_inside_hooks_during_backward(torch):
+    """A tensor hook registered by another hook while backward runs is traced on both."""
+
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        with HookTrace() as trace:
+            h = x * 2
+            out = h * 3
+
+            def register_on_x(g):
+                x.register_hook(lambda gx: gx + 1)
+
+            out.register_hook(register_on_x)
+            out.sum().backward()
+        return [(e.kind, e.target, e.replaced) for e in trace.events], x.grad.tolist()
+
+    assert run(torch) == run(hookgrad)
+    assert run(hookgrad)[0][-1] == ("tensor", "tensor[2]", True)
+
+
+@pytest.mark.oracle
+def test_post_accumulate_and_optimizer_rows(torch):
+    def run(lib, model):
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        with HookTrace(model, opt) as trace:
+            model[2].bias.register_post_accumulate_grad_hook(lambda p: None)
+            opt.register_step_post_hook(lambda o, a, k: None)
+            model(lib.ones(1, 4)).sum().backward()
+            opt.step()
+        return [(e.kind, e.target, e.args.split(" |")[0]) for e in trace.events]
+
+    tm, hm = pair(torch, _model)
+    rows = run(hookgrad, hm)
+    assert rows == run(torch, tm)
+    assert rows == [("post_accumulate", "2.bias", "grad=f32[3]"),
+                    ("optimizer.step_post", "SGD", "(SGD,), {}")]  # step's args hold self
+
+
+def test_hook_that_raises_is_recorded():
+    x = hookgrad.ones(2, requires_grad=True)
+
+    def bad(g):
+        raise ValueError("no")
+
+    with HookTrace() as trace:
+        y = x * 2
+        y.register_hook(bad)
+        with pytest.raises(ValueError):
+            y.sum().backward()
+    assert trace.events[0].result == "raised ValueError: no"
+
+
+def test_describe_values():
+    t = hookgrad.tensor([[3.0, 4.0]])
+    assert describe(t) == "f32[1, 2] |5|"
+    assert describe((None, t)) == "(None, f32[1, 2] |5|)"
+    assert describe(hookgrad.tensor([1, 2])) == "i64[2]"
+    assert describe([1] * 9).endswith("... 3 more]")
+    assert describe({"a": None}) == "{a: None}"
+    assert describe(object()) == "object"
+
+
+def test_no_trace_no_observers():
+    """Tracing costs nothing once closed: observers, global hooks and swaps are all gone."""
+    from hookgrad.autograd import _api
+    from hookgrad.nn.modules import module as mm
+
+    backward = _api.backward
+    with HookTrace(hookgrad.nn.Linear(2, 2)):
+        assert _api.backward is not backward
+        assert len(mm._global_forward_pre_hooks) == 1
+    assert _api.backward is backward and hookgrad.autograd.grad.__module__.endswith("_api")
+    assert not mm._global_forward_pre_hooks and not mm._global_forward_hooks
+    assert hookgrad.utils.hooks._REGISTRATION_OBSERVERS == []
