@@ -51,7 +51,8 @@ _GLOBAL_TABLES = {
 def lib_of(obj: Any) -> Any:
     """The library module (``hookgrad`` or ``torch``) an object's class comes from, or None."""
     for cls in type(obj).__mro__:
-        top = cls.__module__.split(".")[0]
+        mod = cls.__dict__.get("__module__")
+        top = mod.split(".")[0] if isinstance(mod, str) else ""
         if top in ("hookgrad", "torch"):
             return sys.modules.get(top)
     return None

@@ -19,6 +19,7 @@ to say why a hook did not fire.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import os
 import sys
@@ -140,6 +141,8 @@ class HookTrace:
         self._uninstall: list = []
         self._running: list[BackwardRun] = []
         self._depth = 0  # nesting of module calls
+        self.last_roots: Any = None  # the roots of the last backward pass (for its picture)
+        self._node_fires: dict[int, list] = {}  # id(node) -> (kind, index), last pass only
 
     # ------------------------------------------------------------------ wrapping
     def _wrap(self, fn: Any, kind: str, owner: str, site: str, *, table: Any = None,
@@ -169,6 +172,8 @@ class HookTrace:
     def _call(self, entry: HookEntry, fn: Any, args: tuple, kwargs: dict) -> Any:
         idx = len(self.events)
         entry.fired += 1
+        if entry.node is not None:  # a non-leaf tensor's hook: number its node in the picture
+            self._node_fires.setdefault(id(entry.node), []).append((entry.kind, idx))
         entry.node = None  # fired: no reason needed, let its graph go
         self._fired.setdefault(id(entry.wrapper), []).append(idx)
         first = entry.kind.startswith(_FIRST_ARG_IS_TARGET) and bool(args)
@@ -341,6 +346,9 @@ class HookTrace:
         """Run one backward pass (`call`), noting which traced hooks it can reach."""
         run = BackwardRun(len(self.runs), api, next(self._seq), inputs is not None)
         self.runs.append(run)
+        if not self._running:  # an outer pass: the picture shows the last one
+            self.last_roots = roots
+            self._node_fires = {}
         reach = walk(roots, inputs)
         run.nodes = reach
         for entry in self._pending:
@@ -392,8 +400,16 @@ class HookTrace:
 
     def _note_late_registrations(self) -> None:
         """Hooks added to traced modules/optimizers after their last call and never wrapped
-        (PyTorch has no registration observer): listed with a registration after everything."""
+        (PyTorch has no registration observer): listed with a registration after everything.
+        With ``discover``, modules and optimizers that never ran are found among live objects
+        (PyTorch tells no one when a module is made or a hook is added to it)."""
         seq = next(self._seq)
+        if self.discover:
+            classes = tuple(c for lib in self._libs() for c in (lib.nn.Module,
+                                                                lib.optim.Optimizer))
+            for obj in gc.get_objects():
+                if issubclass(type(obj), classes) and id(obj) not in self._keep:
+                    self._keep[id(obj)] = obj
         for obj in list(self._keep.values()):
             if hasattr(obj, "param_groups"):
                 tables = _tables.optimizer_tables(obj, self.name_of(obj))
@@ -427,6 +443,20 @@ class HookTrace:
     def firing_indices(self, fn: Any) -> list[int]:
         """Indices at which a (wrapped) hook fired."""
         return self._fired.get(id(fn), [])
+
+    def node_marks(self, node: Any) -> list:
+        """``(kind, index)`` of tensor hooks that fired at `node` in the last backward pass,
+        for graph nodes that do not expose their tensors' hooks (PyTorch's)."""
+        return self._node_fires.get(id(node), [])
+
+    def leaf_names(self) -> dict:
+        """``{name: parameter}`` for every traced module's parameters (graph labels)."""
+        out = {}
+        for obj in list(self._keep.values()):
+            if hasattr(obj, "named_parameters"):
+                for _, p in obj.named_parameters(recurse=False):
+                    out[self._names.get(id(p), "param")] = p
+        return out
 
     def silent(self) -> list:
         """Every traced hook that did not fire, with the reason (see `hooktools.silent`)."""
