@@ -194,5 +194,5 @@ def explain(trace: Any) -> list[SilentHook]:
             continue
         code, extra = _reason(trace, e)
         detail = REASONS[code] + (f" ({extra})" if extra else "")
-        out.append(SilentHook(e.kind, e.owner, e.hook, e.site, code, detail))
+        out.append(SilentHook(e.kind, trace._label(e), e.hook, e.site, code, detail))
     return out

@@ -177,7 +177,7 @@ class HookTrace:
         entry.node = None  # fired: no reason needed, let its graph go
         self._fired.setdefault(id(entry.wrapper), []).append(idx)
         first = entry.kind.startswith(_FIRST_ARG_IS_TARGET) and bool(args)
-        target = self.name_of(args[0]) if first else entry.owner
+        target = self.name_of(args[0]) if first else self._label(entry)
         during = entry.reg_seq >= 0
         if entry.kind == "post_accumulate" and args:
             summary = f"grad={_summary.describe(getattr(args[0], 'grad', None))}"
@@ -249,6 +249,11 @@ class HookTrace:
         if kind.startswith("node."):
             return obj.name()
         return self._names.get(id(obj)) or _tables.tensor_label(obj)
+
+    def _label(self, entry: HookEntry) -> str:
+        """An entry's owner, by its parameter name when the module was discovered later."""
+        obj = entry.obj if entry.kind in ("tensor", "post_accumulate") else None
+        return self._names.get(id(obj), entry.owner) if obj is not None else entry.owner
 
     def name_of(self, obj: Any) -> str:
         """The name the trace uses for a module, parameter or optimizer."""
@@ -410,6 +415,8 @@ class HookTrace:
             for obj in gc.get_objects():
                 if issubclass(type(obj), classes) and id(obj) not in self._keep:
                     self._keep[id(obj)] = obj
+                    for p in getattr(obj, "parameters", lambda recurse: ())(recurse=False):
+                        self._param_module.setdefault(id(p), id(obj))
         for obj in list(self._keep.values()):
             if hasattr(obj, "param_groups"):
                 tables = _tables.optimizer_tables(obj, self.name_of(obj))
