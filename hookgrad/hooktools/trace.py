@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from hookgrad.hooktools import _summary, _tables, _watch
+from hookgrad.hooktools import _summary, _tables, _watch, compiled
 from hookgrad.hooktools._reach import walk
 from hookgrad.hooktools._records import ENGINE_KINDS, BackwardRun, HookEntry, ModuleRecord
 from hookgrad.hooktools.silent import explain
@@ -128,6 +128,7 @@ class HookTrace:
         self.modules: dict[int, ModuleRecord] = {}
         self.steps: dict[int, list] = {}  # id(optimizer) -> [pre count, post count, last seq]
         self.runs: list[BackwardRun] = []
+        self.compiled: list = []  # CompiledHookNote rows from hookgrad.compile (see compiled.py)
         self.active = False
         self.torch_mode: Any = None
         self._swaps: list = []
@@ -400,6 +401,7 @@ class HookTrace:
         for lib in libs:
             self._uninstall.append(_watch.install(lib, self))
         _hooks.add_registration_observer(self._observe)
+        compiled._OPEN_TRACES.append(self)
         self.active = True
         return self
 
@@ -434,6 +436,8 @@ class HookTrace:
 
     def __exit__(self, *exc: Any) -> None:
         self.active = False
+        if self in compiled._OPEN_TRACES:
+            compiled._OPEN_TRACES.remove(self)
         self._note_late_registrations()
         _hooks.remove_registration_observer(self._observe)
         for uninstall in reversed(self._uninstall):

@@ -100,13 +100,17 @@ def write_trace_report(trace: Any, directory: str, *, title: str = "hook trace",
     with open(os.path.join(directory, "trace.json"), "w") as f:
         json.dump({"events": [asdict(e) for e in trace.events],
                    "silent": [dict(asdict(s), times=n) for s, n in grouped_silent(silent)],
-                   "error": error}, f, indent=1)
+                   "compiled": [asdict(n) for n in trace.compiled], "error": error}, f, indent=1)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
              f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
     if error:
         parts.append(f"<h2>The script raised</h2><pre class='err'>{html.escape(error)}</pre>")
     parts.append(f"<p>{len(trace.events)} hook firings, {len(silent)} silent hooks, "
                  f"{len(trace.runs)} backward passes, {len(trace.modules)} modules ran.</p>")
+    if trace.compiled:
+        parts += ["<h2>Hooks in compiled regions</h2>", _table(
+            ["kind", "hook", "region", "placement", "why"],
+            [[n.kind, n.hook, n.region, n.placement, n.reason] for n in trace.compiled])]
     parts += ["<h2>Silent hooks: why didn't my hook fire?</h2>", _silent(silent),
               "<h2>Autograd graph of the last backward pass</h2>", graph_html,
               "<h2>Firing timeline</h2>", _timeline(trace.events), "</body></html>"]

@@ -144,3 +144,23 @@ def test_no_trace_no_observers():
     assert _api.backward is backward and hookgrad.autograd.grad.__module__.endswith("_api")
     assert not mm._global_forward_pre_hooks and not mm._global_forward_hooks
     assert hookgrad.utils.hooks._REGISTRATION_OBSERVERS == []
+
+
+def test_compiled_extension_point(tmp_path):
+    """What hookgrad.compile will call: notes reach open traces and the report, else nothing."""
+    from hookgrad.hooktools import note_compiled_hook
+    from hookgrad.hooktools.trace_report import write_trace_report
+
+    def hook(g):
+        return None
+
+    note_compiled_hook("tensor", hook, "f", "inlined", "no trace open: dropped")
+    with HookTrace() as trace:
+        note_compiled_hook("tensor", hook, "step", "graph_break", "hook calls print()")
+    note_compiled_hook("tensor", hook, "f", "inlined", "closed: dropped")
+    assert [(n.hook, n.placement, n.reason) for n in trace.compiled] == [
+        ("hook", "graph_break", "hook calls print()")]
+    with pytest.raises(ValueError, match="placement"):
+        note_compiled_hook("tensor", hook, "f", "somewhere", "")
+    write_trace_report(trace, str(tmp_path))
+    assert "Hooks in compiled regions" in (tmp_path / "index.html").read_text()
