@@ -39,6 +39,8 @@ __all__ = ["HookTrace", "HookEvent"]
 # the trace records the module hooks themselves, not that plumbing.
 _PLUMBING = (os.path.join("nn", "modules", "_backward_hook.py"), os.path.join("utils", "hooks.py"))
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_OWN_FILES = {os.path.join(_HERE, f) for f in ("trace.py", "_watch.py")}
+_TORCH_DIR = os.sep + "torch" + os.sep
 _REGISTER_KINDS = {
     "register_hook": "tensor/node.post",
     "register_prehook": "node.pre",
@@ -89,14 +91,12 @@ def _site(fn: Any) -> str:
 
 
 def _user_frame(depth: int) -> Any:
-    """The first frame outside hookgrad's/torch's hook machinery and this package."""
+    """The first frame outside PyTorch's dispatch code and the trace's own files (the code
+    that called ``register_hook``)."""
     frame = sys._getframe(depth)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not (name.startswith(_HERE) or os.sep + "torch" + os.sep in name or
-                os.path.join("hookgrad", "autograd") in name or
-                os.path.join("hookgrad", "nn") in name or
-                os.path.join("hookgrad", "utils") in name or "overrides" in name):
+        if not (name in _OWN_FILES or _TORCH_DIR in name):
             return frame
         frame = frame.f_back
     return None
@@ -261,38 +261,42 @@ class HookTrace:
         return self._names.get(id(obj)) or type(obj).__name__
 
     # ------------------------------------------------------------------ adopting objects
-    def _swap_table(self, table: Any, kind: str, owner: str, obj: Any) -> None:
+    def _swap_table(self, table: Any, kind: str, owner: str, obj: Any,
+                    during: bool = False) -> None:
         for hid, fn in list(table.items()):
             if (id(table), hid) in self._wrapped or getattr(fn, "__hookgrad_trace__", None) is \
                     self or getattr(fn, "__hookgrad_trace_internal__", False):
                 continue
             self._wrapped.add((id(table), hid))
-            w = self._wrap(fn, kind, owner, _site(fn), table=table, obj=obj)
+            w = self._wrap(fn, kind, owner, _site(fn), table=table, obj=obj, during=during)
             table[hid] = w
             self._swaps.append((table, hid, fn, w))
 
     def adopt_module(self, root: Any, root_name: str | None = None) -> None:
         """Trace a module tree: name its modules and parameters, wrap the hooks they hold."""
         for mname, mod in root.named_modules():
+            # hooks found on a module already traced were added while the trace was open
+            during = self.active and id(mod) in self._names
             self._names.setdefault(id(mod), mname or root_name or type(mod).__name__)
             self._keep[id(mod)] = mod
             name = self._names[id(mod)]
             for table, kind, owner in _tables.module_tables(mod, name):
-                self._swap_table(table, kind, owner, mod)
+                self._swap_table(table, kind, owner, mod, during)
             for pname, p in mod.named_parameters(recurse=False):
                 pfull = pname if not mname else f"{mname}.{pname}"
                 self._names.setdefault(id(p), pfull)
                 self._param_module.setdefault(id(p), id(mod))
                 for table, kind, owner in _tables.tensor_tables(p, self._names[id(p)]):
-                    self._swap_table(table, kind, owner, p)
+                    self._swap_table(table, kind, owner, p, during)
 
     def _adopt(self, obj: Any) -> None:
         if hasattr(obj, "named_modules"):
             self.adopt_module(obj)
         elif hasattr(obj, "param_groups"):
+            during = self.active and id(obj) in self._keep
             self._keep[id(obj)] = obj
             for table, kind, owner in _tables.optimizer_tables(obj, self.name_of(obj)):
-                self._swap_table(table, kind, owner, obj)
+                self._swap_table(table, kind, owner, obj, during)
         elif hasattr(obj, "register_hook"):
             for table, kind, owner in _tables.tensor_tables(obj, f"tensor{list(obj.shape)}"):
                 self._swap_table(table, kind, owner, obj)

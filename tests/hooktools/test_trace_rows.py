@@ -164,3 +164,25 @@ def test_compiled_extension_point(tmp_path):
         note_compiled_hook("tensor", hook, "f", "somewhere", "")
     write_trace_report(trace, str(tmp_path))
     assert "Hooks in compiled regions" in (tmp_path / "index.html").read_text()
+
+
+@pytest.mark.oracle
+def test_module_hooks_registered_during_trace_on_torch(torch):
+    """PyTorch has no registration observer: module hooks added between calls are wrapped at
+    the next top-level call, and hooks added after the last call are still listed as silent."""
+
+    def run(lib):
+        model = _model(lib)
+        with HookTrace(model) as trace:
+            model(lib.ones(1, 4))
+            model[2].register_forward_pre_hook(lambda m, a: None)
+            model[0].register_forward_hook(lambda m, a, o: None)
+            model(lib.ones(1, 4))
+            model[1].register_forward_hook(lambda m, a, o: None)
+        rows = [(e.kind, e.target, e.registered_during_trace) for e in trace.events]
+        return rows, [(s.kind, s.owner, s.reason) for s in trace.silent()]
+
+    rows, silent = run(torch)
+    assert (rows, silent) == run(hookgrad)
+    assert rows == [("module.forward", "0", True), ("module.forward_pre", "2", True)]
+    assert silent == [("module.forward", "1", "registered_after_forward")]
