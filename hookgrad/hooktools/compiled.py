@@ -38,6 +38,8 @@ def note_compiled_hook(kind: str, hook: Any, region: str, placement: str, reason
 
     Raises:
         ValueError: `placement` is not one of `PLACEMENTS`.
+
+    Mirrors: no PyTorch counterpart (hookgrad extension point).
     """
     if placement not in PLACEMENTS:
         raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")

@@ -187,7 +187,10 @@ def _reason(trace: Any, e: HookEntry) -> tuple[str, str]:
 
 
 def explain(trace: Any) -> list[SilentHook]:
-    """Every hook `trace` wrapped that never fired, each with its reason, in wrapping order."""
+    """Every hook `trace` wrapped that never fired, each with its reason, in wrapping order.
+
+    Mirrors: no PyTorch counterpart (hookgrad tool).
+    """
     out = []
     for e in trace.entries:
         if e.fired:

@@ -28,7 +28,10 @@ vertical-align:top}th{background:#eef}tr.replaced td{background:#fff3d6}code{fon
 
 
 def grouped_silent(silent: list) -> list[tuple[Any, int]]:
-    """Silent hooks with identical rows merged (a hook registered every step): (row, count)."""
+    """Silent hooks with identical rows merged (a hook registered every step): (row, count).
+
+    Mirrors: no PyTorch counterpart (hookgrad tool).
+    """
     counts = Counter(silent)
     seen: dict = {}
     for s in silent:
