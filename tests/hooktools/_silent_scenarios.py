@@ -215,6 +215,29 @@ def global_hook_no_module(lib: Any, log: list) -> Any:
     return trace
 
 
+def step_raised(lib: Any, log: list) -> Any:
+    model = _mlp(lib)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+
+    def refuse(o: Any, args: Any, kwargs: Any) -> None:
+        raise ValueError("refused")
+
+    opt.register_step_pre_hook(refuse)
+    opt.register_step_post_hook(logged(log, "opt.post"))
+    with HookTrace(model, opt) as trace, pytest.raises(ValueError):
+        opt.step()
+    return trace
+
+
+def state_dict_not_called(lib: Any, log: list) -> Any:
+    model = _mlp(lib)
+    model.register_state_dict_pre_hook(logged(log, "sd.pre"))
+    model.register_load_state_dict_post_hook(logged(log, "load.post"))
+    with HookTrace(model) as trace:
+        model(lib.ones(1, 3))
+    return trace
+
+
 EXPECTED = {
     not_on_path: {"side": "not_on_path"},
     excluded_by_inputs: {"w2": "excluded_by_inputs"},
@@ -234,5 +257,7 @@ EXPECTED = {
     optimizer_hooks: {"other.post": "optimizer_not_stepped", "opt.late": "registered_after_step"},
     stopped_at_input: {"h.node_pre": "stopped_at_input"},
     global_hook_no_module: {"global.fwd": "no_module_ran"},
+    step_raised: {"opt.post": "step_raised"},
+    state_dict_not_called: {"sd.pre": "not_called", "load.post": "not_called"},
 }
 HOOKGRAD_ONLY = {stopped_at_input}
