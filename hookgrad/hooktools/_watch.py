@@ -51,6 +51,8 @@ def _global_hooks(lib: Any, trace: Any) -> list:
     om = sys.modules[f"{lib.__name__}.optim.optimizer"]
     return [mm.register_module_forward_pre_hook(internal(trace.on_module_pre)),
             mm.register_module_forward_hook(internal(trace.on_module_post)),
+            # always_call: runs also when forward raised, so the call depth stays right
+            mm.register_module_forward_hook(internal(trace.on_module_exit), always_call=True),
             om.register_optimizer_step_pre_hook(internal(trace.on_step_pre)),
             om.register_optimizer_step_post_hook(internal(trace.on_step_post))]
 

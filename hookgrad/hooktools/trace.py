@@ -319,8 +319,10 @@ class HookTrace:
         rec.inputs_grad += any(getattr(a, "requires_grad", False) for a in _flat(args))
         self._depth += 1
 
-    def on_module_post(self, module: Any, args: tuple, output: Any) -> None:
+    def on_module_exit(self, module: Any, args: tuple, output: Any) -> None:
         self._depth = max(0, self._depth - 1)
+
+    def on_module_post(self, module: Any, args: tuple, output: Any) -> None:
         rec = self._record(module)
         rec.finished += 1
         outs = [o for o in _flat(output) if _summary.is_tensor(o)]

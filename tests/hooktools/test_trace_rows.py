@@ -186,3 +186,19 @@ def test_module_hooks_registered_during_trace_on_torch(torch):
     assert (rows, silent) == run(hookgrad)
     assert rows == [("module.forward", "0", True), ("module.forward_pre", "2", True)]
     assert silent == [("module.forward", "1", "registered_after_forward")]
+
+
+@pytest.mark.oracle
+def test_hooks_added_after_a_failed_forward_are_traced(torch):
+    """A forward that raised must not leave the trace thinking a call is still running."""
+
+    def run(lib):
+        lin = lib.nn.Linear(3, 2)
+        with HookTrace(lin) as trace:
+            with pytest.raises(RuntimeError):
+                lin(lib.ones(1, 5))
+            lin.register_forward_hook(lambda m, a, o: None)
+            lin(lib.ones(1, 3))
+        return [(e.kind, e.target) for e in trace.events]
+
+    assert run(torch) == run(hookgrad) == [("module.forward", "Linear")]
