@@ -257,8 +257,11 @@ class HookTrace:
         return self._names.get(id(obj), entry.owner) if obj is not None else entry.owner
 
     def name_of(self, obj: Any) -> str:
-        """The name the trace uses for a module, parameter or optimizer."""
-        return self._names.get(id(obj)) or type(obj).__name__
+        """The name the trace uses for a module, parameter, tensor or optimizer."""
+        name = self._names.get(id(obj))
+        if name is None:
+            name = _tables.tensor_label(obj) if _summary.is_tensor(obj) else type(obj).__name__
+        return name
 
     # ------------------------------------------------------------------ adopting objects
     def _swap_table(self, table: Any, kind: str, owner: str, obj: Any,
