@@ -233,7 +233,7 @@ class PackageExporter:
     def _intern_module(self, module_name: str, dependencies: bool) -> None:
         module = self._import_module(module_name)
         module_name = demangle(module_name)
-        is_package = hasattr(module, "__path__")
+        is_package = _is_package(module)
         source = self._get_source_of_module(module)
         if source is None:
             reason, context = self._missing_source_reason(module)
@@ -406,13 +406,19 @@ class PackageExporter:
         self.close()
 
     def close(self) -> None:
-        """Validate, run the hooks, write sources and bookkeeping files, finish the ZIP."""
-        self._execute_dependency_graph()
-        self._write(".data/python_version", platform.python_version())
-        self._write(".data/version", "6\n")
-        self._write("byteorder", sys.byteorder)
-        self._write(".data/serialization_id", f"{uuid.uuid4().int:040d}"[-40:])
-        self._finalize_zip()
+        """Validate, run the hooks, write sources and bookkeeping files, finish the ZIP.
+
+        On a packaging error (or an exception from a hook) the archive is closed unfinished,
+        without the bookkeeping files, and the exception propagates.
+        """
+        try:
+            self._execute_dependency_graph()
+            self._write(".data/python_version", platform.python_version())
+            self._write(".data/version", "6\n")
+            self._write("byteorder", sys.byteorder)
+            self._write(".data/serialization_id", f"{uuid.uuid4().int:040d}"[-40:])
+        finally:
+            self._finalize_zip()
 
     def _finalize_zip(self) -> None:
         self.zip_file.close()
@@ -452,12 +458,7 @@ class PackageExporter:
         self._write(".data/extern_modules", "\n".join(extern_modules) + "\n")
 
     def _mock_is_package(self, name: str) -> bool:
-        module = self._import_module(name)
-        if getattr(module, "__hookgrad_package__", False) and hasattr(module, "__getattr__"):
-            # a stub of an archive being re-packaged answers every name, `__path__` included
-            # (spec amendment 3): ask its spec instead
-            return getattr(module.__spec__, "submodule_search_locations", None) is not None
-        return hasattr(module, "__path__")
+        return _is_package(self._import_module(name))
 
     def _write_mock_file(self) -> None:
         if "_mock.py" not in self._written_files:
@@ -509,6 +510,14 @@ class PackageExporter:
     def all_paths(self, src: str, dst: str) -> str:
         """Graphviz text of every path from `src` to `dst`."""
         return self.dependency_graph.all_paths(src, dst)
+
+
+def _is_package(module: ModuleType) -> bool:
+    if getattr(module, "__hookgrad_package__", False):
+        # a mock stub of an archive being re-packaged answers every attribute, `__path__`
+        # included (spec amendment 3): ask its spec instead
+        return module.__spec__.submodule_search_locations is not None  # type: ignore[union-attr]
+    return hasattr(module, "__path__")
 
 
 def _readable_empty(filename: str) -> bool:
