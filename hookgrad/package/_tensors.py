@@ -93,8 +93,13 @@ def warn_if_has_hooks(t: Tensor) -> None:
 
 
 def reduce_tensor(t: Tensor, table: StorageTable) -> tuple:
-    """Reduce tuple of a tensor (or `Parameter`) whose storage goes through `table`."""
-    warn_if_has_hooks(t)
+    """Reduce tuple of a tensor (or `Parameter`) whose storage goes through `table`.
+
+    Hooks are never saved; as in PyTorch only plain tensors warn about it (a `Parameter`'s
+    reduction drops its hooks silently).
+    """
+    if not isinstance(t, Parameter):
+        warn_if_has_hooks(t)
     arr = _backend.to_numpy(t._data)
     ref, offset = table.storage_of(arr)
     stride = tuple(s // arr.itemsize for s in arr.strides) if arr.size else t.stride()
