@@ -87,7 +87,7 @@ class ZipReader:
         """Bytes of member `name`; ``KeyError``-free: a missing member is a ``RuntimeError``."""
         info = self._members.get(name)
         if info is None:
-            raise RuntimeError(f"archive does not contain a record named '{name}'")
+            raise RuntimeError(f"hookgrad.package failed locating file {name}: file not found")
         try:
             return self._zip.read(info)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
@@ -113,7 +113,7 @@ class DirectoryReader:
     def get_record(self, name: str) -> bytes:
         path = (self._root / name).resolve()
         if self._root not in path.parents or not path.is_file():
-            raise RuntimeError(f"archive does not contain a record named '{name}'")
+            raise RuntimeError(f"hookgrad.package failed locating file {name}: file not found")
         return path.read_bytes()
 
     def has_record(self, name: str) -> bool:
@@ -143,8 +143,9 @@ def open_reader(file_or_buffer: Any) -> tuple[str, Any]:
             return filename, DirectoryReader(filename)
         return filename, ZipReader(filename)
     if isinstance(file_or_buffer, (bytes, bytearray)):
-        raise TypeError("PackageImporter expects a path or a binary file object, got bytes; "
-                        "wrap them in io.BytesIO")
+        # PyTorch fails on bytes too (it takes them for a path), with a RuntimeError
+        raise RuntimeError("PackageImporter expects a path or a binary file object, got bytes; "
+                           "wrap them in io.BytesIO")
     return "<binary>", ZipReader(file_or_buffer)
 
 
