@@ -21,7 +21,7 @@ from tests.package.conftest import package_lib
 
 # torch.package itself warns about its own use of TypedStorage
 pytestmark = pytest.mark.filterwarnings("ignore:TypedStorage is deprecated:UserWarning")
-TEMPLATE = Path(__file__).with_name("models") / "net_template.py"
+TEMPLATE = Path(__file__).with_name("models") / "net_template.txt"
 ROOT = Path(__file__).resolve().parents[2]
 
 
