@@ -288,3 +288,66 @@ def test_repackaging_keeps_demangled_names(lib):
         with lib.pkg.PackageExporter(io.BytesIO()) as exp:  # sys_importer alone cannot find it
             exp.intern("package_a.**")
             exp.save_pickle("obj", "obj.pkl", loaded)
+
+
+def test_traceback_shows_packaged_source(lib):
+    import traceback
+
+    buf = io.BytesIO()
+    with lib.pkg.PackageExporter(buf) as exp:
+        exp.save_source_string("crash", "def go():\n    raise RuntimeError('from the archive')\n")
+    imp = lib.pkg.PackageImporter(io.BytesIO(buf.getvalue()))
+    with pytest.raises(RuntimeError) as info:
+        imp.import_module("crash").go()
+    text = "".join(traceback.format_exception(info.value))
+    assert f'File "{imp.id()}.crash.py", line 2, in go' in text
+    assert "raise RuntimeError('from the archive')" in text
+
+
+def test_obj_mismatch_error(lib):
+    class Stray:  # looks like package_a.PackageAObject by name, but is another class
+        pass
+
+    Stray.__module__, Stray.__qualname__ = "package_a", "PackageAObject"
+    with pytest.raises(lib.pkg.ObjMismatchError) as info:
+        lib.pkg.sys_importer.get_name(Stray)
+    assert str(info.value) == (
+        "\n\nThe object provided is from 'package_a', which is coming from the current Python "
+        "environment.\nHowever, when we import 'package_a', it's coming from the current Python "
+        "environment.\nTo fix this, make sure this 'PackageExporter's importer lists "
+        "'sys_importer' before 'sys_importer'.")
+    with pytest.raises(lib.pkg.ObjNotFoundError, match="was not found as package_a.Nope"):
+        lib.pkg.sys_importer.get_name(package_a.PackageAObject, "Nope")
+
+
+def test_packaging_error_carries_the_graph(lib):
+    with pytest.raises(lib.pkg.PackagingError) as info:
+        with lib.pkg.PackageExporter(io.BytesIO()) as exp:
+            exp.save_source_string("foo", "import module_a")
+    graph = info.value.dependency_graph
+    assert list(graph.nodes) == ["foo", "module_a"]
+    assert graph.nodes["module_a"]["error"] is lib.reason.NO_ACTION
+
+
+def test_save_source_file_single_file(lib, tmp_path):
+    path = tmp_path / "single.py"
+    path.write_text("import json\nVALUE = json.dumps([1])\n")
+    buf = io.BytesIO()
+    with lib.pkg.PackageExporter(buf) as exp:
+        exp.save_source_file("single", str(path))
+    assert lib.pkg.PackageImporter(io.BytesIO(buf.getvalue())).import_module(
+        "single").VALUE == "[1]"
+
+
+def test_dunder_import_inside_packaged_code(lib):
+    buf = io.BytesIO()
+    with lib.pkg.PackageExporter(buf) as exp:
+        exp.intern("package_b.**")
+        exp.extern("module_a")
+        exp.save_source_string(
+            "dyn", "mod = __import__('package_b.helper', fromlist=['VALUE'])\n"
+                   "top = __import__('package_b.helper')\n"
+                   "from package_b import *\n")
+    mod = lib.pkg.PackageImporter(io.BytesIO(buf.getvalue())).import_module("dyn")
+    assert mod.mod.VALUE == 3 and mod.top.__name__.endswith(">.package_b")
+    assert mod.result == "package_b"

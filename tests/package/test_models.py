@@ -79,7 +79,14 @@ def test_model_round_trip_matches_torch(torch, net_module):
         assert loaded.same is loaded.fc2  # one module object, as in the original
         assert isinstance(loaded.fc1.weight, lib.lib.nn.Parameter)
         assert list(loaded._forward_pre_hooks.values())[0].__name__ == "shift_input"
-        before, after = _run(lib, net, X), _run(lib, loaded, X)
+        source_events = import_module(f"net_{name}").EVENTS
+        before = _run(lib, net, X)
+        packaged_events = type(loaded).__init__.__globals__["EVENTS"]
+        after = _run(lib, loaded, X)
+        loaded_module_events = list(packaged_events)
+        # the full backward hook travelled with the model and fires in the archive's module
+        assert loaded_module_events == [("backward", "Linear", (3, 3))]
+        assert source_events == [("backward", "Linear", (3, 3))]
         for a, b in zip(before[:2], after[:2]):
             np.testing.assert_array_equal(a, b)
         assert before[2].keys() == after[2].keys()
@@ -266,3 +273,25 @@ def test_reduce_package_protocol(lib):
 def _make_holder(importer, value):
     assert hasattr(importer, "import_module")
     return ("made", value)
+
+
+def test_map_location():
+    lib = package_lib("hookgrad")
+    buf = _export(lib, {"a": hookgrad.ones(2), "b": hookgrad.zeros(3)})
+    imp = PackageImporter(io.BytesIO(buf.getvalue()))
+    seen = []
+
+    def relocate(storage, location):
+        seen.append((storage.dtype.name, location))
+        return storage * 2  # a callable may return a replacement storage
+
+    loaded = imp.load_pickle("model", "model.pkl", map_location=relocate)
+    assert seen == [("float32", "cpu"), ("float32", "cpu")]
+    assert loaded["a"].tolist() == [2.0, 2.0]
+    for where in ("cpu", {"cpu": "cpu"}, None):
+        assert imp.load_pickle("model", "model.pkl", map_location=where)["a"].tolist() == [1, 1]
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        with pytest.raises(RuntimeError, match="on a CUDA device"):
+            imp.load_pickle("model", "model.pkl", map_location="cuda")
