@@ -35,7 +35,10 @@ class ZipWriter:
             stream: IO[bytes] = self._own
         else:
             self.top, self._own, stream = "archive", None, f
-        self._start = stream.tell() if stream.seekable() else 0
+        try:
+            self._start = stream.tell() if stream.seekable() else 0
+        except (AttributeError, OSError):
+            self._start = 0
         self._zip = zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED)
         self.closed = False
 
@@ -44,8 +47,8 @@ class ZipWriter:
         info = zipfile.ZipInfo(f"{self.top}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
         info.compress_type = zipfile.ZIP_STORED
         info.external_attr = 0o644 << 16
-        fp = self._zip.fp
-        offset = (fp.tell() - self._start) if fp is not None and fp.seekable() else 0
+        # for a non-seekable stream zipfile's wrapper counts the bytes written: tell() works
+        offset = self._zip.fp.tell() - self._start  # type: ignore[union-attr]
         used = _HEADER + len(info.filename.encode("utf-8")) + 4
         pad = -(offset + used) % ALIGNMENT
         info.extra = struct.pack("<HH", _PAD_TAG, pad) + b"\0" * pad

@@ -295,3 +295,31 @@ def test_map_location():
     except ImportError:
         with pytest.raises(RuntimeError, match="on a CUDA device"):
             imp.load_pickle("model", "model.pkl", map_location="cuda")
+
+
+class _Pipe(io.RawIOBase):
+    """A write-only, non-seekable stream (a pipe or socket)."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.data += b
+        return len(b)
+
+
+def test_export_to_a_non_seekable_stream():
+    pipe = _Pipe()
+    with PackageExporter(pipe) as exp:
+        exp.save_pickle("r", "t.pkl", hookgrad.arange(5.0))
+    raw = bytes(pipe.data)
+    loaded = PackageImporter(io.BytesIO(raw)).load_pickle("r", "t.pkl")
+    assert loaded.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        for info in zf.infolist():
+            name_len, extra_len = np.frombuffer(raw[info.header_offset + 26:
+                                                    info.header_offset + 30], "<u2")
+            assert (info.header_offset + 30 + name_len + extra_len) % 64 == 0
