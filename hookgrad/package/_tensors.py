@@ -37,14 +37,15 @@ TORCH_STORAGE_DTYPES = {
 class StorageRef:
     """One memory buffer to write once: a flat array in memory order plus its archive key."""
 
-    __slots__ = ("flat", "key", "__weakref__")
+    __slots__ = ("flat", "key", "location", "__weakref__")
 
-    def __init__(self, flat: np.ndarray, key: int) -> None:
+    def __init__(self, flat: np.ndarray, key: int, location: str) -> None:
         self.flat = flat
         self.key = key
+        self.location = location  # the device the tensor lived on ("cpu", "cuda:0")
 
     def persistent_id(self) -> tuple:
-        return ("storage", self.flat.dtype.name, self.key, "cpu", int(self.flat.size))
+        return ("storage", self.flat.dtype.name, self.key, self.location, int(self.flat.size))
 
 
 class StorageTable:
@@ -54,7 +55,7 @@ class StorageTable:
         self._by_owner: dict[int, tuple[Any, StorageRef]] = {}
         self.new: list[StorageRef] = []  # written by the exporter, then cleared
 
-    def storage_of(self, arr: np.ndarray) -> tuple[StorageRef, int]:
+    def storage_of(self, arr: np.ndarray, location: str = "cpu") -> tuple[StorageRef, int]:
         """``(storage, element offset)`` of `arr` inside its memory owner."""
         owner = _backend.memory_owner(arr)
         usable = (isinstance(owner, np.ndarray) and owner.dtype == arr.dtype and owner.size > 0
@@ -63,7 +64,7 @@ class StorageTable:
             owner = np.ascontiguousarray(arr)
         entry = self._by_owner.get(id(owner))
         if entry is None:
-            ref = StorageRef(owner.reshape(-1, order="A"), len(self._by_owner))
+            ref = StorageRef(owner.reshape(-1, order="A"), len(self._by_owner), location)
             # keep `owner` alive so its id is not reused by another array during this export
             self._by_owner[id(owner)] = entry = (owner, ref)
             self.new.append(ref)
@@ -100,8 +101,8 @@ def reduce_tensor(t: Tensor, table: StorageTable) -> tuple:
     """
     if not isinstance(t, Parameter):
         warn_if_has_hooks(t)
-    arr = _backend.to_numpy(t._data)
-    ref, offset = table.storage_of(arr)
+    arr = _backend.to_numpy(t._data)  # GPU arrays are copied to the host for writing
+    ref, offset = table.storage_of(arr, str(t.device))
     stride = tuple(s // arr.itemsize for s in arr.strides) if arr.size else t.stride()
     args = (ref, offset, tuple(arr.shape), stride, bool(t._requires_grad), OrderedDict())
     if isinstance(t, Parameter):
