@@ -351,3 +351,51 @@ def test_dunder_import_inside_packaged_code(lib):
     mod = lib.pkg.PackageImporter(io.BytesIO(buf.getvalue())).import_module("dyn")
     assert mod.mod.VALUE == 3 and mod.top.__name__.endswith(">.package_b")
     assert mod.result == "package_b"
+
+
+def test_loaders_that_remap_files(lib):
+    """The source is read from the file the module's loader names, not from ``__file__``."""
+    import os
+    from importlib.abc import MetaPathFinder
+    from importlib.machinery import SourceFileLoader
+
+    class RemappingLoader(SourceFileLoader):
+        def get_filename(self, name):
+            real = super().get_filename(name)
+            if name != "module_a":
+                return real
+            return os.path.join(os.path.dirname(real), "module_a_remapped_path.py")
+
+    class RemappingFinder(MetaPathFinder):
+        def find_spec(self, fullname, path, target=None):
+            if fullname != "module_a":
+                return None
+            for finder in sys.meta_path:
+                if finder is not self and hasattr(finder, "find_spec"):
+                    spec = finder.find_spec(fullname, path, target)
+                    if spec is not None:
+                        spec.loader = RemappingLoader(spec.loader.name, spec.loader.path)
+                        return spec
+            return None
+
+    finder = RemappingFinder()
+    saved = sys.modules.pop("module_a")
+    sys.meta_path.insert(0, finder)
+    try:
+        buf = io.BytesIO()
+        with lib.pkg.PackageExporter(buf) as exp:
+            exp.save_module("module_a")
+        imp = lib.pkg.PackageImporter(io.BytesIO(buf.getvalue()))
+        assert "remapped_path" in imp.get_source("module_a")
+        assert imp.import_module("module_a").result == "module_a_remapped_path"
+    finally:
+        sys.meta_path.remove(finder)
+        sys.modules["module_a"] = saved
+
+
+def test_denied_modules_list(lib):
+    with pytest.raises(lib.pkg.PackagingError):
+        with lib.pkg.PackageExporter(io.BytesIO()) as exp:
+            exp.deny("package_a")
+            exp.save_pickle("obj", "obj.pkl", package_a.PackageAObject(1))
+            assert exp.denied_modules() == ["package_a"]
