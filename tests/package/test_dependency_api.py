@@ -12,6 +12,8 @@ import module_a
 import package_a
 import package_a.subpackage
 
+# torch.package itself warns about its own use of TypedStorage
+pytestmark = pytest.mark.filterwarnings("ignore:TypedStorage is deprecated:UserWarning")
 
 def _reload(lib, buf):
     return lib.pkg.PackageImporter(io.BytesIO(buf.getvalue()))
@@ -273,3 +275,37 @@ def test_debug_mode_prints_paths(lib):
     assert str(info.value) == (
         "\n* Module did not match against any action pattern. Extern, mock, or intern it.\n"
         "    mockme\n      A path to mockme: foo -> uses_mockme -> mockme\n")
+
+
+def test_repackage_mocked_module_with_the_importer_alone(lib):
+    buf = io.BytesIO()
+    with lib.pkg.PackageExporter(buf) as exp:
+        exp.mock("package_a")
+        exp.save_source_string("foo", "import package_a")
+    imp = _reload(lib, buf)
+    with pytest.raises(NotImplementedError):
+        imp.import_module("foo").package_a.get_something()
+    buf2 = io.BytesIO()
+    with lib.pkg.PackageExporter(buf2, importer=imp) as exp:
+        exp.intern("package_a")  # the stub itself is interned now; everything else mocked
+        exp.mock("**")
+        exp.save_source_string("foo", "import package_a")
+    imp2 = _reload(lib, buf2)
+    with pytest.raises(NotImplementedError):
+        imp2.import_module("foo").package_a.get_something()
+
+
+def test_library_itself_is_always_externed(lib):
+    """Intern-everything still takes the library (torch / hookgrad) from the process."""
+    nn = lib.lib.nn
+    model = nn.Sequential(nn.Linear(4, 4), nn.GELU(), nn.LayerNorm(4))
+    buf = io.BytesIO()
+    with lib.pkg.PackageExporter(buf) as exp:
+        exp.intern("**")
+        exp.save_pickle("model", "model.pkl", model)
+        assert exp.interned_modules() == []
+        assert all(m.split(".")[0] in (lib.name, "builtins", "collections")
+                   for m in exp.externed_modules())
+    loaded = _reload(lib, buf).load_pickle("model", "model.pkl")
+    x = lib.lib.ones(2, 4)
+    assert lib.lib.equal(loaded(x), model(x))
