@@ -18,6 +18,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._tensor import Tensor
+from hookgrad._tensor_copy import _user_state
 from hookgrad.nn.parameter import Parameter
 
 _HOOK_WARNING = (
@@ -105,12 +106,15 @@ def reduce_tensor(t: Tensor, table: StorageTable) -> tuple:
     ref, offset = table.storage_of(arr, str(t.device))
     stride = tuple(s // arr.itemsize for s in arr.strides) if arr.size else t.stride()
     args = (ref, offset, tuple(arr.shape), stride, bool(t._requires_grad), OrderedDict())
+    state = _user_state(t) or None  # attributes a user set on the tensor travel with it
     if isinstance(t, Parameter):
         data = (_rebuild_tensor, args[:4] + (False, OrderedDict()))
+        cls = None if type(t) is Parameter else type(t)
+        extra = (cls, state) if state else ((cls,) if cls else ())
         return (_rebuild_parameter, (_Rebuilt(*data), bool(t._requires_grad), OrderedDict(),
-                                     None if type(t) is Parameter else type(t)))
-    if type(t) is not Tensor:
-        return (_rebuild_tensor, args + (type(t),))
+                                     *extra))
+    if type(t) is not Tensor or state:
+        return (_rebuild_tensor, args + (None if type(t) is Tensor else type(t), state))
     return (_rebuild_tensor, args)
 
 
@@ -125,7 +129,8 @@ class _Rebuilt:
 
 
 def _rebuild_tensor(storage: np.ndarray, storage_offset: int, size: tuple, stride: tuple,
-                    requires_grad: bool, backward_hooks: Any, cls: type | None = None) -> Tensor:
+                    requires_grad: bool, backward_hooks: Any, cls: type | None = None,
+                    state: dict | None = None) -> Tensor:
     """A tensor viewing `storage` (a flat array) with element `stride` from `storage_offset`.
 
     Mirrors: ``torch._utils._rebuild_tensor_v2``.
@@ -137,13 +142,19 @@ def _rebuild_tensor(storage: np.ndarray, storage_offset: int, size: tuple, strid
         item = storage.itemsize
         data = np.lib.stride_tricks.as_strided(
             storage[storage_offset:], shape=size, strides=tuple(s * item for s in stride))
-    return (Tensor if cls is None else cls)._make(data, bool(requires_grad))
+    t = (Tensor if cls is None else cls)._make(data, bool(requires_grad))
+    if state:
+        t.__dict__.update(state)
+    return t
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any,
-                       cls: type | None = None) -> Parameter:
-    """Mirrors: ``torch._utils._rebuild_parameter``."""
-    return (Parameter if cls is None else cls)(data, requires_grad)
+                       cls: type | None = None, state: dict | None = None) -> Parameter:
+    """Mirrors: ``torch._utils._rebuild_parameter`` (with ``_rebuild_parameter_with_state``)."""
+    p = (Parameter if cls is None else cls)(data, requires_grad)
+    if state:
+        p.__dict__.update(state)
+    return p
 
 
 def read_storage(payload: bytes, member: str, dtype_name: str, numel: int) -> np.ndarray:

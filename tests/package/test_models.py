@@ -323,3 +323,14 @@ def test_export_to_a_non_seekable_stream():
             name_len, extra_len = np.frombuffer(raw[info.header_offset + 26:
                                                     info.header_offset + 30], "<u2")
             assert (info.header_offset + 30 + name_len + extra_len) % 64 == 0
+
+
+def test_user_attributes_on_tensors_travel(lib):
+    t = lib.lib.ones(2)
+    t.note = "hello"
+    p = lib.lib.nn.Parameter(lib.lib.zeros(1))
+    p.tag = 7
+    loaded = lib.pkg.PackageImporter(io.BytesIO(_export(lib, [t, p]).getvalue())).load_pickle(
+        "model", "model.pkl")
+    assert loaded[0].note == "hello" and loaded[1].tag == 7
+    assert type(loaded[1]) is lib.lib.nn.Parameter
