@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import pickletools
 from collections.abc import Iterator
 from typing import Any
@@ -41,10 +42,9 @@ class _ImportVisitor(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         if getattr(node.func, "id", None) == "__import__":
-            try:
+            # non-literal arguments: the call is not statically resolvable, skip it
+            with contextlib.suppress(Exception):
                 self._dunder_import(node)
-            except Exception:  # non-literal arguments: the call is not statically resolvable
-                pass
         # Like PyTorch, arguments of calls are not searched further (``f(__import__("x"))``
         # contributes nothing), so both exporters see the same dependencies.
 

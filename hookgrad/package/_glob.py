@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Union
 
-GlobPattern = Union[str, Iterable[str]]
+GlobPattern = str | Iterable[str]
 
 
 class GlobGroup:

@@ -4,8 +4,9 @@ tensors through `StorageTable`, and the matching unpickler that imports from a p
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from types import FunctionType
-from typing import Any, Callable
+from typing import Any
 
 from hookgrad._tensor import Tensor
 from hookgrad.package import _tensors
@@ -61,7 +62,7 @@ class PackagePickler(pickle._Pickler):  # type: ignore[name-defined, misc]
         elif parent_name:  # a nested qualname: protocol 3 can only name top-level globals
             self.save_reduce(getattr, (_walk(module, parent_name), last))
         else:
-            self.write(_GLOBAL + f"{module_name}\n{name}\n".encode("utf-8"))
+            self.write(_GLOBAL + f"{module_name}\n{name}\n".encode())
         self.memoize(obj)
 
 

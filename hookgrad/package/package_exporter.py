@@ -10,6 +10,7 @@ validates the graph, calls the extern/mock/intern hooks node by node and writes 
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import importlib.machinery
 import io
 import linecache
@@ -18,11 +19,12 @@ import platform
 import sys
 import uuid
 from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Sequence
 from enum import Enum
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
 from types import ModuleType
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any
 
 from hookgrad.package import _dependencies, _tensors
 from hookgrad.package._digraph import DiGraph
@@ -251,10 +253,8 @@ class PackageExporter:
         filename = None
         loader = getattr(getattr(module, "__spec__", None), "loader", None)
         if isinstance(loader, SourceFileLoader):
-            try:
+            with contextlib.suppress(ImportError):
                 filename = loader.get_filename(module.__name__)
-            except ImportError:
-                pass
         if filename is None:
             filename = getattr(module, "__file__", None)
         return filename if isinstance(filename, str) else None

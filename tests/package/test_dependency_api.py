@@ -6,11 +6,12 @@ import io
 import sys
 import types
 
-import pytest
-
 import module_a
 import package_a
 import package_a.subpackage
+import pytest
+
+from tests.package.conftest import package_lib
 
 # torch.package itself warns about its own use of TypedStorage
 pytestmark = pytest.mark.filterwarnings("ignore:TypedStorage is deprecated:UserWarning")
@@ -96,7 +97,8 @@ def test_mock(lib):
     with pytest.raises(NotImplementedError, match=r"being used in __call__"):
         mocked.leaf_function(1, 2)
     prefix = imp.id()
-    assert repr(mocked.leaf_function) == f"MockedObject({prefix}.package_a.subpackage.leaf_function)"
+    expected = f"MockedObject({prefix}.package_a.subpackage.leaf_function)"
+    assert repr(mocked.leaf_function) == expected
     assert package_a.subpackage.result == "package_a.subpackage"  # the real one is untouched
 
 
@@ -154,11 +156,10 @@ def test_pickle_mocked_all(lib):
 
 
 def test_allow_empty_with_error(lib):
-    with pytest.raises(ModuleNotFoundError):
-        with lib.pkg.PackageExporter(io.BytesIO()) as exp:
-            exp.extern("foo", allow_empty=False)
-            exp.save_module("aodoifjodisfj")  # the import error wins over the empty match
-            exp.save_source_string("bar", "import foo\n")
+    with pytest.raises(ModuleNotFoundError), lib.pkg.PackageExporter(io.BytesIO()) as exp:
+        exp.extern("foo", allow_empty=False)
+        exp.save_module("aodoifjodisfj")  # the import error wins over the empty match
+        exp.save_source_string("bar", "import foo\n")
 
 
 def test_implicit_intern(lib):
@@ -309,3 +310,25 @@ def test_library_itself_is_always_externed(lib):
     loaded = _reload(lib, buf).load_pickle("model", "model.pkl")
     x = lib.lib.ones(2, 4)
     assert lib.lib.equal(loaded(x), model(x))
+
+
+def test_unreadable_source_file_is_an_error():
+    # spec amendment 2: PyTorch packages an unreadable .py as empty source; hookgrad refuses
+    lib = package_lib("hookgrad")
+
+    class GhostImporter(lib.pkg.Importer):
+        def __init__(self):
+            self.modules = {"ghost": _fake_module("ghost", "/nonexistent/dir/ghost.py"),
+                            "pyc": _fake_module("pyc", "/nonexistent/dir/pyc.pyc")}
+
+        def import_module(self, module_name):
+            return self.modules[module_name]
+
+    with pytest.raises(lib.pkg.PackagingError) as info:
+        with lib.pkg.PackageExporter(io.BytesIO(), importer=GhostImporter()) as exp:
+            exp.intern(["ghost", "pyc"])
+            exp.save_source_string("my_module", "import ghost; import pyc")
+    assert str(info.value).startswith(
+        "\n* Module had a __file__, but we could not find it in your filesystem.\n    ghost\n"
+        "      Context: filename: /nonexistent/dir/ghost.py\n    pyc\n"
+        "      Context: filename: /nonexistent/dir/pyc.pyc\n")

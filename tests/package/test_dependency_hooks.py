@@ -92,11 +92,10 @@ def test_hooks_see_modules_decided_before_registration(lib):
 
 def test_no_hook_runs_when_validation_fails(lib):
     seen = []
-    with pytest.raises(lib.pkg.PackagingError):
-        with lib.pkg.PackageExporter(io.BytesIO()) as exp:
-            exp.extern("module_a")
-            exp.register_extern_hook(lambda e, name: seen.append(name))
-            exp.save_source_string("foo", "import module_a\nimport package_a")
+    with pytest.raises(lib.pkg.PackagingError), lib.pkg.PackageExporter(io.BytesIO()) as exp:
+        exp.extern("module_a")
+        exp.register_extern_hook(lambda e, name: seen.append(name))
+        exp.save_source_string("foo", "import module_a\nimport package_a")
     assert seen == []
 
 

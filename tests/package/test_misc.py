@@ -9,10 +9,10 @@ import platform
 import sys
 import zipfile
 
-import pytest
-
 import package_a.inspect_me
 import package_a.subpackage
+import pytest
+
 from tests.package.conftest import package_lib
 
 
@@ -194,7 +194,8 @@ def test_module_allowed(lib):
     buf = _export_b(lib)[1]
     with pytest.raises(ImportError, match="needs the external module 'module_a' but that module "
                                           "has been disallowed"):
-        lib.pkg.PackageImporter(io.BytesIO(buf.getvalue()), module_allowed=lambda name: name != "module_a")
+        lib.pkg.PackageImporter(io.BytesIO(buf.getvalue()),
+                                module_allowed=lambda name: name != "module_a")
 
 
 def test_resources_and_get_source(lib):
@@ -394,8 +395,7 @@ def test_loaders_that_remap_files(lib):
 
 
 def test_denied_modules_list(lib):
-    with pytest.raises(lib.pkg.PackagingError):
-        with lib.pkg.PackageExporter(io.BytesIO()) as exp:
-            exp.deny("package_a")
-            exp.save_pickle("obj", "obj.pkl", package_a.PackageAObject(1))
-            assert exp.denied_modules() == ["package_a"]
+    with pytest.raises(lib.pkg.PackagingError), lib.pkg.PackageExporter(io.BytesIO()) as exp:
+        exp.deny("package_a")
+        exp.save_pickle("obj", "obj.pkl", package_a.PackageAObject(1))
+        assert exp.denied_modules() == ["package_a"]

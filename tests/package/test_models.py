@@ -87,7 +87,7 @@ def test_model_round_trip_matches_torch(torch, net_module):
         # the full backward hook travelled with the model and fires in the archive's module
         assert loaded_module_events == [("backward", "Linear", (3, 3))]
         assert source_events == [("backward", "Linear", (3, 3))]
-        for a, b in zip(before[:2], after[:2]):
+        for a, b in zip(before[:2], after[:2], strict=False):
             np.testing.assert_array_equal(a, b)
         assert before[2].keys() == after[2].keys()
         for k in before[2]:

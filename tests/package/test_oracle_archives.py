@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import zipfile
 
-import pytest
-
 import package_a
 import package_c
+import pytest
+
 from tests.package.conftest import package_lib
 
 
