@@ -157,13 +157,28 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any,
     return p
 
 
+def _npy_array(payload: bytes, member: str) -> np.ndarray:
+    """The array of a ``.npy`` payload, copied once out of the member bytes (writable)."""
+    fmt = np.lib.format
+    stream = io.BytesIO(payload)
+    try:
+        version = fmt.read_magic(stream)
+        read_header = fmt.read_array_header_1_0 if version == (1, 0) else (
+            fmt.read_array_header_2_0)
+        shape, fortran_order, dtype = read_header(stream)
+        if dtype.hasobject:
+            raise ValueError("object arrays are not allowed")
+        count = int(np.prod(shape, dtype=np.int64))
+        flat = np.frombuffer(payload, dtype=dtype, count=count, offset=stream.tell()).copy()
+    except (ValueError, OSError, EOFError) as e:
+        raise pickle.UnpicklingError(f"tensor payload {member} is corrupted: {e}") from None
+    return flat.reshape(shape, order="F" if fortran_order else "C")
+
+
 def read_storage(payload: bytes, member: str, dtype_name: str, numel: int) -> np.ndarray:
     """The flat array of one storage member (``.npy``, or raw bytes of a PyTorch ``.storage``)."""
     if member.endswith(".npy"):
-        try:
-            flat = np.lib.format.read_array(io.BytesIO(payload), allow_pickle=False)
-        except (ValueError, OSError, EOFError) as e:
-            raise pickle.UnpicklingError(f"tensor payload {member} is corrupted: {e}") from None
+        flat = _npy_array(payload, member)
     else:
         flat = np.frombuffer(payload, dtype=np.dtype(dtype_name).newbyteorder("<")).copy()
     if flat.ndim != 1 or flat.dtype.name != np.dtype(dtype_name).name or flat.size != numel:
