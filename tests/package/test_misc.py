@@ -399,3 +399,19 @@ def test_denied_modules_list(lib):
         exp.deny("package_a")
         exp.save_pickle("obj", "obj.pkl", package_a.PackageAObject(1))
         assert exp.denied_modules() == ["package_a"]
+
+
+def test_packaged_code_reaches_its_importer(lib):
+    buf = io.BytesIO()
+    with lib.pkg.PackageExporter(buf) as exp:
+        exp.save_text("res", "hello.txt", "from the archive")
+        exp.save_source_string(
+            "reader", "import torch_package_importer\n"
+                      "def read():\n"
+                      "    return torch_package_importer.load_text('res', 'hello.txt')\n")
+        if lib.name == "hookgrad":
+            exp.save_source_string("reader2", "import hookgrad_package_importer as imp\n")
+    imp = lib.pkg.PackageImporter(io.BytesIO(buf.getvalue()))
+    assert imp.import_module("reader").read() == "from the archive"
+    if lib.name == "hookgrad":
+        assert imp.import_module("reader2").imp is imp
