@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", action="store_true", help="no progress bars")
     t.set_defaults(subparser=t)
     add_trace_parser(sub)
+    from hookgrad.cli.package_cmd import add_parser as add_package_parser
+
+    add_package_parser(sub)
     return p
 
 
@@ -64,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     if extra:  # reported by the subcommand, so the line reads "hookgrad train: error: ..."
         args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "package":
+        from hookgrad.cli.package_cmd import run as run_package
+
+        return run_package(args)
     from hookgrad.cli.report import write_report
     from hookgrad.cli.train import TrainConfig, train
 
