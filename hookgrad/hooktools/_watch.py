@@ -7,9 +7,8 @@ in each library, using only public hook API on PyTorch objects.
 - PyTorch backward passes and tensor-hook registrations: a ``torch.overrides.TorchFunctionMode``
   (``Tensor.backward``, ``autograd.backward``/``grad`` and ``Tensor.register_hook`` /
   ``register_post_accumulate_grad_hook`` all dispatch ``__torch_function__``).
-- hookgrad backward passes: the trace swaps ``hookgrad.autograd.backward``/``grad`` (and the
-  ``_api`` functions ``Tensor.backward`` calls) for recording wrappers while it is open; its
-  registrations are seen by `hookgrad.utils.hooks.add_registration_observer`.
+- hookgrad backward passes: the trace is a backward observer of ``hookgrad.autograd`` while it
+  is open; its registrations are seen by `hookgrad.utils.hooks.add_registration_observer`.
 Nothing stays installed once the trace closes, so tracing costs nothing when no trace is open.
 """
 
@@ -57,20 +56,15 @@ def _global_hooks(lib: Any, trace: Any) -> list:
             om.register_optimizer_step_post_hook(internal(trace.on_step_post))]
 
 
-def _hookgrad_backward(lib: Any, trace: Any) -> list:
-    swaps = []
-    for mod in (_api, lib.autograd):
-        for name in ("backward", "grad"):
-            original = getattr(mod, name)
+def _hookgrad_backward(trace: Any) -> Any:
+    """Register the trace as a backward observer (NOTE [Backward observers] in autograd._api);
+    returns the observer, to be removed when the trace closes."""
 
-            def wrapped(*args: Any, __f: Any = original, __n: str = name, **kwargs: Any) -> Any:
-                roots, inputs = _bind(__f, args, kwargs)
-                return trace.run_backward(__n, roots, inputs, lambda: __f(*args, **kwargs))
+    def observer(api: str, roots: Any, inputs: Any, run: Any) -> Any:
+        return trace.run_backward(api, roots, inputs, run)
 
-            wrapped.__wrapped__ = original  # type: ignore[attr-defined]
-            setattr(mod, name, wrapped)
-            swaps.append((mod, name, original))
-    return swaps
+    _api.add_backward_observer(observer)
+    return observer
 
 
 def _torch_mode(torch: Any, trace: Any) -> Any:
@@ -102,21 +96,21 @@ def _torch_mode(torch: Any, trace: Any) -> Any:
 def install(lib: Any, trace: Any) -> Any:
     """Start watching `lib`; returns a function that stops watching."""
     handles = _global_hooks(lib, trace)
-    swaps: list = []
+    observer = None
     mode = None
     if lib.__name__ == "torch":
         mode = _torch_mode(lib, trace)
         mode.__enter__()
         trace.torch_mode = mode
     else:
-        swaps = _hookgrad_backward(lib, trace)
+        observer = _hookgrad_backward(trace)
 
     def uninstall() -> None:
         if mode is not None:
             mode.__exit__(None, None, None)
             trace.torch_mode = None
-        for mod, name, original in reversed(swaps):
-            setattr(mod, name, original)
+        if observer is not None:
+            _api.remove_backward_observer(observer)
         for h in handles:
             h.remove()
 
