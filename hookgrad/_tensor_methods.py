@@ -11,6 +11,7 @@ from hookgrad._functional import (
     arith,
     creation,
     indexing,
+    layer_ops,
     linalg,
     misc,
     nn_ops,
@@ -23,6 +24,7 @@ from hookgrad._tensor import Tensor
 
 FAMILIES: list[ModuleType] = [
     arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random, misc,
+    layer_ops,
 ]
 
 
