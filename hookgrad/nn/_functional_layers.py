@@ -231,7 +231,7 @@ def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, strid
     if idx.size and (idx.min() < 0 or idx.max() >= volume):
         bad = int(idx.max() if idx.max() >= volume else idx.min())
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
-                           f"{'x'.join(map(str, size))}")
+                           f"{'x'.join(map(str, size))})")
     return bind(_L.MAX_UNPOOL[nd], (input, indices), {"output_size": size})
 
 
