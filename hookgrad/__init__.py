@@ -26,6 +26,7 @@ import hookgrad._ops.rnn  # noqa: F401
 import hookgrad._ops.upsample  # noqa: F401
 import hookgrad._ops.layers  # noqa: F401
 import hookgrad._ops.pool3d  # noqa: F401
+import hookgrad._ops.packing  # noqa: F401
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
