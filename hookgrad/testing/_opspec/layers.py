@@ -11,6 +11,7 @@ windows, ceil mode and padding.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,11 @@ def _instance(lib: Any, x: Any, w: Any = None, b: Any = None, **kw: Any) -> Any:
     return _F(lib).instance_norm(x, weight=w, bias=b, **kw)
 
 
+def _packed(lib: Any, x: Any, lengths: Any, **kw: Any) -> Any:
+    rnn = importlib.import_module(f"{lib.__name__}.nn.utils.rnn")
+    return rnn.pack_padded_sequence(x, lengths, **kw).data
+
+
 def _baddbmm(lib: Any, s: Any, a: Any, b: Any, **kw: Any) -> Any:
     return lib.baddbmm(s, a, b, **kw)
 
@@ -116,6 +122,12 @@ SPECS = [
     OpSpec("pixel_unshuffle", _fn("pixel_unshuffle"), samples=[
         Sample((Arg((1, 2, 4, 6)), _c(2)), {}, "batched"),
     ], prims=("pixel_unshuffle", "pixel_shuffle")),
+    OpSpec("pack_padded_sequence", _packed, samples=[
+        Sample((Arg((4, 3, 2)), _c([4, 2, 1])), {}, "time_major"),
+        Sample((Arg((3, 4)), _c([1, 4, 2])), {"batch_first": True, "enforce_sorted": False},
+               "batch_first_unsorted"),
+    ], prims=("_pack_padded_sequence", "_pack_padded_sequence_backward"),
+        forward_ad=False),  # PyTorch has no forward-AD formula for it (hookgrad's is linear)
     OpSpec("baddbmm", _baddbmm, samples=[
         Sample((Arg((2, 3, 4)), Arg((2, 3, 2)), Arg((2, 2, 4))), {}, "plain"),
         Sample((Arg((3, 1)), Arg((2, 3, 2)), Arg((2, 2, 4))), {"beta": 0.5, "alpha": 2.0},
