@@ -242,3 +242,26 @@ def test_baddbmm_method_and_errors(torch):
     for lib in (torch, hookgrad):
         with pytest.raises(RuntimeError):
             lib.baddbmm(lib.tensor(a), lib.tensor(b), lib.tensor(b))
+
+
+def test_pytorch_module_paths(torch):
+    """Tools import layers from PyTorch's files (``nn.modules.pooling.AdaptiveMaxPool2d``...)."""
+    paths = {"pooling": ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+                         "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool2d",
+                         "_AdaptiveMaxPoolNd", "_MaxUnpoolNd"],
+             "conv": ["Conv3d", "ConvTranspose3d"],
+             "transformer": ["TransformerDecoderLayer", "TransformerDecoder", "Transformer"],
+             "padding": ["ZeroPad2d", "_ConstantPadNd", "_ReflectionPadNd", "CircularPad3d"],
+             "upsampling": ["Upsample", "UpsamplingBilinear2d"],
+             "pixelshuffle": ["PixelShuffle", "PixelUnshuffle"],
+             "distance": ["CosineSimilarity", "PairwiseDistance"],
+             "instancenorm": ["InstanceNorm1d", "InstanceNorm3d", "_InstanceNorm"]}
+    import importlib
+
+    for mod, names in paths.items():
+        for lib in (torch, hookgrad):
+            module = importlib.import_module(f"{lib.__name__}.nn.modules.{mod}")
+            for name in names:
+                assert hasattr(module, name), f"{lib.__name__}.nn.modules.{mod}.{name}"
+    assert issubclass(hookgrad.nn.MaxPool3d, hookgrad.nn.modules.pooling._MaxPoolNd)
+    assert issubclass(hookgrad.nn.InstanceNorm2d, hookgrad.nn.modules.normalization._NormBase)

@@ -7,6 +7,7 @@ only when ``torch.distributed`` is initialised, in training mode, on an accelera
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from hookgrad._tensor import Tensor
@@ -93,3 +94,9 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return out
+
+
+# PyTorch's module path (torch.nn.modules.normalization.<name>): tools import these classes from there.
+_home = sys.modules["hookgrad.nn.modules.normalization"]
+for _name in __all__:
+    setattr(_home, _name, globals()[_name])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from hookgrad._functional.rearrange import pad as _pad
@@ -48,3 +49,9 @@ class ConvTranspose3d(_ConvTranspose):
         op = self._output_padding(input, output_size)
         return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, op,
                                   self.groups, self.dilation)
+
+
+# PyTorch's module path (torch.nn.modules.conv.<name>): tools import these classes from there.
+_home = sys.modules["hookgrad.nn.modules.conv"]
+for _name in __all__:
+    setattr(_home, _name, globals()[_name])

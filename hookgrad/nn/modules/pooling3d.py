@@ -5,6 +5,7 @@ those bases see them."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -164,3 +165,9 @@ class MaxUnpool3d(_MaxUnpoolNd):
     """
 
     _nd = 3
+
+
+# PyTorch's module path (torch.nn.modules.pooling.<name>): tools import these classes from there.
+_home = sys.modules["hookgrad.nn.modules.pooling"]
+for _name in (*__all__, "_AdaptiveMaxPoolNd", "_MaxUnpoolNd"):
+    setattr(_home, _name, globals()[_name])

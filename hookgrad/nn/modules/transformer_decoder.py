@@ -8,6 +8,7 @@ feed-forward block, each with a residual connection and a layer norm (post-norm 
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -216,3 +217,9 @@ class Transformer(Module):
         Mirrors: ``torch.nn.Transformer.generate_square_subsequent_mask``.
         """
         return _square_subsequent_mask(sz, dtype if dtype is not None else get_default_dtype())
+
+
+# PyTorch's module path (torch.nn.modules.transformer.<name>): tools import these classes from there.
+_home = sys.modules["hookgrad.nn.modules.transformer"]
+for _name in __all__:
+    setattr(_home, _name, globals()[_name])
