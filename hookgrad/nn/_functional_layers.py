@@ -63,6 +63,25 @@ def _check5(input: Tensor, name: str) -> None:
                            "non-empty 4D or 5D (batch mode) tensor expected for input")
 
 
+def _check_pool3d(input: Tensor, k: tuple, s: tuple, p: tuple, d: tuple, ceil_mode: bool,
+                  avg: bool = False) -> None:
+    """PyTorch's ``pool3d_shape_check`` messages (average pooling also wants the unpadded input
+    at least as large as the kernel)."""
+    for kk, pp, dd in zip(k, p, d):
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation={dd}")
+    t, h, w = tuple(input.shape)[-3:]
+    if avg and (t < k[0] or h < k[1] or w < k[2]):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: "
+                           f"{k[0]} kH: {k[1]} kW: {k[2]})")
+    outs = _P3.out_sizes(tuple(input.shape), k, s, p, d, ceil_mode)
+    if min(outs) < 1:
+        c = input.size(-4)
+        raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
+                           f"({c}x{outs[0]}x{outs[1]}x{outs[2]}). Output size is too small")
+
+
 def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
                padding: IntOrSeq = 0, dilation: IntOrSeq = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Any:
@@ -77,14 +96,7 @@ def max_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
     k = ntuple(kernel_size, 3)
     s = k if stride is None or stride == [] or stride == () else ntuple(stride, 3)
     p, d = ntuple(padding, 3), ntuple(dilation, 3)
-    for kk, pp, dd in zip(k, p, d):
-        if pp > ((kk - 1) * dd + 1) // 2:
-            raise RuntimeError("pad should be smaller than or equal to half of kernel size, but "
-                               f"got kT={k[0]} kW={k[2]} kH={k[1]} padT={p[0]} padW={p[2]} "
-                               f"padH={p[1]}")
-    if min(_P3.out_sizes(tuple(input.shape), k, s, p, d, ceil_mode)) < 1:
-        raise RuntimeError(f"Given input size: {tuple(input.shape)[-4:]}. Output size is too "
-                           "small")
+    _check_pool3d(input, k, s, p, d, ceil_mode)
     out, idx = bind(_P3.MAX_POOL3D, (input,), {"kernel_size": k, "stride": s, "padding": p,
                                                "dilation": d, "ceil_mode": ceil_mode})
     return (out, idx) if return_indices else out
@@ -114,10 +126,7 @@ def avg_pool3d(input: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = N
     k = ntuple(kernel_size, 3)
     s = k if stride is None or stride == [] or stride == () else ntuple(stride, 3)
     p = ntuple(padding, 3)
-    if any(pp > kk // 2 for pp, kk in zip(p, k)):
-        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
-                           f"padT={p[0]}, padW={p[2]}, padH={p[1]}, kT={k[0]}, kW={k[2]}, "
-                           f"kH={k[1]}")
+    _check_pool3d(input, k, s, p, (1, 1, 1), ceil_mode, avg=True)
     return bind(_P3.AVG_POOL3D, (input,), {
         "kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil_mode,
         "count_include_pad": count_include_pad, "divisor_override": divisor_override})

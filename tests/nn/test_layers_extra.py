@@ -265,3 +265,22 @@ def test_pytorch_module_paths(torch):
                 assert hasattr(module, name), f"{lib.__name__}.nn.modules.{mod}.{name}"
     assert issubclass(hookgrad.nn.MaxPool3d, hookgrad.nn.modules.pooling._MaxPoolNd)
     assert issubclass(hookgrad.nn.InstanceNorm2d, hookgrad.nn.modules.normalization._NormBase)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.max_pool3d(lib.ones(1, 1, 4, 4, 4), 2, padding=2),
+    lambda lib: lib.nn.functional.max_pool3d(lib.ones(1, 1, 2, 2, 2), 3),
+    lambda lib: lib.nn.functional.avg_pool3d(lib.ones(1, 1, 2, 2, 2), 3),
+    lambda lib: lib.nn.functional.avg_pool3d(lib.ones(1, 1, 2, 2, 2), (2, 2, 3), padding=(1, 0, 1)),
+    lambda lib: lib.nn.functional.avg_pool3d(lib.ones(1, 1, 4, 4, 4), 2, padding=2),
+    lambda lib: lib.nn.functional.max_pool3d(lib.ones(3, 4), 2),
+    lambda lib: lib.nn.functional.conv3d(lib.ones(3, 4, 4), lib.ones(2, 3, 2, 2, 2)),
+    lambda lib: lib.nn.functional.adaptive_max_pool2d(lib.ones(3), 2),
+])
+def test_3d_and_adaptive_errors(torch, call):
+    msgs = []
+    for lib in (torch, hookgrad):
+        with pytest.raises(RuntimeError) as e:
+            call(lib)
+        msgs.append(str(e.value))
+    assert msgs[1] == msgs[0]
