@@ -37,9 +37,9 @@ def _scale(n_in: int, n_out: int, align_corners: bool, scale: float | None) -> f
 
 
 def _nearest_index(n_in: int, n_out: int, scale: float | None, exact: bool) -> np.ndarray:
-    if n_out == n_in:
+    if not exact and n_out == n_in:  # ATen's nearest shortcuts, whatever the scale
         return np.arange(n_out)
-    if n_out == 2 * n_in and not exact:  # ATen's shortcut, whatever the scale
+    if not exact and n_out == 2 * n_in:
         return np.arange(n_out) >> 1
     s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
     dst = np.arange(n_out, dtype=np.float64) + (0.5 if exact else 0.0)
@@ -62,7 +62,7 @@ def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
 
 def _matrix(mode: str, n_in: int, n_out: int, align_corners: bool, scale: float | None) -> Any:
     """The ``[n_out, n_in]`` interpolation matrix of a linear or cubic mode along one dim."""
-    if n_in == n_out:  # ATen copies when the sizes agree, whatever the scale
+    if n_in == n_out and mode != "cubic":  # ATen's linear kernel copies when sizes agree
         return np.eye(n_in)
     s = _scale(n_in, n_out, align_corners, scale)
     dst = np.arange(n_out, dtype=np.float64)

@@ -284,3 +284,24 @@ def test_3d_and_adaptive_errors(torch, call):
             call(lib)
         msgs.append(str(e.value))
     assert msgs[1] == msgs[0]
+
+
+def test_interpolate_many_sizes_and_scales(torch):
+    """Source-index arithmetic (float32 floors, ATen's size shortcuts, clamped cubic taps) over
+    random sizes and scale factors, every mode."""
+    rng = np.random.default_rng(2)
+    modes = ["nearest", "nearest-exact", "bilinear", "bicubic", "linear", "trilinear"]
+    for trial in range(240):
+        n = int(rng.integers(1, 14))
+        mode = modes[trial % 6]
+        shape = {"linear": (1, 2, n), "trilinear": (1, 1, n, 3, n + 2)}.get(mode, (1, 1, n, n + 1))
+        x = rng.standard_normal(shape).astype("float32")
+        kw = {} if "nearest" in mode else {"align_corners": trial % 3 == 0}
+        if trial % 5 == 0:
+            kw["size"] = tuple(int(v) for v in rng.integers(1, 12, len(shape) - 2))
+        else:
+            kw["scale_factor"] = float(np.round(rng.uniform(0.3, 4), 3))
+        want = torch.nn.functional.interpolate(torch.tensor(x), mode=mode, **kw).numpy()
+        got = hookgrad.nn.functional.interpolate(hookgrad.tensor(x), mode=mode, **kw).numpy()
+        assert got.shape == want.shape, (mode, shape, kw)
+        np.testing.assert_allclose(got, want, atol=1e-5, err_msg=f"{mode} {shape} {kw}")
