@@ -27,6 +27,7 @@ import hookgrad._ops.upsample  # noqa: F401
 import hookgrad._ops.layers  # noqa: F401
 import hookgrad._ops.pool3d  # noqa: F401
 import hookgrad._ops.packing  # noqa: F401
+import hookgrad._ops.matrix_exp  # noqa: F401
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
@@ -64,6 +65,7 @@ from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
 from hookgrad._functional.layer_ops import *  # noqa: F403
+from hookgrad._functional.matrix_ops import matrix_exp
 from hookgrad._functional._common import result_type
 from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.return_types)
 

@@ -13,6 +13,7 @@ from hookgrad._functional import (
     indexing,
     layer_ops,
     linalg,
+    matrix_ops,
     misc,
     nn_ops,
     pointwise,
@@ -24,7 +25,7 @@ from hookgrad._tensor import Tensor
 
 FAMILIES: list[ModuleType] = [
     arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random, misc,
-    layer_ops,
+    layer_ops, matrix_ops,
 ]
 
 

@@ -330,3 +330,39 @@ def test_prune_errors_leave_module_unchanged(torch, call, exc):
         return str(e.value), list(m.state_dict()), P.is_pruned(m)
 
     assert run(hookgrad) == run(torch)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+@pytest.mark.parametrize("orthogonal_map", [None, "householder", "matrix_exp"])
+def test_parametrizations_orthogonal(torch, shape, orthogonal_map):
+    x = RNG.standard_normal((2, shape[1]))
+
+    def build(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(shape[1], shape[0]).double()
+        return lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map=orthogonal_map)
+
+    def steps(lib, m):
+        out = _forward_backward(lib, m, x)
+        w = m.weight.detach().numpy()
+        gram = w @ w.T if shape[0] < shape[1] else w.T @ w
+        out["orthogonal"] = bool(np.allclose(gram, np.eye(min(shape))))
+        with lib.no_grad():  # assigning an orthogonal matrix goes through right_inverse
+            m.weight = lib.tensor(w[::-1].copy())
+        out["assigned"] = m.weight.detach().numpy()
+        return out
+
+    _run_both(torch, build, steps)
+
+
+def test_orthogonal_base_from_the_same_square_weight(torch):
+    """QR with a non-negative R diagonal, as PyTorch's geqrf + householder_product."""
+    w = RNG.standard_normal((4, 4))
+    bases = []
+    for lib in (torch, hookgrad):
+        m = lib.nn.Linear(4, 4, bias=False).double()
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(w))
+        lib.nn.utils.parametrizations.orthogonal(m)
+        bases.append(m.parametrizations.weight[0].base.numpy())
+    np.testing.assert_allclose(bases[1], bases[0], atol=1e-12)

@@ -17,10 +17,11 @@ from hookgrad.autograd.grad_mode import no_grad
 from hookgrad.nn import functional as F
 from hookgrad.nn.modules.module import Module
 from hookgrad.nn.utils import parametrize
+from hookgrad.nn.utils._orthogonal import orthogonal
 from hookgrad.nn.utils.spectral_norm import default_dim
 from hookgrad.nn.utils.weight_norm import _weight_norm, norm_except_dim
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 class _WeightNorm(Module):

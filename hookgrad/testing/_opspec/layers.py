@@ -128,6 +128,14 @@ SPECS = [
                "batch_first_unsorted"),
     ], prims=("_pack_padded_sequence", "_pack_padded_sequence_backward"),
         forward_ad=False),  # PyTorch has no forward-AD formula for it (hookgrad's is linear)
+    OpSpec("matrix_exp", lambda lib, a: lib.matrix_exp(a), samples=[
+        Sample((Arg((3, 3)),), {}, "matrix"), Sample((Arg((2, 2, 2), low=-3, high=3),), {},
+                                                    "batch_scaled"),
+    ], prims=("linalg_matrix_exp",)),
+    # a composite in hookgrad (PyTorch: one LinalgHouseholderProductBackward0 node)
+    OpSpec("householder_product", lambda lib, a, tau: lib.linalg.householder_product(a, tau),
+           samples=[Sample((Arg((4, 3)), Arg((2,), low=0.5, high=1.5)), {}, "tall")],
+           grad_fn=False, forward_ad=False),
     OpSpec("baddbmm", _baddbmm, samples=[
         Sample((Arg((2, 3, 4)), Arg((2, 3, 2)), Arg((2, 2, 4))), {}, "plain"),
         Sample((Arg((3, 1)), Arg((2, 3, 2)), Arg((2, 2, 4))), {"beta": 0.5, "alpha": 2.0},
