@@ -7,9 +7,11 @@ Layer 4. ``matrix_exp`` binds its primitive (``LinalgMatrixExpBackward0``);
 
 from __future__ import annotations
 
+import numpy as np
+
 from hookgrad._dispatch import bind
 from hookgrad._functional import creation as _creation
-from hookgrad._ops.matrix_exp import MATRIX_EXP
+from hookgrad._ops.matrix_exp import MATRIX_EXP, SOLVE
 from hookgrad._tensor import Tensor
 
 __all__ = ["matrix_exp"]
@@ -32,6 +34,27 @@ def matrix_exp(A: Tensor) -> Tensor:
         raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they "
                            f"are {A.size(-2) if A.dim() > 1 else 1} by {A.size(-1)} matrices")
     return bind(MATRIX_EXP, (A,), {})
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (``B`` a matrix, a vector, or batches of them).
+
+    Raises:
+        RuntimeError: a non-square `A`, mismatched sizes, or a singular `A`.
+        NotImplementedError: ``left=False``.
+
+    Mirrors: ``torch.linalg.solve`` (``LinalgSolveExBackward0``).
+    """
+    if not left:
+        raise NotImplementedError("hookgrad: linalg.solve(left=False) is not supported")
+    if A.dim() < 2 or A.size(-1) != A.size(-2):
+        raise RuntimeError("linalg.solve: A must be batches of square matrices, but they are "
+                           f"{A.size(-2) if A.dim() > 1 else 1} by {A.size(-1)} matrices")
+    try:
+        return bind(SOLVE, (A, B), {})
+    except np.linalg.LinAlgError:
+        raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is "
+                           "singular.") from None
 
 
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:

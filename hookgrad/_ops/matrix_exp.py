@@ -1,4 +1,5 @@
-"""``linalg_matrix_exp`` (``LinalgMatrixExpBackward0``).
+"""``linalg_matrix_exp`` (``LinalgMatrixExpBackward0``) and ``linalg_solve_ex``
+(``LinalgSolveExBackward0``, ``A X = B``: ``grad_B = solve(A^T, G)``, ``grad_A = -grad_B X^T``).
 
 Layer 3. Forward: scaling and squaring with a degree-18 Taylor polynomial (the scaled matrix has
 infinity norm at most 1/2, so the truncation error is below float64 rounding), computed in
@@ -64,3 +65,54 @@ MATRIX_EXP = defop(
 )
 
 __all__ = ["MATRIX_EXP"]
+
+
+# ---------------------------------------------------------------- linalg_solve_ex
+def _is_vector(b_shape: tuple, a_shape: tuple) -> bool:
+    """ATen's rule: `B` is a (batch of) vector(s) when 1-d or shaped like ``A[..., 0]``."""
+    return len(b_shape) == 1 or tuple(b_shape) == tuple(a_shape)[:-1]
+
+
+def _solve_impl(A: Any, B: Any) -> Any:
+    xp = namespace_of(A)
+    vector = _is_vector(B.shape, A.shape)
+    b = B[..., None] if vector else B
+    x = xp.linalg.solve(A, xp.broadcast_to(b, (*A.shape[:-2], *b.shape[-2:])) if
+                        b.ndim < A.ndim else b)
+    return x[..., 0] if vector else x
+
+
+def _solve_grad_b(grad: Tensor, A: Tensor, B_shape: tuple) -> Tensor:
+    return bind(SOLVE, (A.transpose(-2, -1), grad), {}).sum_to_size(tuple(B_shape))
+
+
+def _solve_grad_a(grad: Tensor, A: Tensor, result: Tensor, B_shape: tuple) -> Tensor:
+    gb = bind(SOLVE, (A.transpose(-2, -1), grad), {})
+    if _is_vector(B_shape, tuple(A.shape)):
+        gb, x = gb.unsqueeze(-1), result.unsqueeze(-1)
+    else:
+        x = result
+    ga = -(gb @ x.transpose(-2, -1))
+    return ga.sum_to_size(tuple(A.shape))
+
+
+SOLVE = defop(
+    "linalg_solve_ex",
+    impl=_solve_impl,
+    inputs=("A", "B"),
+    saves=("A", "result"),
+    node_name="LinalgSolveExBackward0",
+    vjp={"A": _solve_grad_a, "B": _solve_grad_b},
+    jvp={"A": lambda t, A, result, B_shape: _solve_tangent_a(t, A, result, B_shape),
+         "B": lambda t, A: bind(SOLVE, (A, t), {})},
+)
+
+
+def _solve_tangent_a(t: Tensor, A: Tensor, result: Tensor, B_shape: tuple) -> Tensor:
+    vector = _is_vector(B_shape, tuple(A.shape))
+    x = result.unsqueeze(-1) if vector else result
+    out = -bind(SOLVE, (A, t @ x), {})
+    return out.squeeze(-1) if vector else out
+
+
+__all__ += ["SOLVE"]

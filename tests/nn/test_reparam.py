@@ -333,7 +333,7 @@ def test_prune_errors_leave_module_unchanged(torch, call, exc):
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
-@pytest.mark.parametrize("orthogonal_map", [None, "householder", "matrix_exp"])
+@pytest.mark.parametrize("orthogonal_map", [None, "householder", "matrix_exp", "cayley"])
 def test_parametrizations_orthogonal(torch, shape, orthogonal_map):
     x = RNG.standard_normal((2, shape[1]))
 

@@ -68,9 +68,10 @@ class _Orthogonal(Module):
                 X = _shape.cat([X, pad], -1)
             A = X - X.transpose(-2, -1)  # type: ignore[attr-defined,operator]
             if self.orthogonal_map == _OrthMaps.cayley:
-                raise NotImplementedError("hookgrad: the Cayley map needs linalg.solve, which "
-                                          "hookgrad does not have")
-            Q = _mo.matrix_exp(A)
+                eye = _creation.eye(n, dtype=A.dtype)
+                Q = _mo.solve(eye - 0.5 * A, eye + 0.5 * A)  # type: ignore[operator]
+            else:
+                Q = _mo.matrix_exp(A)
             if n != k:
                 Q = Q[..., :k]
         else:
@@ -116,9 +117,8 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     Raises:
         ValueError: no such tensor, fewer than 2 dims, or an unknown map.
 
-    Mirrors: ``torch.nn.utils.parametrizations.orthogonal`` (maps ``matrix_exp`` and
-    ``householder`` with trivialization; ``cayley`` and ``use_trivialization=False`` raise
-    NotImplementedError: they need ``linalg.solve`` / ``geqrf``).
+    Mirrors: ``torch.nn.utils.parametrizations.orthogonal`` (all three maps with
+    trivialization; ``use_trivialization=False`` raises NotImplementedError: it needs ``geqrf``).
     """
     weight: Any = getattr(module, name, None)
     if not isinstance(weight, Tensor):

@@ -132,6 +132,12 @@ SPECS = [
         Sample((Arg((3, 3)),), {}, "matrix"), Sample((Arg((2, 2, 2), low=-3, high=3),), {},
                                                     "batch_scaled"),
     ], prims=("linalg_matrix_exp",)),
+    OpSpec("linalg_solve", lambda lib, a, b: lib.linalg.solve(a + 4 * lib.eye(3, dtype=a.dtype),
+                                                               b), samples=[
+        Sample((Arg((3, 3)), Arg((3, 2))), {}, "matrix"), Sample((Arg((2, 3, 3)), Arg((3,))), {},
+                                                                 "batch_vector"),
+        Sample((Arg((2, 3, 3)), Arg((3, 1))), {}, "broadcast"),
+    ], prims=("linalg_solve_ex",)),
     # a composite in hookgrad (PyTorch: one LinalgHouseholderProductBackward0 node)
     OpSpec("householder_product", lambda lib, a, tau: lib.linalg.householder_product(a, tau),
            samples=[Sample((Arg((4, 3)), Arg((2,), low=0.5, high=1.5)), {}, "tall")],
