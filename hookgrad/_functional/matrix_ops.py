@@ -72,8 +72,8 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
                            "than or equal to input.shape[-1] and input.shape[-1] must be greater"
                            " than or equal to tau.shape[-1]")
-    q = _creation.eye(m, n, dtype=A.dtype).expand(*tuple(A.shape)[:-2], m, n)
-    rows = _creation.arange(m).unsqueeze(-1)  # type: ignore[attr-defined]
+    q = _creation.eye(m, n, dtype=A.dtype, device=A.device).expand(*tuple(A.shape)[:-2], m, n)
+    rows = _creation.arange(m, device=A.device).unsqueeze(-1)  # type: ignore[attr-defined]
     for i in range(k - 1, -1, -1):
         below = (rows > i).to(A.dtype)  # type: ignore[attr-defined]
         unit = (rows == i).to(A.dtype)  # type: ignore[attr-defined]

@@ -29,12 +29,13 @@ def _time_major(x: Any, batch_first: bool) -> Any:
     return x.swapaxes(0, 1) if batch_first else x
 
 
-def _pack_impl(input: Any, lengths: Sequence[int], batch_first: bool) -> tuple[Any, Any]:
+def _pack_impl(input: Any, lengths: Sequence[int], batch_first: bool) -> Any:
+    # ATen's op also returns batch_sizes; it is built on the CPU by `pack` instead (PyTorch
+    # keeps it there whatever the data's device), so the primitive has one output.
     xp = namespace_of(input)
     x = _time_major(input, batch_first)
     sizes = batch_sizes_of(lengths)
-    data = xp.concatenate([x[t, :bs] for t, bs in enumerate(sizes)], axis=0)
-    return data, xp.asarray(sizes)
+    return xp.concatenate([x[t, :bs] for t, bs in enumerate(sizes)], axis=0)
 
 
 def _unpack_impl(grad_output: Any, input_size: Sequence[int], lengths: Sequence[int],
@@ -55,13 +56,11 @@ PACK = defop(
     impl=_pack_impl,
     inputs=("input",),
     params=("lengths", "batch_first"),
-    num_outputs=2,
-    nondifferentiable_outputs=(1,),
-    vjp={"input": lambda grads, input_shape, lengths, batch_first: bind(
-        UNPACK, (grads[0],), {"input_size": tuple(input_shape), "lengths": lengths,
-                              "batch_first": batch_first})},
+    vjp={"input": lambda grad, input_shape, lengths, batch_first: bind(
+        UNPACK, (grad,), {"input_size": tuple(input_shape), "lengths": lengths,
+                          "batch_first": batch_first})},
     jvp={"input": lambda t, lengths, batch_first: bind(
-        PACK, (t,), {"lengths": lengths, "batch_first": batch_first})[0]},
+        PACK, (t,), {"lengths": lengths, "batch_first": batch_first})},
 )
 UNPACK = defop(
     "_pack_padded_sequence_backward",
@@ -69,15 +68,17 @@ UNPACK = defop(
     inputs=("grad_output",),
     params=("input_size", "lengths", "batch_first"),
     vjp={"grad_output": lambda grad, lengths, batch_first: bind(
-        PACK, (grad,), {"lengths": lengths, "batch_first": batch_first})[0]},
+        PACK, (grad,), {"lengths": lengths, "batch_first": batch_first})},
     jvp="linear",
 )
 
 
 def pack(input: Tensor, lengths: Sequence[int], batch_first: bool) -> tuple[Tensor, Tensor]:
-    """Bind the packing primitive: ``(data, batch_sizes)``."""
-    return bind(PACK, (input,), {"lengths": tuple(int(n) for n in lengths),
-                                 "batch_first": bool(batch_first)})
+    """Bind the packing primitive: ``(data, batch_sizes)``, ``batch_sizes`` an int64 CPU
+    tensor."""
+    lens = tuple(int(n) for n in lengths)
+    data = bind(PACK, (input,), {"lengths": lens, "batch_first": bool(batch_first)})
+    return data, Tensor._make(batch_sizes_of(lens))
 
 
 __all__ = ["PACK", "UNPACK", "pack", "batch_sizes_of"]

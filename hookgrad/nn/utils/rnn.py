@@ -117,8 +117,8 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     if permutation is None:
         return None
     inv = np.empty(permutation.numel(), dtype=np.int64)
-    inv[permutation.numpy()] = np.arange(permutation.numel(), dtype=np.int64)
-    return _creation.tensor(inv)
+    inv[permutation.cpu().numpy()] = np.arange(permutation.numel(), dtype=np.int64)
+    return _creation.tensor(inv, device=permutation.device)
 
 
 def _lengths_list(lengths: Any) -> list[int]:
@@ -153,7 +153,7 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     if not enforce_sorted:
         order = np.argsort(-np.asarray(lens, dtype=np.int64), kind="stable")
         lens = [lens[i] for i in order]
-        sorted_indices = _creation.tensor(order.astype(np.int64))
+        sorted_indices = _creation.tensor(order.astype(np.int64), device=input.device)
         input = index_select(input, 0 if batch_first else 1, sorted_indices)
     batch = input.size(0 if batch_first else 1)
     if input.numel() == 0:
@@ -208,7 +208,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     lengths_t = _creation.tensor(lengths)
     if sequence.unsorted_indices is not None:
         out = index_select(out, 0 if batch_first else 1, sequence.unsorted_indices)
-        lengths_t = _creation.tensor(lengths[sequence.unsorted_indices.numpy()])
+        lengths_t = _creation.tensor(lengths[sequence.unsorted_indices.cpu().numpy()])
     return out, lengths_t
 
 
