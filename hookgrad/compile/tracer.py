@@ -1,0 +1,164 @@
+"""The trace: run the entry once on the call's real values while recording (spec §3.1).
+
+NOTE [Execution tracing]
+hookgrad traces by *executing*: the first call of a code key runs the user's function for real
+(so that call is, by construction, exactly the eager call) with a `TraceRecorder` on `bind`, the
+interceptors of `intercept` installed and a profile hook collecting the Python functions called
+(their ``__code__`` is guarded, spec §6.1). A graph break stops the recording but not the call:
+the function finishes eagerly, and the cache stores an eager entry (spec §9.2); under
+``fullgraph=True`` the world is rolled back (snapshot, hooks registered in the region removed)
+and `Unsupported` is raised. Later calls run the graph and replay the side-effect log.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from hookgrad._config import add_recorder, remove_recorder
+from hookgrad._tensor import Tensor
+from hookgrad.compile import hops, intercept
+from hookgrad.compile.effects import HandleRemove, TensorHook
+from hookgrad.compile.graph import Graph, GraphModule
+from hookgrad.compile.recipes import FromSource
+from hookgrad.compile.recorder import TraceRecorder
+from hookgrad.compile.sources import CallContext, SourceIndex
+from hookgrad.compile.speculate import speculate_hook
+from hookgrad.compile.state import TRACES, SpeculationFailed
+from hookgrad.compile.world import WorldSnapshot
+
+__all__ = ["ActiveTrace"]
+
+
+class ActiveTrace:
+    """State of one running trace: graph, side-effect log, handle slots, break reason."""
+
+    def __init__(self, fn: Any, ctx: CallContext, *, ca: bool) -> None:
+        self.fn = fn
+        self.ctx = ctx
+        self.ca = ca  # compiled autograd on: intermediate hooks are deferred (spec §8.4)
+        self.index = SourceIndex(fn, ctx.args)
+        self.snapshot = WorldSnapshot([self.index])
+        self.graph = Graph()
+        self.rec = TraceRecorder(self.graph, self.index)
+        self.sub: list[TraceRecorder] = []  # speculative hook traces, innermost last
+        self.break_reason: str | None = None
+        self.effects: list[Any] = []
+        self.handle_slots: dict[int, int] = {}
+        self.hop_slots: set[int] = set()
+        self.real_handles: list[Any] = []  # registrations made in the region (rollback)
+        self.deferred_hooks: list[Any] = []
+        self.submodules: dict[str, GraphModule] = {}
+        self.called_codes: set[Any] = set()
+        self._old_profile: Any = None
+
+    @property
+    def recording(self) -> bool:
+        return self.break_reason is None
+
+    def active_recorder(self) -> TraceRecorder:
+        return self.sub[-1] if self.sub else self.rec
+
+    # -------------------------------------------------------------- running
+    def run(self, args: tuple, kwargs: dict) -> Any:
+        TRACES.append(self)
+        intercept.install()
+        add_recorder(self.rec)
+        self._old_profile = sys.getprofile()
+        sys.setprofile(self._profile)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            sys.setprofile(self._old_profile)
+            remove_recorder(self.rec)
+            intercept.uninstall()
+            TRACES.pop()
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            self.called_codes.add(frame.f_code)
+
+    def graph_break(self, reason: str) -> None:
+        """Stop recording (the call goes on eagerly); inside a speculation, fail it instead."""
+        if self.sub:
+            raise SpeculationFailed(reason)
+        if self.break_reason is None:
+            self.break_reason = reason
+            remove_recorder(self.rec)
+
+    def rollback(self) -> None:
+        """Undo what the region did to pre-existing state (fullgraph failure)."""
+        for handle in self.real_handles:
+            handle.remove()
+        self.snapshot.restore()
+
+    # -------------------------------------------------------------- hooks (spec §7.1, §8)
+    def _new_slot(self, handle: Any) -> int:
+        slot = len(self.handle_slots)
+        self.handle_slots[id(handle)] = slot
+        self.real_handles.append(handle)
+        return slot
+
+    def on_register(self, t: Tensor, hook: Any, kind: str, real: Any) -> Any:
+        if self.rec.is_intermediate(t):
+            if kind != "register_hook":
+                return real(t, hook)  # the eager error for a non-leaf
+            if self.ca:
+                return self._register_deferred(t, hook, kind, real)
+            return self._register_traced(t, hook, real)
+        source = self.index.source_of(t)
+        if source is None:
+            self.graph_break("hook registered on a tensor the tracer cannot source")
+            return real(t, hook)
+        handle = real(t, hook)
+        self.effects.append(TensorHook(FromSource(source), kind, hook, self._new_slot(handle)))
+        return handle
+
+    def _register_traced(self, t: Tensor, hook: Any, real: Any) -> Any:
+        try:
+            body, free = speculate_hook(self, t, hook)
+        except SpeculationFailed as e:
+            self.graph_break(str(e))
+            return real(t, hook)
+        handle = real(t, hook)
+        slot = self._new_slot(handle)
+        self.hop_slots.add(slot)
+        name = f"hook_body_{len(self.submodules)}"
+        self.submodules[name] = body
+        args = (self.rec.node_of(t), self.graph.get_attr(name),
+                *[self.rec.node_of(f) for f in free])
+        node = self.graph.call_function(hops.register_hook, args, name="register_hook",
+                                        kwargs={"handle_slot": slot})
+        node.meta["hook"] = "inlined"
+        self.rec.bind_value(t, node)
+        return handle
+
+    def _register_deferred(self, t: Tensor, hook: Any, kind: str, real: Any) -> Any:
+        handle = real(t, hook)
+        slot = self._new_slot(handle)
+        self.hop_slots.add(slot)
+        hslot = len(self.deferred_hooks)
+        self.deferred_hooks.append(hook)
+        node = self.graph.call_function(hops.register_hook_deferred,
+                                        (self.rec.node_of(t), hslot, kind),
+                                        name="register_hook_deferred",
+                                        kwargs={"handle_slot": slot})
+        node.meta["hook"] = "deferred"
+        self.rec.bind_value(t, node)
+        return handle
+
+    def on_remove(self, handle: Any) -> None:
+        slot = self.handle_slots.get(id(handle))
+        if slot is not None:
+            if slot in self.hop_slots:
+                self.graph_break("removing the handle of a hook on an intermediate tensor "
+                                 "inside the compiled region")
+                return
+            self.effects = [e for e in self.effects
+                            if not (isinstance(e, TensorHook) and e.slot == slot)]
+            return
+        source = self.index.source_of(handle)
+        if source is None:
+            self.graph_break("Attempted to represent unregistered RemovableHandle")
+            return
+        self.effects.append(HandleRemove(FromSource(source)))
