@@ -46,3 +46,20 @@ def list_backends() -> list[str]:
 def eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     """Run the graph's generated code: each node calls the hookgrad op (reference semantics)."""
     return gm.forward
+
+
+@register_backend("aot_eager")
+def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
+    """Named for PyTorch's joint-graph backend; today it runs the forward graph like ``eager``.
+
+    The backward is hookgrad's engine over the nodes the graph's ops record (intermediate hooks
+    are registered on the real intermediates by the graph's hook operators), so gradients and
+    hook order are eager's. A partitioned joint forward/backward graph is not built yet.
+    """
+    return gm.forward
+
+
+@register_backend("inductor")
+def inductor(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
+    """hookgrad's optimised backend name (spec §9.3 alias); currently the ``aot_eager`` path."""
+    return aot_eager(gm, example_inputs)
