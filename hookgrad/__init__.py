@@ -96,7 +96,7 @@ import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
 from hookgrad.serialization import load, save  # noqa: E402
-from hookgrad.compile import compile  # noqa: E402  (torch.compile; the package module is callable)
+import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
 from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
 
 float = float32  # noqa: A001 - torch.float is public API

@@ -124,7 +124,7 @@ def _recompile_message(fn: Any, entries: list, ctx: CallContext, gkey: tuple) ->
 
 def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallContext,
                      args: tuple, kwargs: dict) -> Any:
-    trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled())
+    trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original)
     result = trace.run(args, kwargs)
     pieces = None
     if trace.break_reason is None:

@@ -109,7 +109,7 @@ def _function_guards(gs: GuardSet, trace: Any) -> None:
         if not isinstance(value, types.FunctionType) or value.__code__ not in trace.called_codes:
             continue
         code = value.__code__
-        gs.add(lambda ctx, s=src: s.get(ctx).__code__ is code,
+        gs.add(lambda ctx, s=src, c=code: s.get(ctx).__code__ is c,
                f"{src}.__code__ is {code.co_name}")
         for i, cell in enumerate(value.__closure__ or ()):
             old = old_cells.get(id(cell))
@@ -144,7 +144,8 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
         if not isinstance(value, Module):
             continue
         training = value.training
-        gs.add(lambda ctx, s=src: s.get(ctx).training == training, f"{src}.training == {training}")
+        gs.add(lambda ctx, s=src, t=training: s.get(ctx).training == t,
+               f"{src}.training == {training}")
         for name in _HOOK_DICTS:
             registry = vars(value).get(name)
             if registry is None or (skip_empty and not registry):

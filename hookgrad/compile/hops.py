@@ -13,7 +13,7 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.compile.state import current_run
 
-__all__ = ["register_hook", "register_hook_deferred"]
+__all__ = ["register_hook", "register_hook_deferred", "make_trampoline"]
 
 
 def _store_handle(slot: int, handle: Any) -> None:
@@ -35,12 +35,12 @@ def register_hook(t: Tensor, body: Any, *free: Tensor, handle_slot: int = -1) ->
 
 def register_hook_deferred(t: Tensor, slot: int, kind: str, handle_slot: int = -1) -> Tensor:
     """Register a trampoline to ``run.hooks[slot]`` (the call's BackwardState); return `t`."""
-    run = current_run()
-    hooks = run.hooks
-
-    def trampoline(arg: Any) -> Any:
-        return hooks[slot](arg)
-
-    trampoline.__name__ = "deferred_hook"
-    _store_handle(handle_slot, getattr(t, kind)(trampoline))
+    _store_handle(handle_slot, getattr(t, kind)(make_trampoline(current_run().hooks, slot)))
     return t
+
+
+def make_trampoline(hooks: list, slot: int) -> Any:
+    """The function registered for a deferred hook: calls ``hooks[slot]`` when fired."""
+    def deferred_hook(arg: Any) -> Any:
+        return hooks[slot](arg)
+    return deferred_hook

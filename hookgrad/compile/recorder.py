@@ -77,6 +77,9 @@ class TraceRecorder:
         self.free_order: list[Tensor] = []
         self.suspended = 0
         self.cast: Any = None
+        # compiled-autograd graphs: saved tensors and seeds are captured as constants
+        self.lenient = False
+        self.on_break: Any = None  # called with the reason instead of raising into user code
 
     # -------------------------------------------------------------- values
     def is_intermediate(self, t: Tensor) -> bool:
@@ -118,7 +121,7 @@ class TraceRecorder:
             self.placeholders.append((node, source, tensor_meta(t)))
             self.bind_value(t, node)
             return node
-        if t._requires_grad or self._aliases_graph_value(t):
+        if not self.lenient and (t._requires_grad or self._aliases_graph_value(t)):
             raise UntrackedTensor("a tensor produced outside the traced operations reached the "
                                   "graph (untracked tensor)")
         name = f"_tensor_constant{len(self.constants)}"
@@ -144,7 +147,11 @@ class TraceRecorder:
         cast, self.cast = self.cast, None
         if self.suspended:
             return
-        args = tuple(self.node_of(t) for t in inputs)
+        try:
+            args = tuple(self.node_of(t) for t in inputs)
+        except UntrackedTensor as e:
+            self._untracked(e)
+            return
         node = self.graph.call_function(PrimCall(prim, dict(params), cast), args, name=prim.name)
         if prim.num_outputs == 1:
             self.bind_value(outputs[0], node)
@@ -158,7 +165,11 @@ class TraceRecorder:
         cast, self.cast = self.cast, None
         if self.suspended:
             return
-        args = (self.node_of(target),) + tuple(self.node_of(t) for t in inputs)
+        try:
+            args = (self.node_of(target),) + tuple(self.node_of(t) for t in inputs)
+        except UntrackedTensor as e:
+            self._untracked(e)
+            return
         node = self.graph.call_function(InplaceCall(prim, dict(params), cast), args,
                                         name=prim.name + "_")
         self.bind_value(out, node)
@@ -171,6 +182,11 @@ class TraceRecorder:
         if pending is not None and pending[0] is target:
             self.bind_value(target, pending[1])
             self._pending_target = None
+
+    def _untracked(self, e: UntrackedTensor) -> None:
+        if self.on_break is None:
+            raise e  # a speculative hook body: its caller turns this into a failed speculation
+        self.on_break(str(e))
 
     # -------------------------------------------------------------- composites
     def record_composite(self, fn: Any, args: tuple, kwargs: dict, result: Any) -> None:

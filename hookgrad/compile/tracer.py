@@ -33,7 +33,7 @@ __all__ = ["ActiveTrace"]
 class ActiveTrace:
     """State of one running trace: graph, side-effect log, handle slots, break reason."""
 
-    def __init__(self, fn: Any, ctx: CallContext, *, ca: bool) -> None:
+    def __init__(self, fn: Any, ctx: CallContext, *, ca: bool, lenient: bool = False) -> None:
         self.fn = fn
         self.ctx = ctx
         self.ca = ca  # compiled autograd on: intermediate hooks are deferred (spec §8.4)
@@ -41,6 +41,8 @@ class ActiveTrace:
         self.snapshot = WorldSnapshot([self.index])
         self.graph = Graph()
         self.rec = TraceRecorder(self.graph, self.index)
+        self.rec.lenient = lenient
+        self.rec.on_break = self.graph_break
         self.sub: list[TraceRecorder] = []  # speculative hook traces, innermost last
         self.break_reason: str | None = None
         self.effects: list[Any] = []
@@ -134,11 +136,12 @@ class ActiveTrace:
         return handle
 
     def _register_deferred(self, t: Tensor, hook: Any, kind: str, real: Any) -> Any:
-        handle = real(t, hook)
-        slot = self._new_slot(handle)
-        self.hop_slots.add(slot)
         hslot = len(self.deferred_hooks)
         self.deferred_hooks.append(hook)
+        # the same trampoline later calls register, so backward graphs look alike
+        handle = real(t, hops.make_trampoline(self.deferred_hooks, hslot))
+        slot = self._new_slot(handle)
+        self.hop_slots.add(slot)
         node = self.graph.call_function(hops.register_hook_deferred,
                                         (self.rec.node_of(t), hslot, kind),
                                         name="register_hook_deferred",

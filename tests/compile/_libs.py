@@ -51,7 +51,7 @@ def plain(t: Any) -> Any:
 def _round(v: Any) -> Any:
     if isinstance(v, list):
         return [_round(x) for x in v]
-    return round(float(v), 5)
+    return round(float(v), 4)
 
 
 def both(torch: Any, scenario: Any) -> tuple[Any, Any]:
