@@ -186,8 +186,9 @@ class SourceIndex:
             elif not key.startswith("_") or key == "__dict__":
                 queue.append((source.child(("attr", key)), item, depth))
         fwd = type(mod).forward
-        if isinstance(fwd, types.FunctionType):
-            self._add_globals(fwd, queue, depth)
+        if isinstance(fwd, types.FunctionType):  # what forward reads: its globals and cells
+            fsrc = source.child(("attr", "forward")).child(("attr", "__func__"))
+            self._expand_function(fsrc, fwd, depth, queue)
 
 
 def _cell_filled(cell: Any) -> bool:

@@ -257,3 +257,129 @@ def test_row33_intermediate_hook_with_closure_aot(torch):
     ref, got = both(torch, lambda lib: _closure_rows(lib, _intermediate_closure, "aot_eager",
                                                      True))
     assert got == ref and got["bw"] == 1 and got["compiled"] == got["eager"]
+
+
+@pytest.mark.parametrize("ca", [True, False])
+def test_row34_hook_identity_change(torch, ca):
+    def scenario(lib: Any) -> dict:
+        def my_hook(grad: Any, k: int = 0) -> Any:
+            return grad + k
+
+        def my_hook2(grad: Any) -> Any:
+            return grad * 2
+
+        class MyMod(lib.nn.Module):
+            def forward(self, x: Any) -> Any:
+                y = x.mul(2)
+                y.register_hook(my_hook)
+                y.register_hook(my_hook)
+                return (y.mul(3),)
+        mod = MyMod()
+        x0 = lib.ones(4, requires_grad=True)
+        mod(x0)[0].backward(lib.ones(4))
+        x1 = lib.ones(4, requires_grad=True)
+        cnts = dynamo(lib).testing.CompileCounterWithBackend(_backend(lib, "aot_eager"))
+        comp = lib.compile(mod, backend=cnts, fullgraph=True)
+        ctx = compiled_autograd(lib)._enable(_ca_compiler(lib)) if ca else \
+            contextlib.nullcontext()
+        with ctx:
+            comp(x1)[0].backward(lib.ones(4))
+            grads = [(plain(x0.grad), plain(x1.grad))]
+            my_hook = my_hook2  # noqa: F841 - rebinds the cell forward reads
+            mod(x0)[0].backward(lib.ones(4))
+            comp(x1)[0].backward(lib.ones(4))
+            grads.append((plain(x0.grad), plain(x1.grad)))
+        return {"grads": grads, "fc": cnts.frame_count}
+    if ca:
+        ref, got = both(torch, scenario)
+        assert got == ref and got["fc"] == 1
+    else:
+        got = scenario(hookgrad)  # CA off: the hook bodies are traced -> recompile (V)
+        assert got["fc"] == 2
+    assert all(a == b for a, b in got["grads"]) and got["grads"][1][0] == [30.0] * 4
+
+
+def test_row35_functools_arg_vary(torch):
+    def scenario(lib: Any) -> list:
+        def pre_hook(grad: Any, *, k: int) -> Any:
+            return grad * k
+        hook = functools.partial(pre_hook, k=1)
+
+        @lib.compile(backend="eager", fullgraph=True)
+        def h(x: Any) -> Any:
+            y = x.mul(2)
+            y.register_hook(hook)
+            return y.mul(3)
+        with compiled_autograd(lib)._enable(lib.compile(backend="eager", fullgraph=True)):
+            x = lib.tensor([0.5, -2.0], requires_grad=True)
+            h(x).sum().backward()
+            first = plain(x.grad)
+            x.grad = None
+            hook = functools.partial(pre_hook, k=2)  # noqa: F841 - read by h at run time
+            h(x).sum().backward()
+            return [first, plain(x.grad)]
+    ref, got = both(torch, scenario)
+    assert got == ref == [[6.0, 6.0], [12.0, 12.0]]
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+@pytest.mark.parametrize("ca", [False, True])
+def test_row36_post_acc_grad_hook(torch, backend, ca):
+    def scenario(lib: Any) -> dict:
+        def hook(t: Any) -> None:
+            t.mul_(t.grad)
+            t.grad.mul_(5)
+
+        def reg_and_mul(x: Any, y: Any) -> Any:
+            x.register_post_accumulate_grad_hook(hook)
+            return x * y
+        x = lib.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        y = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        cnts = dynamo(lib).testing.CompileCounterWithBackend(_backend(lib, backend))
+        opt = lib.compile(reg_and_mul, backend=cnts, fullgraph=True)
+        ctx = compiled_autograd(lib)._enable(lib.compile(backend=_backend(lib, backend),
+                                                         fullgraph=True)) if ca \
+            else contextlib.nullcontext()
+        with ctx:
+            opt(x, y)
+            b = lib.tensor([2.0, 2.0, 2.0], requires_grad=True)
+            x.backward(b)
+        return {"x": plain(x), "grad": plain(x.grad), "fc": cnts.frame_count,
+                "oc": cnts.op_count}
+    ref, got = both(torch, scenario)
+    assert got == ref == {"x": [1.0, 1.0, 1.0], "grad": [10.0] * 3, "fc": 1, "oc": 1}
+
+
+def test_row37_recompile_scalars_are_runtime_inputs(torch):
+    def scenario(lib: Any) -> dict:
+        def hook(param: Any) -> None:
+            param.grad *= 2
+        x = lib.ones(10)
+        x.requires_grad = True
+
+        def run(inp: Any) -> Any:
+            return x * inp
+        x.register_post_accumulate_grad_hook(hook)
+        dynamo(lib).utils.counters.clear()
+        grads = []
+        with compiled_autograd(lib)._enable(_ca_compiler(lib)):
+            for i in range(5):
+                with dynamo(lib).config.patch(error_on_recompile=True):
+                    x.grad = None
+                    run(i).sum().backward()
+                    grads.append(plain(x.grad)[0])
+        return {"grads": grads, "captures": dynamo(lib).utils.counters["compiled_autograd"]
+                ["captures"]}
+    ref, got = both(torch, scenario)
+    assert got == ref == {"grads": [0.0, 2.0, 4.0, 6.0, 8.0], "captures": 1}
+
+
+def test_nested_ca_contexts_must_exit_in_order():
+    ca = hookgrad._dynamo.compiled_autograd
+    outer = ca._enable(lambda gm: gm)
+    inner = ca._enable(lambda gm: gm)
+    outer.__enter__()
+    inner.__enter__()
+    with pytest.raises(AssertionError, match="Nested Compiled Autograd Contexts"):
+        outer.__exit__(None, None, None)
+    inner.__exit__(None, None, None)
