@@ -14,10 +14,14 @@ from collections import deque
 from typing import Any
 
 from hookgrad._tensor import Tensor
+from hookgrad.nn.modules import _global_hooks as _gh
 from hookgrad.nn.modules.module import Module
+from hookgrad.utils.hooks import HookRegistry
 
 __all__ = ["Source", "CallContext", "SourceIndex", "is_constant"]
 
+_GLOBAL_HOOK_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks",
+                      "_global_backward_pre_hooks", "_global_backward_hooks")
 _CONSTANT_TYPES = (int, float, bool, str, type(None), complex, bytes)
 
 
@@ -44,7 +48,8 @@ class Source:
     __slots__ = ("root", "steps", "_text")
 
     def __init__(self, root: tuple, steps: tuple = ()) -> None:
-        self.root = root  # ("L", name) | ("C", cell_index) | ("G", globals_dict, name)
+        # ("L", name) | ("C", cell_index) | ("G", globals_dict, name) | ("O", object, name)
+        self.root = root
         self.steps = steps  # ("attr", n) | ("item", k) | ("cell", i)
         self._text = ""
 
@@ -57,13 +62,17 @@ class Source:
             value = ctx.args[root[1]]
         elif root[0] == "C":
             value = ctx.fn.__closure__[root[1]].cell_contents
-        else:
+        elif root[0] == "G":
             value = root[1][root[2]]
+        else:
+            value = root[1]
         for kind, key in self.steps:
             if kind == "attr":
                 value = getattr(value, key)
             elif kind == "item":
                 value = value[key]
+            elif kind == "nth":  # the n-th hook of a hook dict (handle ids are not guarded)
+                value = list(value.values())[key]
             else:
                 value = value.__closure__[key].cell_contents
         return value
@@ -72,9 +81,10 @@ class Source:
         if not self._text:
             root = self.root
             text = {"L": lambda: f"L[{root[1]!r}]", "C": lambda: f"L['fn'].__closure__[{root[1]}]"
-                    ".cell_contents", "G": lambda: f"G[{root[-1]!r}]"}[root[0]]()
+                    ".cell_contents", "G": lambda: f"G[{root[-1]!r}]",
+                    "O": lambda: f"nn.modules.module.{root[-1]}"}[root[0]]()
             for kind, key in self.steps:
-                text += {"attr": f".{key}", "item": f"[{key!r}]",
+                text += {"attr": f".{key}", "item": f"[{key!r}]", "nth": f".values()[{key}]",
                          "cell": f".__closure__[{key}].cell_contents"}[kind]
             self._text = text
         return self._text
@@ -113,6 +123,8 @@ class SourceIndex:
             if _cell_filled(cell):
                 queue.append((Source(("C", i)), cell.cell_contents, 0))
         self._add_globals(fn, queue, 0)
+        for name in _GLOBAL_HOOK_DICTS:  # global module hooks run in every module call
+            queue.append((Source(("O", getattr(_gh, name), name)), getattr(_gh, name), 0))
         while queue and len(self.by_id) < self.MAX_OBJECTS:
             source, value, depth = queue.popleft()
             if id(value) in self.by_id or is_constant(value):
@@ -145,6 +157,9 @@ class SourceIndex:
         if isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
                 queue.append((source.child(("item", i)), item, depth))
+        elif isinstance(value, HookRegistry):
+            for i, item in enumerate(list(value.values())):
+                queue.append((source.child(("nth", i)), item, depth))
         elif isinstance(value, dict):
             for key, item in list(value.items()):
                 if is_constant(key):
