@@ -134,6 +134,10 @@ class Finalizer:
     def finish(self, result: Any) -> tuple[Any, list[Any], R.Recipe]:
         """(graph module, effects in order, return recipe); raises `GraphBreak`."""
         tr = self.trace
+        if tr.rec.lenient:
+            # a compiled-autograd graph: later calls execute the engine, nothing to rebuild
+            tr.graph.output(())
+            return GraphModule(tr.graph, dict(tr.rec.constants)), [], (R.Const(None), [])
         effects = list(tr.effects) + self.effects_from_diff()
         for e in effects:
             if isinstance(e, TensorHook):

@@ -64,6 +64,8 @@ def getitem(seq: Any, i: int) -> Any:
 class TraceRecorder:
     """Records one graph; see the module docstring for how inputs are classified."""
 
+    sees_backward = True  # compiled-autograd traces record the ops of backward rules
+
     def __init__(self, graph: Graph, index: SourceIndex | None) -> None:
         self.graph = graph
         self.index = index
@@ -80,6 +82,7 @@ class TraceRecorder:
         # compiled-autograd graphs: saved tensors and seeds are captured as constants
         self.lenient = False
         self.on_break: Any = None  # called with the reason instead of raising into user code
+        self.written: set[int] = set()  # tensors filled outside primitives (random, copies)
 
     # -------------------------------------------------------------- values
     def is_intermediate(self, t: Tensor) -> bool:
@@ -121,7 +124,8 @@ class TraceRecorder:
             self.placeholders.append((node, source, tensor_meta(t)))
             self.bind_value(t, node)
             return node
-        if not self.lenient and (t._requires_grad or self._aliases_graph_value(t)):
+        if not self.lenient and (t._requires_grad or id(t) in self.written
+                                 or self._aliases_graph_value(t)):
             raise UntrackedTensor("a tensor produced outside the traced operations reached the "
                                   "graph (untracked tensor)")
         name = f"_tensor_constant{len(self.constants)}"
@@ -182,6 +186,23 @@ class TraceRecorder:
         if pending is not None and pending[0] is target:
             self.bind_value(target, pending[1])
             self._pending_target = None
+
+    def record_write(self, target: Tensor) -> None:
+        if self.suspended or self.lenient:
+            return
+        if self.is_traced(target) or self.sourced(target):
+            self._untracked(UntrackedTensor("tensor data written outside a primitive inside "
+                                            "the region (a random fill or a direct write)"))
+        else:
+            self.written.add(id(target))
+            self.keep.append(target)
+
+    def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
+        if self.suspended or self.lenient:
+            return
+        name = getattr(fn_cls, "__name__", "Function")
+        self._untracked(UntrackedTensor(f"custom autograd.Function {name} inside the region "
+                                        "(module backward hooks or a user Function)"))
 
     def _untracked(self, e: UntrackedTensor) -> None:
         if self.on_break is None:
