@@ -11,7 +11,8 @@ from typing import Any
 
 from hookgrad.compile.recipes import Recipe, RunState
 
-__all__ = ["TensorHook", "HandleRemove", "SetAttr", "SetContents", "SetCell", "SetGlobal"]
+__all__ = ["TensorHook", "HandleRemove", "SetAttr", "SetContents", "ListExtend", "DictUpdate",
+           "SetCell", "SetGlobal"]
 
 
 class Effect:
@@ -78,6 +79,37 @@ class SetContents(Effect):
 
     def __repr__(self) -> str:
         return f"SetContents({self.owner!r} <- {self.value!r})"
+
+
+class ListExtend(Effect):
+    """Items appended to a pre-existing list (``append``/``extend`` kept the old prefix)."""
+
+    def __init__(self, owner: Recipe, items: list[Recipe]) -> None:
+        self.owner, self.items = owner, items
+
+    def replay(self, run: RunState) -> None:
+        self.owner.build(run).extend(r.build(run) for r in self.items)
+
+    def __repr__(self) -> str:
+        return f"ListExtend({self.owner!r} += {self.items!r})"
+
+
+class DictUpdate(Effect):
+    """Keys set or deleted in a pre-existing dict (`None` recipe: delete)."""
+
+    def __init__(self, owner: Recipe, items: list[tuple[Any, Recipe | None]]) -> None:
+        self.owner, self.items = owner, items
+
+    def replay(self, run: RunState) -> None:
+        d = self.owner.build(run)
+        for key, recipe in self.items:
+            if recipe is None:
+                d.pop(key, None)
+            else:
+                d[key] = recipe.build(run)
+
+    def __repr__(self) -> str:
+        return f"DictUpdate({self.owner!r}, {[k for k, _ in self.items]!r})"
 
 
 class SetCell(Effect):

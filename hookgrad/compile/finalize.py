@@ -13,7 +13,15 @@ from typing import Any
 
 from hookgrad._tensor import Tensor
 from hookgrad.compile import recipes as R
-from hookgrad.compile.effects import SetAttr, SetCell, SetContents, SetGlobal, TensorHook
+from hookgrad.compile.effects import (
+    DictUpdate,
+    ListExtend,
+    SetAttr,
+    SetCell,
+    SetContents,
+    SetGlobal,
+    TensorHook,
+)
 from hookgrad.compile.graph import GraphModule, Node
 from hookgrad.compile.sources import is_constant
 from hookgrad.compile.state import GraphBreak
@@ -128,8 +136,18 @@ class Finalizer:
             if ch.kind == "attr":
                 out.append(SetAttr(owner_recipe, ch.key, new))
             else:
-                out.append(SetContents(owner_recipe, self.recipe(ch.new)))
+                out.append(self._container_effect(owner_recipe, ch.old, ch.new))
         return out
+
+    def _container_effect(self, owner: R.Recipe, old: Any, new: Any) -> Any:
+        if isinstance(old, list):
+            n = len(old)
+            if len(new) >= n and all(a is b for a, b in zip(old, new)):
+                return ListExtend(owner, [self.recipe(v) for v in new[n:]])
+            return SetContents(owner, self.recipe(new))
+        items: list = [(k, None) for k in old if k not in new]
+        items += [(k, self.recipe(v)) for k, v in new.items() if old.get(k, EMPTY) is not v]
+        return DictUpdate(owner, items)
 
     def finish(self, result: Any) -> tuple[Any, list[Any], R.Recipe]:
         """(graph module, effects in order, return recipe); raises `GraphBreak`."""

@@ -105,6 +105,12 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int) -> None:
 def _function_guards(gs: GuardSet, trace: Any) -> None:
     old_cells = {id(cell): old for cell, old in trace.snapshot.cells}
     old_globals = {id(g): old for g, old in trace.snapshot.globals}
+    entry = trace.fn  # the entry's own cells and globals (its code is the cache key)
+    for i, cell in enumerate(getattr(entry, "__closure__", None) or ()):
+        old = old_cells.get(id(cell))
+        if old is not None and is_constant(old):
+            _equal(gs, Source(("C", i)), old)
+    _global_guards(gs, entry, old_globals)
     for src, value in list(trace.index.by_id.values()):
         if not isinstance(value, types.FunctionType) or value.__code__ not in trace.called_codes:
             continue
@@ -115,12 +121,17 @@ def _function_guards(gs: GuardSet, trace: Any) -> None:
             old = old_cells.get(id(cell))
             if old is not None and is_constant(old):
                 _equal(gs, src.child(("cell", i)), old)
-        g = old_globals.get(id(value.__globals__), {})
-        for name in code.co_names:
-            if name in g and is_constant(g[name]):
-                _equal(gs, Source(("G", value.__globals__, name)), g[name])
+        _global_guards(gs, value, old_globals)
         if src.steps and src.steps[-1] == ("attr", "func"):
             _partial_guards(gs, Source(src.root, src.steps[:-1]), trace)
+
+
+def _global_guards(gs: GuardSet, fn: Any, old_globals: dict) -> None:
+    """Constant globals the code of `fn` names (values from before the trace)."""
+    g = old_globals.get(id(getattr(fn, "__globals__", None)), {})
+    for name in fn.__code__.co_names:
+        if name in g and is_constant(g[name]):
+            _equal(gs, Source(("G", fn.__globals__, name)), g[name])
 
 
 def _partial_guards(gs: GuardSet, src: Source, trace: Any) -> None:
