@@ -51,6 +51,7 @@ class CacheEntry:
         self.effects: list = []
         self.ret: Any = None
         self.hook_recipes: list = []
+        self.object_sources: list = []  # fetched before the artifact runs (run.objects)
         self.n_slots = 0
         self.run_original = False  # compiled-autograd graphs execute the engine (see ca_graph)
 
@@ -58,6 +59,7 @@ class CacheEntry:
         if self.eager or self.run_original:
             return fn(*args, **kwargs)
         run = RunState(ctx, self.n_slots, len(self.hook_recipes))
+        run.objects = [src.get(ctx) for src in self.object_sources]
         if self.artifact is not None:
             inputs = [src.get(ctx) for src in self.sources]
             RUNS.append(run)
@@ -146,6 +148,7 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
     entry.gm = gm
     entry.sources = [src for _n, src, _m in trace.rec.placeholders]
     entry.n_slots = len(trace.handle_slots)
+    entry.object_sources = list(trace.object_sources)
     entry.run_original = opt.run_original
     if gm.graph.op_count() > 0:
         example = [src.get(ctx) for src in entry.sources]

@@ -18,7 +18,9 @@ from typing import Any
 import hookgrad._dispatch as _dispatch
 from hookgrad import autograd as _autograd
 from hookgrad._tensor import Tensor
+from hookgrad.compile.module_hooks import REAL_SETUP
 from hookgrad.compile.state import current_trace
+from hookgrad.nn.modules._backward_hook import BackwardHook
 from hookgrad.nn import functional as _F
 from hookgrad.utils.hooks import RemovableHandle
 
@@ -75,6 +77,16 @@ def _composite(real: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _bw_setup(kind: str, real: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(real)
+    def wrapper(self: Any, value: Any) -> Any:
+        tr = current_trace()
+        if tr is None or not tr.recording or tr.sub or tr.rec.suspended:
+            return real(self, value)
+        return tr.on_backward_hook_setup(self, kind, value, real)
+    return wrapper
+
+
 def _casting(real: Callable[..., Any], cast_pos: int) -> Callable[..., Any]:
     # `bind`'s computation dtype is not part of the recorder protocol: catch it on the way in.
     @functools.wraps(real)
@@ -102,6 +114,8 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
         "register_post_accumulate_grad_hook", Tensor.register_post_accumulate_grad_hook)))
     table.append((RemovableHandle, "remove", _removing(RemovableHandle.remove)))
     table.append((_F, "linear", _composite(_F.linear)))
+    for kind, real in REAL_SETUP.items():
+        table.append((BackwardHook, f"setup_{kind}_hook", _bw_setup(kind, real)))
     for mod in list(sys.modules.values()):
         name = getattr(mod, "__name__", "")
         if not name.startswith("hookgrad.") or name.startswith("hookgrad.compile"):

@@ -23,9 +23,11 @@ __all__ = ["RunState", "Recipe", "Const", "FromSource", "Output", "Identity", "N
 class RunState:
     """Everything one compiled call's recipes and side effects read and write."""
 
-    __slots__ = ("ctx", "outputs", "slots", "memo", "hooks")
+    __slots__ = ("ctx", "outputs", "slots", "memo", "hooks", "objects", "bwhooks")
 
     def __init__(self, ctx: CallContext, n_slots: int, n_hooks: int) -> None:
+        self.objects: list[Any] = []  # sourced objects graph operators need (modules)
+        self.bwhooks: dict[int, Any] = {}  # this call's module BackwardHook objects
         self.ctx = ctx
         self.outputs: tuple = ()
         self.slots: list[Any] = [None] * n_slots  # handles of registrations made in the region

@@ -85,6 +85,12 @@ class TraceRecorder:
         self.written: set[int] = set()  # tensors filled outside primitives (random, copies)
 
     # -------------------------------------------------------------- values
+    def bind_outputs(self, node: Node, outs: tuple) -> None:
+        """`outs` are the elements of `node`'s tuple result (picked lazily by ``getitem``)."""
+        for j, out in enumerate(outs):
+            self._multi[id(out)] = (node, j)
+            self.keep.append(out)
+
     def is_intermediate(self, t: Tensor) -> bool:
         """Produced inside the region (not a graph input or a baked constant)."""
         node = self.values.get(id(t))

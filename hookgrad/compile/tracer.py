@@ -17,7 +17,7 @@ from typing import Any
 
 from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._tensor import Tensor
-from hookgrad.compile import hops, intercept
+from hookgrad.compile import hops, intercept, module_hooks
 from hookgrad.compile.effects import HandleRemove, TensorHook
 from hookgrad.compile.graph import Graph, GraphModule
 from hookgrad.compile.recipes import FromSource
@@ -52,6 +52,9 @@ class ActiveTrace:
         self.deferred_hooks: list[Any] = []
         self.submodules: dict[str, GraphModule] = {}
         self.called_codes: set[Any] = set()
+        self.object_sources: list[Any] = []  # modules the backward-hook operators need
+        self._bw_slots: dict[int, int] = {}
+        self.keep_alive: list[Any] = []
         self._old_profile: Any = None
 
     @property
@@ -149,6 +152,37 @@ class ActiveTrace:
         node.meta["hook"] = "deferred"
         self.rec.bind_value(t, node)
         return handle
+
+    def on_backward_hook_setup(self, bw: Any, kind: str, value: Any, real: Any) -> Any:
+        """A module's backward-hook wrapping (spec: issue 11): one graph operator."""
+        single = not isinstance(value, tuple)
+        tensors = (value,) if single else value
+        source = self.index.source_of(bw.module)
+        self.rec.suspended += 1
+        try:
+            res = real(bw, value)
+        finally:
+            self.rec.suspended -= 1
+        if source is None or not all(isinstance(t, Tensor) for t in tensors) or (
+                not single and type(value) is not tuple):
+            self.graph_break("module backward hooks on a call the tracer cannot rebuild "
+                             "(non-tensor arguments or an unsourced module)")
+            return res
+        slot = self._bw_slots.get(id(bw))
+        if slot is None:
+            slot = self._bw_slots[id(bw)] = len(self.object_sources)
+            self.object_sources.append(source)
+            self.keep_alive.append(bw)
+        args = (slot, kind, single, *[self.rec.node_of(t) for t in tensors])
+        node = self.graph.call_function(module_hooks.backward_hook_setup, args,
+                                        name=f"backward_hook_{kind}")
+        node.meta["hook"] = "module backward hooks (compiled in)"
+        outs = (res,) if single else res
+        if single:
+            self.rec.bind_value(res, node)
+        else:
+            self.rec.bind_outputs(node, outs)
+        return res
 
     def on_remove(self, handle: Any) -> None:
         slot = self.handle_slots.get(id(handle))
