@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad.compile.graph import GraphModule
+from hookgrad.compile.inductor import inductor
 
 __all__ = ["lookup_backend", "register_backend", "list_backends", "eager"]
 
@@ -59,7 +60,4 @@ def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     return gm.forward
 
 
-@register_backend("inductor")
-def inductor(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
-    """hookgrad's optimised backend name (spec §9.3 alias); currently the ``aot_eager`` path."""
-    return aot_eager(gm, example_inputs)
+register_backend("inductor", inductor)

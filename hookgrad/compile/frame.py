@@ -85,14 +85,23 @@ def reset_caches() -> None:
 
 
 def _bind(fn: Any, args: tuple, kwargs: dict) -> dict:
-    sig = _SIGS.get(fn.__code__)
+    code = fn.__code__
+    plain = _PLAIN.get(code)
+    if plain is None:  # positional-only calls of functions without *args/**kwargs/defaults
+        plain = _PLAIN[code] = (code.co_varnames[:code.co_argcount]
+                                if not code.co_flags & 0x0C and not code.co_kwonlyargcount
+                                else ())
+    if not kwargs and plain and len(args) == len(plain):
+        return dict(zip(plain, args))
+    sig = _SIGS.get(code)
     if sig is None:
-        sig = _SIGS[fn.__code__] = inspect.signature(fn)
+        sig = _SIGS[code] = inspect.signature(fn)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return dict(bound.arguments)
 
 
+_PLAIN: dict[Any, tuple] = {}
 _SIGS: dict[Any, inspect.Signature] = {}
 
 

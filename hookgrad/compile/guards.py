@@ -29,6 +29,8 @@ _GLOBAL_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks",
 
 def hook_signature(registry: Any) -> tuple:
     """Length and order of a hook dict by hook code (keys, i.e. handle ids, not guarded)."""
+    if not registry:
+        return ()
     return tuple(_code_or_id(fn) for fn in registry.values())
 
 
