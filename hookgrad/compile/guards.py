@@ -71,9 +71,18 @@ def _equal(gs: GuardSet, src: Source, value: Any) -> None:
 
 
 def _tensor(gs: GuardSet, src: Source, meta: tuple) -> None:
-    def check(ctx: CallContext) -> bool:
-        t = src.get(ctx)
-        return isinstance(t, Tensor) and tensor_meta(t) == meta
+    kind, dtype, requires_grad, shape = meta
+    if src.root[0] == "L" and not src.steps:  # the common case: an argument (no path walk)
+        name = src.root[1]
+
+        def check(ctx: CallContext) -> bool:
+            t = ctx.args[name]
+            return (type(t) is kind and t._requires_grad is requires_grad
+                    and t._data.shape == shape and t._data.dtype == dtype)
+    else:
+        def check(ctx: CallContext) -> bool:
+            t = src.get(ctx)
+            return isinstance(t, Tensor) and tensor_meta(t) == meta
     gs.add(check, f"TENSOR_MATCH {src} {meta[1]} requires_grad={meta[2]} size={list(meta[3])}")
 
 
