@@ -108,7 +108,8 @@ _SIGS: dict[Any, inspect.Signature] = {}
 def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
     """One call of a compiled callable (spec §3's algorithm)."""
     ctx = CallContext(fn, _bind(fn, args, kwargs))
-    gkey = (STATE.grad_enabled, get_default_dtype(), opt.backend_key, CA_STATE.enabled())
+    gkey = (STATE.grad_enabled, get_default_dtype(), opt.backend_key, CA_STATE.enabled(),
+            bool(STATE.saved_hooks_stack))
     entries = CACHES.setdefault(key, [])
     for entry in entries:
         if entry.gkey == gkey and entry.guards.first_failure(ctx) is None:

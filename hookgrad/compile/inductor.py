@@ -21,6 +21,7 @@ import numpy as np
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.compile.graph import GraphModule, Node
+from hookgrad.compile.joint import JointProgram, joint_supported
 from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
@@ -51,18 +52,26 @@ def _optimisable(gm: GraphModule, example_inputs: list) -> bool:
     return True
 
 
-def numpy_source(gm: GraphModule) -> tuple[str, dict[str, Any]]:
-    """The generated array-level source of `gm` and its namespace."""
+def numpy_source(gm: GraphModule, joint: bool = False) -> tuple[str, dict[str, Any]]:
+    """The generated array-level source of `gm` and its namespace.
+
+    `joint`: take and return arrays, plus a tuple of every node value (for the backward).
+    """
     ns: dict[str, Any] = {"_arr": _arr, "_make": Tensor._make, "_linear": _linear_np}
     params = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
     lines = [f"def forward({', '.join(params)}):"]
-    lines += [f"    {p} = {p}._data" for p in params]
+    if not joint:
+        lines += [f"    {p} = {p}._data" for p in params]
     for node in gm.graph.nodes:
         if node.op == "get_attr":
             ns[f"_c_{node.name}"] = getattr(gm, node.target)._data
             lines.append(f"    {node.name} = _c_{node.name}")
         elif node.op == "call_function":
             lines.append(f"    {node.name} = {_call(node, ns)}")
+        elif node.op == "output" and joint:
+            outs = "".join(f"_arr({_name(v)}), " for v in node.args[0])
+            env = "".join(f"{n.name}, " for n in gm.graph.nodes if n.op != "output")
+            lines.append(f"    return ({outs}), ({env})")
         elif node.op == "output":
             outs = "".join(f"_make(_arr({_name(v)})), " for v in node.args[0])
             lines.append(f"    return ({outs})")
@@ -94,10 +103,16 @@ def _call(node: Node, ns: dict[str, Any]) -> str:
 
 
 def inductor(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
-    """Generated NumPy code when the graph needs no autograd, else the graph's own code."""
-    if not _optimisable(gm, example_inputs):
+    """Generated NumPy code (forward, plus a compiled backward when gradients are recorded);
+    the graph's own code when the graph is outside what the generators support."""
+    if _optimisable(gm, example_inputs):
+        src, ns = numpy_source(gm)
+    elif joint_supported(gm, example_inputs):
+        src, ns = numpy_source(gm, joint=True)
+    else:
         return gm.forward
-    src, ns = numpy_source(gm)
     gm.numpy_code = src
     exec(compile(src, f"<hookgrad inductor {id(gm):x}>", "exec"), ns)  # noqa: S102
-    return ns["forward"]
+    if _optimisable(gm, example_inputs):
+        return ns["forward"]
+    return JointProgram(gm, ns["forward"])
