@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hookgrad._config import STATE
+from hookgrad._tensor import Tensor
 from hookgrad.compile.graph import GraphModule
-from hookgrad.compile.inductor import inductor
+from hookgrad.compile.inductor import inductor, numpy_source
+from hookgrad.compile.joint import JointProgram, joint_supported
 
 __all__ = ["lookup_backend", "register_backend", "list_backends", "eager"]
 
@@ -51,13 +54,21 @@ def eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
 
 @register_backend("aot_eager")
 def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
-    """Named for PyTorch's joint-graph backend; today it runs the forward graph like ``eager``.
+    """One autograd node for the whole graph when it records gradients (as PyTorch's AOT
+    autograd: ``CompiledFunctionBackward``), else the graph's own code.
 
-    The backward is hookgrad's engine over the nodes the graph's ops record (intermediate hooks
-    are registered on the real intermediates by the graph's hook operators), so gradients and
-    hook order are eager's. A partitioned joint forward/backward graph is not built yet.
+    The joint program is `joint.JointProgram` (forward code plus a reverse walk over the VJP
+    rules). Graphs with hook operators, in-place or multi-output ops run the graph's code, and
+    hookgrad's engine runs their backward, so intermediate hooks fire as in eager (they are not
+    placed into a partitioned backward graph).
     """
-    return gm.forward
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in example_inputs) or \
+            not STATE.grad_enabled or not joint_supported(gm, example_inputs):
+        return gm.forward
+    src, ns = numpy_source(gm, joint=True)
+    gm.numpy_code = src
+    exec(compile(src, f"<hookgrad aot {id(gm):x}>", "exec"), ns)  # noqa: S102
+    return JointProgram(gm, ns["forward"])
 
 
 register_backend("inductor", inductor)

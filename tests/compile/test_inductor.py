@@ -92,3 +92,15 @@ def test_double_backward_through_generated_backward_raises():
     out = opt(hookgrad.ones(2, requires_grad=True))
     with pytest.raises(RuntimeError, match="double backward"):
         out.backward(create_graph=True)
+
+
+def test_aot_eager_builds_one_compiled_node_and_matches_eager():
+    opt = hookgrad.compile(_chain, backend="aot_eager")
+    ref_x = hookgrad.tensor(X0, requires_grad=True)
+    _chain(ref_x).backward()
+    for _ in range(2):
+        x = hookgrad.tensor(X0, requires_grad=True)
+        out = opt(x)
+        out.backward()
+        np.testing.assert_allclose(x.grad.numpy(), ref_x.grad.numpy(), rtol=1e-5, atol=1e-6)
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
