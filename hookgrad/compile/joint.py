@@ -45,11 +45,18 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
             if prim.num_outputs != 1 or target.cast is not None or prim.view or not prim.vjp:
                 return False
         elif target is _LINEAR:
-            if node.kwargs or len(node.args) not in (2, 3):
+            if node.kwargs or len(node.args) not in (2, 3) or not _two_d(node, example_inputs):
                 return False
         else:
             return False
     return True
+
+
+def _two_d(node: Node, example_inputs: list) -> bool:
+    """Linear's input is 2-D (its shape is known from the node that produced it)."""
+    src = node.args[0]
+    shape = src.meta.get("shape") if isinstance(src, Node) else None
+    return shape is not None and len(shape) == 2
 
 
 class CompiledFunction(Function):
@@ -105,7 +112,9 @@ class JointProgram:
     def _vjp(self, node: Node, env: tuple, i: int, args: list, g: Any) -> list:
         if node.target is _LINEAR:
             x, w = env[args[0]], env[args[1]]
-            out = [(args[0], g @ w), (args[1], g.T @ x)]
+            if x.ndim != 2:
+                raise RuntimeError("compiled linear backward supports 2-D input only")
+            out = [(args[0], np.dot(g, w)), (args[1], np.dot(g.T, x))]
             if len(args) == 3 and args[2] is not None:
                 out.append((args[2], g.sum(0)))
             return out

@@ -102,6 +102,7 @@ class TraceRecorder:
         return id(t) in self.values or id(t) in self._multi
 
     def bind_value(self, t: Tensor, node: Node) -> None:
+        node.meta["shape"] = t._data.shape
         self.values[id(t)] = node
         self._multi.pop(id(t), None)
         self.keep.append(t)
