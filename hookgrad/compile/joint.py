@@ -94,6 +94,7 @@ class JointProgram:
         return CompiledFunction.apply(self, *inputs)
 
     def backward(self, env: tuple, grads: tuple, needed: tuple) -> list:
+        live = self._live(needed)
         acc: dict[int, Any] = {}
         for i, g in zip(self.outputs, grads):
             if g is not None:
@@ -103,19 +104,29 @@ class JointProgram:
             if g is None:
                 continue
             args = [self.index[id(a)] if isinstance(a, Node) else None for a in node.args]
-            for j, gj in self._vjp(node, env, i, args, g):
-                if j is not None and gj is not None:
+            for j, gj in self._vjp(node, env, i, args, g, live):
+                if j in live and gj is not None:
                     acc[j] = acc[j] + gj if j in acc else gj
         return [_make(np.asarray(acc[i])) if need and i in acc else None
                 for i, need in zip(self.inputs, needed)]
 
-    def _vjp(self, node: Node, env: tuple, i: int, args: list, g: Any) -> list:
+    def _live(self, needed: tuple) -> set:
+        """Values whose gradient is needed: those depending on an input that needs one."""
+        live = {i for i, need in zip(self.inputs, needed) if need}
+        for i, node in self.steps:
+            if any(isinstance(a, Node) and self.index[id(a)] in live for a in node.args):
+                live.add(i)
+        return live
+
+    def _vjp(self, node: Node, env: tuple, i: int, args: list, g: Any, live: set) -> list:
         if node.target is _LINEAR:
             x, w = env[args[0]], env[args[1]]
-            if x.ndim != 2:
-                raise RuntimeError("compiled linear backward supports 2-D input only")
-            out = [(args[0], np.dot(g, w)), (args[1], np.dot(g.T, x))]
-            if len(args) == 3 and args[2] is not None:
+            out = []
+            if args[0] in live:
+                out.append((args[0], np.dot(g, w)))
+            if args[1] in live:
+                out.append((args[1], np.dot(g.T, x)))
+            if len(args) == 3 and args[2] in live:
                 out.append((args[2], g.sum(0)))
             return out
         call: PrimCall = node.target
@@ -129,6 +140,8 @@ class JointProgram:
         grad = _make(g)
         out = []
         for k, caller in enumerate(plan.callers):
+            if args[prim.diff_inputs[k]] not in live:
+                continue
             res = caller(grad, (grad,), saved, call.params, meta)
             out.append((args[prim.diff_inputs[k]], None if res is None else res._data))
         return out
