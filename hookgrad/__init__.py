@@ -97,6 +97,7 @@ import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
 from hookgrad.serialization import load, save  # noqa: E402
+import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
 import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
 from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
 

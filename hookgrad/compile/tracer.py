@@ -26,6 +26,7 @@ from hookgrad.compile.sources import CallContext, SourceIndex
 from hookgrad.compile.speculate import speculate_hook
 from hookgrad.compile.state import TRACES, SpeculationFailed
 from hookgrad.compile.world import WorldSnapshot
+from hookgrad.hooktools.compiled import note_compiled_hook
 
 __all__ = ["ActiveTrace"]
 
@@ -124,7 +125,9 @@ class ActiveTrace:
             body, free = speculate_hook(self, t, hook)
         except SpeculationFailed as e:
             self.graph_break(str(e))
+            self._note(hook, "graph_break", str(e))
             return real(t, hook)
+        self._note(hook, "inlined", "hook on an intermediate traced into the graph (spec 8.3)")
         handle = real(t, hook)
         slot = self._new_slot(handle)
         self.hop_slots.add(slot)
@@ -150,6 +153,8 @@ class ActiveTrace:
                                         name="register_hook_deferred",
                                         kwargs={"handle_slot": slot})
         node.meta["hook"] = "deferred"
+        self._note(hook, "compiled_autograd", "compiled autograd on: the hook is looked up at "
+                   "backward time (spec 8.4)")
         self.rec.bind_value(t, node)
         return handle
 
@@ -183,6 +188,11 @@ class ActiveTrace:
         else:
             self.rec.bind_outputs(node, outs)
         return res
+
+    def _note(self, hook: Any, placement: str, reason: str) -> None:
+        """Tell open `HookTrace`s where a tensor hook of this region went."""
+        note_compiled_hook("tensor_hook", hook, getattr(self.fn, "__qualname__", "<region>"),
+                           placement, reason)
 
     def on_remove(self, handle: Any) -> None:
         slot = self.handle_slots.get(id(handle))

@@ -90,3 +90,11 @@ def test_mixing_devices_in_one_op_raises_pytorch_error(strict):
 def test_unknown_device_raises_pytorch_error():
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
         hookgrad.ones(2, device="nowhere")
+
+
+def test_numpy_of_a_device_tensor_raises_pytorch_error(strict):
+    t = hookgrad.ones(2, device=strict)
+    with pytest.raises(TypeError, match="can't convert strict device type tensor to numpy"):
+        t.numpy()
+    assert t.cpu().numpy().tolist() == [1.0, 1.0]
+    assert t.numpy(force=True).tolist() == [1.0, 1.0]

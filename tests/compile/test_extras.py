@@ -210,3 +210,15 @@ def test_print_is_a_graph_break(capsys):
     assert capsys.readouterr().out == "hello\nhello\n" and cnt.frame_count == 0
     with pytest.raises(hookgrad._dynamo.exc.Unsupported, match="Failed to trace builtin"):
         hookgrad.compile(fn, backend="eager", fullgraph=True)(hookgrad.ones(1))
+
+
+def test_hook_trace_is_told_where_hooks_went():
+    from hookgrad.hooktools import HookTrace
+
+    def fn(x: Any) -> Any:
+        y = x * 2
+        y.register_hook(lambda g: g + 1)
+        return y.sum()
+    with HookTrace() as trace:
+        hookgrad.compile(fn, backend="eager")(hookgrad.ones(2, requires_grad=True))
+    assert [(n.kind, n.placement) for n in trace.compiled] == [("tensor_hook", "inlined")]
