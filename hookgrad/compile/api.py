@@ -13,7 +13,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from hookgrad.compile import config
 from hookgrad.compile.backends import lookup_backend
+from hookgrad.compile.compiled_autograd import DEFAULT_COMPILER, install_for_config
 from hookgrad.compile.frame import CACHES, compiled_call
 from hookgrad.compile.state import current_trace
 from hookgrad.nn.modules._call import has_global_call_hooks
@@ -51,6 +53,8 @@ class OptimizedFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._self is not None:
             args = (self._self, *args)
+        if config.compiled_autograd:  # spec §10.1 (D): CA for every backward while it is on
+            install_for_config()
         if self.disabled or current_trace() is not None:
             # inside another trace: inline (the outer trace records the ops)
             return self._orig_fn(*args, **kwargs)
@@ -156,3 +160,5 @@ def _compile_in_place(mod: Module, backend: Any = "inductor", *, fullgraph: bool
 
 if not MODULE_COMPILER:
     MODULE_COMPILER.append(_compile_in_place)
+if not DEFAULT_COMPILER:
+    DEFAULT_COMPILER.append(compile(backend="inductor", fullgraph=True, dynamic=True))

@@ -41,6 +41,16 @@ _COMPILERS: list[Callable[..., Any]] = []  # enabled contexts, innermost last
 _CACHE: dict[Any, Any] = {}
 _PENDING: list[Callable[[], Any]] = []  # the backward call each running CA graph executes
 _IDS = [0]
+# The compiler used when ``config.compiled_autograd`` is on without an `enable` context: set by
+# `hookgrad.compile.api` at import (``compile(backend="inductor", fullgraph=True, dynamic=True)``).
+DEFAULT_COMPILER: list[Callable[..., Any]] = []
+
+
+def install_for_config() -> None:
+    """Route backward passes through `_ca_backward` (it passes through while CA is off)."""
+    if _api.backward is _REAL_BACKWARD:
+        _api.backward = _ca_backward
+        _autograd.backward = _ca_backward
 
 
 def reset_compiled_autograd() -> None:
@@ -125,8 +135,12 @@ def _ca_backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = Non
     def real() -> Any:
         return _REAL_BACKWARD(tensors, grad_tensors, retain_graph, create_graph,
                               grad_variables, inputs=inputs)
-    if create_graph or _PENDING or not _COMPILERS:
-        return real()  # re-entrant or higher-order backward: the eager engine
+    compilers = _COMPILERS or (DEFAULT_COMPILER if config.compiled_autograd else [])
+    if not compilers:  # the config switch was turned off: take the interception away again
+        _api.backward = _REAL_BACKWARD
+        _autograd.backward = _REAL_BACKWARD
+    if create_graph or _PENDING or not compilers:
+        return real()  # re-entrant or higher-order backward, or CA off: the eager engine
     roots = [t.grad_fn for t in ((tensors,) if isinstance(tensors, Tensor) else tensors)]
     key, hooks = graph_key(roots)
     compiled = _CACHE.get(key)
@@ -135,7 +149,7 @@ def _ca_backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = Non
             raise RecompileError("Recompiling function compiled_autograd graph: the autograd "
                                  "graph structure or hook layout changed")
         counters["compiled_autograd"]["captures"] += 1
-        compiled = _CACHE[key] = _COMPILERS[-1](CompiledAutogradGraph(key))
+        compiled = _CACHE[key] = compilers[-1](CompiledAutogradGraph(key))
     _PENDING.append(real)
     try:
         compiled(hooks)
@@ -163,7 +177,7 @@ def enable(compiler_fn: Callable[..., Any], dynamic: bool = True) -> Iterator[No
             raise AssertionError("Nested Compiled Autograd Contexts must return before their "
                                  "parent context")
         _COMPILERS.pop()
-        if not _COMPILERS:
+        if not _COMPILERS and not config.compiled_autograd:
             _api.backward = _REAL_BACKWARD
             _autograd.backward = _REAL_BACKWARD
 

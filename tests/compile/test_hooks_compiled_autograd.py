@@ -383,3 +383,29 @@ def test_nested_ca_contexts_must_exit_in_order():
     with pytest.raises(AssertionError, match="Nested Compiled Autograd Contexts"):
         outer.__exit__(None, None, None)
     inner.__exit__(None, None, None)
+
+
+def test_config_compiled_autograd_switch():
+    def fn(x: Any) -> Any:
+        y = x * 2
+        y.register_hook(lambda g: g * 3)
+        return y.sin().sum()
+    x_eager = hookgrad.ones(3, requires_grad=True)
+    fn(x_eager).backward()
+    counters = hookgrad._dynamo.utils.counters
+    with hookgrad._dynamo.config.patch(compiled_autograd=True):
+        opt = hookgrad.compile(fn, backend="eager")
+        for _ in range(2):
+            x = hookgrad.ones(3, requires_grad=True)
+            opt(x).backward()
+            assert plain(x.grad) == plain(x_eager.grad)
+        entry = opt._hookgrad_cache[0]
+        assert [n.meta.get("hook") for n in entry.gm.graph.nodes if "hook" in n.meta] == \
+            ["deferred"]
+    assert counters["compiled_autograd"]["captures"] == 1
+    x = hookgrad.ones(3, requires_grad=True)
+    fn(x).backward()  # switched off again: the eager engine, no new capture
+    assert counters["compiled_autograd"]["captures"] == 1
+    from hookgrad.autograd import _api
+    from hookgrad.compile import compiled_autograd as ca
+    assert _api.backward is ca._REAL_BACKWARD  # the interception removed itself
