@@ -173,13 +173,16 @@ def enable(compiler_fn: Callable[..., Any], dynamic: bool = True) -> Iterator[No
         yield
     finally:
         CA_STATE.enabled_depth -= 1
-        if _COMPILERS[-1] is not compiler_fn:
-            raise AssertionError("Nested Compiled Autograd Contexts must return before their "
-                                 "parent context")
-        _COMPILERS.pop()
+        in_order = _COMPILERS[-1] is compiler_fn
+        _COMPILERS.reverse()
+        _COMPILERS.remove(compiler_fn)  # leave the stack consistent even when out of order
+        _COMPILERS.reverse()
         if not _COMPILERS and not config.compiled_autograd:
             _api.backward = _REAL_BACKWARD
             _autograd.backward = _REAL_BACKWARD
+        if not in_order:
+            raise AssertionError("Nested Compiled Autograd Contexts must return before their "
+                                 "parent context")
 
 
 @contextlib.contextmanager
