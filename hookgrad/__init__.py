@@ -111,6 +111,8 @@ import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
 from hookgrad.serialization import load, save  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
+import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
+from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64
