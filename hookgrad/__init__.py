@@ -105,3 +105,33 @@ int = int32  # noqa: A001 - torch.int is public API
 short = int16
 
 __version__ = "0.1.0"
+
+# --- ecosystem compatibility (issue 14 part A): legacy surface, torch._C, jit, ... ------------
+from hookgrad import _legacy, _storage  # noqa: E402
+from hookgrad._legacy import (  # noqa: E402
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    bfloat16,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
+from hookgrad._storage import TypedStorage, UntypedStorage  # noqa: E402
+from hookgrad import _C, jit, multiprocessing, serialization  # noqa: E402
+
+_legacy.install()
+_storage.install()
+# Tools compare ``torch.__version__`` with PyTorch releases to pick code paths; hookgrad reports
+# the PyTorch version it reproduces and keeps its own release number in `hookgrad_version`.
+hookgrad_version = __version__
+__version__ = "2.13.0"

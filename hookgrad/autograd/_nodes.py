@@ -104,6 +104,14 @@ class PrimitiveNode(Node):
             elif s is not None:
                 s.release()
 
+    def __dir__(self) -> list[str]:
+        # torchviz and PyTorch's tests discover saved values by listing ``_saved_*`` names.
+        names = set(super().__dir__())
+        names.update(f"_saved_{s}" for s in self._prim.saves)
+        names.update(f"_raw_saved_{s}" for s in self._prim.saves)
+        names.update(f"_saved_{p}" for p in self._params)
+        return sorted(names)
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_raw_saved_"):
             key = name[11:]
