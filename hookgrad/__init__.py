@@ -127,7 +127,9 @@ from hookgrad._legacy import (  # noqa: E402
     preserve_format,
 )
 from hookgrad._storage import TypedStorage, UntypedStorage  # noqa: E402
-from hookgrad import _C, jit, multiprocessing, serialization  # noqa: E402
+from hookgrad import _C, jit, multiprocessing, profiler, serialization  # noqa: E402
+import hookgrad.autograd.profiler  # noqa: E402,F401
+import hookgrad.utils.flop_counter  # noqa: E402,F401
 
 _legacy.install()
 _storage.install()
@@ -135,3 +137,8 @@ _storage.install()
 # the PyTorch version it reproduces and keeps its own release number in `hookgrad_version`.
 hookgrad_version = __version__
 __version__ = "2.13.0"
+from hookgrad import _dispatch as _dispatch_mod  # noqa: E402
+from hookgrad.utils import _python_dispatch  # noqa: E402
+from hookgrad.utils._python_dispatch import ops  # noqa: E402  (torch.ops.aten.<name>.<overload>)
+
+_python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)
