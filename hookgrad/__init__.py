@@ -127,7 +127,7 @@ from hookgrad._legacy import (  # noqa: E402
     preserve_format,
 )
 from hookgrad._storage import TypedStorage, UntypedStorage  # noqa: E402
-from hookgrad import _C, jit, multiprocessing, profiler, serialization  # noqa: E402
+from hookgrad import _C, distributions, jit, multiprocessing, profiler, serialization  # noqa: E402
 import hookgrad.autograd.profiler  # noqa: E402,F401
 import hookgrad.utils.flop_counter  # noqa: E402,F401
 
