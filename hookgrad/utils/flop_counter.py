@@ -5,8 +5,9 @@ running), as PyTorch builds it. The formulas are PyTorch's: ``2*m*n*k`` for ``mm
 ``2*b*m*n*k`` for ``bmm``/``baddbmm``, and PyTorch's ``conv_flop_count`` for ``convolution``.
 
 Differences from PyTorch, on purpose and documented:
-- Backward convolutions are hookgrad ``convolution`` calls (PyTorch shows one
-  ``convolution_backward``); the per-module totals are the same, the per-op key differs.
+- hookgrad computes a convolution's gradients with ``convolution`` calls of its own; the mode
+  counts them as PyTorch counts its single ``convolution_backward`` (hooks on the node time
+  the gradient computation; the inner calls are not counted twice).
 - Attention is counted through the ``bmm`` calls it is built from, which gives PyTorch's
   ``sdpa_flop_count``; PyTorch on CPU reports 0 for ``scaled_dot_product_attention`` because its
   CPU attention kernel has no formula registered.
@@ -33,10 +34,11 @@ from math import prod
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.utils._python_dispatch import OpOverloadPacket, TorchDispatchMode
+from hookgrad.utils._python_dispatch import OpOverloadPacket, TorchDispatchMode, ops
 from hookgrad.utils.module_tracker import ModuleTracker
 
-__all__ = ["FlopCounterMode", "register_flop_formula", "conv_flop_count", "sdpa_flop_count",
+__all__ = ["FlopCounterMode", "register_flop_formula", "conv_flop_count", "conv_backward_flop",
+           "sdpa_flop_count",
            "get_suffix_str", "convert_num_with_suffix"]
 
 _REGISTRY: dict[str, Callable[..., int]] = {}
@@ -106,6 +108,25 @@ def conv_flop(x_shape: Any, w_shape: Any, *args: Any, out_shape: Any = None,
     return conv_flop_count(x_shape, w_shape, out_shape, transposed=transposed)
 
 
+def _t(shape: Any) -> tuple:
+    return (shape[1], shape[0], *shape[2:])
+
+
+def conv_backward_flop(grad_out_shape: Any, x_shape: Any, w_shape: Any, transposed: bool,
+                       output_mask: Any) -> int:
+    """FLOPs of PyTorch's ``convolution_backward`` (input and/or weight gradient).
+
+    Mirrors: ``torch.utils.flop_counter.conv_backward_flop``.
+    """
+    flops = 0
+    if output_mask[0]:
+        flops += conv_flop_count(grad_out_shape, w_shape, x_shape, not transposed)
+    if output_mask[1]:
+        first, second = (grad_out_shape, x_shape) if transposed else (x_shape, grad_out_shape)
+        flops += conv_flop_count(_t(first), _t(second), _t(w_shape), transposed=False)
+    return flops
+
+
 def sdpa_flop_count(query_shape: Any, key_shape: Any, value_shape: Any) -> int:
     """FLOPs of ``softmax(q @ k^T) @ v`` (the two batched matmuls).
 
@@ -132,6 +153,12 @@ def convert_num_with_suffix(number: int, suffix: str) -> str:
     return value + suffix
 
 
+# PyTorch keys a convolution's gradient FLOPs under this op (hookgrad has no such primitive).
+_CONVOLUTION_BACKWARD = OpOverloadPacket("aten", "convolution_backward")
+_REGISTRY[str(_CONVOLUTION_BACKWARD)] = conv_backward_flop
+_CONVOLUTION: list = [None]  # hookgrad.ops.aten.convolution, looked up on first use
+
+
 def _shape(x: Any) -> Any:
     return tuple(x.shape) if isinstance(x, Tensor) else x
 
@@ -150,6 +177,10 @@ class FlopCounterMode(TorchDispatchMode):
 
     def __init__(self, mods: Any = None, depth: int = 2, display: bool = True,
                  custom_mapping: dict | None = None) -> None:
+        if _CONVOLUTION[0] is None:
+            _CONVOLUTION[0] = ops.aten.convolution
+        self._in_conv_backward = 0
+        self._handles = []
         self.flop_counts: dict = defaultdict(lambda: defaultdict(int))
         self.depth = depth
         self.display = display
@@ -193,6 +224,8 @@ class FlopCounterMode(TorchDispatchMode):
 
     def __enter__(self) -> FlopCounterMode:
         self.flop_counts.clear()
+        self._in_conv_backward = 0
+        self._handles: list = []
         self.mod_tracker.__enter__()
         super().__enter__()
         return self
@@ -200,18 +233,45 @@ class FlopCounterMode(TorchDispatchMode):
     def __exit__(self, *args: object) -> None:
         super().__exit__(*args)
         self.mod_tracker.__exit__()
+        for h in self._handles:
+            h.remove()
         if self.display:
             print(self.get_table(self.depth))
+
+    def _add(self, packet: Any, flops: int) -> None:
+        for parent in set(self.mod_tracker.parents):
+            self.flop_counts[parent][packet] += flops
 
     def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (),
                            kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         packet: OpOverloadPacket = func.overloadpacket
+        if packet is _CONVOLUTION[0]:
+            if self._in_conv_backward:  # counted once, as convolution_backward (below)
+                return out
+            self._watch_conv_backward(out, args, kwargs)
         formula = self.flop_registry.get(str(packet))
         if formula is not None:
             first = out[0] if isinstance(out, tuple) else out
-            flops = formula(*[_shape(a) for a in args], out_shape=_shape(first), **kwargs)
-            for parent in set(self.mod_tracker.parents):
-                self.flop_counts[parent][packet] += flops
+            self._add(packet, formula(*[_shape(a) for a in args], out_shape=_shape(first),
+                                      **kwargs))
         return out
+
+    def _watch_conv_backward(self, out: Any, args: tuple, kwargs: dict) -> None:
+        node = getattr(out, "grad_fn", None)
+        if node is None or str(_CONVOLUTION_BACKWARD) not in self.flop_registry:
+            return
+        x_shape, w_shape = _shape(args[0]), _shape(args[1])
+        transposed = bool(kwargs.get("transposed", False))
+
+        def pre(grad_outputs: tuple) -> None:
+            self._in_conv_backward += 1
+
+        def post(grad_inputs: tuple, grad_outputs: tuple) -> None:
+            self._in_conv_backward -= 1
+            mask = [g is not None for g in grad_inputs]
+            self._add(_CONVOLUTION_BACKWARD, self.flop_registry[str(_CONVOLUTION_BACKWARD)](
+                tuple(grad_outputs[0].shape), x_shape, w_shape, transposed, mask))
+
+        self._handles += [node.register_prehook(pre), node.register_hook(post)]
