@@ -133,8 +133,8 @@ class Distribution:
             raise ValueError(
                 f"The right-most size of value must match event_shape: {value.size()} vs "
                 f"{self._event_shape}.")
-        actual = tuple(value.shape)
-        expected = tuple(self._batch_shape) + tuple(self._event_shape)
+        actual = value.size()
+        expected = Size(tuple(self._batch_shape) + tuple(self._event_shape))
         for i, j in zip(reversed(actual), reversed(expected)):
             if i != 1 and j != 1 and i != j:
                 raise ValueError(
