@@ -77,6 +77,12 @@ def _torchviz_graph(torch, torchviz, show_attrs=False):
     return _normalise_dot(dot.source)
 
 
+# torchviz compares versions with distutils' LooseVersion, which warns (whatever the library)
+_LOOSE_VERSION = pytest.mark.filterwarnings(
+    "ignore:distutils Version classes are deprecated:DeprecationWarning")
+
+
+@_LOOSE_VERSION
 def test_torchviz_make_dot_with_saved_tensors_matches():
     require_tool("torchviz")
     ref = run_with("torch", ("torchviz",), _torchviz_graph)
@@ -87,6 +93,7 @@ def _saved_tensor_attrs(source: str) -> list[str]:
     return sorted(re.findall(r"^(\w+)\s*: \[saved tensors?\]", source, re.M))
 
 
+@_LOOSE_VERSION
 def test_torchviz_show_attrs_lists_the_same_saved_tensors():
     require_tool("torchviz")
 
