@@ -222,7 +222,10 @@ def _frames() -> list:
 
 
 class _PassiveRecorder:
-    """Registered while a mode is pushed so backward formulas go through `bind` (NOTE above)."""
+    """On a thread's recorder stack while it has a mode pushed: asks the engine to run backward
+    rules with hookgrad ops (``sees_backward``), so modes see backward ops (NOTE above)."""
+
+    sees_backward = True
 
     def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple) -> None:
         pass
@@ -233,17 +236,24 @@ class _PassiveRecorder:
     def rebase(self, target: Any, out: Any) -> None:
         pass
 
+    def record_write(self, target: Any) -> None:
+        pass
+
+    def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
+        pass
+
 
 _PASSIVE = _PassiveRecorder()
 _COUNT_LOCK = threading.Lock()
 
 
 def _push(mode: TorchDispatchMode) -> None:
+    st = _stack()
+    if not st:
+        add_recorder(_PASSIVE)  # recorder stacks are per thread, like the mode stacks
+    st.append(mode)
     with _COUNT_LOCK:
         ACTIVE[0] += 1
-        if ACTIVE[0] == 1:
-            add_recorder(_PASSIVE)
-    _stack().append(mode)
 
 
 def _pop(mode: TorchDispatchMode) -> None:
@@ -252,10 +262,10 @@ def _pop(mode: TorchDispatchMode) -> None:
         st.pop()
     else:
         st.remove(mode)
+    if not st:
+        remove_recorder(_PASSIVE)
     with _COUNT_LOCK:
         ACTIVE[0] -= 1
-        if ACTIVE[0] == 0:
-            remove_recorder(_PASSIVE)
 
 
 class TorchDispatchMode:
