@@ -262,3 +262,36 @@ def test_jit_returns_callables_unchanged(torch):
 
 def test_memory_format_pickles():
     assert pickle.loads(pickle.dumps(hookgrad.channels_last)) is hookgrad.channels_last
+
+
+@pytest.mark.parametrize("cls", ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"])
+def test_adaptive_max_pools_share_the_pooling_base(torch, cls):
+    """Tools key on ``nn.modules.pooling._AdaptiveMaxPoolNd``: the layers must derive from it."""
+    from tests.ecosystem._tools import require_hookgrad
+
+    require_hookgrad(f"nn.{cls}")
+
+    def scenario(L):
+        import importlib
+
+        pool = importlib.import_module(f"{L.__name__}.nn.modules.pooling")
+        return issubclass(getattr(L.nn, cls), pool._AdaptiveMaxPoolNd)
+
+    ref, got = _both(torch, scenario)
+    assert got == ref is True
+
+
+@pytest.mark.parametrize("cls", ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"])
+def test_batchnorm_path_exports_every_batch_norm(torch, cls):
+    from tests.ecosystem._tools import require_hookgrad
+
+    require_hookgrad(f"nn.{cls}")
+
+    def scenario(L):
+        import importlib
+
+        bn = importlib.import_module(f"{L.__name__}.nn.modules.batchnorm")
+        return getattr(bn, cls) is getattr(L.nn, cls), issubclass(getattr(L.nn, cls), bn._BatchNorm)
+
+    ref, got = _both(torch, scenario)
+    assert got == ref
