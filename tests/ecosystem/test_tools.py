@@ -107,7 +107,7 @@ def test_torchviz_show_attrs_lists_the_same_saved_tensors():
 
 # ----------------------------------------------------------------------------------- captum
 # captum imports these at load time (torch.futures, torch.nn.parallel, 3-d pooling...).
-_CAPTUM_NEEDS = ("futures", "nn.parallel", "nn.MaxPool3d", "nn.CosineSimilarity")
+_CAPTUM_NEEDS = ("futures", "nn.parallel.scatter_gather", "nn.MaxPool3d", "nn.CosineSimilarity")
 _CAPTUM_METHODS = {
     "IntegratedGradients": (lambda c, m, x: c.attr.IntegratedGradients(m).attribute(
         x, target=1, n_steps=8), ()),
