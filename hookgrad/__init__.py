@@ -124,11 +124,16 @@ from hookgrad._legacy import (  # noqa: E402
     channels_last,
     channels_last_3d,
     contiguous_format,
+    is_complex,
+    layout,
     memory_format,
     preserve_format,
+    strided,
+    typename,
 )
 from hookgrad._storage import TypedStorage, UntypedStorage  # noqa: E402
 from hookgrad import _C, distributions, jit, multiprocessing, profiler, serialization  # noqa: E402
+from hookgrad import overrides, random  # noqa: E402
 import hookgrad.autograd.profiler  # noqa: E402,F401
 import hookgrad.utils.flop_counter  # noqa: E402,F401
 

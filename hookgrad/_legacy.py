@@ -43,6 +43,7 @@ __all__ = [
     "bfloat16", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
     "preserve_format", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "BFloat16Tensor", "install",
+    "layout", "strided", "is_complex", "typename",
 ]
 
 bfloat16 = dtype("bfloat16", float32.np, _FLOAT, "BFloat16Tensor")  # NOTE [bfloat16]
@@ -70,6 +71,44 @@ contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
+
+
+class layout:  # noqa: N801 - torch.layout is public API
+    """A tensor storage layout (hookgrad tensors are always strided). Mirrors: ``torch.layout``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+strided = layout("strided")
+
+
+def is_complex(input: Tensor) -> bool:
+    """Always False: hookgrad has no complex dtypes. Mirrors: ``torch.is_complex``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return False
+
+
+def typename(obj: Any) -> str:
+    """``'torch.FloatTensor'`` for tensors, else the qualified class name.
+
+    Mirrors: ``torch.typename``.
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(type(obj), "__module__", "")
+    name = getattr(type(obj), "__qualname__", type(obj).__name__)
+    return name if module in ("", "builtins", None) else f"{module}.{name}"
 
 
 def _is_size(args: tuple) -> bool:
@@ -152,6 +191,12 @@ def _tensor_init(self: Tensor, *args: Any, **kwargs: Any) -> None:
 
 
 def install() -> None:
-    """Make ``Tensor(...)`` the legacy constructor (NOTE [Legacy constructors])."""
+    """Make ``Tensor(...)`` the legacy constructor (NOTE [Legacy constructors]) and add the
+    layout flags tools read (every hookgrad tensor is a dense, strided CPU tensor)."""
     Tensor.__new__ = _tensor_new  # type: ignore[method-assign,assignment]
     Tensor.__init__ = _tensor_init  # type: ignore[method-assign]
+    for flag in ("is_sparse", "is_quantized", "is_mkldnn", "is_meta", "is_nested"):
+        if not hasattr(Tensor, flag):
+            setattr(Tensor, flag, property(lambda self: False))
+    if not hasattr(Tensor, "layout"):
+        Tensor.layout = property(lambda self: strided)  # type: ignore[attr-defined]

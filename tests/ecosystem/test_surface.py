@@ -295,3 +295,22 @@ def test_batchnorm_path_exports_every_batch_norm(torch, cls):
 
     ref, got = _both(torch, scenario)
     assert got == ref
+
+
+def test_layout_flags_typename_overrides_and_fork_rng(torch):
+    def scenario(L):
+        t = L.ones(2, 3)
+        flags = (t.is_sparse, t.is_quantized, t.is_mkldnn, t.is_meta, t.is_nested,
+                 repr(t.layout), t.layout is L.strided, L.is_complex(t))
+        names = (L.typename(t), L.typename(L.ones(1, dtype=L.int64)), L.typename(3),
+                 L.typename(L.nn.Linear(1, 1)).rsplit(".", 1)[-1])
+        over = (L.overrides.has_torch_function((t,)), L.overrides.is_tensor_like(t),
+                L.overrides.is_tensor_like(3))
+        L.manual_seed(3)
+        with L.random.fork_rng():
+            inside = L.rand(4)
+        after = L.rand(4)
+        return flags, names, over, L.equal(inside, after)
+
+    ref, got = _both(torch, scenario)
+    assert got == ref
