@@ -134,6 +134,7 @@ from hookgrad._legacy import (  # noqa: E402
 from hookgrad._storage import TypedStorage, UntypedStorage  # noqa: E402
 from hookgrad import _C, distributions, jit, multiprocessing, profiler, serialization  # noqa: E402
 from hookgrad import overrides, random  # noqa: E402
+import hookgrad.nn.modules.batchnorm  # noqa: E402,F401  (tools read nn.modules.batchnorm)
 import hookgrad.autograd.profiler  # noqa: E402,F401
 import hookgrad.utils.flop_counter  # noqa: E402,F401
 
