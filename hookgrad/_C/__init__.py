@@ -13,6 +13,7 @@ from typing import Any
 
 from hookgrad._C import _autograd, _functions
 from hookgrad.autograd import _multithreading
+from hookgrad.utils import _python_dispatch
 from hookgrad.autograd.engine import current_graph_task_id as _current_graph_task_id
 from hookgrad.autograd.engine import will_engine_execute_node as _will_engine_execute_node
 from hookgrad.autograd.grad_mode import is_grad_enabled, set_grad_enabled
@@ -20,7 +21,7 @@ from hookgrad.autograd.grad_mode import is_grad_enabled, set_grad_enabled
 __all__ = [
     "_autograd", "_functions", "_current_graph_task_id", "_will_engine_execute_node",
     "_WeakTensorRef", "is_grad_enabled", "_set_grad_enabled", "_get_tracing_state",
-    "_is_multithreading_enabled",
+    "_is_multithreading_enabled", "_DisableTorchDispatch",
 ]
 
 
@@ -49,3 +50,17 @@ class _WeakTensorRef:
 
     def expired(self) -> bool:
         return self._ref() is None
+
+
+class _DisableTorchDispatch:
+    """Context manager: no dispatch mode sees the ops run inside it.
+
+    Mirrors: ``torch._C._DisableTorchDispatch`` (hookgrad has no tensor subclasses to skip).
+    """
+
+    def __enter__(self) -> None:
+        self._ctx = _python_dispatch._disable_current_modes()
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._ctx.__exit__(*exc)

@@ -62,6 +62,20 @@ _NO_TWIN = frozenset({
     "_matmul_squeeze_", "_rnn_transpose_", "clamp_tensor_max", "clamp_tensor_min",
     "topk_indices",
 })
+# ATen ops that hookgrad computes as composites of primitives (so no mode ever sees them), named
+# because tools build tables keyed by them at import time (``aten.matmul``, ``aten._convolution``).
+# Their packets exist for identity and lookups; calling one raises NotImplementedError.
+_COMPOSITES = frozenset({
+    "matmul", "linear", "conv1d", "conv2d", "conv3d", "_convolution", "convolution_backward",
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "einsum", "softmax",
+    "log_softmax", "dropout", "batch_norm", "layer_norm", "group_norm", "instance_norm",
+    "scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_flash_attention_backward",
+    "_scaled_dot_product_efficient_attention_backward", "_scaled_mm", "_to_copy", "to",
+    "contiguous", "alias", "lift_fresh", "lift_fresh_copy", "empty", "empty_strided", "full",
+    "ones", "zeros", "scalar_tensor", "detach",
+})
 # ATen overload of the twins whose tensor call is not ``.default`` (PyTorch's schema names).
 _OVERLOADS = {
     "add": "Tensor", "sub": "Tensor", "mul": "Tensor", "div": "Tensor", "rsub": "Tensor",
@@ -92,6 +106,10 @@ class OpOverload:
     """
 
     __slots__ = ("prim", "inplace", "overloadpacket", "_overloadname", "__name__")
+
+    @property
+    def _overloadpacket(self) -> OpOverloadPacket:
+        return self.overloadpacket
 
     def __init__(self, prim: Any, packet: OpOverloadPacket, overload: str, inplace: bool) -> None:
         self.prim = prim
@@ -144,6 +162,10 @@ class OpOverloadPacket:
                 f"The underlying op of '{self}' has no overload name '{overload}'") from None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._overloads:
+            raise NotImplementedError(
+                f"{self} is not a hookgrad primitive: hookgrad computes it from primitives, "
+                "which is what dispatch modes see")
         return next(iter(self._overloads.values()))(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -160,8 +182,11 @@ class _OpNamespace:
 
     def __getattr__(self, op: str) -> OpOverloadPacket:
         _build_table()
+        packets = self.__dict__["_packets"]
+        if op not in packets and self._name == "aten" and op in _COMPOSITES:
+            packets[op] = OpOverloadPacket("aten", op)
         try:
-            return self.__dict__["_packets"][op]
+            return packets[op]
         except KeyError:
             raise AttributeError(f"'_OpNamespace' '{self._name}' object has no attribute "
                                  f"'{op}'") from None

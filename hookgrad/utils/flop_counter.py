@@ -154,9 +154,15 @@ def convert_num_with_suffix(number: int, suffix: str) -> str:
 
 
 # PyTorch keys a convolution's gradient FLOPs under this op (hookgrad has no such primitive).
-_CONVOLUTION_BACKWARD = OpOverloadPacket("aten", "convolution_backward")
+_CONVOLUTION_BACKWARD = ops.aten.convolution_backward
 _REGISTRY[str(_CONVOLUTION_BACKWARD)] = conv_backward_flop
 _CONVOLUTION: list = [None]  # hookgrad.ops.aten.convolution, looked up on first use
+
+
+def _packet(name: str) -> Any:
+    """The op packet named ``aten.<op>`` (None when hookgrad has no such op, e.g. baddbmm)."""
+    space, _, op = name.partition(".")
+    return getattr(getattr(ops, space), op, None)
 
 
 def _shape(x: Any) -> Any:
@@ -185,8 +191,11 @@ class FlopCounterMode(TorchDispatchMode):
         self.depth = depth
         self.display = display
         self.mod_tracker = ModuleTracker()
-        self.flop_registry = dict(_REGISTRY)
-        self.flop_registry.update({_key(k): v for k, v in (custom_mapping or {}).items()})
+        # keyed by op packets, as PyTorch's (``torch.ops.aten.mm``)
+        self.flop_registry = {_packet(name): fn for name, fn in _REGISTRY.items()
+                              if _packet(name) is not None}
+        self.flop_registry.update({getattr(k, "overloadpacket", k): v
+                                   for k, v in (custom_mapping or {}).items()})
         if mods is not None:
             warnings.warn("mods argument is not needed anymore, you can stop passing it",
                           stacklevel=2)
@@ -251,7 +260,7 @@ class FlopCounterMode(TorchDispatchMode):
             if self._in_conv_backward:  # counted once, as convolution_backward (below)
                 return out
             self._watch_conv_backward(out, args, kwargs)
-        formula = self.flop_registry.get(str(packet))
+        formula = self.flop_registry.get(packet)
         if formula is not None:
             first = out[0] if isinstance(out, tuple) else out
             self._add(packet, formula(*[_shape(a) for a in args], out_shape=_shape(first),
@@ -260,7 +269,7 @@ class FlopCounterMode(TorchDispatchMode):
 
     def _watch_conv_backward(self, out: Any, args: tuple, kwargs: dict) -> None:
         node = getattr(out, "grad_fn", None)
-        if node is None or str(_CONVOLUTION_BACKWARD) not in self.flop_registry:
+        if node is None or _CONVOLUTION_BACKWARD not in self.flop_registry:
             return
         x_shape, w_shape = _shape(args[0]), _shape(args[1])
         transposed = bool(kwargs.get("transposed", False))
@@ -271,7 +280,7 @@ class FlopCounterMode(TorchDispatchMode):
         def post(grad_inputs: tuple, grad_outputs: tuple) -> None:
             self._in_conv_backward -= 1
             mask = [g is not None for g in grad_inputs]
-            self._add(_CONVOLUTION_BACKWARD, self.flop_registry[str(_CONVOLUTION_BACKWARD)](
+            self._add(_CONVOLUTION_BACKWARD, self.flop_registry[_CONVOLUTION_BACKWARD](
                 tuple(grad_outputs[0].shape), x_shape, w_shape, transposed, mask))
 
         self._handles += [node.register_prehook(pre), node.register_hook(post)]

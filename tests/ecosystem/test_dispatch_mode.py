@@ -248,3 +248,27 @@ def test_profiler_results_before_exit_raise():
     prof = hookgrad.autograd.profiler.profile()
     with pytest.raises(RuntimeError):
         prof.key_averages()
+
+
+def test_registry_keys_composite_packets_and_disable_dispatch(torch):
+    def scenario(L):
+        fc_mod = importlib.import_module(f"{L.__name__}.utils.flop_counter")
+        fc = fc_mod.FlopCounterMode(display=False)
+        aten = L.ops.aten
+        keys = (aten.mm in fc.flop_registry, aten.convolution_backward in fc.flop_registry,
+                aten.relu in fc.flop_registry, aten.mm.default._overloadpacket is aten.mm,
+                str(aten.matmul), str(aten._convolution))
+        a = L.ones(2)
+        with _log_mode(L)() as mode:
+            with L._C._DisableTorchDispatch():
+                a + a
+            a * a
+        return keys, mode.names
+
+    ref, got = _both(torch, scenario)
+    assert got == ref
+
+
+def test_composite_packets_cannot_be_called():
+    with pytest.raises(NotImplementedError, match="not a hookgrad primitive"):
+        hookgrad.ops.aten.matmul(hookgrad.ones(2, 2), hookgrad.ones(2, 2))
