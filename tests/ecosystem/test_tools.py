@@ -187,3 +187,67 @@ def test_grad_cam_maps_match(cam_name):
     finally:
         restore_torchvision(saved)
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------- FLOP counters and summaries (pure Python)
+def _small_convnet(torch):
+    nn = torch.nn
+    m = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                      nn.Flatten(), nn.Linear(4 * 4 * 4, 5))
+    set_weights(torch, m)
+    return m
+
+
+def _thop(torch, thop):
+    macs, params = thop.profile(_small_convnet(torch), inputs=(array(torch, (2, 3, 8, 8)),),
+                                verbose=False)
+    return float(macs), float(params)
+
+
+def _ptflops(torch, ptflops):
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        return ptflops.get_model_complexity_info(_small_convnet(torch), (3, 8, 8),
+                                                 as_strings=False, print_per_layer_stat=False,
+                                                 backend="pytorch")
+
+
+def _torchsummary(torch, torchsummary):
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        torchsummary.summary(_small_convnet(torch), (3, 8, 8), device="cpu")
+    return buf.getvalue()
+
+
+def _torchscan(torch, torchscan):
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        torchscan.summary(_small_convnet(torch), (3, 8, 8))
+    return buf.getvalue()
+
+
+# tool -> (scenario, hookgrad names it needs at import time that other work streams add)
+_COUNTERS = {
+    "thop": (_thop, ("nn.utils.rnn",)),
+    "ptflops": (_ptflops, ("nn.Conv3d", "nn.Upsample")),
+    "torchsummary": (_torchsummary, ()),
+    "torchscan": (_torchscan, ("nn.TransformerDecoderLayer",)),  # uses FlopCounterMode inside
+}
+
+
+@_LOOSE_VERSION
+@pytest.mark.parametrize("tool", sorted(_COUNTERS))
+def test_flop_counters_and_summaries_match(tool):
+    require_tool(tool)
+    scenario, needs = _COUNTERS[tool]
+    require_hookgrad(*needs)
+    ref = run_with("torch", (tool,), scenario)
+    assert run_with("hookgrad", (tool,), scenario) == ref
