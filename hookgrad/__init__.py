@@ -97,6 +97,7 @@ import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
 from hookgrad.serialization import load, save  # noqa: E402
+import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64
