@@ -89,6 +89,11 @@ _OVERLOADS = {
 }
 
 
+# Comparisons with a Python number are ``.Scalar`` calls in PyTorch (``x > 0``: aten.gt.Scalar);
+# hookgrad passes the number as a wrapped 0-d tensor, and shows the call under that overload.
+_SCALAR_OVERLOAD = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+
+
 def aten_identity(prim_name: str) -> tuple[str, str, str]:
     """``(namespace, op name, overload)`` under which `prim_name` is shown to modes."""
     if prim_name in _RENAMES:
@@ -204,8 +209,10 @@ ops = _Ops()
 _BY_PRIM: dict[tuple[int, bool], OpOverload] = {}
 
 
-def _register(prim: Any, inplace: bool) -> OpOverload:
+def _register(prim: Any, inplace: bool, scalar: bool = False) -> OpOverload:
     ns, name, overload = aten_identity(prim.name)
+    if scalar:
+        overload = "Scalar"
     if inplace and not name.endswith("_"):
         name += "_"
     space = getattr(ops, ns).__dict__["_packets"]
@@ -213,20 +220,28 @@ def _register(prim: Any, inplace: bool) -> OpOverload:
     op = packet._overloads.get(overload)
     if op is None or op.prim is not prim:
         op = packet._overloads[overload] = OpOverload(prim, packet, overload, inplace)
-    _BY_PRIM[(id(prim), inplace)] = op
+    _BY_PRIM[(id(prim), inplace) if not scalar else (id(prim), inplace, True)] = op
     return op
+
+
+_BUILT_FOR = [0]  # len(PRIMITIVES) when the namespace table was last completed
 
 
 def _build_table() -> None:
     # Registered lazily: every primitive is defined by the time anyone looks an op up.
-    if len(_BY_PRIM) < len(PRIMITIVES):
+    if _BUILT_FOR[0] != len(PRIMITIVES):
         for prim in PRIMITIVES.values():
             if (id(prim), False) not in _BY_PRIM:
                 _register(prim, False)
+        _BUILT_FOR[0] = len(PRIMITIVES)
 
 
-def overload_of(prim: Any, inplace: bool = False) -> OpOverload:
-    """The op object under which `prim` is shown to modes."""
+def overload_of(prim: Any, inplace: bool = False, inputs: tuple = ()) -> OpOverload:
+    """The op object under which `prim` (called on `inputs`) is shown to modes."""
+    if (prim.name in _SCALAR_OVERLOAD and len(inputs) == 2
+            and getattr(inputs[1], "_wrapped_number", False)):
+        op = _BY_PRIM.get((id(prim), inplace, True))
+        return op if op is not None else _register(prim, inplace, scalar=True)
     op = _BY_PRIM.get((id(prim), inplace))
     return op if op is not None else _register(prim, inplace)
 
@@ -339,7 +354,7 @@ def dispatch(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = No
     frames = _frames()
     frames.append((prim, cast, inplace, target))
     try:
-        func = overload_of(prim, inplace)
+        func = overload_of(prim, inplace, inputs)
         types = tuple({type(t) for t in inputs if isinstance(t, Tensor)}) or (Tensor,)
         return mode.__torch_dispatch__(func, types, tuple(inputs), dict(params))
     finally:

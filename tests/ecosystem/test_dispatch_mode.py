@@ -53,6 +53,8 @@ _SAME_SEQUENCE = {
     "layer_norm": lambda L, x: L.nn.functional.layer_norm(x, (3,)),
     "gelu": lambda L, x: L.nn.functional.gelu(x),
     "slice": lambda L, x: x[1:],
+    "compare_scalar": lambda L, x: [x > 0, x == 1.5, x.ne(2), x < x],
+    "where": lambda L, x: L.where(x > 0, x, -x),
 }
 
 
