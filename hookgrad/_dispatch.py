@@ -34,19 +34,28 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import check_same_device
 from hookgrad._config import STATE
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
+from hookgrad.utils import _python_dispatch as _pd  # TorchDispatchMode interception
 
 _ndarray = np.ndarray
 _make = Tensor._make
+_MODES = _pd.ACTIVE  # [number of pushed dispatch modes]: the one check on the hot path
 _EMPTY: dict = {}
 
 
 def _as_array(res: Any) -> Any:
-    # NumPy reductions return NumPy scalars; tensors always hold arrays.
-    return res if type(res) is _ndarray else np.asarray(res)
+    # NumPy reductions return NumPy scalars; tensors always hold arrays. Arrays of another
+    # backend (NOTE [Backends]) are kept as they are.
+    if type(res) is _ndarray or not isinstance(res, _SCALARS):
+        return res
+    return np.asarray(res)
+
+
+_SCALARS = (np.generic, int, float, bool, complex)
 
 
 def _arrays(inputs: tuple, cast: _dtype | None) -> list:
@@ -62,14 +71,26 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     `cast` is the computation dtype chosen by type promotion (PyTorch computes ``int + float``
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
+    if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        res = _pd.dispatch(prim, inputs, params, cast)
+        if res is not _pd.MISS:
+            return res
     if cast is not None:
-        res = prim.impl(*_arrays(inputs, cast), **params)
+        arrays = _arrays(inputs, cast)
+        if len(arrays) > 1:
+            _same_device(arrays)
+        res = prim.impl(*arrays, **params)
     elif len(inputs) == 1:  # the common arities spelled out: no list built per call
         res = prim.impl(inputs[0]._data, **params)
     elif len(inputs) == 2:
-        res = prim.impl(inputs[0]._data, inputs[1]._data, **params)
+        a, b = inputs[0]._data, inputs[1]._data
+        if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
+            check_same_device((a, b))
+        res = prim.impl(a, b, **params)
     else:
-        res = prim.impl(*[t._data for t in inputs], **params)
+        arrays = [t._data for t in inputs]
+        _same_device(arrays)
+        res = prim.impl(*arrays, **params)
     single = prim.num_outputs == 1
     if single:
         outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
@@ -80,6 +101,14 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     for rec in STATE.recorders:
         rec.record(prim, inputs, params, outs)
     return outs[0] if single else outs
+
+
+def _same_device(arrays: list) -> None:
+    first = type(arrays[0])
+    for a in arrays:
+        if type(a) is not first:
+            check_same_device(arrays)
+            return
 
 
 def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
@@ -106,6 +135,10 @@ def bind_inplace(
     cast: _dtype | None = None,
 ) -> Tensor:
     """Run `prim` and write its result into `target` (see NOTE [In-place protocol])."""
+    if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        res = _pd.dispatch(prim, inputs, params, cast, target)
+        if res is not _pd.MISS:
+            return res
     tdata = target._data
     if 0 in tdata.strides and prim.name not in _FILLS and _overlaps(tdata):
         raise RuntimeError(
@@ -127,7 +160,7 @@ def bind_inplace(
             f"desired output type {target.dtype.scalar_type}"
         )
     out = _make(res)
-    recorders = STATE.recorders
+    recorders = STATE.all_recorders
     for rec in recorders:
         rec.record_inplace(prim, inputs, params, out, target)
     np.copyto(tdata, res, casting="unsafe")
@@ -143,13 +176,13 @@ def note_write(target: Tensor) -> None:
     Bumps `target`'s shared version counter, as an in-place op would, and tells the recorders.
     """
     target._vc().value += 1
-    for rec in STATE.recorders:
+    for rec in STATE.all_recorders:
         rec.record_write(target)
 
 
 def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
     """Tell the recorders that custom Function `fn_cls` made `outputs` (NOTE [Function door])."""
-    for rec in STATE.recorders:
+    for rec in STATE.all_recorders:
         rec.record_function(fn_cls, inputs, outputs)
 
 

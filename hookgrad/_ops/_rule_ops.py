@@ -48,9 +48,15 @@ _ndarray = np.ndarray
 _EMPTY: dict = {}
 
 
+_SCALARS = (np.generic, int, float, bool, complex)
+
+
 def as_array(res: Any) -> Any:
-    """`res` as an array: NumPy returns scalars for 0-d results, tensors always hold arrays."""
-    return res if type(res) is _ndarray else np.asarray(res)
+    """`res` as an array: NumPy returns scalars for 0-d results, tensors always hold arrays.
+    Arrays of another backend (NOTE [Backends]) are kept as they are."""
+    if type(res) is _ndarray or not isinstance(res, _SCALARS):
+        return res
+    return np.asarray(res)
 
 
 def expand_arr(a: Any, shape: tuple) -> Any:
@@ -120,7 +126,7 @@ class ArrayOps:
         """Primitive `prim` on `inputs`: its array impl, exactly what `bind` would compute."""
         res = prim.impl(*inputs, **params) if params else prim.impl(*inputs)
         if prim.num_outputs == 1:
-            return res if type(res) is _ndarray else np.asarray(res)
+            return res if type(res) is _ndarray else as_array(res)
         return tuple(as_array(r) for r in res)
 
     @staticmethod
@@ -162,7 +168,7 @@ class ArrayOps:
     def sum(a: Any, dims: Sequence[int], keepdim: bool = False) -> Any:
         """Sum over `dims` (``Tensor.sum(dims, keepdim)``; a 0-d array is its own sum)."""
         res = a.sum(axis=tuple(dims) if a.ndim else None, keepdims=keepdim)
-        return res if type(res) is _ndarray else np.asarray(res)
+        return res if type(res) is _ndarray else as_array(res)
 
     @staticmethod
     def sum_to_size(a: Any, shape: Sequence[int]) -> Any:
@@ -197,7 +203,7 @@ class ArrayOps:
         if type(a) is not _ndarray or type(b) is not _ndarray or a.dtype is not b.dtype:
             a, b = _promoted(a, b)
         res = _mul(a, b)
-        return res if type(res) is _ndarray else np.asarray(res)
+        return res if type(res) is _ndarray else as_array(res)
 
     @staticmethod
     def div(a: Any, b: Any) -> Any:
@@ -209,13 +215,13 @@ class ArrayOps:
         if type(a) is not _ndarray or type(b) is not _ndarray or a.dtype is not b.dtype:
             a, b = _promoted(a, b)
         res = _div(a, b)
-        return res if type(res) is _ndarray else np.asarray(res)
+        return res if type(res) is _ndarray else as_array(res)
 
     @staticmethod
     def sub(a: Any, b: Any) -> Any:
         """``a - b`` with PyTorch's type promotion."""
         a, b = _promoted(a, b)
-        return as_array(np.subtract(a, b))
+        return as_array(a - b)
 
     @staticmethod
     def exp(a: Any) -> Any:
@@ -232,7 +238,7 @@ class ArrayOps:
     def add(a: Any, b: Any) -> Any:
         """``a + b`` with PyTorch's type promotion."""
         a, b = _promoted(a, b)
-        return as_array(np.add(a, b))
+        return as_array(a + b)
 
     @staticmethod
     def sign(a: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import defop

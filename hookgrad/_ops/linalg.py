@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops._rules import (
     all_dims,
@@ -46,7 +47,7 @@ defop("bmm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
 
 
 # ---------------------------------------------------------------- dot / mv
-defop("dot", impl=lambda self, tensor: np.asarray(np.dot(self, tensor)),
+defop("dot", impl=lambda self, tensor: namespace_of(self).asarray(np.dot(self, tensor)),
       inputs=("self", "tensor"), saves=("self", "tensor"),
       vjp={"self": lambda grad, tensor: grad * tensor, "tensor": lambda grad, self: grad * self},
       jvp={"self": lambda t, tensor: t.dot(tensor), "tensor": lambda t, self: self.dot(t)})
@@ -150,11 +151,11 @@ def _norm_backward(grad: Any, self: Any, result: Any, ord: Any = 2, dim: Any = N
     if p == 1:
         return ops.mul(ops.sign(self), g)
     if p == 2:
-        nonzero = _masked_zero(ops.div(self, n), np.broadcast_to(zero_norm, x.shape), ops)
+        nonzero = _masked_zero(ops.div(self, n), xp_of(x).broadcast_to(zero_norm, x.shape), ops)
         return ops.mul(g, nonzero)
     if math.isinf(p):
-        a = np.abs(x)
-        mask = (a == ops.data(n)) | np.isnan(a)
+        a = xp_of(x).abs(x)
+        mask = (a == ops.data(n)) | xp_of(x).isnan(a)
         count = mask.sum(axis=tuple(all_dims(dim, x.ndim)), keepdims=True)
         count = ops.const(count.astype(x.dtype))
         return ops.mul(ops.sign(self), ops.mul(ops.div(g, count), ops.const(mask)))

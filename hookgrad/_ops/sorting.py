@@ -136,7 +136,7 @@ def _select_backward(grad: Any, indices: Any, self_shape: tuple, dim: int,
         return grad
     idx = ops.data(indices)
     if not keepdim:
-        grad, idx = ops.unsqueeze(grad, dim), np.expand_dims(idx, dim)
+        grad, idx = ops.unsqueeze(grad, dim), xp_of(idx).expand_dims(idx, dim)
     return ops.scatter_zeros(self_shape, dim, idx, grad)
 
 

@@ -70,12 +70,19 @@ _MIXED_LOCAL = (
 )
 
 
+# Dependency inversion for `Module.compile`: `hookgrad.compile` (a higher layer) puts its
+# module compiler here at import.
+MODULE_COMPILER: list[Callable[..., Any]] = []
+
+
 def __getattr__(name: str) -> Any:
     # PyTorch exposes the sticky global mode as a module global; read it live.
     if name == "_global_is_full_backward_hook":
         return GLOBAL_MODE.is_full_backward_hook
-    if name in ("_global_forward_hooks_with_kwargs", "_global_forward_hooks_always_called"):
-        return _global_forward_hooks.ids_with(name[len("_global_forward_hooks_"):])
+    if name == "_global_forward_hooks_with_kwargs":
+        return _global_forward_hooks.ids_with("with_kwargs")
+    if name == "_global_forward_hooks_always_called":  # the entry flag is ``always_call``
+        return _global_forward_hooks.ids_with("always_call")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -145,6 +152,23 @@ class Module:
     forward: Callable[..., Any] = _forward_unimplemented
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        compiled = self.__dict__.get("_compiled_call_impl")
+        if compiled is not None:  # set by `compile` (spec compile.md §12)
+            return compiled(self, *args, **kwargs)
+        return self._call_uncompiled(*args, **kwargs)
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's call path in place with `hookgrad.compile`'s arguments.
+
+        Global module hooks then fire once per call (no wrapper module is involved).
+
+        Mirrors: ``torch.nn.Module.compile``.
+        """
+        if not MODULE_COMPILER:
+            raise RuntimeError("hookgrad.compile is not available")
+        self.__dict__["_compiled_call_impl"] = MODULE_COMPILER[0](self, *args, **kwargs)
+
+    def _call_uncompiled(self, *args: Any, **kwargs: Any) -> Any:
         if (
             self._forward_pre_hooks
             or self._forward_hooks
@@ -275,24 +299,26 @@ class Module:
         return self
 
     def to(self: T, *args: Any, **kwargs: Any) -> T:
-        """Convert floating-point parameters and buffers to a dtype; check the device (CPU).
+        """Move parameters and buffers to a device and/or floating ones to a dtype.
 
         Accepts ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` and the
         keyword forms. Parameters keep their identity.
 
         Raises:
             TypeError: for a non-floating dtype.
+            RuntimeError: for a device that is not available.
 
         Mirrors: ``torch.nn.Module.to``.
         """
         from hookgrad.nn.modules._conversion import parse_to
 
-        dtype = parse_to(args, kwargs)
-        if dtype is None:
+        device, dtype = parse_to(args, kwargs)
+        if dtype is None and device is None:
             return self
 
         def convert(t: Tensor) -> Tensor:
-            return t.to(dtype) if t.is_floating_point() else t  # type: ignore[attr-defined]
+            want = dtype if dtype is not None and t.is_floating_point() else None
+            return t.to(device=device, dtype=want)  # type: ignore[attr-defined]
 
         return self._apply(convert)
 
@@ -309,8 +335,8 @@ class Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)  # type: ignore
 
     def cpu(self: T) -> T:
-        """No-op (hookgrad runs on the CPU). Mirrors: ``torch.nn.Module.cpu``."""
-        return self
+        """Move parameters and buffers to the CPU. Mirrors: ``torch.nn.Module.cpu``."""
+        return self.to("cpu")
 
     def type(self: T, dst_type: Any) -> T:
         """Cast all parameters and buffers to `dst_type`. Mirrors: ``torch.nn.Module.type``."""
