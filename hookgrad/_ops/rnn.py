@@ -95,9 +95,18 @@ def _bundle(grads: tuple, saved: tuple, results: tuple, reverse: bool, ops: Any)
             bundle = _raw_bundle(grads, saved, results, reverse)
         else:
             bundle = _graph_bundle(grads, saved, reverse)
-        refs = tuple(None if g is None else weakref.ref(g) for g in grads)
-        _LOCAL.last = (weakref.ref(results[0], _drop), refs, bundle)
+        refs = tuple(None if g is None else _ref(g) for g in grads)
+        _LOCAL.last = (_ref(results[0], _drop), refs, bundle)
     return bundle
+
+
+def _ref(value: Any, callback: Any = None) -> Any:
+    """A weak reference to `value`; a strong one (a closure) for arrays that cannot be weakly
+    referenced (some backends' arrays), which the next bundle of the thread replaces."""
+    try:
+        return weakref.ref(value, callback)
+    except TypeError:
+        return lambda: value
 
 
 def _raw_bundle(grads: tuple, saved: tuple, results: tuple, reverse: bool) -> dict:
