@@ -225,7 +225,8 @@ class ForwardADRecorder:
                 tans[i] = tan
         return tans
 
-    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple) -> None:
+    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple,
+               cast: Any = None) -> None:
         tans = self._tangents(prim, inputs)
         if tans is None or not any(o._data.dtype.kind == "f" for o in outs):
             return  # integer/bool results (comparisons, argmax) carry no tangent in PyTorch
@@ -239,7 +240,7 @@ class ForwardADRecorder:
 
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
-                       target: Tensor) -> None:
+                       target: Tensor, cast: Any = None) -> None:
         tans = self._tangents(prim, inputs)
         if tans is not None:
             self._pending[id(out)] = compute_jvp(prim, inputs, params, (out,), tans)[0]
