@@ -36,10 +36,10 @@ class _Recorder:
         self.sees_backward = sees_backward
         self.names: list = []
 
-    def record(self, prim, inputs, params, outputs) -> None:
+    def record(self, prim, inputs, params, outputs, cast=None) -> None:
         self.names.append(prim.name)
 
-    def record_inplace(self, prim, inputs, params, out, target) -> None:
+    def record_inplace(self, prim, inputs, params, out, target, cast=None) -> None:
         self.names.append(prim.name + "_")
 
     def rebase(self, target, out) -> None:
