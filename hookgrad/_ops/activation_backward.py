@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
 from hookgrad._ops._rule_ops import TENSOR_OPS
+from hookgrad._ops._special import special
 from hookgrad._ops.registry import defop
 
 __all__ = [
@@ -167,8 +167,6 @@ def tanh_backward(grad: Any, output: Any, ops: Any = TENSOR_OPS) -> Any:
 # ---------------------------------------------------------------- gelu
 @quiet
 def _gelu_backward_impl(grad_output: Any, self: Any, approximate: str = "none") -> Any:
-    from hookgrad._ops.pointwise_math import special
-
     x = self
     if approximate == "tanh":
         x_sq = x * x
