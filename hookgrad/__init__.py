@@ -95,6 +95,8 @@ from hookgrad.nn._functional_rnn import (  # noqa: E402  (torch.lstm, torch.gru,
 import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
+from hookgrad import distributed, futures  # noqa: E402
+import hookgrad.nn.parallel  # noqa: E402,F401  (torch.nn.parallel)
 from hookgrad.serialization import load, save  # noqa: E402
 
 float = float32  # noqa: A001 - torch.float is public API
