@@ -64,6 +64,7 @@ from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.re
 
 # --- autograd ------------------------------------------------------------------------------
 from hookgrad import autograd
+from hookgrad.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from hookgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import result_type, wrap_scalar
 from hookgrad._ops.registry import PRIMITIVES as P
@@ -77,7 +77,7 @@ def scalar_cast(t: Tensor, *scalars: Any) -> Any:
 
 def float_cast(t: Tensor) -> Any:
     """Cast for ops that compute in floating point: ints and bools go to the default dtype."""
-    return None if t._data.dtype.kind == "f" else STATE.default_dtype
+    return None if t._data.dtype.kind == "f" else GLOBAL.default_dtype
 
 
 def _mirrors(name: str, summary: str, torch_name: str | None) -> str:
@@ -92,7 +92,7 @@ def float_unary(name: str, summary: str, prim: str | None = None,
     def fn(input: Tensor) -> Tensor:
         if input._data.dtype.kind == "f":
             return bind(p, (input,))
-        return bind(p, (input,), _EMPTY, STATE.default_dtype)
+        return bind(p, (input,), _EMPTY, GLOBAL.default_dtype)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _mirrors(name, summary, torch_name)

@@ -17,8 +17,8 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._backend import device as _device
 from hookgrad._backend import namespace_for
+from hookgrad._config import GLOBAL
 from hookgrad._dtypes import (
-    STATE,
     bool_,
     dtype,
     from_numpy_dtype,
@@ -68,7 +68,7 @@ def _scalar_dtype(x: Any) -> dtype | None:
     if isinstance(x, int):
         return int64
     if isinstance(x, float):
-        return STATE.default_dtype
+        return GLOBAL.default_dtype
     if x is None:
         raise RuntimeError("Could not infer dtype of NoneType")
     if isinstance(x, str):
@@ -193,7 +193,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     arr = _fast_list(data, dtype)
     if arr is None:
         inferred = _infer(data, 0, _chain_shape(data))
-        d = to_dtype(dtype) if dtype is not None else (inferred or STATE.default_dtype)
+        d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
         if d is not int64 and _python_numbers(data):
             _check_fits(raw, d, d.name)
@@ -239,7 +239,7 @@ def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
     if target is not None:
         d = target
     elif float in types:
-        d = STATE.default_dtype
+        d = GLOBAL.default_dtype
     else:
         d = int64 if int in types else bool_
     if arr.dtype == d.np:
@@ -372,7 +372,7 @@ def _shape(size: tuple, fn: str = "") -> tuple:
 
 
 def _dt(dtype_: Any) -> dtype:
-    return STATE.default_dtype if dtype_ is None else to_dtype(dtype_)
+    return GLOBAL.default_dtype if dtype_ is None else to_dtype(dtype_)
 
 
 def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
@@ -440,7 +440,7 @@ def _fill_dtype(fill_value: Any) -> dtype:
         return bool_
     if isinstance(fill_value, (int, np.integer)):
         return int64
-    return STATE.default_dtype
+    return GLOBAL.default_dtype
 
 
 def full(size: Any, fill_value: Any, *, out: Any = None, dtype: Any = None, layout: Any = None,
@@ -539,7 +539,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype
     step = _number(step, "arange", "step", 2)
     if dtype is None:
         ints = all(isinstance(v, int) for v in (start, end, step))
-        d = int64 if ints else STATE.default_dtype
+        d = int64 if ints else GLOBAL.default_dtype
     else:
         d = to_dtype(dtype)
     if d is bool_:

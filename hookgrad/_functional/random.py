@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
 from hookgrad._functional.creation import _finish, _like_device, _shape, _size_arg, _xp
@@ -406,7 +406,7 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
 # ---------------------------------------------------------------- sampling factories
 def _float_factory(size: tuple, dtype: Any, device: Any, requires_grad: bool, kernel: str,
                    sample: Any, fn: str = "rand") -> Tensor:
-    d = STATE.default_dtype if dtype is None else to_dtype(dtype)
+    d = GLOBAL.default_dtype if dtype is None else to_dtype(dtype)
     if not size:
         raise TypeError(f"{fn}() received an invalid combination of arguments - got (), but "
                         "expected one of: (tuple of ints size, ...)")

@@ -13,7 +13,7 @@ import operator
 import warnings
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._dtypes import to_dtype
 from hookgrad._functional import sorting as _sorting
@@ -235,7 +235,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     params = {"dim": reduce_dims(dim, input._data.ndim) or None, "keepdim": keepdim}
     if input._data.dtype.kind == "f":
         return bind(P["logsumexp"], (input,), params)
-    return bind(P["logsumexp"], (input,), params, STATE.default_dtype)
+    return bind(P["logsumexp"], (input,), params, GLOBAL.default_dtype)
 
 
 def _scan(name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops._rules import const, raw_backward
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
@@ -49,7 +49,7 @@ def embed(grad: Tensor, shape: tuple, view_fn: Any) -> Tensor:
     """Zeros of `shape` with `grad` copied into ``view_fn(zeros)`` (NOTE [View gradients])."""
     out = zeros_of(grad, shape)
     region = view_fn(out)
-    if not STATE.grad_enabled and STATE.dual_level < 0:
+    if not STATE.grad_enabled and GLOBAL.dual_level < 0:
         region._data[...] = grad._data  # nothing to record: a plain write
     else:
         region.copy_(grad)

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE, remove_recorder, set_recorders
 from hookgrad._dispatch import mark_views
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
@@ -382,10 +382,10 @@ class Function(_SingleLevelFunction):
         tangents = _input_tangents(args)
         prev, recorders = STATE.grad_enabled, STATE.recorders
         STATE.grad_enabled = False
-        if STATE.dual_level >= 0:  # forward AD is off inside forward, as in PyTorch
+        if GLOBAL.dual_level >= 0:  # forward AD is off inside forward, as in PyTorch
             from hookgrad.autograd.forward_ad import FORWARD_RECORDER
 
-            STATE.recorders = tuple(r for r in recorders if r is not FORWARD_RECORDER)
+            remove_recorder(FORWARD_RECORDER)
         try:
             if setup:
                 raw = cls.forward(*args)
@@ -393,7 +393,8 @@ class Function(_SingleLevelFunction):
             else:
                 raw = cls.forward(ctx, *args, **kwargs)
         finally:
-            STATE.grad_enabled, STATE.recorders = prev, recorders
+            STATE.grad_enabled = prev
+            set_recorders(recorders)
         is_tuple = isinstance(raw, tuple)
         outs = _wrap_outputs(ctx, args, raw if is_tuple else (raw,), executable)
         _save_variables(ctx, executable)
@@ -421,11 +422,11 @@ class NestedIOFunction(Function):
 # ---------------------------------------------------------------------------------- forward AD
 def _input_tangents(args: tuple) -> list | None:
     """Tangents of the tensor arguments at the current dual level; None if there are none."""
-    if STATE.dual_level < 0:
+    if GLOBAL.dual_level < 0:
         return None
     from hookgrad.autograd.forward_ad import get_tangent
 
-    tangents = [get_tangent(a, STATE.dual_level) if isinstance(a, Tensor) else None for a in args]
+    tangents = [get_tangent(a, GLOBAL.dual_level) if isinstance(a, Tensor) else None for a in args]
     return tangents if any(t is not None for t in tangents) else None
 
 
@@ -452,7 +453,7 @@ def _apply_jvp(cls: Any, ctx: Any, args: tuple, tangents: list, outs: tuple) -> 
                 f"original Tensor, this is not supported. Tensor is of size {list(out.shape)} "
                 f"while the given forward gradient is of size {list(tangent.shape)}."
             )
-        _set_tangent(out, STATE.dual_level, tangent)
+        _set_tangent(out, GLOBAL.dual_level, tangent)
 
 
 # ---------------------------------------------------------------------------------- outputs

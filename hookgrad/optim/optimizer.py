@@ -42,7 +42,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.nn.modules._registration import typename
@@ -179,7 +179,7 @@ def _use_grad_for_differentiable(func: Callable[..., Any]) -> Callable[..., Any]
 
 def _get_scalar_dtype() -> Any:
     """NumPy dtype of ``state["step"]``: float64 under a float64 default dtype, else float32."""
-    return np.float64 if STATE.default_dtype.name == "float64" else np.float32
+    return np.float64 if GLOBAL.default_dtype.name == "float64" else np.float32
 
 
 def _new_step(value: float = 0.0) -> Tensor:
