@@ -34,11 +34,6 @@ class Descriptor:
     arg: int = 0  # root rank for broadcasts, reduce-op code for all_reduce
     nbytes: int = 0  # pickled size for object collectives (may differ across ranks)
 
-    def describe(self) -> str:
-        if self.kind in ("barrier", "all_gather_object", "broadcast_object"):
-            return self.kind
-        return f"{self.kind}({self.dtype}{list(self.shape)}, arg={self.arg})"
-
     def key(self) -> tuple:
         """What must be equal across ranks (object sizes legitimately differ)."""
         shape = () if self.kind in ("all_gather_object", "broadcast_object") else self.shape

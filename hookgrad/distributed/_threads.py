@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad.distributed._protocol import Descriptor, DistBackendError, mismatch_error, \
-    timeout_error
+from hookgrad.distributed._protocol import Descriptor, DistBackendError, describe_encoded, \
+    mismatch_error, timeout_error
 
 _REDUCE = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 4: np.add}
 
@@ -102,8 +102,10 @@ class ThreadRequest:
         for r in range(self.comm.size):
             if slot[r][0].key() != self.desc.key():
                 a, b = sorted([(self.comm.rank, self.desc), (r, slot[r][0])], key=lambda x: x[0])
-                raise mismatch_error(self.comm.global_ranks[a[0]], a[1].describe(),
-                                     self.comm.global_ranks[b[0]], b[1].describe())
+                raise mismatch_error(self.comm.global_ranks[a[0]],
+                                     describe_encoded(a[1].encode(self.seq)),
+                                     self.comm.global_ranks[b[0]],
+                                     describe_encoded(b[1].encode(self.seq)))
         self.result = _compute(self.desc, [slot[r][1] for r in range(self.comm.size)],
                                self.payload)
 

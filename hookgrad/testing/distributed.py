@@ -26,8 +26,25 @@ def run_ranks(fn: Callable[[int, int], Any], world_size: int, *,
     in-process ``threads`` backend; return the per-rank results, or re-raise the first failure.
 
     A rank that raises aborts the store, so peers blocked in a collective fail at once with an
-    error naming it (no hang); the re-raised exception is the failing rank's own.
+    error naming it (no hang); the re-raised exception is the first failing rank's own.
     """
+    results, errors = _launch(fn, world_size, timeout)
+    if errors:
+        raise errors[0][1]
+    return results
+
+
+def run_ranks_errors(fn: Callable[[int, int], Any], world_size: int, *,
+                     timeout: timedelta = timedelta(seconds=30)) -> list[BaseException | None]:
+    """Like `run_ranks` but return each rank's exception (None for a rank that succeeded)."""
+    out: list[BaseException | None] = [None] * world_size
+    for rank, exc in _launch(fn, world_size, timeout)[1]:
+        out[rank] = exc
+    return out
+
+
+def _launch(fn: Callable[[int, int], Any], world_size: int, timeout: timedelta
+            ) -> tuple[list[Any], list[tuple[int, BaseException]]]:
     store = dist.ThreadStore(world_size)
     results: list[Any] = [None] * world_size
     errors: list[tuple[int, BaseException]] = []
@@ -37,7 +54,7 @@ def run_ranks(fn: Callable[[int, int], Any], world_size: int, *,
                                 timeout=timeout)
         try:
             results[rank] = fn(rank, world_size)
-        except BaseException as exc:  # noqa: BLE001 - reported to the caller below
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller
             errors.append((rank, exc))
             store.abort(rank, exc)
         finally:
@@ -51,24 +68,7 @@ def run_ranks(fn: Callable[[int, int], Any], world_size: int, *,
         t.join(timeout.total_seconds() * 4 + 10)
     if any(t.is_alive() for t in threads):
         raise TimeoutError(f"run_ranks: ranks still running after {timeout} (a hang)")
-    if errors:
-        raise errors[0][1]
-    return results
-
-
-def run_ranks_errors(fn: Callable[[int, int], Any], world_size: int, *,
-                     timeout: timedelta = timedelta(seconds=30)) -> list[BaseException | None]:
-    """Like `run_ranks` but return each rank's exception (None when it succeeded)."""
-    out: list[BaseException | None] = [None] * world_size
-
-    def wrapped(rank: int, size: int) -> None:
-        try:
-            fn(rank, size)
-        except BaseException as exc:  # noqa: BLE001
-            out[rank] = exc
-
-    run_ranks(wrapped, world_size, timeout=timeout)
-    return out
+    return results, errors
 
 
 def mpiexec() -> str | None:
