@@ -78,6 +78,8 @@ class MpiRequest:
         self.comm.progress()
         if self.error is not None:
             raise self.error
+        if self.comm.broken is not None:  # an earlier collective mismatched: the group is dead
+            raise self.comm.broken
         if self.data_req is None or not self.data_req.Test():
             return False
         self.result = _finish(self)
@@ -152,6 +154,7 @@ class MpiComm:
         self.global_ranks, self.global_rank = list(global_ranks), global_rank
         self.seq = 0
         self.queue: deque[MpiRequest] = deque()
+        self.broken: BaseException | None = None
         M = self.MPI
         self.ops = {0: M.SUM, 1: M.PROD, 2: M.MIN, 3: M.MAX, 4: M.SUM}
 
@@ -165,7 +168,10 @@ class MpiComm:
     def progress(self) -> None:
         """Post the data stage of every leading collective whose handshake completed."""
         while self.queue and self.queue[0].handshake_done():
-            self.queue.popleft().post_data()
+            req = self.queue.popleft()
+            req.post_data()
+            if req.error is not None and self.broken is None:
+                self.broken = req.error
 
     def sub(self, ranks: list[int]) -> MpiComm | None:
         group = self.data.Get_group().Incl([self.global_ranks.index(r) for r in ranks])

@@ -75,6 +75,7 @@ class ThreadRequest:
         with store.cond:
             while (slot := self._ready()) is None:
                 self._check_failed()
+                self._check_earlier()
                 left = deadline - time.monotonic()
                 if left <= 0:
                     have = store.slots.get((self.comm.key, self.seq), {})
@@ -83,6 +84,17 @@ class ThreadRequest:
                     raise timeout_error(self.desc.kind, timeout, missing, self.comm.global_rank)
                 store.cond.wait(min(left, 0.5))
             self._finish(slot)
+
+    def _check_earlier(self) -> None:
+        """Finish earlier collectives of this rank that nobody waited on, so a mismatch there
+        is reported instead of this collective timing out (lock held)."""
+        if self.comm.broken is not None:
+            raise self.comm.broken
+        for req in list(self.comm.outstanding):
+            if req is self:
+                break
+            if not req.done and (slot := req._ready()) is not None:
+                req._finish(slot)
 
     def _check_failed(self) -> None:
         failed = {r: m for r, m in self.comm.store.failed.items() if r != self.comm.global_rank}
@@ -99,13 +111,16 @@ class ThreadRequest:
         if store.reads[key] == self.comm.size:
             del store.slots[key], store.reads[key]
         self.done = True
+        if self in self.comm.outstanding:
+            self.comm.outstanding.remove(self)
         for r in range(self.comm.size):
             if slot[r][0].key() != self.desc.key():
                 a, b = sorted([(self.comm.rank, self.desc), (r, slot[r][0])], key=lambda x: x[0])
-                raise mismatch_error(self.comm.global_ranks[a[0]],
+                self.comm.broken = mismatch_error(self.comm.global_ranks[a[0]],
                                      describe_encoded(a[1].encode(self.seq)),
                                      self.comm.global_ranks[b[0]],
                                      describe_encoded(b[1].encode(self.seq)))
+                raise self.comm.broken
         self.result = _compute(self.desc, [slot[r][1] for r in range(self.comm.size)],
                                self.payload)
 
@@ -136,6 +151,8 @@ class ThreadComm:
         self.global_rank = global_rank
         self.rank, self.size = self.global_ranks.index(global_rank), len(global_ranks)
         self.seq = 0
+        self.outstanding: list[ThreadRequest] = []
+        self.broken: BaseException | None = None
 
     def start(self, desc: Descriptor, payload: Any) -> ThreadRequest:
         seq, self.seq = self.seq, self.seq + 1
@@ -143,7 +160,9 @@ class ThreadComm:
         with self.store.cond:
             self.store.slots.setdefault((self.key, seq), {})[self.rank] = (desc, deposit)
             self.store.cond.notify_all()
-        return ThreadRequest(self, seq, desc, payload)
+        req = ThreadRequest(self, seq, desc, payload)
+        self.outstanding.append(req)
+        return req
 
     def progress(self) -> None:
         """Nothing to drive: deposits complete without the engine's help."""

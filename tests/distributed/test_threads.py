@@ -69,3 +69,18 @@ def test_threads_backend_needs_a_store():
     with pytest.raises(ValueError, match="ThreadStore"):
         dist.init_process_group("threads", rank=0, world_size=1)
     assert not dist.is_initialized()
+
+
+def test_an_unwaited_mismatched_collective_is_reported_not_a_timeout():
+    def fn(rank, world):
+        if rank == 1:
+            dist.barrier(async_op=True)  # never waited on
+            dist.broadcast(hookgrad.ones(2), src=0)
+        else:
+            dist.all_reduce(hookgrad.ones(2))
+
+    errors = run_ranks_errors(fn, 2, timeout=timedelta(seconds=20))
+    for exc in errors:
+        assert isinstance(exc, dist.DistBackendError)
+        assert str(exc).startswith("collective mismatch: rank 0 called all_reduce")
+        assert "rank 1 called barrier" in str(exc)

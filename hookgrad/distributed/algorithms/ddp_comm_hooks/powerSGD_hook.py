@@ -154,6 +154,24 @@ def _views(memory: np.ndarray, batches: list, dim: int, rank: int) -> list[np.nd
     return views
 
 
+def _first_projection(state: PowerSGDState, k: int, batches: list, fresh: bool
+                      ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """P and Q views into the bucket's memories; Q random (same on every rank: shared seed and
+    call order) when fresh, orthogonalised; then ``P = M Q``."""
+    rank = state.matrix_approximation_rank
+    ps = _views(state.p_memory_dict[k]._data, batches, 1, rank)
+    qs = _views(state.q_memory_dict[k]._data, batches, 2, rank)
+    if fresh:
+        noise = np.random.default_rng(state.rng.randint(1_000_000_000))
+        for q in qs:
+            q[...] = noise.standard_normal(q.shape)
+    for q in qs:
+        _orthogonalize(q, state.orthogonalization_epsilon)
+    for (batch, _), q, p in zip(batches, qs, ps, strict=True):
+        np.matmul(batch, q, out=p)
+    return ps, qs
+
+
 def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[Tensor]:  # noqa: N802
     """Low-rank (rank ``state.matrix_approximation_rank``) compressed gradient all-reduce.
 
@@ -181,17 +199,8 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[Tensor]:  
         state.p_memory_dict[k] = _as_tensor(np.empty(p_size, dtype=flat.dtype))
         state.q_memory_dict[k] = _as_tensor(np.empty(q_size, dtype=flat.dtype))
     batches = _batches(state, mats)
-    rank, eps = state.matrix_approximation_rank, state.orthogonalization_epsilon
-    ps = _views(state.p_memory_dict[k]._data, batches, 1, rank)
-    qs = _views(state.q_memory_dict[k]._data, batches, 2, rank)
-    if fresh:
-        noise = np.random.default_rng(state.rng.randint(1_000_000_000))
-        for q in qs:
-            q[...] = noise.standard_normal(q.shape)
-    for q in qs:
-        _orthogonalize(q, eps)
-    for (batch, _), q, p in zip(batches, qs, ps, strict=True):
-        np.matmul(batch, q, out=p)
+    eps = state.orthogonalization_epsilon
+    ps, qs = _first_projection(state, k, batches, fresh)
 
     def allreduce_ps(fut: Future) -> Any:
         reduced = fut.value()[0]._data / world
