@@ -34,8 +34,11 @@ class Recorder(Protocol):
     - ``rebase(target, out)``: the write happened and the version counter was bumped; the
       autograd identity of `out` may now move to `target`. Each ``record_inplace`` is followed
       by exactly one ``rebase`` on the same thread.
-    - ``record_function(fn_cls, inputs, outputs)``: a custom ``autograd.Function`` produced
-      `outputs` from `inputs` (its forward ran with recording off, as in PyTorch).
+    - ``record_write(target)``: `target`'s data was overwritten outside any primitive (an
+      optimizer update, ``.grad`` accumulation, a random fill); its version was bumped.
+    - ``record_function(fn_cls, inputs, outputs)``: a custom ``autograd.Function`` (or the
+      identity node of module backward hooks) produced `outputs` from `inputs`; the ops of
+      its forward were reported before, as they ran with grad mode off.
     - ``sees_backward``: True when the recorder must see the hookgrad ops of backward rules
       (forward AD over reverse, tracing, compiled autograd). The engine then hands rules
       hookgrad operations instead of raw-array ones (NOTE [Rule operations]).
@@ -54,6 +57,8 @@ class Recorder(Protocol):
                        target: Any) -> None: ...
 
     def rebase(self, target: Any, out: Any) -> None: ...
+
+    def record_write(self, target: Any) -> None: ...
 
     def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None: ...
 

@@ -12,6 +12,20 @@ version counter, then lets recorders move the autograd identity from ``out`` to 
 (``rebase``). This reproduces PyTorch's observable behaviour: the target gets the new ``grad_fn``
 (``MulBackward0`` for ``mul_``), hooks registered before the op stay with the old node, saved
 tensors of earlier nodes see the version bump.
+
+NOTE [Function door]
+A custom ``autograd.Function`` (and the identity node that module backward hooks pass tensors
+through, PyTorch's ``BackwardHookFunction``) runs user Python instead of a primitive, so it
+cannot go through `bind`. `record_function` is its door: the Function's forward runs with grad
+mode off (its ops pass `bind` like any others but build no graph), then every recorder on the
+thread's stack is told which Function produced which outputs from which inputs.
+
+NOTE [Write door]
+A few writes into tensor memory are not primitives: optimizer updates (NumPy math on the
+parameters' arrays, NOTE [In-place optimizer math]), ``.grad`` accumulation, random fills, the
+``out=`` copy, ``mark_dirty`` of custom Functions, embedding's max_norm renormalisation, LR
+values held in tensors. Each goes through `note_write`, so the version counter and the
+recorders see every mutation of tensor data.
 """
 
 from __future__ import annotations
@@ -109,8 +123,8 @@ def bind_inplace(
         from hookgrad._dtypes import from_numpy_dtype
 
         raise RuntimeError(
-            f"result type {_type_word(from_numpy_dtype(res.dtype))} can't be cast to the "
-            f"desired output type {_type_word(target.dtype)}"
+            f"result type {from_numpy_dtype(res.dtype).scalar_type} can't be cast to the "
+            f"desired output type {target.dtype.scalar_type}"
         )
     out = _make(res)
     recorders = STATE.recorders
@@ -123,6 +137,22 @@ def bind_inplace(
     return target
 
 
+def note_write(target: Tensor) -> None:
+    """The door for data written outside any primitive (NOTE [Write door]).
+
+    Bumps `target`'s shared version counter, as an in-place op would, and tells the recorders.
+    """
+    target._vc().value += 1
+    for rec in STATE.recorders:
+        rec.record_write(target)
+
+
+def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
+    """Tell the recorders that custom Function `fn_cls` made `outputs` (NOTE [Function door])."""
+    for rec in STATE.recorders:
+        rec.record_function(fn_cls, inputs, outputs)
+
+
 _FILLS = frozenset({"fill_", "fill_scalar_", "zero_"})  # PyTorch lets fills write overlaps
 
 
@@ -132,10 +162,5 @@ def _overlaps(arr: Any) -> bool:
     return arr.size != 0 and any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape))
 
 
-def _type_word(d: _dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[d.name]
 
-
-__all__ = ["bind", "bind_inplace", "mark_views"]
+__all__ = ["bind", "bind_inplace", "mark_views", "note_write", "record_function"]

@@ -21,7 +21,8 @@ class dtype:
     Mirrors: ``torch.dtype`` (repr ``torch.float32``).
     """
 
-    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "__weakref__")
+    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "scalar_type",
+                 "__weakref__")
 
     def __init__(self, name: str, np_dtype: Any, category: int, legacy_name: str) -> None:
         self.name = name
@@ -29,6 +30,8 @@ class dtype:
         self.category = category
         self.itemsize = self.np.itemsize
         self.legacy_name = legacy_name
+        # PyTorch's ScalarType name, as error texts spell it ("Long" in "... for 'Long'")
+        self.scalar_type = legacy_name[: -len("Tensor")]
 
     @property
     def is_floating_point(self) -> bool:

@@ -15,8 +15,8 @@ from hookgrad._config import GLOBAL
 from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
-from hookgrad.autograd.forward_ad import constant_zeros_like, one_hot_like
 from hookgrad.autograd._api import grad as _grad
+from hookgrad.autograd.forward_ad import constant_zeros_like, one_hot_like
 from hookgrad.autograd.grad_mode import enable_grad
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",

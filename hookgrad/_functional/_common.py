@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
-from hookgrad._dispatch import bind
 from hookgrad._config import GLOBAL
+from hookgrad._dispatch import bind
 from hookgrad._dtypes import (
     dtype,
     from_numpy_dtype,

@@ -20,15 +20,8 @@ from hookgrad._tensor import Tensor
 
 _EMPTY: dict = {}
 
-# PyTorch's scalar-type names, as they appear in "not implemented for 'Long'" messages.
-TYPE_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
-
-
 def type_name(t: Tensor) -> str:
-    return TYPE_NAMES[t.dtype.name]
+    return t.dtype.scalar_type
 
 
 def require_float(t: Tensor, kernel: str) -> None:
@@ -132,6 +125,6 @@ def inplace_unary(name: str, prim: str | None = None, float_op: bool = False,
 
 
 __all__ = [
-    "TYPE_NAMES", "type_name", "require_float", "reject_bool", "require_tensor", "promote",
+    "type_name", "require_float", "reject_bool", "require_tensor", "promote",
     "scalar_cast", "float_cast", "float_unary", "same_unary", "inplace_unary",
 ]

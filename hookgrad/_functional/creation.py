@@ -18,6 +18,7 @@ from hookgrad import _backend
 from hookgrad._backend import device as _device
 from hookgrad._backend import namespace_for
 from hookgrad._config import GLOBAL
+from hookgrad._dispatch import note_write
 from hookgrad._dtypes import (
     bool_,
     dtype,
@@ -36,8 +37,6 @@ __all__ = [
 ]
 
 _REQUIRES_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
-_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _xp(device: Any) -> Any:
@@ -383,7 +382,7 @@ def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
         out._data[...] = result._data
     else:
         out._data = result._data.astype(out._data.dtype)
-    out._vc().value += 1
+    note_write(out)
     return out
 
 

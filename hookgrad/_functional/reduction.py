@@ -44,15 +44,9 @@ __all__ = [
 
 _NO_DIM: Any = object()  # "dim not given": PyTorch then runs another overload (another node)
 
-_TYPE_WORDS = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
-
-
 def type_word(t: Any) -> str:
     """PyTorch's scalar type name in error texts (``Long``, ``Float``...)."""
-    return _TYPE_WORDS[t.name]
+    return t.scalar_type
 
 
 def _dtype_param(dtype: Any) -> dict:

@@ -17,8 +17,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hookgrad._backend import element_offset
 from hookgrad._config import STATE
+from hookgrad._dispatch import bind
+from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._node import GradientEdge
 from hookgrad.autograd._nodes import _NODE_CLASSES, PrimitiveNode, get_accumulator
 
 
@@ -47,9 +51,6 @@ def refresh_view(t: Tensor) -> None:
     if not (t._requires_grad and base._requires_grad):
         # A view made without a graph stays without one (see the NOTE: a divergence).
         return
-    from hookgrad._dispatch import bind
-    from hookgrad._ops.registry import PRIMITIVES
-
     size, stride, offset = strided_geometry(t._data, base._data)
     item = base._data.itemsize
     params = {
@@ -140,8 +141,6 @@ def move_autograd_identity(t: Tensor, node: Any, output_nr: int) -> None:
 
 def strided_geometry(view: Any, base: Any) -> tuple:
     """``(size, stride, offset)`` of array `view` inside array `base`, in elements."""
-    from hookgrad._backend import element_offset
-
     item = view.itemsize
     return (
         tuple(view.shape),
@@ -168,4 +167,19 @@ __all__ = [
     "strided_geometry",
     "view_rebase_message",
     "check_view_inplace",
+    "get_gradient_edge",
 ]
+
+
+def get_gradient_edge(tensor: Any) -> GradientEdge:
+    """The node and slot a gradient for `tensor` flows into.
+
+    Mirrors: ``torch.autograd.graph.get_gradient_edge``.
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node, nr = gradient_edge(tensor)
+    return GradientEdge(node, nr)

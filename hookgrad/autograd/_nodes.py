@@ -21,11 +21,12 @@ import weakref
 from typing import Any
 
 from hookgrad._config import GLOBAL, STATE
+from hookgrad._dispatch import note_write
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._node import Node
 from hookgrad.autograd._plans import RulePlan
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd.graph import Node
 
 ACCUMULATE_GRAD_SEQ = 2**64 - 1
 _EMPTY: dict = {}
@@ -207,7 +208,7 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
         return
     if old._data.shape == new._data.shape:
         old._data += new._data
-        old._vc().value += 1
+        note_write(old)
     else:  # pragma: no cover - shapes are validated before accumulation
         var._grad = old + new  # type: ignore[attr-defined]
 

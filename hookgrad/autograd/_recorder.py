@@ -168,6 +168,9 @@ class GradRecorder:
             target._requires_grad = True
         _save_results_after_write(node, target)
 
+    def record_write(self, target: Tensor) -> None:
+        return None
+
     def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
         return None  # `Function.apply` builds its own node (its ctx is the node)
 

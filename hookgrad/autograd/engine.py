@@ -33,8 +33,8 @@ from hookgrad.autograd._hook_points import (
     call_node_pre_hooks,
     call_tensor_pre_hooks,
 )
+from hookgrad.autograd._node import Node
 from hookgrad.autograd.anomaly_mode import check_nan_outputs
-from hookgrad.autograd.graph import Node
 
 
 class _Ready:

@@ -243,6 +243,12 @@ class ForwardADRecorder:
         if tans is not None:
             self._pending[id(out)] = compute_jvp(prim, inputs, params, (out,), tans)[0]
 
+    def record_write(self, target: Tensor) -> None:
+        return None
+
+    def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
+        return None  # `Function.apply` runs the Function's own jvp
+
     def rebase(self, target: Tensor, out: Tensor) -> None:
         tan = self._pending.pop(id(out), None)
         if tan is None:

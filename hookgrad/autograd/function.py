@@ -35,12 +35,12 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL, STATE, remove_recorder, set_recorders
-from hookgrad._dispatch import mark_views
+from hookgrad._dispatch import mark_views, note_write, record_function
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import gradient_edge, move_autograd_identity
+from hookgrad.autograd._node import Node
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd.graph import Node
 
 __all__ = [
     "Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
@@ -401,6 +401,7 @@ class Function(_SingleLevelFunction):
         if tangents is not None:
             _apply_jvp(cls, ctx, args, tangents, outs)
         ctx.saved_for_forward = None
+        record_function(cls, tuple(a for a in args if isinstance(a, Tensor)), tuple(outs))
         return outs if is_tuple else outs[0]
 
 
@@ -473,7 +474,7 @@ def _wrap_outputs(ctx: Any, args: tuple, outs: tuple, executable: bool) -> tuple
     nondiff = _ids(ctx, "non_differentiable",
                    "mark_non_differentiable only accepts variable arguments, but got ")
     for d in dirty_list:
-        d._vc().value += 1
+        note_write(d)
     out_ids = {id(o) for o in outs if isinstance(o, Tensor)}
     if not dirty <= out_ids:
         raise RuntimeError(_DIRTY_NOT_RETURNED)

@@ -223,6 +223,9 @@ class _CloneBeforeMutate:
     def rebase(self, target: Tensor, out: Tensor) -> None:
         return None
 
+    def record_write(self, target: Tensor) -> None:
+        return None
+
     def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
         return None
 

@@ -31,7 +31,7 @@ def ntuple(value: Any, n: int) -> tuple[int, ...]:
 
 
 def _type_word(t: Tensor) -> str:
-    return t.type().split(".")[-1][: -len("Tensor")]  # type: ignore[attr-defined]
+    return t.dtype.scalar_type
 
 
 def _sizes(t: Tensor) -> str:

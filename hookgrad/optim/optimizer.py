@@ -43,6 +43,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._config import GLOBAL, STATE
+from hookgrad._dispatch import note_write
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.nn.modules._registration import typename
@@ -212,7 +213,7 @@ def _arr(t: Tensor) -> Any:
 
 def _bump(t: Tensor) -> None:
     """Record an in-place write to `t` (NOTE [In-place optimizer math])."""
-    t._vc().value += 1
+    note_write(t)
 
 
 def _reject_unsupported(differentiable: bool, fused: Any, capturable: bool = False) -> None:

@@ -168,6 +168,9 @@ def test_recorder_stack_is_per_thread():
         def rebase(self, target, out) -> None:
             return None
 
+        def record_write(self, target) -> None:
+            self.names.append("write")
+
         def record_function(self, fn_cls, inputs, outputs) -> None:
             self.names.append(fn_cls.__name__)
 
@@ -200,3 +203,86 @@ def _anomaly_nan(lib) -> tuple:
 
 def test_anomaly_mode_reports_nan_gradients_like_pytorch(torch):
     assert _anomaly_nan(hookgrad) == _anomaly_nan(torch)
+
+
+def test_custom_function_and_module_backward_hook_pass_the_function_door():
+    from hookgrad._config import recording
+
+    class Events:
+        sees_backward = False
+
+        def __init__(self) -> None:
+            self.log: list = []
+
+        def record(self, prim, inputs, params, outputs) -> None:
+            self.log.append(prim.name)
+
+        def record_inplace(self, prim, inputs, params, out, target) -> None:
+            self.log.append(prim.name)
+
+        def rebase(self, target, out) -> None:
+            self.log.append("rebase")
+
+        def record_write(self, target) -> None:
+            self.log.append(("write", tuple(target.shape)))
+
+        def record_function(self, fn_cls, inputs, outputs) -> None:
+            self.log.append((fn_cls.__name__, len(inputs), len(outputs)))
+
+    class Double(hookgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2  # its ops pass `bind` too (grad recording is off inside)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    rec = Events()
+    lin = hookgrad.nn.Linear(2, 2)
+    lin.register_full_backward_hook(lambda m, gi, go: None)
+    x = hookgrad.ones(1, 2, requires_grad=True)
+    with recording(rec):
+        y = Double.apply(x)
+        y.add_(1)
+        lin(y)
+    assert rec.log[:2] == ["mul", ("Double", 1, 1)]
+    assert rec.log[2:4] == ["add", "rebase"]
+    assert ("BackwardHookFunctionBackward", 1, 1) in rec.log
+
+
+def test_optimizer_updates_and_grad_accumulation_pass_the_write_door():
+    from hookgrad._config import recording
+
+    class Writes:
+        sees_backward = False
+
+        def __init__(self) -> None:
+            self.written: list = []
+
+        def record(self, prim, inputs, params, outputs) -> None:
+            return None
+
+        def record_inplace(self, prim, inputs, params, out, target) -> None:
+            return None
+
+        def rebase(self, target, out) -> None:
+            return None
+
+        def record_write(self, target) -> None:
+            self.written.append(target)
+
+        def record_function(self, fn_cls, inputs, outputs) -> None:
+            return None
+
+    w = hookgrad.nn.Parameter(hookgrad.ones(3))
+    opt = hookgrad.optim.SGD([w], lr=0.1, momentum=0.9)
+    (w * 2).sum().backward()
+    rec = Writes()
+    with recording(rec):
+        (w * 2).sum().backward()  # second accumulation: in place into w.grad
+        version = w._version
+        opt.step()
+    assert any(t is w.grad for t in rec.written)
+    assert any(t is w for t in rec.written)
+    assert w._version == version + 1
