@@ -60,6 +60,16 @@ class Work:
         if not self._future.done():
             self._future.set_exception(exc)
 
+    def _drive(self) -> None:
+        """Let the engine make progress on this collective; never runs callbacks. An engine
+        error is kept and raised by ``wait``."""
+        if self._completed or self._error is not None:
+            return
+        try:
+            self._request.test()
+        except Exception as exc:  # noqa: BLE001 - re-raised by wait()
+            self._error = exc
+
     def _poll(self) -> bool:
         """Make progress without blocking; complete (running callbacks) when finished."""
         if self._completed:
@@ -79,6 +89,8 @@ class Work:
         Mirrors: ``torch.distributed.Work.wait``.
         """
         if self._error is not None:
+            if not self._completed:
+                self._fail(self._error)
             raise self._error
         if not self._completed:
             seconds = self._group._timeout_s if timeout is None else (

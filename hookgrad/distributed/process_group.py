@@ -220,12 +220,17 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
 
 
 def progress(group: ProcessGroup | None = None) -> None:
-    """Poll every collective in flight on ``group`` once, completing (and running the
-    callbacks of) those that finished. Called by the DDP reducer between gradient events.
+    """Advance every collective in flight on ``group`` without completing their futures.
+
+    The DDP reducer calls this between gradient events so transfers move while backward runs.
+    Futures (and so callbacks, which may issue collectives) complete only in ``wait``: if
+    polling ran callbacks, the moment a completion is noticed would decide the order of the
+    collectives those callbacks issue, and that moment differs across ranks (PowerSGD's chain
+    would then mismatch). Waiting in bucket order keeps that order the same on every rank.
     """
     pg = _default() if group is None else group
     if pg is None:
         return
     pg._comm.progress()
     for work in list(pg._pending):
-        work._poll()
+        work._drive()

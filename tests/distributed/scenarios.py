@@ -538,3 +538,26 @@ def collectives_out_of_order(lib, rank, world):
     except RuntimeError as exc:
         return str(exc)
     return "no error"
+
+
+@scenario(oracle=False)
+def powersgd_many_buckets(lib, rank, world):
+    """Callbacks issue collectives (P, Q all-reduces): their order must be the same on every
+    rank however early each rank notices a completion (a regression: it once depended on it)."""
+    ps = hooks(lib, "powerSGD_hook")
+    out = []
+    for batched in (False, True):
+        state = ps.PowerSGDState(None, matrix_approximation_rank=2, start_powerSGD_iter=2,
+                                 batch_tensors_with_same_shape=batched)
+        model = make_model(lib, rank, sizes=(40, 40, 40, 40, 40))
+        ddp = DDP(lib)(model, bucket_cap_mb=0.008)
+        ddp.register_comm_hook(state, ps.powerSGD_hook)
+        for it in range(6):
+            model.zero_grad(set_to_none=True)
+            ddp(_wide_batch(lib, rank, it)).pow(2).sum().backward()
+        g = grads(model)
+        assert all(int(np.linalg.matrix_rank(w)) <= 2 for w in g[0::2])
+        out.append({"buckets": len(state.error_dict), "sums": [round(float(x.sum()), 4)
+                                                               for x in g]})
+    assert out[0]["buckets"] >= 2
+    return out
