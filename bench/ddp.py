@@ -45,14 +45,16 @@ def main(argv: list[str] | None = None) -> int:
             runs[i].append(run_config(n, hook, cap, args.steps))
     rows = [min(runs[i], key=lambda r: r["step_ms"]) for i in range(len(CONFIGS))]
     one = next(r for r in rows if r["world"] == 1 and r["hook"] == "none")
-    print("| ranks | hook | bucket cap MB | buckets | step ms | samples/s | scaling eff. | "
+    print("| ranks | hook | bucket cap MB | buckets | step ms (wall) | CPU ms | samples/s | "
+          "scaling eff. | "
           "bytes/step/rank | finalize wait ms | blocking all-reduce ms | hidden share |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         eff = r["samples_per_s"] / (r["world"] * one["samples_per_s"])
         hidden = "-" if r["hidden_share"] is None else f"{100 * r['hidden_share']:.0f}%"
         print(f"| {r['world']} | {r['hook']} | {r['bucket_cap_mb'] or 'default'} | "
-              f"{r['buckets']} | {r['step_ms']:.1f} | {r['samples_per_s']:.0f} | {eff:.2f} | "
+              f"{r['buckets']} | {r['step_ms']:.1f} | {r['cpu_ms']:.1f} | {r['samples_per_s']:.0f} | "
+              f"{eff:.2f} | "
               f"{r['bytes_per_step'] / 1e6:.3f} MB | {r['finalize_ms']:.2f} | "
               f"{r['blocking_allreduce_ms']:.2f} | {hidden} |")
     if args.json:

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-import hookgrad.distributed as dist
+from hookgrad.distributed import collectives as dist
+from hookgrad.distributed.process_group import group
 from hookgrad._dtypes import float16, float32
 from hookgrad._tensor import Tensor
 from hookgrad.distributed.grad_bucket import GradBucket
@@ -24,7 +25,7 @@ from hookgrad.futures import Future
 
 
 def _group(process_group: Any) -> Any:
-    return dist.group.WORLD if process_group is None else process_group
+    return group.WORLD if process_group is None else process_group
 
 
 def _allreduce_fut(process_group: Any, tensor: Any) -> Future:

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-import hookgrad.distributed as dist
+from hookgrad.distributed import collectives as dist
+from hookgrad.distributed.process_group import group
 from hookgrad._tensor import Tensor
 from hookgrad.distributed.algorithms.ddp_comm_hooks.default_hooks import _allreduce_fut
 from hookgrad.distributed.grad_bucket import GradBucket
@@ -89,7 +90,7 @@ class PowerSGDState:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.process_group = dist.group.WORLD
+        self.process_group = group.WORLD
         warnings.warn("NOTE: Process group will be set to a default group (i.e. the world "
                       "size). If a different group is desired, please set "
                       "`self.process_group` after PowerSGD state is loaded.", stacklevel=2)
@@ -179,7 +180,7 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[Tensor]:  
 
     Mirrors: ``torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.powerSGD_hook``.
     """
-    pg = dist.group.WORLD if state.process_group is None else state.process_group
+    pg = group.WORLD if state.process_group is None else state.process_group
     world = pg.size()
     buffer = bucket.buffer()
     if state.iter < state.start_powerSGD_iter:
