@@ -561,3 +561,86 @@ def powersgd_many_buckets(lib, rank, world):
                                                                for x in g]})
     assert out[0]["buckets"] >= 2
     return out
+
+
+@scenario()
+def gradient_as_bucket_view_accumulates(lib, rank, world):
+    model = make_model(lib, rank)
+    ddp = DDP(lib)(model, gradient_as_bucket_view=True)
+    out = []
+    for it in range(3):
+        ref = reference_grads(lib, model, world, it)
+        model.zero_grad(set_to_none=False)  # grads stay (bucket views), zeroed in place
+        x, y = batch(lib, rank, it)
+        loss_of(lib, ddp, x, y).backward()
+        close(grads(model), ref)
+        out.append(rounded([g.sum() for g in grads(model)]))
+    return out
+
+
+@scenario()
+def builtin_hook_types(lib, rank, world):
+    ch = importlib.import_module(f"{lib.__name__}.distributed.algorithms.ddp_comm_hooks")
+    out = {}
+    for name in ("ALLREDUCE", "FP16_COMPRESS", "NOOP"):
+        model = make_model(lib, rank)
+        ddp = DDP(lib)(model)
+        ch.register_ddp_comm_hook(getattr(ch.DDPCommHookType, name), ddp)
+        ref = reference_grads(lib, model, world, 0)
+        x, y = batch(lib, rank)
+        loss_of(lib, ddp, x, y).backward()
+        if name != "NOOP":
+            close(grads(model), ref, 1e-3)
+        out[name] = sorted(m for m in dir(ch.DDPCommHookType) if m.isupper())[:3]
+    return out
+
+
+@scenario()
+def static_graph_rebuilds(lib, rank, world):
+    model = make_model(lib, rank, sizes=(300, 300, 300, 10))
+    ddp = DDP(lib)(model, static_graph=True)
+    log = observe_buckets(lib, ddp, model)
+    for it in range(3):
+        ref = reference_grads_sized_300(lib, model, world, it)
+        model.zero_grad(set_to_none=True)
+        ddp(_batch300(lib, rank, it)).sum().backward()
+        close(grads(model), ref, 1e-4)
+    return log[:3]
+
+
+def _batch300(lib, rank, it):
+    return lib.tensor(np.random.default_rng(it + 10 * rank).normal(size=(2, 300))
+                      .astype(np.float32))
+
+
+def reference_grads_sized_300(lib, module, world, it):
+    ref = copy.deepcopy(module)
+    acc = None
+    for r in range(world):
+        ref.zero_grad(set_to_none=True)
+        ref(_batch300(lib, r, it)).sum().backward()
+        g = [p.grad.detach().numpy().copy() for p in ref.parameters()]
+        acc = g if acc is None else [a + b for a, b in zip(acc, g, strict=True)]
+    return [a / world for a in acc]
+
+
+@scenario(oracle=False)
+def batched_powersgd(lib, rank, world):
+    ps = hooks(lib, "powerSGD_hook")
+    state = ps.PowerSGDState(None, matrix_approximation_rank=1, start_powerSGD_iter=2)
+    model = make_model(lib, rank, sizes=(40, 40, 40))
+    ddp = DDP(lib)(model)
+    ddp.register_comm_hook(state, ps.batched_powerSGD_hook)
+    errs = []
+    for it in range(4):
+        ref = reference_grads_sized(lib, model, world, it)
+        model.zero_grad(set_to_none=True)
+        ddp(_wide_batch(lib, rank, it)).pow(2).sum().backward()
+        g = grads(model)
+        if it < 2:
+            close(g, ref)
+        errs.append(float(sum(np.abs(a - b).sum() for a, b in zip(g, ref, strict=True))))
+    before, after = state.compression_stats()[1:]
+    side = int(np.ceil(np.sqrt(sum(p.numel() for p in model.parameters()))))
+    assert after == 2 * side * 1 * 2 and errs[2] > 0  # two compressed calls, lossy
+    return {"iter": state.iter, "before": before, "after": after}

@@ -65,6 +65,9 @@ class Reducer:
         self.first_cap, self.cap = caps
         self.find_unused, self.as_bucket_view = find_unused, as_bucket_view
         self.rebuild_due = static_graph or not find_unused
+        # PyTorch 2.13 with static_graph=True rebuilds one iteration later (at the third
+        # forward, from the second backward's ready order), not at the second forward.
+        self.rebuild_skips = 1 if static_graph else 0
         limits = [MAXSIZE] if self.rebuild_due else [self.first_cap, self.cap]
         assignment = compute_bucket_assignment_by_size(params, limits)[0]
         self._set_buckets(list(reversed(assignment)))
@@ -102,6 +105,10 @@ class Reducer:
         """Recompute buckets from last backward's ready order, once (§4.3)."""
         self.ensure_prior_reduction_finished()
         if not self.rebuild_due or len(self.ready_order) != len(self.params):
+            return False
+        if self.rebuild_skips:
+            self.rebuild_skips -= 1
+            self.ready_order.clear()
             return False
         order = list(self.ready_order)
         groups = compute_bucket_assignment_by_size([self.params[i] for i in order],

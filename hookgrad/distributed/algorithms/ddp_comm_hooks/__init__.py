@@ -16,10 +16,11 @@ from hookgrad.distributed.algorithms.ddp_comm_hooks import (
 )
 
 
-def _power_sgd(model: Any, state: Any, rank: int) -> None:
+def _power_sgd(model: Any, state: Any, rank: int, batched: bool = False) -> None:
     ps = powerSGD_hook.PowerSGDState(process_group=state, matrix_approximation_rank=rank,
                                      start_powerSGD_iter=1000)
-    model.register_comm_hook(ps, powerSGD_hook.powerSGD_hook)
+    hook = powerSGD_hook.batched_powerSGD_hook if batched else powerSGD_hook.powerSGD_hook
+    model.register_comm_hook(ps, hook)
 
 
 def _plain(hook: Any, model: Any, state: Any) -> None:
@@ -37,6 +38,8 @@ class DDPCommHookType(enum.Enum):
     BF16_COMPRESS = partial(_plain, default_hooks.bf16_compress_hook)
     POWER_SGD = partial(_power_sgd, rank=1)
     POWER_SGD_RANK2 = partial(_power_sgd, rank=2)
+    BATCHED_POWER_SGD = partial(_power_sgd, rank=1, batched=True)
+    BATCHED_POWER_SGD_RANK2 = partial(_power_sgd, rank=2, batched=True)
     NOOP = partial(_plain, debugging_hooks.noop_hook)
 
 

@@ -238,4 +238,60 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[Tensor]:  
     return first.then(allreduce_ps).then(compute_qs).then(decompress)
 
 
-__all__ = ["PowerSGDState", "powerSGD_hook"]
+def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket  # noqa: N802
+                          ) -> Future[Tensor]:
+    """PowerSGD on the whole bucket seen as one square matrix (side ``ceil(sqrt(numel))``,
+    zero-padded): one P and one Q per bucket; Q is orthogonalised at every call.
+
+    Mirrors: ``torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.batched_powerSGD_hook``.
+    """
+    pg = group.WORLD if state.process_group is None else state.process_group
+    world, buffer = pg.size(), bucket.buffer()
+    if state.iter < state.start_powerSGD_iter:
+        state.maybe_increase_iter(bucket)
+        return _allreduce_fut(pg, buffer)
+    flat, k, r = buffer._data, bucket.index(), state.matrix_approximation_rank
+    n = flat.size
+    side = int(np.ceil(np.sqrt(n)))
+    state.total_numel_before_compression += n
+    state.total_numel_after_compression += side * r * 2
+    padded = np.zeros(side * side, dtype=flat.dtype)
+    padded[:n] = flat
+    if state.use_error_feedback:
+        if k in state.error_dict:
+            padded += state.error_dict[k]._data
+        else:
+            state.error_dict[k] = _as_tensor(np.zeros_like(padded))
+        original = padded.copy()
+    matrix = padded.reshape(side, side)
+    if not state.warm_start or k not in state.p_memory_dict:
+        state.p_memory_dict[k] = _as_tensor(np.empty((side, r), dtype=flat.dtype))
+        noise = np.random.default_rng(state.rng.randint(1_000_000_000))
+        state.q_memory_dict[k] = _as_tensor(noise.standard_normal((side, r)).astype(flat.dtype))
+    p, q = state.p_memory_dict[k]._data, state.q_memory_dict[k]._data
+    _orthogonalize(q[None], state.orthogonalization_epsilon)
+    np.matmul(matrix, q, out=p)
+
+    def compute_q(fut: Future) -> Any:
+        _orthogonalize(p[None], state.orthogonalization_epsilon)
+        np.matmul(matrix.T, p, out=q)
+        return dist.all_reduce(state.q_memory_dict[k], group=pg, async_op=True) \
+            .get_future().wait()[0]
+
+    def decompress(fut: Future) -> Any:
+        np.divide(q, world, out=q)
+        np.matmul(p, q.T, out=matrix)
+        if state.use_error_feedback:
+            state.error_dict[k] = _as_tensor(original - padded)
+        if not state.warm_start:
+            state.p_memory_dict.clear()
+            state.q_memory_dict.clear()
+        flat[...] = padded[:n]
+        state.maybe_increase_iter(bucket)
+        return buffer
+
+    first = dist.all_reduce(state.p_memory_dict[k], group=pg, async_op=True).get_future()
+    return first.then(compute_q).then(decompress)
+
+
+__all__ = ["PowerSGDState", "batched_powerSGD_hook", "powerSGD_hook"]
