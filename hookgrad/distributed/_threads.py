@@ -36,6 +36,8 @@ class ThreadStore:
         self.reads: dict[tuple, int] = {}
         self.failed: dict[int, str] = {}
         self.groups: dict[tuple, int] = {}
+        self.joined = self.left = 0  # ranks that joined / destroyed a shared (store=None) store
+        self.shared_key: tuple | None = None
 
     def abort(self, rank: int, exc: BaseException) -> None:
         """Record that ``rank`` failed, waking every rank blocked in a collective."""

@@ -204,17 +204,17 @@ def reduce(tensor: Any, dst: int, op: Any = ReduceOp.SUM, group: ProcessGroup | 
 
     fut = work.get_future().then(keep)
     if async_op:
-        return work if fut is None else _ChainedWork(pg, work, fut, [tensor])
+        return _ChainedWork(pg, work, fut, [tensor])
     fut.wait()
     return None
 
 
 class _ChainedWork(Work):
-    """A Work whose completion includes a post-processing future."""
+    """A Work whose completion includes a post-processing future (``reduce``)."""
 
     def __init__(self, group: ProcessGroup, inner: Work, fut: Any, outputs: list[Any]) -> None:
-        super().__init__(group, None, outputs)
-        self._future = fut
+        super().__init__(group, None, outputs)  # completes a placeholder future at once
+        self._future = fut  # the real one: done once ``keep`` ran
         self._inner = inner
         self._completed = False
 

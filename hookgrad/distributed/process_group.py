@@ -114,7 +114,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if name == "mpi":
         _process_world[0] = _init_mpi(td, world_size, rank)
     elif name == "threads":
-        _thread_world.pg = _init_threads(td, world_size, rank, store)
+        _thread_world.pg = _init_threads(td, world_size, rank, store, group_name)
     elif name in ("gloo", "nccl", "ucc", "xccl"):
         raise ValueError(f"backend {backend!r} is not available in hookgrad; use 'mpi' "
                          "(multi-process) or 'threads' (in-process tests)")
@@ -135,13 +135,35 @@ def _init_mpi(timeout: timedelta, world_size: int, rank: int) -> ProcessGroup:
     return ProcessGroup(MpiComm(world, list(range(size)), me), "mpi", timeout)
 
 
-def _init_threads(timeout: timedelta, world_size: int, rank: int, store: Any) -> ProcessGroup:
+_shared_stores: dict[tuple[str, int], ThreadStore] = {}
+_shared_lock = threading.Lock()
+
+
+def _shared_store(group_name: str, world_size: int) -> ThreadStore:
+    """The store that threads calling ``init_process_group("threads", store=None)`` with the
+    same ``group_name`` and ``world_size`` meet in; dropped once every rank destroyed it."""
+    with _shared_lock:
+        store = _shared_stores.get((group_name, world_size))
+        if store is None or store.joined >= world_size:
+            store = _shared_stores[(group_name, world_size)] = ThreadStore(world_size)
+        store.joined += 1
+        store.shared_key = (group_name, world_size)
+        return store
+
+
+def _init_threads(timeout: timedelta, world_size: int, rank: int, store: Any,
+                  group_name: str) -> ProcessGroup:
+    if world_size < 1 or not 0 <= rank < world_size:
+        raise ValueError(f"backend 'threads' needs 0 <= rank < world_size; got rank={rank}, "
+                         f"world_size={world_size}")
+    if store is None:
+        store = _shared_store(group_name, world_size)
     if not isinstance(store, ThreadStore):
         raise ValueError("backend 'threads' needs store=ThreadStore(world_size) shared by the "
-                         "rank threads (hookgrad.testing.run_ranks creates it)")
-    if world_size != store.world_size or not 0 <= rank < world_size:
-        raise ValueError(f"invalid rank {rank} / world_size {world_size} for a store of "
-                         f"{store.world_size} ranks")
+                         "rank threads (or store=None: threads meet by group_name)")
+    if world_size != store.world_size:
+        raise ValueError(f"invalid world_size {world_size} for a store of {store.world_size} "
+                         "ranks")
     comm = ThreadComm(store, ("world",), list(range(world_size)), rank)
     return ProcessGroup(comm, "threads", timeout)
 
@@ -217,6 +239,13 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             _process_world[0] = None
     if pg._backend == "mpi":
         pg._comm.close()
+    elif group is None and getattr(pg._comm.store, "shared_key", None) is not None:
+        with _shared_lock:  # the last rank out forgets the shared store
+            store = pg._comm.store
+            store.left += 1
+            if store.left == store.world_size and \
+                    _shared_stores.get(store.shared_key) is store:
+                del _shared_stores[store.shared_key]
 
 
 def progress(group: ProcessGroup | None = None) -> None:

@@ -140,3 +140,37 @@ def test_data_parallel_is_a_transparent_wrapper():
     assert hookgrad.equal(dp(x), lin(x))
     assert sorted(dp.state_dict()) == ["module.bias", "module.weight"]
     assert hookgrad.nn.parallel.DataParallel is hookgrad.nn.DataParallel
+
+
+def test_threads_backend_without_a_store_meets_by_group_name():
+    import threading
+
+    out = [None, None]
+
+    def body(rank):
+        dist.init_process_group("threads", rank=rank, world_size=2,
+                                timeout=timedelta(seconds=20))
+        t = hookgrad.tensor([rank + 1.0])
+        dist.all_reduce(t)
+        out[rank] = t.item()
+        dist.destroy_process_group()
+
+    for _ in range(2):  # a second world after the first was destroyed
+        threads = [threading.Thread(target=body, args=(r,)) for r in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert out == [3.0, 3.0]
+
+
+def test_reduce_writes_only_the_destination():
+    def fn(rank, world):
+        t = hookgrad.tensor([rank + 1.0])
+        dist.reduce(t, dst=1)
+        u = hookgrad.tensor([rank + 1.0])
+        work = dist.reduce(u, dst=0, async_op=True)
+        work.wait()
+        return t.item(), u.item(), work.is_completed()
+
+    assert run_ranks(fn, 2) == [(1.0, 3.0, True), (3.0, 2.0, True)]

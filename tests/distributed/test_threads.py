@@ -65,9 +65,13 @@ def test_default_group_is_per_thread_and_destroyed():
         dist.get_rank()
 
 
-def test_threads_backend_needs_a_store():
+def test_threads_backend_rejects_a_bad_store_or_rank():
     with pytest.raises(ValueError, match="ThreadStore"):
-        dist.init_process_group("threads", rank=0, world_size=1)
+        dist.init_process_group("threads", rank=0, world_size=1, store=object())
+    with pytest.raises(ValueError, match="rank"):
+        dist.init_process_group("threads", rank=2, world_size=2)
+    with pytest.raises(ValueError, match="world_size"):
+        dist.init_process_group("threads", rank=0, world_size=3, store=dist.ThreadStore(2))
     assert not dist.is_initialized()
 
 
