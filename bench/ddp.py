@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     one = next(r for r in rows if r["world"] == 1 and r["hook"] == "none")
     print("| ranks | hook | bucket cap MB | buckets | step ms (wall) | CPU ms | samples/s | "
           "scaling eff. | "
-          "bytes/step/rank | finalize wait ms | blocking all-reduce ms | hidden share |")
+          "bytes/step/rank | exposed wait ms (min over ranks) | blocking all-reduce ms | "
+          "hidden share |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         eff = r["samples_per_s"] / (r["world"] * one["samples_per_s"])

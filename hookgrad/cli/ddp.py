@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
@@ -66,7 +67,9 @@ def setup(enabled: bool) -> bool:
         return True
     if not dist.is_initialized():
         try:
-            dist.init_process_group("mpi")
+            # a rank that stops (a user error seen by one rank only) fails its peers within
+            # this timeout, naming it, instead of leaving them waiting for 30 minutes
+            dist.init_process_group("mpi", timeout=timedelta(seconds=120))
         except ImportError as e:
             raise UserError(str(e)) from None
     return dist.get_rank() == 0
@@ -94,8 +97,9 @@ def wrap(cfg: Any, model: hookgrad.nn.Module) -> hookgrad.nn.Module:
 
 
 def shard(idx: np.ndarray) -> np.ndarray:
-    """This rank's part of a global batch of sample indices."""
-    if not dist.is_initialized() or dist.get_world_size() == 1:
+    """This rank's part of a global batch of sample indices (the whole batch when it has fewer
+    samples than ranks: no rank may get an empty batch, and the mean is unchanged)."""
+    if not dist.is_initialized() or len(idx) < dist.get_world_size():
         return idx
     return idx[dist.get_rank()::dist.get_world_size()]
 

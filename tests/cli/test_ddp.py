@@ -67,3 +67,11 @@ def test_ddp_without_a_launcher_is_one_rank(capsys):
 def test_bad_nproc_is_a_user_error(capsys):
     run = run_cli(capsys, "--model", "mlp", "--nproc", "0")
     assert run.rc == 2 and "--nproc must be a positive number" in run.err
+
+
+def test_a_last_batch_smaller_than_the_world_does_not_hang():
+    _need_mpi()  # 1438 training samples: the last batch of 1437 holds a single sample
+    proc = _hookgrad_train("--model", "mlp", "--epochs", "1", "--nproc", "2", "--quiet",
+                           "--batch-size", "1437", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert len(_FINAL.findall(proc.stdout)) == 1
