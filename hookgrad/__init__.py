@@ -99,6 +99,7 @@ from hookgrad import testing  # noqa: E402
 from hookgrad import distributed, futures  # noqa: E402
 import hookgrad.nn.parallel  # noqa: E402,F401  (torch.nn.parallel)
 from hookgrad.serialization import load, save  # noqa: E402
+import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64

@@ -14,6 +14,7 @@ Layer 0: imports nothing from hookgrad.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -63,29 +64,37 @@ class Recorder(Protocol):
     def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None: ...
 
 
-# Recorders present on every thread from its start (the grad recorder), in stack order.
-_BASE_RECORDERS: list[Recorder] = []
+# The grad recorder, bottom of every thread's stack (`install_grad_recorder`), as a 0/1-tuple.
+_GRAD: tuple = ()
 
 
 class _ThreadState(threading.local):
-    """Per-thread autograd state (NOTE [Per-thread state]); `__init__` runs once per thread."""
+    """Per-thread autograd state (NOTE [Per-thread state]); `__init__` runs once per thread.
+
+    NOTE [Recorder tuples]
+    `stack` holds the recorders pushed on this thread (forward AD, tracers...). `bind` reads one
+    precomputed tuple, `recorders`: the grad recorder (only while grad mode is on) followed by
+    `stack`, so a recorded op reads a single thread-local attribute and the grad recorder never
+    has to test grad mode. In-place writes, custom Functions and data writes notify
+    `all_recorders` (grad recorder always included: it also checks in-place rules under
+    ``no_grad``). Grad mode therefore changes only through `set_grad_mode`.
+    """
 
     def __init__(self) -> None:
         self.grad_enabled = True
         self.inference_mode = False
-        # Tuple, not list: `bind` iterates it on every op and a tuple is the cheapest to iterate.
-        self.recorders: tuple[Recorder, ...] = tuple(_BASE_RECORDERS)
+        self.stack: tuple[Recorder, ...] = ()
+        # Tuples, not lists: `bind` iterates one on every op; a tuple is the cheapest to iterate.
+        self.all_recorders: tuple[Recorder, ...] = _GRAD
+        self.recorders: tuple[Recorder, ...] = _GRAD
         # True when some recorder on the stack has ``sees_backward`` (read by the engine).
         self.backward_seen = False
         self.saved_hooks_stack: list[tuple[Any, Any]] = []
         self.saved_hooks_disabled_msg: str | None = None
-        self.sequence_nr = 0  # per-thread node counter of PyTorch; first node gets 0
+        # PyTorch's per-thread node counter (the first node of a thread gets 0); `next` on a
+        # count is one C call, cheaper than reading and writing an attribute.
+        self.seq = itertools.count()
         self.graph_task_stack: list[Any] = []  # innermost running backward pass last
-
-    def next_sequence_nr(self) -> int:
-        n = self.sequence_nr
-        self.sequence_nr = n + 1
-        return n
 
 
 class _ProcessState:
@@ -106,37 +115,46 @@ STATE = _ThreadState()
 GLOBAL = _ProcessState()
 
 
-def set_recorders(recorders: tuple) -> None:
-    """Replace this thread's recorder stack (restores a stack saved from `STATE.recorders`)."""
-    STATE.recorders = recorders
-    STATE.backward_seen = any(getattr(r, "sees_backward", False) for r in recorders)
+def set_grad_mode(enabled: bool) -> None:
+    """Switch this thread's grad mode (the only writer of ``STATE.grad_enabled``)."""
+    state = STATE
+    state.grad_enabled = enabled
+    state.recorders = state.all_recorders if enabled else state.stack
 
 
-def install_base_recorder(recorder: Recorder) -> None:
-    """Put `recorder` at the bottom of every thread's stack, this one's and future ones'."""
-    if recorder not in _BASE_RECORDERS:
-        _BASE_RECORDERS.append(recorder)
-    if recorder not in STATE.recorders:
-        set_recorders((recorder,) + STATE.recorders)
+def set_recorders(stack: tuple) -> None:
+    """Replace this thread's pushed recorders (restores a tuple saved from ``STATE.stack``)."""
+    state = STATE
+    state.stack = stack
+    state.all_recorders = _GRAD + stack
+    state.recorders = state.all_recorders if state.grad_enabled else stack
+    state.backward_seen = any(getattr(r, "sees_backward", False) for r in stack)
+
+
+def install_grad_recorder(recorder: Recorder) -> None:
+    """Put the grad recorder at the bottom of every thread's stack, this one's and new ones'."""
+    global _GRAD
+    _GRAD = (recorder,)
+    set_recorders(STATE.stack)
 
 
 def add_recorder(recorder: Recorder) -> int:
     """Push `recorder` on this thread's stack (idempotent); return its level (stack index)."""
-    stack = STATE.recorders
+    stack = STATE.stack
     if recorder not in stack:
         set_recorders(stack + (recorder,))
-    return STATE.recorders.index(recorder)
+    return STATE.all_recorders.index(recorder)
 
 
 def remove_recorder(recorder: Recorder) -> None:
     """Take `recorder` off this thread's stack (a no-op when it is not there)."""
-    set_recorders(tuple(r for r in STATE.recorders if r is not recorder))
+    set_recorders(tuple(r for r in STATE.stack if r is not recorder))
 
 
 @contextmanager
 def recording(recorder: Recorder) -> Iterator[int]:
     """Push `recorder` for the duration of a ``with`` block; yields its level."""
-    before = STATE.recorders
+    before = STATE.stack
     level = add_recorder(recorder)
     try:
         yield level

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import check_same_device
 from hookgrad._config import STATE
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._ops.registry import Primitive
@@ -45,8 +46,14 @@ _EMPTY: dict = {}
 
 
 def _as_array(res: Any) -> Any:
-    # NumPy reductions return NumPy scalars; tensors always hold arrays.
-    return res if type(res) is _ndarray else np.asarray(res)
+    # NumPy reductions return NumPy scalars; tensors always hold arrays. Arrays of another
+    # backend (NOTE [Backends]) are kept as they are.
+    if type(res) is _ndarray or not isinstance(res, _SCALARS):
+        return res
+    return np.asarray(res)
+
+
+_SCALARS = (np.generic, int, float, bool, complex)
 
 
 def _arrays(inputs: tuple, cast: _dtype | None) -> list:
@@ -63,13 +70,21 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
     if cast is not None:
-        res = prim.impl(*_arrays(inputs, cast), **params)
+        arrays = _arrays(inputs, cast)
+        if len(arrays) > 1:
+            _same_device(arrays)
+        res = prim.impl(*arrays, **params)
     elif len(inputs) == 1:  # the common arities spelled out: no list built per call
         res = prim.impl(inputs[0]._data, **params)
     elif len(inputs) == 2:
-        res = prim.impl(inputs[0]._data, inputs[1]._data, **params)
+        a, b = inputs[0]._data, inputs[1]._data
+        if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
+            check_same_device((a, b))
+        res = prim.impl(a, b, **params)
     else:
-        res = prim.impl(*[t._data for t in inputs], **params)
+        arrays = [t._data for t in inputs]
+        _same_device(arrays)
+        res = prim.impl(*arrays, **params)
     single = prim.num_outputs == 1
     if single:
         outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
@@ -80,6 +95,14 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     for rec in STATE.recorders:
         rec.record(prim, inputs, params, outs)
     return outs[0] if single else outs
+
+
+def _same_device(arrays: list) -> None:
+    first = type(arrays[0])
+    for a in arrays:
+        if type(a) is not first:
+            check_same_device(arrays)
+            return
 
 
 def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
@@ -127,7 +150,7 @@ def bind_inplace(
             f"desired output type {target.dtype.scalar_type}"
         )
     out = _make(res)
-    recorders = STATE.recorders
+    recorders = STATE.all_recorders
     for rec in recorders:
         rec.record_inplace(prim, inputs, params, out, target)
     np.copyto(tdata, res, casting="unsafe")
@@ -143,13 +166,13 @@ def note_write(target: Tensor) -> None:
     Bumps `target`'s shared version counter, as an in-place op would, and tells the recorders.
     """
     target._vc().value += 1
-    for rec in STATE.recorders:
+    for rec in STATE.all_recorders:
         rec.record_write(target)
 
 
 def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
     """Tell the recorders that custom Function `fn_cls` made `outputs` (NOTE [Function door])."""
-    for rec in STATE.recorders:
+    for rec in STATE.all_recorders:
         rec.record_function(fn_cls, inputs, outputs)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
@@ -167,7 +168,7 @@ def sigmoid_backward(grad: Any, output: Any) -> Any:
     g = grad._data
     if not STATE.grad_enabled and not STATE.backward_seen and g.dtype == output._data.dtype:
         res = _SIGMOID_IMPL(g, output._data)
-        return _make(res if type(res) is np.ndarray else np.asarray(res))
+        return _make(res if type(res) is np.ndarray else namespace_of(g).asarray(res))
     return _call(_SIGMOID_BW, grad, output, _NO_PARAMS)
 
 
@@ -176,7 +177,7 @@ def tanh_backward(grad: Any, output: Any) -> Any:
     g = grad._data
     if not STATE.grad_enabled and not STATE.backward_seen and g.dtype == output._data.dtype:
         res = _TANH_IMPL(g, output._data)
-        return _make(res if type(res) is np.ndarray else np.asarray(res))
+        return _make(res if type(res) is np.ndarray else namespace_of(g).asarray(res))
     return _call(_TANH_BW, grad, output, _NO_PARAMS)
 
 

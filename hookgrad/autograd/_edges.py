@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from hookgrad._backend import element_offset
-from hookgrad._config import STATE
+from hookgrad._config import STATE, set_grad_mode
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
@@ -60,11 +60,11 @@ def refresh_view(t: Tensor) -> None:
         "self_geometry": tuple(s // item for s in base._data.strides),
     }
     prev = STATE.grad_enabled
-    STATE.grad_enabled = True
+    set_grad_mode(True)
     try:
         fresh = bind(PRIMITIVES["as_strided"], (base,), params)
     finally:
-        STATE.grad_enabled = prev
+        set_grad_mode(prev)
     move_autograd_identity(t, fresh._grad_fn, 0)
     t._requires_grad = True
 

@@ -40,10 +40,8 @@ class Node:
     )
 
     def __init__(self, next_edges: tuple = (), seq: int | None = None) -> None:
-        if seq is None:  # STATE.next_sequence_nr(), inlined: one node per recorded op
-            state = STATE
-            seq = state.sequence_nr
-            state.sequence_nr = seq + 1
+        if seq is None:
+            seq = next(STATE.seq)
         self._seq = seq
         self._next_edges = next_edges
         self._pre_hooks: HookRegistry | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._config import STATE, install_base_recorder
+from hookgrad._config import STATE, install_grad_recorder
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import check_view_inplace, gradient_edge, move_autograd_identity
@@ -132,8 +132,7 @@ class GradRecorder:
         self._pending: dict = {}
 
     def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple) -> None:
-        if not STATE.grad_enabled:
-            return
+        # only called while grad mode is on (NOTE [Recorder tuples] in _config)
         for t in inputs:
             if t._requires_grad:
                 build_node(prim, inputs, params, outs)
@@ -216,6 +215,6 @@ def check_inplace_allowed(target: Tensor) -> None:
 
 
 GRAD_RECORDER = GradRecorder()
-install_base_recorder(GRAD_RECORDER)
+install_grad_recorder(GRAD_RECORDER)
 
 __all__ = ["GradRecorder", "GRAD_RECORDER", "build_node", "check_inplace_allowed"]

@@ -26,7 +26,7 @@ import itertools
 import sys
 from typing import Any
 
-from hookgrad._config import GLOBAL, STATE
+from hookgrad._config import GLOBAL, STATE, set_grad_mode
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import (
     call_node_post_hooks,
@@ -359,13 +359,13 @@ def execute(roots: list, seeds: list, *, create_graph: bool, retain_graph: bool,
         task.compute_needed(root, targets, accumulate)
     task.push(root)
     prev = STATE.grad_enabled
-    STATE.grad_enabled = create_graph
+    set_grad_mode(create_graph)
     STATE.graph_task_stack.append(task)
     try:
         task.run()
     finally:
         STATE.graph_task_stack.pop()
-        STATE.grad_enabled = prev
+        set_grad_mode(prev)
     return task.captured
 
 

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._config import GLOBAL, STATE, remove_recorder, set_recorders
+from hookgrad._config import GLOBAL, STATE, remove_recorder, set_grad_mode, set_recorders
 from hookgrad._dispatch import mark_views, note_write, record_function
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
@@ -380,8 +380,8 @@ class Function(_SingleLevelFunction):
             ctx._next_edges = tuple(gradient_edge(t) for t in tensors)
             ctx._input_meta = [(t._data.shape, t._data.dtype) for t in tensors]
         tangents = _input_tangents(args)
-        prev, recorders = STATE.grad_enabled, STATE.recorders
-        STATE.grad_enabled = False
+        prev, recorders = STATE.grad_enabled, STATE.stack
+        set_grad_mode(False)
         if GLOBAL.dual_level >= 0:  # forward AD is off inside forward, as in PyTorch
             from hookgrad.autograd.forward_ad import FORWARD_RECORDER
 
@@ -393,7 +393,7 @@ class Function(_SingleLevelFunction):
             else:
                 raw = cls.forward(ctx, *args, **kwargs)
         finally:
-            STATE.grad_enabled = prev
+            set_grad_mode(prev)
             set_recorders(recorders)
         is_tuple = isinstance(raw, tuple)
         outs = _wrap_outputs(ctx, args, raw if is_tuple else (raw,), executable)
@@ -607,11 +607,11 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
         prev = STATE.grad_enabled
-        STATE.grad_enabled = False
+        set_grad_mode(False)
         try:
             outputs = fn(ctx, *args)
         finally:
-            STATE.grad_enabled = prev
+            set_grad_mode(prev)
         if not prev:
             return outputs
         if not any(isinstance(a, Tensor) and a._requires_grad for a in args):

@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     from hookgrad.cli.ddp import add_arguments as add_ddp_arguments
     add_ddp_arguments(t)  # --ddp, --nproc, --comm-hook (hookgrad/cli/ddp.py)
     t.set_defaults(subparser=t)
+    from hookgrad.cli.package_cmd import add_parser as add_package_parser
+
+    add_package_parser(sub)
     return p
 
 
@@ -62,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the subcommand, so the line reads "hookgrad train: error: ..."
         args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "package":
+        from hookgrad.cli.package_cmd import run as run_package
+
+        return run_package(args)
     from hookgrad.cli import ddp
     from hookgrad.cli.report import write_report
     from hookgrad.cli.train import TrainConfig, train

@@ -42,7 +42,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import GLOBAL, STATE
+from hookgrad._config import GLOBAL, STATE, set_grad_mode
 from hookgrad._dispatch import note_write
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import enable_grad
@@ -169,11 +169,11 @@ def _use_grad_for_differentiable(func: Callable[..., Any]) -> Callable[..., Any]
     @functools.wraps(func)
     def _use_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         prev = STATE.grad_enabled
-        STATE.grad_enabled = bool(self.defaults["differentiable"])
+        set_grad_mode(bool(self.defaults["differentiable"]))
         try:
             return func(self, *args, **kwargs)
         finally:
-            STATE.grad_enabled = prev
+            set_grad_mode(prev)
 
     return _use_grad
 
