@@ -174,3 +174,19 @@ def test_reduce_writes_only_the_destination():
         return t.item(), u.item(), work.is_completed()
 
     assert run_ranks(fn, 2) == [(1.0, 3.0, True), (3.0, 2.0, True)]
+
+
+def test_bucket_cap_mb_list_sets_each_bucket_cap_and_join_is_not_supported():
+    def fn(rank, world):
+        model = make_model(hookgrad, rank, sizes=(200, 200, 200, 200))
+        ddp = DDP(model, bucket_cap_mb_list=[0.1, 0.2])
+        for it in range(2):
+            x, _ = batch(hookgrad, rank, it, dim=200)
+            ddp(x).sum().backward()
+        with pytest.raises(NotImplementedError, match="join"):
+            ddp.join()
+        return ddp._get_bucket_indices()
+
+    # ready order 5 4 3 2 1 0 (160 KB weights, 800 B biases): bucket 0 closes at 0.1 MB after
+    # w2; bucket 1 (0.2 MB cap) holds b1 w1 b0 and closes when w0 crosses the cap
+    assert run_ranks(fn, 2) == [[[5, 4], [3, 2, 1, 0]]] * 2

@@ -48,9 +48,15 @@ def compute_bucket_assignment_by_size(tensors: Sequence[Any], limits: Sequence[i
     return [b[0] for b in done], [b[1] for b in done]
 
 
-def bucket_caps(bucket_cap_mb: float | None) -> tuple[int, int]:
-    """``(first bucket cap, cap)`` in bytes for a ``bucket_cap_mb`` argument (§4.1)."""
+def bucket_caps(bucket_cap_mb: float | None,
+                bucket_cap_mb_list: list[float] | None = None) -> list[int]:
+    """Byte caps of buckets 0, 1, ... (the last repeats) for DDP's arguments (§4.1):
+    ``[1 MiB, 25 MiB]`` by default, ``[X, X]`` for ``bucket_cap_mb=X``, or the explicit list."""
+    if bucket_cap_mb_list is not None:
+        if not bucket_cap_mb_list or any(not x > 0 for x in bucket_cap_mb_list):
+            raise ValueError("bucket_cap_mb_list must be a non-empty list of positive sizes")
+        return [int(x * 1024 * 1024) for x in bucket_cap_mb_list]
     if bucket_cap_mb is None:
-        return _DEFAULT_FIRST_BUCKET_BYTES, _DEFAULT_BUCKET_BYTES
+        return [_DEFAULT_FIRST_BUCKET_BYTES, _DEFAULT_BUCKET_BYTES]
     cap = int(bucket_cap_mb * 1024 * 1024)
-    return cap, cap
+    return [cap, cap]

@@ -58,17 +58,17 @@ class _Bucket:
 class Reducer:
     """Gradient bucketing and reduction for one `DistributedDataParallel`."""
 
-    def __init__(self, params: list[Any], group: Any, caps: tuple[int, int],
+    def __init__(self, params: list[Any], group: Any, caps: list[int],
                  find_unused: bool, static_graph: bool, as_bucket_view: bool) -> None:
         self.params, self.group = params, group
         self.world = group.size()
-        self.first_cap, self.cap = caps
+        self.caps = list(caps)  # byte caps of buckets 0, 1, ... (the last one repeats)
         self.find_unused, self.as_bucket_view = find_unused, as_bucket_view
         self.rebuild_due = static_graph or not find_unused
         # PyTorch 2.13 with static_graph=True rebuilds one iteration later (at the third
         # forward, from the second backward's ready order), not at the second forward.
         self.rebuild_skips = 1 if static_graph else 0
-        limits = [MAXSIZE] if self.rebuild_due else [self.first_cap, self.cap]
+        limits = [MAXSIZE] if self.rebuild_due else self.caps
         assignment = compute_bucket_assignment_by_size(params, limits)[0]
         self._set_buckets(list(reversed(assignment)))
         self.comm_hook: Callable | None = None
@@ -112,7 +112,7 @@ class Reducer:
             return False
         order = list(self.ready_order)
         groups = compute_bucket_assignment_by_size([self.params[i] for i in order],
-                                                   [self.first_cap, self.cap])[0]
+                                                   self.caps)[0]
         self._set_buckets([[order[j] for j in g] for g in groups])
         self.rebuild_due = False
         return True

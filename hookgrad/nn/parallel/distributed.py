@@ -91,7 +91,8 @@ class DistributedDataParallel(Module):
         if init_sync:
             _verify_same_model(params, self.process_group)
             self._sync_params_and_buffers(params)
-        self.reducer = Reducer(params, self.process_group, bucket_caps(bucket_cap_mb),
+        caps = bucket_caps(bucket_cap_mb, bucket_cap_mb_list)
+        self.reducer = Reducer(params, self.process_group, caps,
                                find_unused_parameters, static_graph, gradient_as_bucket_view)
         self._comm_hook_registered = False
         self._warned_no_unused = False
@@ -171,6 +172,17 @@ class DistributedDataParallel(Module):
                                "called once.")
         self._comm_hook_registered = True
         self.reducer.comm_state, self.reducer.comm_hook = state, hook
+
+    def join(self, *args: Any, **kwargs: Any) -> Any:
+        """Uneven inputs across ranks are not supported (spec §10).
+
+        Raises:
+            NotImplementedError: Always.
+
+        Mirrors: ``torch.nn.parallel.DistributedDataParallel.join``.
+        """
+        raise NotImplementedError("hookgrad DDP: join() (uneven inputs) is not supported; give "
+                                  "every rank the same number of batches")
 
     def _get_bucket_indices(self) -> list[list[int]]:
         return self.reducer.bucket_indices()
