@@ -22,6 +22,8 @@ FIXED = {
     "buckets_given_cap_and_find_unused": {
         "cap": [[[0, 1, 2, 3, 4, 5]], [[5, 4, 3, 2], [1, 0]], [[5, 4, 3, 2], [1, 0]]],
         "find_unused": [[[3, 4, 5], [0, 1, 2]]] * 3},
+    "bucket_cap_mb_list_caps": [[[5], [1, 2, 3, 4], [0]], [[5, 4], [3, 2, 1, 0]],
+                                [[5, 4], [3, 2, 1, 0]]],
     "static_graph_rebuilds": [[[0, 1, 2, 3, 4, 5]], [[0, 1, 2, 3, 4, 5]], [[5, 4, 3, 2, 1, 0]]],
     "unused_parameter_error": {"starts": True, "indices": "1"},
     "find_unused_grads": {"a": [[0.5, 0.5], [0.5, 0.5]], "b": [[0.5, 0.5], [0.5, 0.5]],

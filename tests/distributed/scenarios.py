@@ -644,3 +644,14 @@ def batched_powersgd(lib, rank, world):
     side = int(np.ceil(np.sqrt(sum(p.numel() for p in model.parameters()))))
     assert after == 2 * side * 1 * 2 and errs[2] > 0  # two compressed calls, lossy
     return {"iter": state.iter, "before": before, "after": after}
+
+
+@scenario()
+def bucket_cap_mb_list_caps(lib, rank, world):
+    model = make_model(lib, rank, sizes=(200, 200, 200, 200))
+    ddp = DDP(lib)(model, bucket_cap_mb_list=[0.1, 0.2])
+    log = observe_buckets(lib, ddp, model)
+    for it in range(3):
+        x = lib.tensor(np.random.default_rng(it).normal(size=(2, 200)).astype(np.float32))
+        ddp(x).sum().backward()
+    return log[:3]

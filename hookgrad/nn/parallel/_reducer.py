@@ -59,7 +59,8 @@ class Reducer:
     """Gradient bucketing and reduction for one `DistributedDataParallel`."""
 
     def __init__(self, params: list[Any], group: Any, caps: list[int],
-                 find_unused: bool, static_graph: bool, as_bucket_view: bool) -> None:
+                 find_unused: bool, static_graph: bool, as_bucket_view: bool,
+                 explicit_caps: bool = False) -> None:
         self.params, self.group = params, group
         self.world = group.size()
         self.caps = list(caps)  # byte caps of buckets 0, 1, ... (the last one repeats)
@@ -68,7 +69,9 @@ class Reducer:
         # PyTorch 2.13 with static_graph=True rebuilds one iteration later (at the third
         # forward, from the second backward's ready order), not at the second forward.
         self.rebuild_skips = 1 if static_graph else 0
-        limits = [MAXSIZE] if self.rebuild_due else self.caps
+        # iteration 0: one bucket unless unused parameters are expected, or the caller gave
+        # every bucket's cap (bucket_cap_mb_list: PyTorch 2.13 uses the list from the start)
+        limits = [MAXSIZE] if self.rebuild_due and not explicit_caps else self.caps
         assignment = compute_bucket_assignment_by_size(params, limits)[0]
         self._set_buckets(list(reversed(assignment)))
         self.comm_hook: Callable | None = None

@@ -58,8 +58,8 @@ class DistributedDataParallel(Module):
                  delay_all_reduce_named_params: Any = None, param_to_hook_all_reduce: Any = None,
                  mixed_precision: Any = None, device_mesh: Any = None,
                  skip_all_reduce_unused_params: bool = False,
-                 forward_sync_buffers: bool | None = None,
-                 bucket_cap_mb_list: list[float] | None = None) -> None:
+                 bucket_cap_mb_list: list[float] | None = None, batched_grad_copy: bool = False,
+                 forward_sync_buffers: bool | None = None) -> None:
         super().__init__()
         if mixed_precision is not None or delay_all_reduce_named_params is not None:
             raise NotImplementedError("hookgrad DDP: mixed_precision and "
@@ -93,7 +93,8 @@ class DistributedDataParallel(Module):
             self._sync_params_and_buffers(params)
         caps = bucket_caps(bucket_cap_mb, bucket_cap_mb_list)
         self.reducer = Reducer(params, self.process_group, caps,
-                               find_unused_parameters, static_graph, gradient_as_bucket_view)
+                               find_unused_parameters, static_graph, gradient_as_bucket_view,
+                               explicit_caps=bucket_cap_mb_list is not None)
         self._comm_hook_registered = False
         self._warned_no_unused = False
         self._hook_handles = [
