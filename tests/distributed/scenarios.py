@@ -96,8 +96,11 @@ def rounded(arrays, digits=5):
 
 
 # ------------------------------------------------------------------------------ collectives
-@scenario()
+@scenario(oracle=False)
 def collectives_basics(lib, rank, world):
+    """Results equal PyTorch/gloo's (compared while writing it; `expectations._collectives`
+    holds them), but under load gloo hung in the barrier after this scenario in ~1 of 4 runs,
+    so it is not part of the oracle run."""
     dist = lib.distributed
     t = lib.tensor([rank + 1.0, 2.0])
     dist.all_reduce(t)
@@ -117,14 +120,21 @@ def collectives_basics(lib, rank, world):
     lst = [rank, "x"]
     dist.broadcast_object_list(lst, src=0)
     dist.barrier()
-    try:
-        dist.all_reduce(lib.tensor([1, 2]), op=dist.ReduceOp.AVG)
-        int_avg = "no error"
-    except RuntimeError as exc:
-        int_avg = str(exc)
     return {"sum": t.tolist(), "max": m.tolist(), "chained": chained, "bcast": b.tolist(),
             "gather": [p.tolist() for p in parts], "objs": objs, "lst": lst,
-            "int_avg": int_avg, "rank": dist.get_rank(), "size": dist.get_world_size()}
+            "rank": dist.get_rank(), "size": dist.get_world_size()}
+
+
+@scenario(oracle=False)
+def integer_avg_fails(lib, rank, world):
+    """PyTorch/gloo gives this error too (checked once by hand), but running it inside the
+    oracle run made gloo hang in the next barrier in ~1 of 3 runs, so it is not an oracle
+    scenario; the expected text is PyTorch's."""
+    try:
+        lib.distributed.all_reduce(lib.tensor([1, 2]), op=lib.distributed.ReduceOp.AVG)
+    except RuntimeError as exc:
+        return str(exc)
+    return "no error"
 
 
 @scenario()

@@ -24,6 +24,7 @@ def _worker(rank: int, world: int, port: int, out: str) -> None:
                             world_size=world, timeout=timedelta(seconds=60))
     results: dict = {}
     for name in sorted(ORACLE):
+        print(f"rank {rank}: {name}", file=sys.stderr, flush=True)  # names a hang, if any
         try:
             results[name] = {"ok": True, "result": SCENARIOS[name](torch, rank, world)}
         except Exception as exc:  # noqa: BLE001
