@@ -23,6 +23,11 @@ import hookgrad._ops.conv  # noqa: F401
 import hookgrad._ops.pooling  # noqa: F401
 import hookgrad._ops.normalization  # noqa: F401
 import hookgrad._ops.rnn  # noqa: F401
+import hookgrad._ops.upsample  # noqa: F401
+import hookgrad._ops.layers  # noqa: F401
+import hookgrad._ops.pool3d  # noqa: F401
+import hookgrad._ops.packing  # noqa: F401
+import hookgrad._ops.matrix_exp  # noqa: F401
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
@@ -59,6 +64,8 @@ from hookgrad._functional.linalg import *  # noqa: F403
 from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
+from hookgrad._functional.layer_ops import *  # noqa: F403
+from hookgrad._functional.matrix_ops import matrix_exp
 from hookgrad._functional._common import result_type
 from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.return_types)
 
@@ -93,6 +100,12 @@ from hookgrad.nn._functional_rnn import (  # noqa: E402  (torch.lstm, torch.gru,
     rnn_tanh,
     rnn_tanh_cell,
 )
+from hookgrad.nn._functional_layers import (  # noqa: E402  (torch.cosine_similarity, ...)
+    cosine_similarity,
+    instance_norm,
+    pairwise_distance,
+)
+from hookgrad.nn._functional_resample import pixel_shuffle, pixel_unshuffle  # noqa: E402
 import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
@@ -100,6 +113,8 @@ from hookgrad import distributed, futures  # noqa: E402
 import hookgrad.nn.parallel  # noqa: E402,F401  (torch.nn.parallel)
 from hookgrad.serialization import load, save  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
+import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
+from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64
@@ -109,3 +124,46 @@ int = int32  # noqa: A001 - torch.int is public API
 short = int16
 
 __version__ = "0.1.0"
+
+# --- ecosystem compatibility (issue 14 part A): legacy surface, torch._C, jit, ... ------------
+from hookgrad import _legacy, _storage  # noqa: E402
+from hookgrad._legacy import (  # noqa: E402
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    bfloat16,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    is_complex,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+    typename,
+)
+from hookgrad._storage import TypedStorage, UntypedStorage  # noqa: E402
+from hookgrad import _C, distributions, jit, multiprocessing, profiler, serialization  # noqa: E402
+from hookgrad import overrides, random  # noqa: E402
+import hookgrad.nn.modules.batchnorm  # noqa: E402,F401  (tools read nn.modules.batchnorm)
+import hookgrad.autograd.profiler  # noqa: E402,F401
+import hookgrad.utils.flop_counter  # noqa: E402,F401
+
+_legacy.install()
+_storage.install()
+# Tools compare ``torch.__version__`` with PyTorch releases to pick code paths; hookgrad reports
+# the PyTorch version it reproduces and keeps its own release number in `hookgrad_version`.
+hookgrad_version = __version__
+__version__ = "2.13.0"
+from hookgrad import _dispatch as _dispatch_mod  # noqa: E402
+from hookgrad.utils import _python_dispatch  # noqa: E402
+from hookgrad.utils._python_dispatch import ops  # noqa: E402  (torch.ops.aten.<name>.<overload>)
+
+_python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)

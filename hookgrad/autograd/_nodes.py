@@ -22,6 +22,7 @@ from typing import Any
 
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
+from hookgrad._ops._rule_ops import ARRAY_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._node import Node
@@ -72,7 +73,9 @@ class PrimitiveNode(Node):
             return (None,) * len(edges)
         else:
             grad = None
-        callers = plan.callers
+        # NOTE [Rule operations]: the engine chose the rules' operations for this pass
+        stack = STATE.graph_task_stack
+        callers = plan.array_callers if stack and stack[-1].rule_ops is ARRAY_OPS else plan.callers
         if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)
             if edges[0][0] is None or (needed is not None and not needed[0]):
                 return (None,)
@@ -106,6 +109,15 @@ class PrimitiveNode(Node):
             elif s is not None:
                 s.release()
 
+    def __dir__(self) -> list[str]:
+        # torchviz and PyTorch's tests discover saved values by listing ``_saved_*`` names.
+        names = set(super().__dir__())
+        names.update(f"_saved_{s}" for s in self._prim.saves)
+        names.update(f"_raw_saved_{s}" for s in self._prim.saves)
+        params = {**self._prim.defaults, **self._params}
+        names.update(f"_saved_{p}" for p, v in params.items() if v is not None)
+        return sorted(names)
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_raw_saved_"):
             key = name[11:]
@@ -120,6 +132,8 @@ class PrimitiveNode(Node):
                 return None if s is None else s.unpack(self)
             if key in self._params:
                 return self._params[key]
+            if key in self._prim.defaults:  # a parameter left at its default
+                return self._prim.defaults[key]
             if key.endswith("_sym_sizes") and key[:-10] in self._prim.inputs:
                 return self._meta[self._prim.inputs.index(key[:-10])][0]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

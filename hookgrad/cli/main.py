@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hookgrad.cli.data import UserError
+from hookgrad.cli.trace_cmd import add_trace_parser
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,7 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", action="store_true", help="no progress bars")
     from hookgrad.cli.ddp import add_arguments as add_ddp_arguments
     add_ddp_arguments(t)  # --ddp, --nproc, --comm-hook (hookgrad/cli/ddp.py)
+    t.add_argument("--compile", action="store_true",
+                   help="run the model through hookgrad.compile (hooks keep their meaning)")
     t.set_defaults(subparser=t)
+    add_trace_parser(sub)
     from hookgrad.cli.package_cmd import add_parser as add_package_parser
 
     add_package_parser(sub)
@@ -63,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``hookgrad`` console script."""
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
+    if args.command == "trace" and not extra:
+        return args.run(args)
     if extra:  # reported by the subcommand, so the line reads "hookgrad train: error: ..."
         args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "package":
@@ -76,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = TrainConfig(model=args.model, epochs=args.epochs, batch_size=args.batch_size,
                       lr=args.lr, optimizer=args.optimizer, seed=args.seed, data=args.data,
                       checkpoint=args.checkpoint, resume=args.resume, report=args.report,
-                      ddp=args.ddp, comm_hook=args.comm_hook)
+                      ddp=args.ddp, comm_hook=args.comm_hook,
+                      compile=args.compile)
     try:
         if args.nproc is not None:
             return ddp.launch(sys.argv[1:] if argv is None else list(argv), args.nproc)
