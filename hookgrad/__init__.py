@@ -109,6 +109,8 @@ from hookgrad.nn._functional_resample import pixel_shuffle, pixel_unshuffle  # n
 import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
+from hookgrad import distributed, futures  # noqa: E402
+import hookgrad.nn.parallel  # noqa: E402,F401  (torch.nn.parallel)
 from hookgrad.serialization import load, save  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
 import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)

@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "hookgrad.hooktools.": 7, "hookgrad.hooktools": 7, "hookgrad.datasets": 7,
     "hookgrad.compile.": 7, "hookgrad.compile": 7, "hookgrad.package.": 7,
     "hookgrad.package": 7, "hookgrad.distributed.": 7, "hookgrad.distributed": 7,
+    "hookgrad.futures": 7, "hookgrad.nn.parallel.": 7, "hookgrad.nn.parallel": 7,
     "hookgrad.testing.": TOP, "hookgrad.testing": TOP, "hookgrad.cli.": TOP,
     "hookgrad.cli": TOP, "hookgrad.__main__": TOP, "hookgrad": TOP,
 }

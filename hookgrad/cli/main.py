@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", default=None, help="continue from this checkpoint")
     t.add_argument("--report", default=None, help="write metrics.json, plots and the graph here")
     t.add_argument("--quiet", action="store_true", help="no progress bars")
+    from hookgrad.cli.ddp import add_arguments as add_ddp_arguments
+    add_ddp_arguments(t)  # --ddp, --nproc, --comm-hook (hookgrad/cli/ddp.py)
     t.add_argument("--compile", action="store_true",
                    help="run the model through hookgrad.compile (hooks keep their meaning)")
     t.set_defaults(subparser=t)
@@ -73,20 +75,26 @@ def main(argv: list[str] | None = None) -> int:
         from hookgrad.cli.package_cmd import run as run_package
 
         return run_package(args)
+    from hookgrad.cli import ddp
     from hookgrad.cli.report import write_report
     from hookgrad.cli.train import TrainConfig, train
 
     cfg = TrainConfig(model=args.model, epochs=args.epochs, batch_size=args.batch_size,
                       lr=args.lr, optimizer=args.optimizer, seed=args.seed, data=args.data,
                       checkpoint=args.checkpoint, resume=args.resume, report=args.report,
+                      ddp=args.ddp, comm_hook=args.comm_hook,
                       compile=args.compile)
     try:
-        result = train(cfg, progress=_progress(args.quiet))
-        for e in result.epochs:
+        if args.nproc is not None:
+            return ddp.launch(sys.argv[1:] if argv is None else list(argv), args.nproc)
+        lead = ddp.setup(args.ddp)  # only rank 0 shows progress, prints and reports
+        result = train(cfg, progress=_progress(args.quiet or not lead))
+        for e in result.epochs if lead else []:
             print(f"epoch {e['epoch']:>3}  loss {e['loss']:.4f}  train acc {e['train_acc']:.3f}"
                   f"  test acc {e['test_acc']:.3f}  ({e['seconds']:.1f}s)")
-        print(f"final test accuracy: {result.test_accuracy:.4f} on {result.data}")
-        if cfg.report:
+        if lead:
+            print(f"final test accuracy: {result.test_accuracy:.4f} on {result.data}")
+        if cfg.report and lead:
             for note in write_report(result, cfg.report):
                 print(note)
     except UserError as e:

@@ -17,6 +17,7 @@ import numpy as np
 
 import hookgrad
 from hookgrad import nn
+from hookgrad.cli import ddp
 from hookgrad.cli.data import Dataset, UserError, load
 from hookgrad.hooktools import TrainingMonitor
 
@@ -37,6 +38,8 @@ class TrainConfig:
     checkpoint: str | None = None
     resume: str | None = None
     report: str | None = None
+    ddp: bool = False  # data-parallel over MPI ranks (hookgrad/cli/ddp.py)
+    comm_hook: str = "allreduce"
     compile: bool = False  # run the model through hookgrad.compile
 
     def learning_rate(self) -> float:
@@ -145,17 +148,18 @@ def train(cfg: TrainConfig, progress: Callable[..., Any] | None = None) -> Train
     opt = _optimizer(cfg, model)
     loss_fn = nn.CrossEntropyLoss()
     start, history = _resume(cfg, model, opt) if cfg.resume else (0, [])
+    net = ddp.wrap(cfg, model)  # the model itself unless --ddp
     result = TrainResult(config=asdict(cfg), data=data.source, epochs=list(history))
     # Overflow is reported as a non-finite loss (UserError), not as NumPy RuntimeWarnings.
     quiet_fp = np.errstate(over="ignore", invalid="ignore", divide="ignore")
     with quiet_fp, TrainingMonitor(model) as monitor:  # the monitor's hooks go on exit
         for epoch in range(start, cfg.epochs):
             rng = np.random.default_rng((cfg.seed, epoch))  # resuming replays the same batches
-            step_model = hookgrad.compile(model) if cfg.compile else model
+            step_model = hookgrad.compile(net) if cfg.compile else net
             result.epochs.append(_epoch(epoch, step_model, opt, loss_fn, monitor, x_train,
                                         data.y_train, x_test, data.y_test, cfg, rng, progress))
             _collect_layers(result, monitor)
-            if cfg.checkpoint:
+            if cfg.checkpoint and ddp.is_main():
                 _save_checkpoint(cfg, model, opt, epoch + 1, result.epochs)
     result.test_accuracy = result.epochs[-1]["test_acc"] if result.epochs else float("nan")
     result.model = model  # type: ignore[attr-defined]
@@ -173,6 +177,7 @@ def _epoch(epoch: int, model: nn.Module, opt: Any, loss_fn: Any, monitor: Traini
     total, correct, seen = 0.0, 0, 0
     monitor.history.clear()
     for idx in batches:
+        idx = ddp.shard(idx)  # this rank's slice of the global batch under --ddp
         xb, yb = hookgrad.tensor(x[idx]), hookgrad.tensor(y[idx])
         logits = model(xb)
         loss = loss_fn(logits, yb)
@@ -190,6 +195,7 @@ def _epoch(epoch: int, model: nn.Module, opt: Any, loss_fn: Any, monitor: Traini
         total += value * len(idx)
         correct += int((logits.argmax(1).numpy() == y[idx]).sum())
         seen += len(idx)
+    total, correct, seen = ddp.sum_over_ranks(total, correct, seen)
     return {"epoch": epoch + 1, "loss": total / seen, "train_acc": correct / seen,
             "test_acc": evaluate(model, x_test, y_test), "seconds": time.perf_counter() - t0}
 

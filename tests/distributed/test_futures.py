@@ -1,0 +1,74 @@
+"""hookgrad.futures against torch.futures (spec/distributed.md §3), same scenario on both."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import hookgrad
+
+pytestmark = pytest.mark.oracle
+
+
+def _scenario(lib):
+    F = lib.futures.Future
+    log = []
+    out = {}
+    fut = F()
+    out["done_before"] = fut.done()
+    fut.add_done_callback(lambda f: log.append(("cb1", f.value())))
+    child = fut.then(lambda f: f.value() * 2)
+    grandchild = child.then(lambda f: f.value() + 1)
+    fut.add_done_callback(lambda f: log.append(("cb2", f.value())))
+    fut.set_result(5)
+    out["chain"] = grandchild.wait()
+    out["log"] = log
+    try:
+        fut.set_result(6)
+    except RuntimeError as exc:
+        out["twice"] = str(exc)
+    bad = F()
+    failing = bad.then(lambda f: 1 / 0)
+    bad.set_result(1)
+    try:
+        failing.wait()
+    except RuntimeError as exc:
+        out["callback_error"] = str(exc).split("\n")[0]  # torch appends a traceback
+    err = F()
+    err.set_exception(ValueError("boom"))
+    try:
+        err.value()
+    except ValueError as exc:
+        out["exception"] = repr(exc)
+    late = F()
+    late.set_result(3)
+    late.add_done_callback(lambda f: log.append(("late", f.value())))
+    a, b = F(), F()
+    both = lib.futures.collect_all([a, b])
+    a.set_result(1)
+    out["partial"] = both.done()
+    b.set_result(2)
+    out["collect"] = [f.value() for f in both.wait()]
+    c, d = F(), F()
+    c.set_result("x")
+    d.set_result("y")
+    out["wait_all"] = lib.futures.wait_all([c, d])
+    return out
+
+
+def test_future_api_matches_torch(torch):
+    assert _scenario(hookgrad) == _scenario(torch)
+
+
+def test_wait_blocks_until_another_thread_sets_the_result():
+    fut = hookgrad.futures.Future()
+    timer = threading.Timer(0.05, lambda: fut.set_result("late"))
+    timer.start()
+    assert fut.wait() == "late"
+    timer.join()
+
+
+def test_set_exception_needs_an_exception():
+    with pytest.raises(TypeError):
+        hookgrad.futures.Future().set_exception("not an exception")
