@@ -37,13 +37,21 @@ are stored separately and load unshared). ``requires_grad`` and the ``nn.Paramet
 restored; autograd history is not.
 
 Loading only parses JSON and ``.npy`` headers: nothing is unpickled and no code runs, so
-``weights_only`` makes no difference. Any file that is not a well-formed checkpoint (a pickle,
-a ``torch.save`` archive, an unknown node kind, an array whose dtype or shape disagrees with
-the manifest) raises ``pickle.UnpicklingError``, the type torch's weights-only loader raises.
+``weights_only`` makes no difference. Reading goes through one bounded reader
+(`hookgrad.utils._bounded_read`): members must be stored uncompressed, every tensor entry has its
+own array member, and a ``.npy`` header's shape must match the bytes actually present, so what
+is allocated is bounded by the size of the file. Any file that is not a well-formed checkpoint
+(a pickle, a ``torch.save`` archive, flipped bits, truncation, compressed members, objects nested
+more than `MAX_DEPTH` levels, an array whose dtype or shape disagrees with the manifest) raises
+``pickle.UnpicklingError``, the type torch's weights-only loader raises, with the reason in its
+message. A missing or unreadable *path* raises the `OSError` ``open`` gives, as in torch.
 
-Saving to a path is atomic: the archive is written to a temporary file in the same directory,
-flushed and ``fsync``-ed, then moved over the target with ``os.replace``; a failure at any point
-leaves the previous file untouched. Saving to a file object writes into it directly.
+Saving to a path (`hookgrad.utils._safe_write`) is atomic for regular files: the archive is
+written to a temporary file ``.<name>.hookgrad-save.<host>.<pid>.<random>.tmp`` in the same
+directory, flushed and ``fsync``-ed, then moved over the target with ``os.replace``; a failure
+or a kill at any point leaves the previous file whole, and the next save to that path removes
+temporaries left by dead processes. Symlinks are followed (the link stays); devices and FIFOs
+are written through, never replaced. Saving to a file object writes into it directly.
 """
 
 from __future__ import annotations
