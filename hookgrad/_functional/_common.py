@@ -15,6 +15,7 @@ from hookgrad._dtypes import (
     result_type_of,
     scalar_dtype,
 )
+from hookgrad._ops._shapes import check_broadcast
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 
@@ -75,6 +76,8 @@ def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
     if isinstance(a, Tensor):
         da = a._data
         if isinstance(b, Tensor):
+            if da.shape != b._data.shape:
+                check_broadcast(da.shape, b._data.shape)
             if da.dtype == b._data.dtype and (not float_result or da.dtype.kind == "f"):
                 return bind(prim, (a, b), p)
         elif (type(b) is float or type(b) is int) and da.dtype.kind == "f" and (

@@ -11,6 +11,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
 from hookgrad._functional._pw_util import promote, require_tensor, scalar_cast, type_name
+from hookgrad._ops._shapes import check_broadcast, check_broadcast_all
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -177,6 +178,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of PyTorch. Use a boolean condition "
                       "instead.", UserWarning, stacklevel=2)
+    shapes = [t._data.shape for t in (condition, input, other) if isinstance(t, Tensor)]
+    if any(s != shapes[0] for s in shapes):
+        check_broadcast_all(shapes)
     if (isinstance(input, Tensor) and isinstance(other, Tensor)
             and input._data.dtype == other._data.dtype):
         return bind(P["where"], (condition, input, other))
@@ -205,6 +209,8 @@ def _tensor_where(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 
 def _masked_fill_args(self: Tensor, mask: Tensor, value: Any) -> tuple[Any, tuple, dict]:
+    if mask._data.shape != self._data.shape:  # PyTorch names the mask "tensor a"
+        check_broadcast(mask._data.shape, self._data.shape)
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_c_type(mask)}")

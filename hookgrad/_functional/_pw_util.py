@@ -15,6 +15,7 @@ import numpy as np
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import result_type, wrap_scalar
+from hookgrad._ops._shapes import check_broadcast_all
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -59,6 +60,11 @@ def promote(*args: Any) -> tuple[tuple, Any]:
     like = next((a for a in args if isinstance(a, Tensor)), None)
     if like is None:  # only numbers (torch.floor_divide(7, 2)): PyTorch wraps them all
         like = Tensor._make(np.zeros(()))
+    shape = like._data.shape
+    for a in args:
+        if isinstance(a, Tensor) and a._data.shape != shape:
+            check_broadcast_all([t._data.shape for t in args if isinstance(t, Tensor)])
+            break
     first = like._data.dtype
     if all(isinstance(a, Tensor) and a._data.dtype == first for a in args):
         return args, None

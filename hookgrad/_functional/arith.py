@@ -13,6 +13,7 @@ from typing import Any
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, to_tensor_like, unary_float
 from hookgrad._functional._pw_util import promote, scalar_cast
+from hookgrad._ops._shapes import check_inplace_broadcast
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -234,6 +235,8 @@ def _inplace_binary(name: str) -> Any:
             _bool_sub_check(self, other)
         params = {"alpha": alpha} if alpha != 1 else _EMPTY
         o = to_tensor_like(other, self)
+        if o._data.shape != self._data.shape:
+            check_inplace_broadcast(self._data.shape, o._data.shape)
         rt = result_type(self, o)
         cast = rt if (self._data.dtype != rt.np or o._data.dtype != rt.np) else None
         return bind_inplace(prim, self, (self, o), params, cast)
@@ -246,12 +249,16 @@ def _inplace_binary(name: str) -> Any:
 def mul_(self: Tensor, other: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.mul_``."""
     (a, b), cast = promote(self, other)
+    if b._data.shape != a._data.shape:
+        check_inplace_broadcast(a._data.shape, b._data.shape)
     return bind_inplace(P["mul"], self, (a, b), _EMPTY, cast)
 
 
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """Mirrors: ``torch.Tensor.div_`` (true division into an integer tensor is an error)."""
     (a, b), cast = promote(self, other)
+    if b._data.shape != a._data.shape:
+        check_inplace_broadcast(a._data.shape, b._data.shape)
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or "

@@ -138,18 +138,27 @@ def _unwrap(data: Any, top: bool = True) -> Any:
     return data
 
 
-def _check_fits(values: Any, d: dtype, type_name: str) -> None:
-    """PyTorch's ``c10::overflows`` check for Python numbers converted to an integral type."""
+_INT64 = np.iinfo(np.int64)
+MAX_DIMS = 64  # NumPy's limit on dimensions (PyTorch's is 128): deeper nesting is refused
+
+
+def _check_fits(values: Any, d: dtype, type_name: str, unpack: bool = True) -> None:
+    """PyTorch's checks of Python numbers converted to an integral type, element by element:
+    an int beyond int64 fails to unpack (ValueError); a value outside `d`'s range, NaN or an
+    infinity cannot be converted (``c10::overflows``, RuntimeError). `unpack` False: a Scalar
+    argument (``full``), where a huge int is a range error too."""
     if d.is_floating_point or d is bool_:
         return
     flat = np.asarray(values, dtype=object).reshape(-1)
     info = np.iinfo(d.np)
     for v in flat:
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            if unpack and not _INT64.min <= v <= _INT64.max:
+                raise ValueError("Overflow when unpacking long long")
             # unsigned targets accept -max..max (the negative ones wrap), like c10::overflows
             bad = v > info.max or (v < info.min and (info.min != 0 or -v > info.max))
-        elif isinstance(v, (float, np.floating)) and np.isfinite(v):
-            bad = v < info.min or v > info.max
+        elif isinstance(v, (float, np.floating)):
+            bad = not np.isfinite(v) or v < info.min or v > info.max
         else:
             bad = False
         if bad:
@@ -192,10 +201,13 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         _check_numpy(data)
     arr = _fast_list(data, dtype)
     if arr is None:
-        inferred = _infer(data, 0, _chain_shape(data))
+        shape = _chain_shape(data)
+        if len(shape) > MAX_DIMS:  # NumPy's limit (PyTorch's is 128)
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        inferred = _infer(data, 0, shape)
         d = to_dtype(dtype) if dtype is not None else (inferred or STATE.default_dtype)
         raw = _unwrap(data)
-        if d is not int64 and _python_numbers(data):
+        if not (d.is_floating_point or d is bool_) and _python_numbers(data):
             _check_fits(raw, d, d.name)
         arr = _to_array(raw, d)
     xp = _xp(device)
@@ -231,14 +243,16 @@ def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
         arr = np.array(data)
     except (ValueError, OverflowError):
         return None  # ragged or huge ints: the slow path raises PyTorch's errors
-    if arr.dtype.kind not in "biuf" or arr.ndim == 0:
-        return None
+    if arr.dtype.kind not in "bif" or arr.ndim == 0:
+        return None  # "u": ints beyond int64, which the slow path refuses as PyTorch does
     types = _leaf_types(data, arr.ndim)
     if types is None or not types <= _PY_NUMBERS:
         return None
     if target is not None:
         d = target
-    elif float in types:
+        if d is int64 and arr.dtype.kind == "f" and not _fits_int64(arr):
+            return None  # NaN, infinities or huge floats: the slow path raises
+    elif float in types or not types:  # [[]] has no leaves: the default dtype
         d = STATE.default_dtype
     else:
         d = int64 if int in types else bool_
@@ -246,6 +260,10 @@ def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
         return arr
     with np.errstate(over="ignore", invalid="ignore"):
         return arr.astype(d.np)
+
+
+def _fits_int64(arr: np.ndarray) -> bool:
+    return bool(np.isfinite(arr).all() and (np.abs(arr) < 2.0**63).all())
 
 
 def _to_array(raw: Any, d: dtype) -> np.ndarray:
@@ -462,7 +480,7 @@ def full(size: Any, fill_value: Any, *, out: Any = None, dtype: Any = None, layo
         fill_value = fill_value.item()
         inferred = _fill_dtype(fill_value)
     d = inferred if dtype is None else to_dtype(dtype)
-    _check_fits(fill_value, d, _C_TYPES.get(d.name, d.name))
+    _check_fits(fill_value, d, _C_TYPES.get(d.name, d.name), unpack=False)
     return _filled("full", (tuple(size),), fill_value, d, device, requires_grad, out)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
@@ -41,6 +42,33 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
                     f"non-singleton dimension {i - ndim + len(s)}"
                 )
     return tuple(out)
+
+
+# The argument-checking layer of broadcasting ops: the op wrappers call these where they promote
+# dtypes, before any kernel runs, so a mismatch raises PyTorch's RuntimeError (not NumPy's
+# ValueError) and leaves every input untouched. Cached: a model broadcasts the same few shape
+# pairs (bias adds) over and over, and the normal path must stay cheap.
+@lru_cache(maxsize=4096)
+def check_broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of `a` and `b`; PyTorch's RuntimeError when there is none."""
+    return broadcast_shapes(a, b)
+
+
+def check_broadcast_all(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """`check_broadcast` over any number of shapes (``where``, ``addcmul``, ``lerp``...)."""
+    out = shapes[0]
+    for s in shapes[1:]:
+        if s != out:
+            out = check_broadcast(out, s)
+    return out
+
+
+def check_inplace_broadcast(self_shape: tuple[int, ...], *others: tuple[int, ...]) -> None:
+    """An in-place op's operands must broadcast *to* the shape of the tensor written."""
+    out = check_broadcast_all((self_shape, *others))
+    if out != tuple(self_shape):
+        raise RuntimeError(f"output with shape {list(self_shape)} doesn't match the broadcast "
+                           f"shape {list(out)}")
 
 
 def sum_to_dims(shape: Sequence[int], target: Sequence[int]) -> tuple[tuple[int, ...], bool]:

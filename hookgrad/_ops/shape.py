@@ -517,9 +517,15 @@ defop(
     jvp="linear",
 )
 
+def _to_copy_impl(self: Any, dtype: Any) -> Any:
+    # NaN/inf/out-of-range floats to integers wrap silently in PyTorch's casts: no warning
+    with np.errstate(invalid="ignore", over="ignore"):
+        return self.astype(dtype.np)
+
+
 defop(
     "_to_copy",
-    impl=lambda self, dtype: self.astype(dtype.np),
+    impl=_to_copy_impl,
     params=("dtype",),
     node_name="ToCopyBackward0",
     vjp={"self": lambda grad, self_dtype: grad.to(self_dtype)},
