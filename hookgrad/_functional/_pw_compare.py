@@ -11,6 +11,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
 from hookgrad._functional._pw_util import promote, require_tensor, scalar_cast, type_name
+from hookgrad._ops._checks import check_operand, check_tensor
 from hookgrad._ops._shapes import check_broadcast, check_broadcast_all
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -170,6 +171,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """
     if input is None and other is None:
         return _nonzero_tuple(condition)
+    check_tensor(condition, "where", "condition", 1)
+    for pos, value in ((2, input), (3, other)):
+        if not isinstance(value, Tensor):
+            check_operand(value, "where", ("input", "other")[pos - 2], pos)
     kind = condition._data.dtype
     if kind.kind != "b":
         if kind.name != "uint8":

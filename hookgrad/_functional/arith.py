@@ -13,6 +13,7 @@ from typing import Any
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, to_tensor_like, unary_float
 from hookgrad._functional._pw_util import promote, scalar_cast
+from hookgrad._ops._checks import not_tensor
 from hookgrad._ops._shapes import check_inplace_broadcast
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -101,7 +102,11 @@ true_divide = div
 
 def neg(input: Tensor) -> Tensor:
     """Mirrors: ``torch.neg``."""
-    if input._data.dtype.kind == "b":
+    try:
+        kind = input._data.dtype.kind
+    except AttributeError:
+        raise not_tensor("neg", input) from None
+    if kind == "b":
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead."

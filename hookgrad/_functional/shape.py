@@ -30,6 +30,7 @@ from hookgrad._functional.rearrange import METHODS as _REARRANGE_METHODS
 from hookgrad._functional.rearrange import __all__ as _rearrange_all
 from hookgrad._ops import shape as _S
 from hookgrad._ops._shapes import infer_size, normalize_dim
+from hookgrad._ops._checks import check_tensor, not_tensor
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -98,7 +99,10 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Mirrors: ``torch.flatten`` (returns `input` itself when nothing is merged)."""
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except AttributeError:
+        raise not_tensor("flatten", input) from None
     if not shape:
         return reshape(input, 1)
     start, end = _dim(start_dim, input), _dim(end_dim, input)
@@ -183,6 +187,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Mirrors: ``torch.squeeze`` (``SqueezeBackward0/1/2`` for no dim / an int / a tuple)."""
+    check_tensor(input, "squeeze")
     if dim is None:
         return _view(P["squeeze"], input, {})
     if isinstance(dim, (tuple, list)):
@@ -392,6 +397,7 @@ def vstack(tensors: Any) -> Tensor:
 # ---------------------------------------------------------------------------- copies
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Mirrors: ``torch.clone`` (keeps a dense layout, as ``preserve_format`` does)."""
+    check_tensor(input, "clone")
     return bind(P["clone"], (input,), {"memory_format": memory_format})
 
 

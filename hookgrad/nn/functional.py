@@ -51,6 +51,25 @@ def _reexport() -> None:
 _reexport()
 
 
+def _calls_method(fn: Any, method: str) -> Any:
+    """PyTorch's ``F.<name>`` is ``input.<method>(...)``: a non-tensor raises AttributeError
+    there (not the TypeError of ``torch.<name>``); keep that difference."""
+
+    def wrapper(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute '{method}'")
+        return fn(input, *args, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+for _name in ("sigmoid", "tanh", "softmax", "log_softmax"):
+    globals()[_name] = _calls_method(globals()[_name], _name)
+
+
 def _softmax_dim(name: str, ndim: int) -> int:
     import warnings
 
@@ -65,6 +84,10 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
     Mirrors: ``torch.nn.functional.softmin``.
     """
+    if not isinstance(input, Tensor):  # PyTorch: input.dim(), or (-input).softmax(dim)
+        if dim is None:
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
+        raise AttributeError(f"'{type(-input).__name__}' object has no attribute 'softmax'")
     if dim is None:
         dim = _softmax_dim("softmin", input.dim())
     if dtype is not None:
@@ -161,6 +184,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
     Mirrors: ``torch.nn.functional.dropout``.
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"dropout(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:

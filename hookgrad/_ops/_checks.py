@@ -1,0 +1,44 @@
+"""Argument checks shared by the public op wrappers: PyTorch's TypeError for a value that is not
+a tensor (or not a number) where the op needs one.
+
+PyTorch's argument parser rejects these before any kernel runs; hookgrad's wrappers read
+``x._data`` first, so without these checks a string or ``None`` surfaces as an AttributeError
+about ``_data`` (or is silently wrapped as an object array). The checks sit on the slow path:
+wrappers call them from an ``except AttributeError`` (free when nothing is raised, Python 3.11+)
+or where a non-tensor operand is about to be wrapped as a scalar.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._tensor import Tensor
+
+__all__ = ["not_tensor", "check_tensor", "check_operand", "is_number"]
+
+
+def not_tensor(fn: str, value: Any, arg: str = "input", pos: int = 1) -> TypeError:
+    """PyTorch's TypeError for a non-tensor `value` passed as argument `arg` of `fn`."""
+    return TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                     f"{type(value).__name__}")
+
+
+def check_tensor(value: Any, fn: str, arg: str = "input", pos: int = 1) -> None:
+    """Raise `not_tensor` unless `value` is a Tensor."""
+    if not isinstance(value, Tensor):
+        raise not_tensor(fn, value, arg, pos)
+
+
+def is_number(value: Any) -> bool:
+    """A Python or NumPy scalar PyTorch accepts as a ``Scalar`` argument."""
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return not isinstance(value, (np.str_, np.bytes_, np.void))
+    return isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biufc"
+
+
+def check_operand(value: Any, fn: str, arg: str = "other", pos: int = 2) -> None:
+    """An operand of a tensor op must be a Tensor or a number (not None, a list, a string)."""
+    if not isinstance(value, Tensor) and not is_number(value):
+        raise not_tensor(fn, value, arg, pos)
