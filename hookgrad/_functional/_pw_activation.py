@@ -14,7 +14,7 @@ from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._pw_util import float_cast, inplace_unary, require_float
 from hookgrad._ops.activation import SELU_ALPHA, SELU_SCALE
-from hookgrad._ops._checks import check_tensor, not_tensor
+from hookgrad._ops._checks import check_number, check_tensor, not_tensor
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -56,6 +56,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     Mirrors: ``torch.nn.functional.leaky_relu``.
     """
     require_float(input, "leaky_relu_cpu")
+    check_number(negative_slope, "leaky_relu", "negative_slope", 2)
     return _run(P["leaky_relu"], input, {"negative_slope": negative_slope}, inplace,
                 P["leaky_relu_"])
 

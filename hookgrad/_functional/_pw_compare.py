@@ -11,7 +11,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
 from hookgrad._functional._pw_util import promote, require_tensor, scalar_cast, type_name
-from hookgrad._ops._checks import check_operand, check_tensor
+from hookgrad._ops._checks import check_number, check_operand, check_tensor
 from hookgrad._ops._shapes import check_broadcast, check_broadcast_all
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -57,6 +57,8 @@ def _logical(name: str) -> Any:
 
     def fn(input: Tensor, other: Tensor) -> Tensor:
         require_tensor(other, name, "other", 2)
+        if input._data.shape != other._data.shape:
+            check_broadcast(input._data.shape, other._data.shape)
         return bind(prim, (input, other))
 
     fn.__name__ = fn.__qualname__ = name
@@ -253,6 +255,9 @@ def _clamp_args(input: Tensor, min: Any, max: Any) -> tuple[Any, tuple, dict, An
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tmin, tmax = isinstance(min, Tensor), isinstance(max, Tensor)
+    for name, bound, is_t in (("min", min, tmin), ("max", max, tmax)):
+        if bound is not None and not is_t:
+            check_number(bound, "clamp", name, 2)
     if tmin or tmax:
         if (tmin or min is None) and (tmax or max is None):
             if tmin and tmax:

@@ -199,6 +199,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     if isinstance(data, np.ndarray):
         _check_numpy(data)
+    public_dtype(dtype, "tensor")
+    if isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     arr = _fast_list(data, dtype)
     if arr is None:
         shape = _chain_shape(data)
@@ -381,6 +384,10 @@ def _shape(size: tuple, fn: str = "") -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     out = tuple(int(s) for s in size)
+    for i, s in enumerate(out):
+        if not _INT64.min <= s <= _INT64.max:
+            raise TypeError(f"{fn or 'tensor'}(): argument 'size' failed to unpack the object at "
+                            f"pos {i + 1} with error \"Overflow when unpacking long long\"")
     if any(s < 0 for s in out):
         if fn == "zeros":  # PyTorch's zeros has its own check and text
             raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -389,7 +396,18 @@ def _shape(size: tuple, fn: str = "") -> tuple:
     return out
 
 
+def public_dtype(value: Any, fn: str) -> None:
+    """PyTorch's factories take a ``torch.dtype`` (or Python's ``float``/``int``/``bool``)."""
+    if value is None or isinstance(value, dtype) or value is float or value is int or \
+            value is bool:
+        return
+    if value is complex:
+        raise TypeError(f"{fn}(): complex dtypes are not supported by hookgrad")
+    raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {type(value).__name__}")
+
+
 def _dt(dtype_: Any) -> dtype:
+    public_dtype(dtype_, "factory")
     return STATE.default_dtype if dtype_ is None else to_dtype(dtype_)
 
 
@@ -411,8 +429,22 @@ def _filled(fn: str, size: tuple, value: Any, dtype: Any, device: Any, requires_
         raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
     shape = _size_arg(size, fn) if size else ()
     d = _dt(dtype)
-    arr = _xp(device).full(shape, _to_array(value, d), dtype=d.np)
+    arr = _allocate(lambda: _xp(device).full(shape, _to_array(value, d), dtype=d.np), shape, d)
     return _write_out(out, _finish(arr, requires_grad))
+
+
+def _allocate(make: Any, shape: tuple, d: dtype) -> Any:
+    """Run `make`; an allocation the machine cannot satisfy is PyTorch's RuntimeError."""
+    try:
+        return make()
+    except (MemoryError, ValueError) as e:
+        if isinstance(e, ValueError) and "dimension" not in str(e) and "too big" not in str(e):
+            raise
+        nbytes = d.np.itemsize
+        for s in shape:
+            nbytes *= s
+        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{nbytes} bytes.") from None
 
 
 def zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
@@ -451,7 +483,7 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
 
 def _fill_dtype(fill_value: Any) -> dtype:
     bad = isinstance(fill_value, Tensor) and fill_value._data.ndim != 0
-    if bad or fill_value is None or isinstance(fill_value, str):
+    if bad or not (isinstance(fill_value, (int, float, Tensor, np.generic))):
         raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     if isinstance(fill_value, bool):
@@ -532,6 +564,11 @@ def _number(x: Any, fn: str, arg: str, pos: int) -> Any:
         return x.item()
     if isinstance(x, np.generic):
         return x.item()
+    if not isinstance(x, (int, float)):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos + 1}) must be Number, not "
+                        f"{type(x).__name__}")
+    if isinstance(x, int) and not _INT64.min <= x <= _INT64.max:
+        raise OverflowError("int too big to convert")
     return x
 
 

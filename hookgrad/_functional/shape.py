@@ -323,6 +323,10 @@ def _join_args(tensors: Any, name: str) -> list:
             f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
             f"not {type(tensors).__name__}"
         )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
     return list(tensors)
 
 

@@ -149,6 +149,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """Huber loss (``HuberLossBackward0``). Mirrors: ``torch.nn.functional.huber_loss``."""
+    if not delta > 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_size(input, target)
     x, t = _broadcast(input, target)
     if weight is None:
