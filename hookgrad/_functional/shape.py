@@ -421,6 +421,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a.dtype
         elif isinstance(a, str) or type(a).__name__ == "device":
             _check_device(a)
+        elif isinstance(a, int) and not isinstance(a, bool):  # an accelerator index
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         elif a is not None:
             dtype = a
     if "device" in kwargs and kwargs["device"] is not None:
@@ -433,7 +435,12 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 def _check_device(dev: Any) -> None:
     from hookgrad._backend import device
 
-    d = device(dev) if not isinstance(dev, device) else dev
+    try:
+        d = device(dev) if not isinstance(dev, device) else dev
+    except ValueError:
+        raise RuntimeError(f"Invalid device string: '{dev}'") from None
+    if d.index is not None and d.index < 0:
+        raise RuntimeError(f"Invalid device string: '{dev}'")
     if d.type != "cpu":
         raise RuntimeError(f"hookgrad: device {d} is not available (CPU backend only)")
 
