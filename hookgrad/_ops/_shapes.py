@@ -50,8 +50,22 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 # pairs (bias adds) over and over, and the normal path must stay cheap.
 @lru_cache(maxsize=4096)
 def check_broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    """The broadcast shape of `a` and `b`; PyTorch's RuntimeError when there is none."""
-    return broadcast_shapes(a, b)
+    """The broadcast shape of `a` and `b`; PyTorch's RuntimeError when there is none.
+
+    ATen's ``infer_size``: dims are compared from the last one, and the first mismatch names
+    its index in the *result* (``(2, 3, 4) + (3, 3)`` fails "at non-singleton dimension 2").
+    """
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        off = ndim - 1 - i
+        sa = a[len(a) - 1 - off] if off < len(a) else 1
+        sb = b[len(b) - 1 - off] if off < len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                               f"({sb}) at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
 
 
 def check_broadcast_all(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:

@@ -44,7 +44,19 @@ def _check_pool(
     d: Sequence[int],
     ceil_mode: bool,
 ) -> None:
-    """PyTorch's ``pool2d_shape_check`` (messages for the 2-d ops)."""
+    """PyTorch's checks in its order: ``pooling_output_shape`` per dim (zero stride, negative
+    padding, padding over half the window), then ``pool2d_shape_check``."""
+    for kk, ss, pp, dd in zip(k, s, p, d, strict=True):
+        if ss == 0:
+            raise RuntimeError("stride should not be zero")
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        span = (kk - 1) * dd + 1
+        if pp > int(span / 2):  # C++ integer division truncates toward zero
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={pp}, kernel_size={kk} and dilation={dd}"
+            )
     if min(k) <= 0:
         raise RuntimeError(
             f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}"
@@ -55,14 +67,6 @@ def _check_pool(
         raise RuntimeError(
             f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}"
         )
-    if min(p) < 0:
-        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
-    for kk, pp, dd in zip(k, p, d, strict=True):
-        if pp > ((kk - 1) * dd + 1) // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got "
-                f"pad={pp}, kernel_size={kk} and dilation={dd}"
-            )
     h, w = input.shape[-2:]
     oh = pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
     ow = pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)
