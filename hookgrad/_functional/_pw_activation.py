@@ -13,8 +13,8 @@ from typing import Any
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._pw_util import float_cast, inplace_unary, require_float
-from hookgrad._ops.activation import SELU_ALPHA, SELU_SCALE
 from hookgrad._ops._checks import check_number, check_tensor, not_tensor
+from hookgrad._ops.activation import SELU_ALPHA, SELU_SCALE
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 

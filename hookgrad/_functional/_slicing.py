@@ -6,7 +6,6 @@ Mirrors the ``torch`` functions of the same names; re-exported by `hookgrad._fun
 from __future__ import annotations
 
 import operator
-
 from typing import Any
 
 from hookgrad._functional._views import _dim, _multi_view, _view

@@ -13,7 +13,6 @@ in-place checks and the regeneration of stale views (`autograd/_copy_slices.py`,
 from __future__ import annotations
 
 import operator
-
 from typing import Any
 
 from hookgrad._config import STATE

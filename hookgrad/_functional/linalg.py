@@ -16,8 +16,8 @@ from hookgrad._dtypes import to_dtype
 from hookgrad._functional._common import binary
 from hookgrad._functional.einsum import einsum
 from hookgrad._functional.sorting import reduce_dims
-from hookgrad._ops._shapes import broadcast_shapes
 from hookgrad._ops._checks import not_tensor
+from hookgrad._ops._shapes import broadcast_shapes
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 

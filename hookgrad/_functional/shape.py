@@ -29,8 +29,8 @@ from hookgrad._functional.rearrange import *  # noqa: F403 - re-exported public 
 from hookgrad._functional.rearrange import METHODS as _REARRANGE_METHODS
 from hookgrad._functional.rearrange import __all__ as _rearrange_all
 from hookgrad._ops import shape as _S
-from hookgrad._ops._shapes import infer_size, normalize_dim
 from hookgrad._ops._checks import check_tensor, not_tensor
+from hookgrad._ops._shapes import infer_size, normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 

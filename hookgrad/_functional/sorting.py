@@ -14,8 +14,8 @@ from typing import Any
 
 from hookgrad import return_types
 from hookgrad._dispatch import bind
-from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops._checks import not_tensor
+from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 

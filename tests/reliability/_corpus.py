@@ -384,7 +384,8 @@ def _nn_cases() -> list[Case]:
     for name, f in loss_cases.items():
         cases.append((f"{F}.{name}", f))
     module_cases = {
-        "Linear(-1,3)": lambda L: L.nn.Linear(-1, 3), "Linear(2.5,3)": lambda L: L.nn.Linear(2.5, 3),
+        "Linear(-1,3)": lambda L: L.nn.Linear(-1, 3),
+        "Linear(2.5,3)": lambda L: L.nn.Linear(2.5, 3),
         "Linear('a',3)": lambda L: L.nn.Linear("a", 3),
         "Linear fwd shape": lambda L: L.nn.Linear(3, 2)(_t(L, (2, 4))),
         "Linear fwd int": lambda L: L.nn.Linear(3, 2)(_t(L, (2, 3), "int64")),
@@ -414,7 +415,8 @@ def _nn_cases() -> list[Case]:
         "MaxPool2d 2d in": lambda L: L.nn.MaxPool2d(2)(_t(L, (3,))),
         "Conv1d fwd 4d": lambda L: L.nn.Conv1d(1, 1, 2)(_t(L, (1, 1, 4, 4))),
         "Module call no forward": lambda L: L.nn.Module()(1),
-        "CrossEntropyLoss oob": lambda L: L.nn.CrossEntropyLoss()(_t(L, (2, 3)), L.tensor([3, 0])),
+        "CrossEntropyLoss oob": lambda L: L.nn.CrossEntropyLoss()(_t(L, (2, 3)),
+                                                                  L.tensor([3, 0])),
         "LSTM fwd dims": lambda L: L.nn.LSTM(3, 2)(_t(L, (2, 4, 5))),
         "Unflatten bad": lambda L: L.nn.Unflatten(1, (2, 2))(_t(L, (2, 3))),
     }
@@ -431,7 +433,7 @@ def _autograd_cases() -> list[Case]:
     return [
         ("backward non-scalar", lambda L: (leaf(L) * 2).backward()),
         ("backward no grad", lambda L: L.ones(3).sum().backward()),
-        ("backward twice", lambda L: [l.backward() for l in [(leaf(L) * leaf(L)).sum().exp()] * 2]),
+        ("backward twice", lambda L: [y.backward() for y in [(leaf(L) * leaf(L)).sum().exp()] * 2]),
         ("grad non-scalar", lambda L: L.autograd.grad(leaf(L) * 2, leaf(L))),
         ("grad unrelated", lambda L: L.autograd.grad(leaf(L).sum(), leaf(L))),
         ("grad_outputs shape", lambda L: (lambda x: L.autograd.grad(
