@@ -191,6 +191,10 @@ def _index_add_call(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha
             f"specified dimension. Got self.shape = {list(ss)} source.shape = "
             f"{list(source._data.shape)}"
         )
+    if self._data.ndim <= 1:  # PyTorch's 1-d kernel checks with its own IndexError
+        arr = _backend.to_numpy(index._data)
+        if arr.size and ((arr < 0) | (arr >= _nd(ss)[d])).any():
+            raise IndexError("index out of range in self")
     _check_bounds(index._data, _nd(ss)[d], d)
     return (self, index, source), {"dim": d, "alpha": alpha}
 

@@ -98,6 +98,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Mirrors: ``torch.chunk``."""
     if input._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = _index_arg(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _dim(dim, input)

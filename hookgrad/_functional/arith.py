@@ -13,7 +13,7 @@ from typing import Any
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, to_tensor_like, unary_float
 from hookgrad._functional._pw_util import promote, scalar_cast
-from hookgrad._ops._checks import not_tensor
+from hookgrad._ops._checks import check_number, not_tensor
 from hookgrad._ops._shapes import check_inplace_broadcast
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -37,11 +37,24 @@ def _bool_sub_check(a: Any, b: Any) -> None:
                            "operator instead.")
 
 
+def _check_alpha(input: Any, other: Any, alpha: Any) -> None:
+    """PyTorch's ``alpha_check``: alpha must not be wider than the result's dtype kind."""
+    check_number(alpha, "add", "alpha", 3)
+    rt = result_type(input, other)
+    if isinstance(alpha, bool) and rt.name != "bool":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not rt.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``.
 
     Mirrors: ``torch.add``.
     """
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(input, other, alpha)
     return binary(P["add"], input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
@@ -53,6 +66,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if (isinstance(input, Tensor) and isinstance(other, Tensor)
             and (input._data.dtype.kind == "b" or other._data.dtype.kind == "b")):
         _bool_sub_check(input, other)
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(input, other, alpha)
     return binary(P["sub"], input, other, {"alpha": alpha} if alpha != 1 else None)
 
 

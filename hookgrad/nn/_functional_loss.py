@@ -210,6 +210,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """
     reduction = _reduction(size_average, reduce, reduction)
     _check_nll(input, target)
+    classes = input.size(1) if input.dim() >= 2 else input.size(0)
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
+                           f"no classes but got weight tensor of shape: {list(weight.shape)}")
     params = {"weight": weight, "reduction": get_enum(reduction), "ignore_index": ignore_index}
     if input.dim() <= 2:
         return bind(P["nll_loss"], (input, target), params)

@@ -67,6 +67,11 @@ def _check_pool(
         raise RuntimeError(
             f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}"
         )
+    if p[1] > k[1] // 2 or p[0] > k[0] // 2:  # without dilation, unlike the check above
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}"
+        )
     h, w = input.shape[-2:]
     oh = pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
     ow = pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)

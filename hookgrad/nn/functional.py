@@ -66,8 +66,35 @@ def _calls_method(fn: Any, method: str) -> Any:
     return wrapper
 
 
-for _name in ("sigmoid", "tanh", "softmax", "log_softmax"):
+for _name in ("sigmoid", "tanh"):
     globals()[_name] = _calls_method(globals()[_name], _name)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along `dim` (``SoftmaxBackward0``); without `dim`, PyTorch's
+    deprecated implicit choice (with its warning).
+
+    Mirrors: ``torch.nn.functional.softmax``.
+    """
+    if not isinstance(input, Tensor):  # PyTorch calls input.softmax(...)
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'softmax'")
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    return _nn_ops.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """``x - logsumexp(x)`` along `dim` (``LogSoftmaxBackward0``); implicit `dim` as softmax.
+
+    Mirrors: ``torch.nn.functional.log_softmax``.
+    """
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'log_softmax'")
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    return _nn_ops.log_softmax(input, dim, dtype)
 
 
 def _softmax_dim(name: str, ndim: int) -> int:

@@ -49,7 +49,7 @@ def test_binary_csv(capsys, tmp_path):
     assert_user_error(run_cli(capsys, *MLP, "--data", str(path)), "numeric CSV")
 
 
-@pytest.mark.parametrize("seed", ["-1", str(2**64), str(-2**70)])
+@pytest.mark.parametrize("seed", ["-1", str(2**64), str(-(2**70))])
 def test_seed_out_of_range(capsys, tmp_path, seed):
     path = write_npz(tmp_path / "d.npz", n=20)
     assert_user_error(run_cli(capsys, *MLP, "--data", path, "--seed", seed), "--seed")
@@ -64,8 +64,10 @@ def test_checkpoint_onto_a_directory(capsys, tmp_path):
     path = write_npz(tmp_path / "d.npz", n=20)
     target = tmp_path / "dir"
     target.mkdir()
-    assert_user_error(run_cli(capsys, *MLP, "--data", path, "--checkpoint", str(target)),
-                      "cannot write checkpoint")
+    assert_user_error(
+        run_cli(capsys, *MLP, "--data", path, "--checkpoint", str(target)),
+        "cannot write checkpoint",
+    )
     assert target.is_dir()
 
 
@@ -95,14 +97,15 @@ MALFORMED = {
     "model-values-not-tensors": (lambda s: s.update(model={"0.weight": 3}), "'model'"),
     "model-missing-keys": (lambda s: s.update(model={}), "does not fit"),
     "optimizer-not-dict": (lambda s: s.update(optimizer="adam"), "'optimizer'"),
-    "optimizer-groups-not-list": (lambda s: s["optimizer"].update(param_groups=5),
-                                  "'optimizer'"),
+    "optimizer-groups-not-list": (lambda s: s["optimizer"].update(param_groups=5), "'optimizer'"),
     "optimizer-groups-wrong": (lambda s: s["optimizer"].update(param_groups=[]), "does not fit"),
     "config-list": (lambda s: s.update(config=["mlp"]), "'config'"),
     "history-int": (lambda s: s.update(history=3), "'history'"),
     "history-rows-not-dicts": (lambda s: s.update(history=[[1, 2]]), "'history'"),
-    "history-too-long": (lambda s: s.update(history=[_history_row(0), _history_row(1)]),
-                         "'history'"),
+    "history-too-long": (
+        lambda s: s.update(history=[_history_row(0), _history_row(1)]),
+        "'history'",
+    ),
     "history-missing-key": (lambda s: s.update(history=[{"epoch": 1}]), "'history'"),
     "epoch-negative": (lambda s: s.update(epoch=-1), "'epoch'"),
     "epoch-float": (lambda s: s.update(epoch=1.5), "'epoch'"),
@@ -119,15 +122,17 @@ def test_resume_from_malformed_checkpoint(capsys, good_checkpoint, case):
     mutate, fragment = MALFORMED[case]
     mutate(state)
     hookgrad.save(state, ckpt)
-    run = run_cli(capsys, "--model", "mlp", "--epochs", "2", "--quiet", "--data", data,
-                  "--resume", ckpt)
+    run = run_cli(
+        capsys, "--model", "mlp", "--epochs", "2", "--quiet", "--data", data, "--resume", ckpt
+    )
     assert_user_error(run, ckpt, fragment)
 
 
 def test_resume_from_a_good_checkpoint_still_works(capsys, good_checkpoint):
     data, ckpt = good_checkpoint
-    run = run_cli(capsys, "--model", "mlp", "--epochs", "2", "--quiet", "--data", data,
-                  "--resume", ckpt)
+    run = run_cli(
+        capsys, "--model", "mlp", "--epochs", "2", "--quiet", "--data", data, "--resume", ckpt
+    )
     assert run.rc == 0 and [e[0] for e in run.epochs] == [1, 2]
 
 
@@ -142,6 +147,7 @@ def test_resume_from_a_corrupted_checkpoint(capsys, good_checkpoint):
     raw[len(raw) // 2] ^= 0xFF
     with open(ckpt, "wb") as fh:
         fh.write(raw)
-    assert_user_error(run_cli(capsys, *MLP, "--data", data, "--resume", ckpt),
-                      "cannot read checkpoint")
+    assert_user_error(
+        run_cli(capsys, *MLP, "--data", data, "--resume", ckpt), "cannot read checkpoint"
+    )
     assert os.path.exists(ckpt)

@@ -24,12 +24,20 @@ DEPARTURES = {
     "tensor(1, dtype=<class 'complex'>)": "hookgrad has no complex dtypes (TypeError)",
     "zeros(2, dtype=<class 'complex'>)": "hookgrad has no complex dtypes (TypeError)",
     "take_along_dim(oob)": "PyTorch's CPU kernel does not bounds-check this index and reads "
-                           "past the tensor; hookgrad refuses (RuntimeError)",
+    "past the tensor; hookgrad refuses (RuntimeError)",
     "to(1.5)": "PyTorch silently accepts a float as to()'s argument; hookgrad raises TypeError",
     "no_grad(1)": "PyTorch's no_grad accepts any positional argument (the decorator form); "
-                  "hookgrad's raises TypeError (grad_mode.py is being refactored on main)",
+    "hookgrad's raises TypeError (grad_mode.py is being refactored on main)",
     "set_grad_enabled('a')": "hookgrad coerces the mode with bool() (grad_mode.py is being "
-                             "refactored on main; left for the lead)",
+    "refactored on main; left for the lead)",
+    "misc lshift float": "hookgrad's << on a float tensor raises TypeError (NumPy's), PyTorch "
+    "NotImplementedError (its kernel dispatch)",
+    "misc set_ data shape": "assigning a non-tensor to .data: hookgrad AttributeError, PyTorch "
+    "TypeError (_tensor.py is core; left for the lead)",
+    "misc requires_grad str": "requires_grad_('x') is coerced with bool() (_tensor.py is core; "
+    "left for the lead)",
+    "misc save object": "hookgrad.save is pickle-free by design: arbitrary objects are a "
+    "TypeError where torch.save pickles them",
 }
 
 
@@ -71,9 +79,26 @@ def test_never_silently_accepts_what_torch_rejects(results):
 
 # ------------------------------------------------------------------ generated (hypothesis)
 dims = st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple)
-binary_ops = st.sampled_from(["add", "sub", "mul", "div", "maximum", "eq", "lt", "atan2",
-                              "pow", "fmod", "logical_and", "where", "masked_fill", "add_",
-                              "mul_", "lerp"])
+binary_ops = st.sampled_from(
+    [
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "maximum",
+        "eq",
+        "lt",
+        "atan2",
+        "pow",
+        "fmod",
+        "logical_and",
+        "where",
+        "masked_fill",
+        "add_",
+        "mul_",
+        "lerp",
+    ]
+)
 
 
 def _binary(L, op, sa, sb):
@@ -113,40 +138,51 @@ def test_generated_broadcasts_match_torch_type_text_and_shape(T, op, sa, sb):
 small = st.integers(-2, 3)
 
 
-@given(stride=small, padding=small, dilation=small, groups=small,
-       k=st.integers(0, 4), size=st.integers(1, 6))
+@given(
+    stride=small,
+    padding=small,
+    dilation=small,
+    groups=small,
+    k=st.integers(0, 4),
+    size=st.integers(1, 6),
+)
 def test_generated_conv_arguments_match_torch(T, stride, padding, dilation, groups, k, size):
     torch = T
+
     def call(L):
         x = L.ones(1, 2, size, size)
         w = L.ones(2, 2 // max(groups, 1) if groups in (1, 2) else 2, k, k)
-        return L.nn.functional.conv2d(x, w, stride=stride, padding=padding, dilation=dilation,
-                                      groups=groups)
+        return L.nn.functional.conv2d(
+            x, w, stride=stride, padding=padding, dilation=dilation, groups=groups
+        )
 
     assert _run(call, hookgrad)[0] == _run(call, torch)[0]
 
 
-@given(kernel=st.integers(-1, 4), stride=st.one_of(st.none(), small), padding=small,
-       dilation=small, size=st.integers(1, 6), ceil=st.booleans())
-def test_generated_pool_arguments_match_torch(T, kernel, stride, padding, dilation, size,
-                                              ceil):
+@given(
+    kernel=st.integers(-1, 4),
+    stride=st.one_of(st.none(), small),
+    padding=small,
+    dilation=small,
+    size=st.integers(1, 6),
+    ceil=st.booleans(),
+)
+def test_generated_pool_arguments_match_torch(T, kernel, stride, padding, dilation, size, ceil):
     torch = T
 
     def call(L):
-        return L.nn.functional.max_pool2d(L.ones(1, 1, size, size), kernel, stride, padding,
-                                          dilation, ceil)
+        return L.nn.functional.max_pool2d(
+            L.ones(1, 1, size, size), kernel, stride, padding, dilation, ceil
+        )
 
     assert _run(call, hookgrad) == _run(call, torch)
 
 
-numbers = st.one_of(st.integers(-(2**64), 2**64), st.floats(allow_nan=True,
-                                                             allow_infinity=True))
-int_dtypes = st.sampled_from(["int64", "int32", "int16", "int8", "uint8", "bool", "float32",
-                              None])
+numbers = st.one_of(st.integers(-(2**64), 2**64), st.floats(allow_nan=True, allow_infinity=True))
+int_dtypes = st.sampled_from(["int64", "int32", "int16", "int8", "uint8", "bool", "float32", None])
 
 
-@given(values=st.lists(numbers, min_size=1, max_size=4), dtype=int_dtypes,
-       nested=st.booleans())
+@given(values=st.lists(numbers, min_size=1, max_size=4), dtype=int_dtypes, nested=st.booleans())
 def test_generated_tensor_values_match_torch(T, values, dtype, nested):
     torch = T
     data = [values] if nested else values
@@ -177,18 +213,20 @@ def test_issue_examples_match_torch(torch):
             "dtype=int": lambda: str(L.tensor([1.5], dtype=int).dtype),
             "dtype=bool": lambda: str(L.tensor([1.5], dtype=bool).dtype),
             "zeros dtype=float": lambda: str(L.zeros(2, dtype=float).dtype),
-            "mse f32,i64": lambda: str(L.nn.functional.mse_loss(
-                L.ones(3), L.zeros(3, dtype=L.int64)).dtype),
+            "mse f32,i64": lambda: str(
+                L.nn.functional.mse_loss(L.ones(3), L.zeros(3, dtype=L.int64)).dtype
+            ),
             "relu('a')": lambda: L.nn.functional.relu("a"),
-            "stride=0": lambda: L.nn.functional.conv2d(L.ones(1, 1, 4, 4), L.ones(1, 1, 2, 2),
-                                                       stride=0),
-            "padding=-1": lambda: L.nn.functional.conv2d(L.ones(1, 1, 4, 4),
-                                                         L.ones(1, 1, 2, 2), padding=-1),
+            "stride=0": lambda: L.nn.functional.conv2d(
+                L.ones(1, 1, 4, 4), L.ones(1, 1, 2, 2), stride=0
+            ),
+            "padding=-1": lambda: L.nn.functional.conv2d(
+                L.ones(1, 1, 4, 4), L.ones(1, 1, 2, 2), padding=-1
+            ),
             "index_select oob": lambda: L.ones(3).index_select(0, L.tensor([5])),
             "zeros(10**20)": lambda: L.zeros(10**20),
             "to(5)": lambda: L.ones(2).to(5),
-            "batch_norm": lambda: L.nn.functional.batch_norm(L.ones(2, 3), L.zeros(2),
-                                                             L.ones(2)),
+            "batch_norm": lambda: L.nn.functional.batch_norm(L.ones(2, 3), L.zeros(2), L.ones(2)),
         }
 
     deep: list = [1]
@@ -216,8 +254,11 @@ def _run_value(fn):
 def test_shape_mismatch_text_and_state_unchanged(torch):
     for lib in (torch, hookgrad):
         a, b = lib.ones(2, 3), lib.ones(2, 2)
-        with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size "
-                                               r"of tensor b \(2\) at non-singleton dimension 1"):
+        with pytest.raises(
+            RuntimeError,
+            match=r"The size of tensor a \(3\) must match the size "
+            r"of tensor b \(2\) at non-singleton dimension 1",
+        ):
             a + b
         with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
             lib.ones(3).add_(lib.ones(2, 3))

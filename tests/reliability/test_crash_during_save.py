@@ -28,8 +28,9 @@ while True:
 
 def _kill_mid_save(path: Path, saves_before_kill: int, delay: float) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-c", SAVER, str(path)], env=env,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SAVER, str(path)], env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         for _ in range(saves_before_kill):
             assert proc.stdout.readline(), "saver died early"

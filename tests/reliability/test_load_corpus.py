@@ -22,8 +22,14 @@ from hookgrad.serialization import MANIFEST
 
 def _valid() -> bytes:
     buf = io.BytesIO()
-    hookgrad.save({"w": hookgrad.arange(6.0).reshape(2, 3), "b": [hookgrad.ones(2), 3, "x"],
-                   "n": {"k": (1.5, None, True)}}, buf)
+    hookgrad.save(
+        {
+            "w": hookgrad.arange(6.0).reshape(2, 3),
+            "b": [hookgrad.ones(2), 3, "x"],
+            "n": {"k": (1.5, None, True)},
+        },
+        buf,
+    )
     return buf.getvalue()
 
 
@@ -45,8 +51,9 @@ def _archive(members: dict, compression: int = zipfile.ZIP_STORED) -> bytes:
 
 
 def _manifest(root: dict, tensors: list) -> str:
-    return json.dumps({"format": "hookgrad-checkpoint", "version": 1, "tensors": tensors,
-                       "root": root})
+    return json.dumps(
+        {"format": "hookgrad-checkpoint", "version": 1, "tensors": tensors, "root": root}
+    )
 
 
 def _entry(i: int, dtype: str = "float32", shape: tuple = (4,), **extra) -> dict:
@@ -74,8 +81,10 @@ def test_valid_file_loads():
 
 def test_compressed_member_is_refused():
     arr = _npy(np.zeros(4, np.float32))
-    data = _archive({MANIFEST: _manifest({"kind": "tensor", "ref": 0}, [_entry(0)]),
-                     "arrays/0.npy": arr}, zipfile.ZIP_DEFLATED)
+    data = _archive(
+        {MANIFEST: _manifest({"kind": "tensor", "ref": 0}, [_entry(0)]), "arrays/0.npy": arr},
+        zipfile.ZIP_DEFLATED,
+    )
     _refused(data, "compressed")
 
 
@@ -100,7 +109,7 @@ def test_unknown_compression_method_is_refused():
     data = bytearray(_archive({MANIFEST: _manifest({"kind": "none"}, [])}))
     for sig, off in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # local + central headers
         at = data.index(sig)
-        data[at + off:at + off + 2] = struct.pack("<H", 99)
+        data[at + off : at + off + 2] = struct.pack("<H", 99)
     _refused(bytes(data), "compress")
 
 
@@ -108,8 +117,10 @@ def test_many_entries_sharing_one_array_are_refused():
     arr = _npy(np.zeros(1000, np.float32))
     tensors = [dict(_entry(0, shape=(1000,))) for _ in range(200)]
     root = {"kind": "list", "items": [{"kind": "tensor", "ref": i} for i in range(200)]}
-    _refused(_archive({MANIFEST: _manifest(root, tensors), "arrays/0.npy": arr}),
-             "share one array member")
+    _refused(
+        _archive({MANIFEST: _manifest(root, tensors), "arrays/0.npy": arr}),
+        "share one array member",
+    )
 
 
 def test_npy_header_promising_more_than_the_member_holds_is_refused():
@@ -117,41 +128,76 @@ def test_npy_header_promising_more_than_the_member_holds_is_refused():
     npy = _npy_with_header(header.ljust(118) + "\n", b"\x00" * 16)
     tracemalloc.start()
     try:
-        _refused(_archive({MANIFEST: _manifest({"kind": "tensor", "ref": 0},
-                                               [_entry(0, shape=(40000, 100000))]),
-                           "arrays/0.npy": npy}), "promises 16000000000 data bytes")
+        _refused(
+            _archive(
+                {
+                    MANIFEST: _manifest(
+                        {"kind": "tensor", "ref": 0}, [_entry(0, shape=(40000, 100000))]
+                    ),
+                    "arrays/0.npy": npy,
+                }
+            ),
+            "promises 16000000000 data bytes",
+        )
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 1024 * 1024
 
 
-@pytest.mark.parametrize("header", [
-    "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }",
-    "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
-    "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
-    "{'descr': '<f4', 'fortran_order': 0, 'shape': (1,), }",
-    "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}",
-    "__import__('os').system('echo pwned')",
-    "[" * 30000 + "]" * 30000,
-    "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }",
-], ids=["object", "big-endian", "negative-shape", "int-fortran", "extra-key", "code",
-        "deep-nesting", "complex"])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }",
+        "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
+        "{'descr': '<f4', 'fortran_order': 0, 'shape': (1,), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}",
+        "__import__('os').system('echo pwned')",
+        "[" * 30000 + "]" * 30000,
+        "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }",
+    ],
+    ids=[
+        "object",
+        "big-endian",
+        "negative-shape",
+        "int-fortran",
+        "extra-key",
+        "code",
+        "deep-nesting",
+        "complex",
+    ],
+)
 def test_malformed_npy_headers_are_refused(header):
     npy = _npy_with_header(header, b"\x00" * 4, version=2)
-    _refused(_archive({MANIFEST: _manifest({"kind": "tensor", "ref": 0}, [_entry(0, shape=(1,))]),
-                       "arrays/0.npy": npy}), "bad array")
+    _refused(
+        _archive(
+            {
+                MANIFEST: _manifest({"kind": "tensor", "ref": 0}, [_entry(0, shape=(1,))]),
+                "arrays/0.npy": npy,
+            }
+        ),
+        "bad array",
+    )
 
 
 def test_oversized_npy_header_length_is_refused():
     npy = b"\x93NUMPY\x02\x00" + struct.pack("<I", 0xFFFFFFF0) + b"{}"
-    _refused(_archive({MANIFEST: _manifest({"kind": "tensor", "ref": 0}, [_entry(0)]),
-                       "arrays/0.npy": npy}), "header")
+    _refused(
+        _archive(
+            {MANIFEST: _manifest({"kind": "tensor", "ref": 0}, [_entry(0)]), "arrays/0.npy": npy}
+        ),
+        "header",
+    )
 
 
 def test_deeply_nested_manifest_json_is_refused():
-    manifest = '{"format": "hookgrad-checkpoint", "version": 1, "tensors": [], "root": ' + \
-        "[" * 200000 + "]" * 200000 + "}"
+    manifest = (
+        '{"format": "hookgrad-checkpoint", "version": 1, "tensors": [], "root": '
+        + "[" * 200000
+        + "]" * 200000
+        + "}"
+    )
     _refused(_archive({MANIFEST: manifest}), "nested too deeply|not valid JSON")
 
 
@@ -164,7 +210,7 @@ def test_deeply_nested_object_tree_is_refused():
 def test_member_size_beyond_the_file_is_refused():
     data = bytearray(_archive({MANIFEST: _manifest({"kind": "none"}, [])}))
     at = data.index(b"PK\x01\x02")
-    data[at + 20:at + 28] = struct.pack("<II", 2**31, 2**31)  # compressed, uncompressed size
+    data[at + 20 : at + 28] = struct.pack("<II", 2**31, 2**31)  # compressed, uncompressed size
     _refused(bytes(data))
 
 
@@ -178,14 +224,24 @@ def test_duplicate_member_names_are_refused():
 
 def test_integer_tensor_claiming_requires_grad_is_refused():
     npy = _npy(np.zeros(4, np.int64))
-    _refused(_archive({MANIFEST: _manifest({"kind": "tensor", "ref": 0},
-                                           [_entry(0, "int64", requires_grad=True)]),
-                       "arrays/0.npy": npy}), "require grad")
+    _refused(
+        _archive(
+            {
+                MANIFEST: _manifest(
+                    {"kind": "tensor", "ref": 0}, [_entry(0, "int64", requires_grad=True)]
+                ),
+                "arrays/0.npy": npy,
+            }
+        ),
+        "require grad",
+    )
 
 
-@pytest.mark.parametrize("data", [b"", b"PK", b"\x80\x02}q\x00.", b"PK\x05\x06" + b"\x00" * 18,
-                                  b"PK\x03\x04" + b"\xff" * 60],
-                         ids=["empty", "two-bytes", "pickle", "empty-eocd", "garbage-local"])
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"PK", b"\x80\x02}q\x00.", b"PK\x05\x06" + b"\x00" * 18, b"PK\x03\x04" + b"\xff" * 60],
+    ids=["empty", "two-bytes", "pickle", "empty-eocd", "garbage-local"],
+)
 def test_non_archives_are_refused(data):
     _refused(data)
 
@@ -219,8 +275,9 @@ def test_any_flipped_bit_loads_or_raises_unpickling_error(bit):
     _load_or_refuse(bytes(data))
 
 
-@given(st.lists(st.tuples(st.integers(0, len(VALID) - 1), st.integers(0, 255)),
-                min_size=1, max_size=8))
+@given(
+    st.lists(st.tuples(st.integers(0, len(VALID) - 1), st.integers(0, 255)), min_size=1, max_size=8)
+)
 def test_any_overwritten_bytes_load_or_raise_unpickling_error(edits):
     data = bytearray(VALID)
     for at, value in edits:
@@ -237,7 +294,7 @@ def test_every_truncation_raises_unpickling_error():
 def test_every_flipped_bit_in_array_data_is_detected():
     # data bytes are covered by the member CRC: flips there never load silently
     arr_at = VALID.index(b"\x93NUMPY")
-    header_len = struct.unpack("<H", VALID[arr_at + 8:arr_at + 10])[0]
+    header_len = struct.unpack("<H", VALID[arr_at + 8 : arr_at + 10])[0]
     start = arr_at + 10 + header_len
     for at in range(start, start + 24):
         data = bytearray(VALID)

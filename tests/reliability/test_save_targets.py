@@ -72,6 +72,7 @@ def test_fifo_is_written_through_not_replaced(tmp_path):
     reader.join(timeout=30)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still the FIFO
     import io
+
     assert hookgrad.load(io.BytesIO(got[0]))["x"].tolist() == [1.5, 2.5]
     assert _temps(tmp_path) == []
 
@@ -123,6 +124,7 @@ def test_stale_temporaries_of_dead_processes_are_removed(tmp_path):
 def _dead_pid():
     import subprocess
     import sys
+
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     return proc.pid
