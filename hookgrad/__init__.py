@@ -64,6 +64,7 @@ from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.re
 
 # --- autograd ------------------------------------------------------------------------------
 from hookgrad import autograd
+from hookgrad.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from hookgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -96,6 +97,7 @@ import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
 from hookgrad.serialization import load, save  # noqa: E402
+import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64

@@ -1,16 +1,35 @@
-"""The array-namespace seam: NumPy for ``cpu``; CuPy for ``cuda`` when it is installed.
+"""The backend seam: one `Backend` object per device type, holding its array library.
 
-Layer 1. Every array operation that is not a ufunc call on an existing array asks
-`namespace_of` (or `namespace_for`) for the module to use, so no rule hard-wires ``np.``.
-NumPy ufuncs called on CuPy arrays dispatch to CuPy through ``__array_ufunc__``, which is why
-op impls may be written as ``np.exp`` and still run on either backend.
+Layer 1. NOTE [Backends]
+A `Backend` is the one interface between hookgrad and an array library: its array namespace
+(``xp``: NumPy for ``cpu``, CuPy for ``cuda``) plus what a namespace lacks - telling its arrays
+apart, strided views into an array's memory, host transfer, random streams and the
+floating-point error state. Every array operation that is not a ufunc or array-function call
+on existing arrays asks `namespace_of`/`namespace_for` (or the backend) for the library to use,
+so no code hard-wires ``np.`` for new arrays. NumPy ufuncs and array functions called on
+another library's arrays dispatch to it through ``__array_ufunc__``/``__array_function__``
+(CuPy implements both), which is why op impls may be written as ``np.exp``.
+Backends are registered by device type (`register_backend`); the CPU one is NumPy's. A second
+CPU backend whose arrays are not NumPy arrays (``hookgrad.testing.strict_backend``) keeps the
+seam honest in the tests. Arrays of one backend never meet another's in one op: `check_same_device`
+raises PyTorch's error.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+try:  # NumPy >= 2: the error state lives in a context variable (`NumpyBackend.quiet`)
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    _IGNORE = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or newer NumPy
+    _extobj_contextvar = None
+    _IGNORE = None
 
 try:  # pragma: no cover - exercised only where CuPy and a GPU exist
     import cupy as _cupy  # type: ignore[import-not-found]
@@ -35,7 +54,7 @@ class device:
         if ":" in type:
             type, idx = type.split(":", 1)
             index = int(idx)
-        if type not in ("cpu", "cuda"):
+        if type not in ("cpu", "cuda") and type not in _BACKENDS:
             raise RuntimeError(
                 "Expected one of cpu, cuda device type at start of device string: " + type
             )
@@ -63,6 +82,135 @@ class device:
 CPU = device("cpu")
 
 
+class Backend:
+    """The interface of one array library behind one device type (NOTE [Backends]).
+
+    Subclasses set `device_type`, `xp` (the array namespace) and `array_type`, and override
+    what differs from NumPy's semantics.
+    """
+
+    device_type: str = ""
+    xp: Any = None
+    array_type: type = object
+
+    def owns(self, arr: Any) -> bool:
+        """Whether `arr` is an array of this backend."""
+        return isinstance(arr, self.array_type)
+
+    def device_of(self, arr: Any) -> device:
+        return device(self.device_type)
+
+    def memory_owner(self, arr: Any) -> Any:
+        """The array that owns `arr`'s memory (itself when it is not a view)."""
+        owner = arr
+        while isinstance(owner.base, type(arr)):
+            owner = owner.base
+        return owner
+
+    def element_offset(self, arr: Any, owner: Any) -> int:
+        """Offset of `arr`'s first element from `owner`'s first element, in elements."""
+        raise NotImplementedError
+
+    def as_strided(self, flat: Any, size: tuple, byte_strides: tuple) -> Any:
+        """A view of the 1-D array `flat`'s memory with the given shape and byte strides."""
+        return self.xp.lib.stride_tricks.as_strided(flat, shape=size, strides=byte_strides)
+
+    def to_host(self, arr: Any) -> np.ndarray:
+        """A NumPy array with `arr`'s values (`arr` itself when it already is one)."""
+        raise NotImplementedError
+
+    def from_host(self, host: np.ndarray, index: int | None = None) -> Any:
+        """An array of this backend holding a copy of the NumPy array `host`."""
+        raise NotImplementedError
+
+    def quiet(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn` with floating-point warnings (overflow, invalid, divide) switched off."""
+        return np.errstate(all="ignore")(fn)
+
+    def generator(self, bit_generator: Any) -> Any:
+        """A random stream drawing from NumPy's `bit_generator` (PCG64) for this backend."""
+        return np.random.Generator(bit_generator)
+
+
+class NumpyBackend(Backend):
+    """The ``cpu`` backend: NumPy arrays."""
+
+    device_type = "cpu"
+    xp = np
+    array_type = np.ndarray
+
+    def owns(self, arr: Any) -> bool:
+        return type(arr) is np.ndarray or isinstance(arr, np.ndarray)
+
+    def element_offset(self, arr: Any, owner: Any) -> int:
+        delta = arr.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+        return delta // arr.itemsize
+
+    def to_host(self, arr: Any) -> np.ndarray:
+        return arr
+
+    def quiet(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        # Setting NumPy's error-state context variable to a state built once costs a fifth
+        # of ``np.errstate`` (NOTE [Quiet impls] in _ops/_elementwise.py).
+        if _extobj_contextvar is None:  # pragma: no cover
+            return np.errstate(all="ignore")(fn)
+        var, state = _extobj_contextvar, _IGNORE
+
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            token = var.set(state)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                var.reset(token)
+
+        return inner
+
+    def from_host(self, host: np.ndarray, index: int | None = None) -> Any:
+        return np.array(host)
+
+
+class CupyBackend(Backend):  # pragma: no cover - exercised only where CuPy and a GPU exist
+    """The ``cuda`` backend: CuPy arrays (used when CuPy imports and sees a GPU)."""
+
+    device_type = "cuda"
+
+    def __init__(self, cupy: Any) -> None:
+        self.xp = cupy
+        self.array_type = cupy.ndarray
+
+    def device_of(self, arr: Any) -> device:
+        return device("cuda", arr.device.id)
+
+    def element_offset(self, arr: Any, owner: Any) -> int:
+        return (arr.data.ptr - owner.data.ptr) // arr.itemsize
+
+    def to_host(self, arr: Any) -> np.ndarray:
+        return self.xp.asnumpy(arr)
+
+    def from_host(self, host: np.ndarray, index: int | None = None) -> Any:
+        with self.xp.cuda.Device(index or 0):
+            return self.xp.asarray(host)
+
+
+NUMPY = NumpyBackend()
+_BACKENDS: dict[str, Backend] = {"cpu": NUMPY}
+_OTHERS: list[Backend] = []  # backends other than NumPy, asked in turn by `backend_of`
+
+
+def register_backend(backend: Backend) -> None:
+    """Make `backend` the one for its device type (``device(type)`` then accepts the type)."""
+    _BACKENDS[backend.device_type] = backend
+    _OTHERS[:] = [b for b in _BACKENDS.values() if b is not NUMPY]
+
+
+def unregister_backend(device_type: str) -> None:
+    """Forget the backend of `device_type` (tests register temporary ones)."""
+    if device_type != "cpu":
+        _BACKENDS.pop(device_type, None)
+        _OTHERS[:] = [b for b in _BACKENDS.values() if b is not NUMPY]
+
+
 def cuda_available() -> bool:
     if _cupy is None:
         return False
@@ -72,52 +220,88 @@ def cuda_available() -> bool:
         return False
 
 
+def backend_for(dev: device) -> Backend:
+    """The backend of a device (PyTorch's error when the device is not available)."""
+    found = _BACKENDS.get(dev.type)
+    if found is not None:
+        return found
+    if dev.type == "cuda" and _cupy is not None and cuda_available():  # pragma: no cover
+        register_backend(CupyBackend(_cupy))
+        return _BACKENDS["cuda"]
+    raise RuntimeError("Found no NVIDIA driver on your system (CuPy backend unavailable).")
+
+
+def backend_of(arr: Any) -> Backend:
+    """The backend whose array `arr` is (NumPy's for NumPy arrays and anything unknown)."""
+    if type(arr) is np.ndarray:
+        return NUMPY
+    for b in _OTHERS:
+        if b.owns(arr):
+            return b
+    if _cupy is not None and isinstance(arr, _cupy.ndarray):  # pragma: no cover
+        return backend_for(device("cuda"))
+    return NUMPY
+
+
 def namespace_for(dev: device) -> Any:
     """The array module for a device."""
-    if dev.type == "cpu":
-        return np
-    if _cupy is None or not cuda_available():
-        raise RuntimeError("Found no NVIDIA driver on your system (CuPy backend unavailable).")
-    return _cupy  # pragma: no cover
+    return NUMPY.xp if dev.type == "cpu" else backend_for(dev).xp
 
 
 def namespace_of(arr: Any) -> Any:
-    """The array module that owns `arr` (NumPy unless it is a CuPy array)."""
-    if type(arr) is np.ndarray or _cupy is None:
+    """The array module that owns `arr` (NumPy for NumPy arrays)."""
+    if type(arr) is np.ndarray:
         return np
-    return _cupy if isinstance(arr, _cupy.ndarray) else np  # pragma: no cover
+    return backend_of(arr).xp
 
 
 def device_of(arr: Any) -> device:
-    if type(arr) is np.ndarray or _cupy is None or not isinstance(arr, _cupy.ndarray):
+    if type(arr) is np.ndarray:
         return CPU
-    return device("cuda", arr.device.id)  # pragma: no cover
+    return backend_of(arr).device_of(arr)
 
 
 def to_numpy(arr: Any) -> np.ndarray:
     """Host copy (or the array itself when it already is on the host)."""
     if type(arr) is np.ndarray:
         return arr
-    if _cupy is not None and isinstance(arr, _cupy.ndarray):  # pragma: no cover
-        return _cupy.asnumpy(arr)
-    return np.asarray(arr)
+    b = backend_of(arr)
+    return b.to_host(arr) if b is not NUMPY else np.asarray(arr)
+
+
+def move(arr: Any, dev: device) -> Any:
+    """`arr`'s values on device `dev` (the array itself when it is there already)."""
+    src = backend_of(arr)
+    dst = backend_for(dev)
+    if src is dst and src.device_of(arr) == dev or (dst is NUMPY and src is NUMPY):
+        return arr
+    return dst.from_host(src.to_host(arr), dev.index)
+
+
+def check_same_device(arrays: Any) -> None:
+    """PyTorch's error for one op given arrays of two devices."""
+    first = None
+    for a in arrays:
+        if type(a) is np.ndarray and a.ndim == 0:
+            continue  # a 0-d CPU tensor may join an op on any device, as in PyTorch
+        d = device_of(a)
+        if first is None:
+            first = d
+        elif d != first:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {first} and {d}!"
+            )
 
 
 def memory_owner(arr: Any) -> Any:
     """The array that owns `arr`'s memory (itself when it is not a view)."""
-    owner = arr
-    while isinstance(owner.base, type(arr)):
-        owner = owner.base
-    return owner
+    return backend_of(arr).memory_owner(arr)
 
 
 def element_offset(arr: Any, owner: Any) -> int:
     """Offset of `arr`'s first element from `owner`'s first element, in elements."""
-    if type(arr) is np.ndarray:
-        delta = arr.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
-    else:  # pragma: no cover - CuPy
-        delta = arr.data.ptr - owner.data.ptr
-    return delta // arr.itemsize
+    return backend_of(arr).element_offset(arr, owner)
 
 
 def as_strided(arr: Any, size: tuple, stride: tuple, storage_offset: int) -> Any:
@@ -125,11 +309,9 @@ def as_strided(arr: Any, size: tuple, stride: tuple, storage_offset: int) -> Any
 
     Mirrors ``Tensor.as_strided`` where the storage starts at `arr`'s first element.
     """
-    xp = namespace_of(arr)
-    owner = memory_owner(arr)
+    b = backend_of(arr)
+    owner = b.memory_owner(arr)
     flat = owner.reshape(-1, order="A")
-    start = element_offset(arr, owner) + storage_offset
+    start = b.element_offset(arr, owner) + storage_offset
     item = arr.itemsize
-    return xp.lib.stride_tricks.as_strided(
-        flat[start:], shape=tuple(size), strides=tuple(s * item for s in stride)
-    )
+    return b.as_strided(flat[start:], tuple(size), tuple(s * item for s in stride))

@@ -12,6 +12,20 @@ version counter, then lets recorders move the autograd identity from ``out`` to 
 (``rebase``). This reproduces PyTorch's observable behaviour: the target gets the new ``grad_fn``
 (``MulBackward0`` for ``mul_``), hooks registered before the op stay with the old node, saved
 tensors of earlier nodes see the version bump.
+
+NOTE [Function door]
+A custom ``autograd.Function`` (and the identity node that module backward hooks pass tensors
+through, PyTorch's ``BackwardHookFunction``) runs user Python instead of a primitive, so it
+cannot go through `bind`. `record_function` is its door: the Function's forward runs with grad
+mode off (its ops pass `bind` like any others but build no graph), then every recorder on the
+thread's stack is told which Function produced which outputs from which inputs.
+
+NOTE [Write door]
+A few writes into tensor memory are not primitives: optimizer updates (NumPy math on the
+parameters' arrays, NOTE [In-place optimizer math]), ``.grad`` accumulation, random fills, the
+``out=`` copy, ``mark_dirty`` of custom Functions, embedding's max_norm renormalisation, LR
+values held in tensors. Each goes through `note_write`, so the version counter and the
+recorders see every mutation of tensor data.
 """
 
 from __future__ import annotations
@@ -20,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import check_same_device
 from hookgrad._config import STATE
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._ops.registry import Primitive
@@ -31,8 +46,14 @@ _EMPTY: dict = {}
 
 
 def _as_array(res: Any) -> Any:
-    # NumPy reductions return NumPy scalars; tensors always hold arrays.
-    return res if type(res) is _ndarray else np.asarray(res)
+    # NumPy reductions return NumPy scalars; tensors always hold arrays. Arrays of another
+    # backend (NOTE [Backends]) are kept as they are.
+    if type(res) is _ndarray or not isinstance(res, _SCALARS):
+        return res
+    return np.asarray(res)
+
+
+_SCALARS = (np.generic, int, float, bool, complex)
 
 
 def _arrays(inputs: tuple, cast: _dtype | None) -> list:
@@ -49,13 +70,21 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
     if cast is not None:
-        res = prim.impl(*_arrays(inputs, cast), **params)
+        arrays = _arrays(inputs, cast)
+        if len(arrays) > 1:
+            _same_device(arrays)
+        res = prim.impl(*arrays, **params)
     elif len(inputs) == 1:  # the common arities spelled out: no list built per call
         res = prim.impl(inputs[0]._data, **params)
     elif len(inputs) == 2:
-        res = prim.impl(inputs[0]._data, inputs[1]._data, **params)
+        a, b = inputs[0]._data, inputs[1]._data
+        if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
+            check_same_device((a, b))
+        res = prim.impl(a, b, **params)
     else:
-        res = prim.impl(*[t._data for t in inputs], **params)
+        arrays = [t._data for t in inputs]
+        _same_device(arrays)
+        res = prim.impl(*arrays, **params)
     single = prim.num_outputs == 1
     if single:
         outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
@@ -66,6 +95,14 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     for rec in STATE.recorders:
         rec.record(prim, inputs, params, outs)
     return outs[0] if single else outs
+
+
+def _same_device(arrays: list) -> None:
+    first = type(arrays[0])
+    for a in arrays:
+        if type(a) is not first:
+            check_same_device(arrays)
+            return
 
 
 def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
@@ -109,11 +146,11 @@ def bind_inplace(
         from hookgrad._dtypes import from_numpy_dtype
 
         raise RuntimeError(
-            f"result type {_type_word(from_numpy_dtype(res.dtype))} can't be cast to the "
-            f"desired output type {_type_word(target.dtype)}"
+            f"result type {from_numpy_dtype(res.dtype).scalar_type} can't be cast to the "
+            f"desired output type {target.dtype.scalar_type}"
         )
     out = _make(res)
-    recorders = STATE.recorders
+    recorders = STATE.all_recorders
     for rec in recorders:
         rec.record_inplace(prim, inputs, params, out, target)
     np.copyto(tdata, res, casting="unsafe")
@@ -121,6 +158,22 @@ def bind_inplace(
     for rec in recorders:
         rec.rebase(target, out)
     return target
+
+
+def note_write(target: Tensor) -> None:
+    """The door for data written outside any primitive (NOTE [Write door]).
+
+    Bumps `target`'s shared version counter, as an in-place op would, and tells the recorders.
+    """
+    target._vc().value += 1
+    for rec in STATE.all_recorders:
+        rec.record_write(target)
+
+
+def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
+    """Tell the recorders that custom Function `fn_cls` made `outputs` (NOTE [Function door])."""
+    for rec in STATE.all_recorders:
+        rec.record_function(fn_cls, inputs, outputs)
 
 
 _FILLS = frozenset({"fill_", "fill_scalar_", "zero_"})  # PyTorch lets fills write overlaps
@@ -132,10 +185,5 @@ def _overlaps(arr: Any) -> bool:
     return arr.size != 0 and any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape))
 
 
-def _type_word(d: _dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[d.name]
 
-
-__all__ = ["bind", "bind_inplace", "mark_views"]
+__all__ = ["bind", "bind_inplace", "mark_views", "note_write", "record_function"]

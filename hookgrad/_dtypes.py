@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
 
@@ -21,7 +21,8 @@ class dtype:
     Mirrors: ``torch.dtype`` (repr ``torch.float32``).
     """
 
-    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "__weakref__")
+    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "scalar_type",
+                 "__weakref__")
 
     def __init__(self, name: str, np_dtype: Any, category: int, legacy_name: str) -> None:
         self.name = name
@@ -29,6 +30,8 @@ class dtype:
         self.category = category
         self.itemsize = self.np.itemsize
         self.legacy_name = legacy_name
+        # PyTorch's ScalarType name, as error texts spell it ("Long" in "... for 'Long'")
+        self.scalar_type = legacy_name[: -len("Tensor")]
 
     @property
     def is_floating_point(self) -> bool:
@@ -67,7 +70,7 @@ bool_ = dtype("bool", np.bool_, _BOOL, "BoolTensor")
 ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
 _FROM_NP = {d.np: d for d in ALL_DTYPES}
 
-STATE.default_dtype = float32
+GLOBAL.default_dtype = float32
 
 
 def from_numpy_dtype(np_dtype: Any) -> dtype:
@@ -102,7 +105,7 @@ def to_dtype(d: Any) -> dtype:
 
 def get_default_dtype() -> dtype:
     """Mirrors: ``torch.get_default_dtype``."""
-    return STATE.default_dtype
+    return GLOBAL.default_dtype
 
 
 def set_default_dtype(d: dtype) -> None:
@@ -113,7 +116,7 @@ def set_default_dtype(d: dtype) -> None:
     d = to_dtype(d)
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
-    STATE.default_dtype = d
+    GLOBAL.default_dtype = d
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
@@ -168,9 +171,9 @@ def result_type_of(dims: list, zero_dims: list, wrapped: list) -> dtype:
             out = d if out is None else promote_types(out, d)
         return out
 
-    wrapped_t = tier([STATE.default_dtype if d.category == _FLOAT else d for d in wrapped])
+    wrapped_t = tier([GLOBAL.default_dtype if d.category == _FLOAT else d for d in wrapped])
     res = _combine_categories(tier(dims), _combine_categories(tier(zero_dims), wrapped_t))
-    return res if res is not None else STATE.default_dtype
+    return res if res is not None else GLOBAL.default_dtype
 
 
 def scalar_dtype(value: Any) -> dtype:
@@ -271,7 +274,7 @@ class finfo:
     """
 
     def __init__(self, type: dtype | None = None) -> None:  # noqa: A002 - torch's name
-        d = STATE.default_dtype if type is None else type
+        d = GLOBAL.default_dtype if type is None else type
         if not isinstance(d, dtype):
             raise TypeError("finfo(): argument 'type' (position 1) must be torch.dtype, not "
                             f"{d.__class__.__name__}")

@@ -331,6 +331,11 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if type(self._data) is not np.ndarray and not force:
+            dev = self.device
+            if dev.type != "cpu":
+                raise TypeError(f"can't convert {dev} device type tensor to numpy. Use "
+                                "Tensor.cpu() to copy the tensor to host memory first.")
         return _backend.to_numpy(self._data)
 
     def item(self) -> Any:

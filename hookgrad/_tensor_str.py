@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 from hookgrad._tensor import STATE_HOOKS, Tensor
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
@@ -256,9 +256,9 @@ def _autograd_suffixes(t: Tensor) -> list[str]:
 
 def _tangent(t: Tensor) -> Any:
     # forward_ad.unpack_dual: no tangent outside a dual level
-    if STATE.dual_level < 0:
+    if GLOBAL.dual_level < 0:
         return None
-    return STATE_HOOKS.get_tangent(t, STATE.dual_level)
+    return STATE_HOOKS.get_tangent(t, GLOBAL.dual_level)
 
 
 def tensor_repr(t: Tensor) -> str:
@@ -274,7 +274,7 @@ def tensor_repr(t: Tensor) -> str:
     suffixes = []
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
-    default = STATE.default_dtype
+    default = GLOBAL.default_dtype
     if arr.size == 0:
         if arr.ndim != 1:
             suffixes.append(f"size={tuple(arr.shape)}")

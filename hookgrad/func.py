@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
-from hookgrad.autograd.forward_ad import constant_zeros_like, one_hot_like
 from hookgrad.autograd._api import grad as _grad
+from hookgrad.autograd.forward_ad import constant_zeros_like, one_hot_like
 from hookgrad.autograd.grad_mode import enable_grad
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
@@ -39,7 +39,7 @@ def _alias(x: Any) -> Any:
     """A differentiable alias of `x` that keeps it connected to outer transforms."""
     if not isinstance(x, Tensor):
         raise RuntimeError(f"Expected differentiable inputs to be Tensors, got {type(x)}")
-    tan = fwad.get_tangent(x, STATE.dual_level) if STATE.dual_level >= 0 else None
+    tan = fwad.get_tangent(x, GLOBAL.dual_level) if GLOBAL.dual_level >= 0 else None
     if tan is not None:
         leaf = x.detach().requires_grad_(True)
         return fwad.make_dual(leaf, tan)
@@ -51,7 +51,7 @@ def _alias(x: Any) -> Any:
 def _is_outer(args: tuple) -> bool:
     for a in args:
         if isinstance(a, Tensor) and (
-            a.requires_grad or (STATE.dual_level >= 0 and fwad.get_tangent(a, STATE.dual_level)
+            a.requires_grad or (GLOBAL.dual_level >= 0 and fwad.get_tangent(a, GLOBAL.dual_level)
                                 is not None)
         ):
             return False

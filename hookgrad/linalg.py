@@ -7,53 +7,12 @@ NotImplementedError.
 
 from __future__ import annotations
 
-import math
-import operator
 from typing import Any
 
-from hookgrad._functional.linalg import vector_norm
-from hookgrad._functional.sorting import amax, amin
-from hookgrad._ops._shapes import normalize_dim
+from hookgrad._functional.linalg import matrix_norm, vector_norm
 from hookgrad._tensor import Tensor
 
 __all__ = ["vector_norm", "matrix_norm", "norm"]
-
-
-def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
-                dtype: Any = None) -> Tensor:
-    """Frobenius, 1, -1, inf or -inf norm of the matrices over the two dims `dim`.
-
-    Mirrors: ``torch.linalg.matrix_norm`` (composed as ATen composes it: ``'fro'`` is a vector
-    2-norm, ``1``/``inf`` an ``amax`` of vector 1-norms, ``-1``/``-inf`` an ``amin``).
-    """
-    ndim = A._data.ndim
-    if ndim < 2:
-        raise RuntimeError(
-            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
-        )
-    if len(dim) != 2:
-        raise RuntimeError(
-            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"
-        )
-    dims = [normalize_dim(operator.index(d), ndim) for d in dim]
-    if dims[0] == dims[1]:
-        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
-                           f"{dims[1]})")
-    if isinstance(ord, str):
-        if ord == "fro":
-            return vector_norm(A, 2, dims, keepdim, dtype=dtype)
-        if ord == "nuc":
-            raise NotImplementedError("hookgrad.linalg.matrix_norm: 'nuc' needs an SVD")
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if abs(ord) == 2:
-        raise NotImplementedError("hookgrad.linalg.matrix_norm: ord=+-2 needs an SVD")
-    if abs(ord) not in (1, math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    d0, d1 = (dims[1], dims[0]) if abs(ord) == math.inf else (dims[0], dims[1])
-    if not keepdim and d0 < d1:
-        d1 -= 1
-    sums = vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype)
-    return (amax if ord > 0 else amin)(sums, d1, keepdim)
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,

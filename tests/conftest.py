@@ -8,7 +8,7 @@ import pytest
 from hypothesis import settings
 
 import hookgrad
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE, set_grad_mode
 
 settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25)
 settings.register_profile("dev", deadline=None, max_examples=200)
@@ -38,12 +38,12 @@ def torch():
 def _reset_global_state():
     """Global hook registries and modes leaking between tests is the classic hook-test bug."""
     yield
-    STATE.grad_enabled = True
+    set_grad_mode(True)
     STATE.inference_mode = False
     STATE.saved_hooks_stack.clear()
     STATE.saved_hooks_disabled_msg = None
     STATE.graph_task_stack.clear()
-    STATE.dual_level = -1
+    GLOBAL.dual_level = -1
     hookgrad.set_default_dtype(hookgrad.float32)
     for reset in RESETTERS:
         reset()

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import (
-    STATE,
     dtype,
     from_numpy_dtype,
     result_type_of,
@@ -67,7 +67,7 @@ def to_tensor_like(x: Any, like: Tensor) -> Tensor:
 
 def _default_for(x: Any) -> dtype:
     d = scalar_dtype(x)
-    return STATE.default_dtype if d.category == 2 else d
+    return GLOBAL.default_dtype if d.category == 2 else d
 
 
 def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
@@ -111,7 +111,7 @@ def _promoted(prim: Primitive, a: Any, b: Any, p: dict, float_result: bool) -> T
         like = a
     rt = result_type(a, b)
     if float_result and not rt.is_floating_point:
-        rt = STATE.default_dtype
+        rt = GLOBAL.default_dtype
     ta = a if isinstance(a, Tensor) else wrap_scalar(a, rt, like)
     tb = b if isinstance(b, Tensor) else wrap_scalar(b, rt, like)
     cast = rt if (ta._data.dtype != rt.np or tb._data.dtype != rt.np) else None
@@ -127,4 +127,4 @@ def unary_float(prim: Primitive, x: Tensor, params: dict | None = None) -> Tenso
         raise not_tensor(prim.name, x) from None
     if kind == "f":
         return bind(prim, (x,), p)
-    return bind(prim, (x,), p, STATE.default_dtype)
+    return bind(prim, (x,), p, GLOBAL.default_dtype)

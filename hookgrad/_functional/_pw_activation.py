@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._pw_util import float_cast, inplace_unary, require_float
 from hookgrad._ops._checks import check_number, check_tensor, not_tensor
@@ -204,7 +204,7 @@ def sigmoid(input: Tensor) -> Tensor:
         raise not_tensor("sigmoid", input) from None
     if kind == "f":
         return bind(P["sigmoid"], (input,))
-    return bind(P["sigmoid"], (input,), _EMPTY, STATE.default_dtype)
+    return bind(P["sigmoid"], (input,), _EMPTY, GLOBAL.default_dtype)
 
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import result_type, wrap_scalar
 from hookgrad._ops._checks import check_operand, check_tensor, not_tensor
@@ -22,15 +22,8 @@ from hookgrad._tensor import Tensor
 
 _EMPTY: dict = {}
 
-# PyTorch's scalar-type names, as they appear in "not implemented for 'Long'" messages.
-TYPE_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
-
-
 def type_name(t: Tensor) -> str:
-    return TYPE_NAMES[t.dtype.name]
+    return t.dtype.scalar_type
 
 
 def require_float(t: Tensor, kernel: str) -> None:
@@ -92,7 +85,7 @@ def scalar_cast(t: Tensor, *scalars: Any) -> Any:
 
 def float_cast(t: Tensor) -> Any:
     """Cast for ops that compute in floating point: ints and bools go to the default dtype."""
-    return None if t._data.dtype.kind == "f" else STATE.default_dtype
+    return None if t._data.dtype.kind == "f" else GLOBAL.default_dtype
 
 
 def _mirrors(name: str, summary: str, torch_name: str | None) -> str:
@@ -111,7 +104,7 @@ def float_unary(name: str, summary: str, prim: str | None = None,
             raise not_tensor(name, input) from None
         if kind == "f":
             return bind(p, (input,))
-        return bind(p, (input,), _EMPTY, STATE.default_dtype)
+        return bind(p, (input,), _EMPTY, GLOBAL.default_dtype)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _mirrors(name, summary, torch_name)
@@ -153,6 +146,6 @@ def inplace_unary(name: str, prim: str | None = None, float_op: bool = False,
 
 
 __all__ = [
-    "TYPE_NAMES", "type_name", "require_float", "reject_bool", "require_tensor", "promote",
+    "type_name", "require_float", "reject_bool", "require_tensor", "promote",
     "scalar_cast", "float_cast", "float_unary", "same_unary", "inplace_unary",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, to_tensor_like, unary_float
 from hookgrad._functional._pw_util import promote, scalar_cast
@@ -285,9 +286,7 @@ def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tenso
                                f"'floor' but found '{rounding_mode}'")
         return bind_inplace(P["div_mode"], self, (a, b), {"rounding_mode": rounding_mode}, cast)
     if (cast.np if cast is not None else a._data.dtype).kind != "f":
-        from hookgrad._config import STATE
-
-        cast = STATE.default_dtype
+        cast = GLOBAL.default_dtype
     return bind_inplace(P["div"], self, (a, b), _EMPTY, cast)
 
 
@@ -302,9 +301,7 @@ def exp_(self: Tensor) -> Tensor:
     """Mirrors: ``torch.Tensor.exp_``."""
     cast = None
     if self._data.dtype.kind != "f":
-        from hookgrad._config import STATE
-
-        cast = STATE.default_dtype
+        cast = GLOBAL.default_dtype
     return bind_inplace(P["exp"], self, (self,), _EMPTY, cast)
 
 

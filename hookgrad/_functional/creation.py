@@ -17,8 +17,9 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._backend import device as _device
 from hookgrad._backend import namespace_for
+from hookgrad._config import GLOBAL
+from hookgrad._dispatch import note_write
 from hookgrad._dtypes import (
-    STATE,
     bool_,
     dtype,
     from_numpy_dtype,
@@ -36,8 +37,6 @@ __all__ = [
 ]
 
 _REQUIRES_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
-_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _xp(device: Any) -> Any:
@@ -68,7 +67,7 @@ def _scalar_dtype(x: Any) -> dtype | None:
     if isinstance(x, int):
         return int64
     if isinstance(x, float):
-        return STATE.default_dtype
+        return GLOBAL.default_dtype
     if x is None:
         raise RuntimeError("Could not infer dtype of NoneType")
     if isinstance(x, str):
@@ -208,7 +207,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         if len(shape) > MAX_DIMS:  # NumPy's limit (PyTorch's is 128)
             raise ValueError(f"too many dimensions '{type(data).__name__}'")
         inferred = _infer(data, 0, shape)
-        d = to_dtype(dtype) if dtype is not None else (inferred or STATE.default_dtype)
+        d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
         if not (d.is_floating_point or d is bool_) and _python_numbers(data):
             _check_fits(raw, d, d.name)
@@ -256,7 +255,7 @@ def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
         if d is int64 and arr.dtype.kind == "f" and not _fits_int64(arr):
             return None  # NaN, infinities or huge floats: the slow path raises
     elif float in types or not types:  # [[]] has no leaves: the default dtype
-        d = STATE.default_dtype
+        d = GLOBAL.default_dtype
     else:
         d = int64 if int in types else bool_
     if arr.dtype == d.np:
@@ -408,7 +407,7 @@ def public_dtype(value: Any, fn: str) -> None:
 
 def _dt(dtype_: Any) -> dtype:
     public_dtype(dtype_, "factory")
-    return STATE.default_dtype if dtype_ is None else to_dtype(dtype_)
+    return GLOBAL.default_dtype if dtype_ is None else to_dtype(dtype_)
 
 
 def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
@@ -419,7 +418,7 @@ def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
         out._data[...] = result._data
     else:
         out._data = result._data.astype(out._data.dtype)
-    out._vc().value += 1
+    note_write(out)
     return out
 
 
@@ -490,7 +489,7 @@ def _fill_dtype(fill_value: Any) -> dtype:
         return bool_
     if isinstance(fill_value, (int, np.integer)):
         return int64
-    return STATE.default_dtype
+    return GLOBAL.default_dtype
 
 
 def full(size: Any, fill_value: Any, *, out: Any = None, dtype: Any = None, layout: Any = None,
@@ -594,7 +593,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype
     step = _number(step, "arange", "step", 2)
     if dtype is None:
         ints = all(isinstance(v, int) for v in (start, end, step))
-        d = int64 if ints else STATE.default_dtype
+        d = int64 if ints else GLOBAL.default_dtype
     else:
         d = to_dtype(dtype)
     if d is bool_:

@@ -9,15 +9,16 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import to_dtype
 from hookgrad._functional._common import binary
 from hookgrad._functional.einsum import einsum
-from hookgrad._functional.sorting import reduce_dims
+from hookgrad._functional.sorting import amax, amin, reduce_dims
 from hookgrad._ops._checks import not_tensor
-from hookgrad._ops._shapes import broadcast_shapes
+from hookgrad._ops._shapes import broadcast_shapes, normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -29,10 +30,6 @@ _CPP_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
     "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
     "bool": "bool",
-}
-_WORDS = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
 }
 
 
@@ -90,7 +87,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if a.dtype != b.dtype:
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
-            f"{_WORDS[input.dtype.name]} and {_WORDS[tensor.dtype.name]}"
+            f"{input.dtype.scalar_type} and {tensor.dtype.scalar_type}"
         )
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(
@@ -151,8 +148,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _check_expandable(input._data.shape, (n, p))
     if input._data.dtype != mat1._data.dtype:
         raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {_WORDS[input.dtype.name]} and "
-            f"{_WORDS[mat2.dtype.name]}"
+            f"self and mat2 must have the same dtype, but got {input.dtype.scalar_type} and "
+            f"{mat2.dtype.scalar_type}"
         )
     params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
     return bind(P["addmm"], (input, mat1, mat2), params)
@@ -310,7 +307,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     if x._data.dtype.kind != "f":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-            + _WORDS[x.dtype.name]
+            + x.dtype.scalar_type
         )
     dims = reduce_dims(dim, x._data.ndim) if dim is not None else None
     ord = float(ord) if not isinstance(ord, bool) else float(ord)
@@ -346,8 +343,6 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             return vector_norm(input, 2, dims, keepdim, dtype=dtype)
-        from hookgrad.linalg import matrix_norm
-
         if dims is None:
             dims = list(range(input._data.ndim))
         return matrix_norm(input, p, dims, keepdim, dtype=dtype)
@@ -363,3 +358,40 @@ METHODS = {
     "dot": dot, "inner": inner, "mv": mv, "outer": outer, "ger": ger, "addmm": addmm,
     "norm": norm,
 }
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """Frobenius, 1, -1, inf or -inf norm of the matrices over the two dims `dim`.
+
+    Mirrors: ``torch.linalg.matrix_norm`` (composed as ATen composes it: ``'fro'`` is a vector
+    2-norm, ``1``/``inf`` an ``amax`` of vector 1-norms, ``-1``/``-inf`` an ``amin``).
+    """
+    ndim = A._data.ndim
+    if ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
+    if len(dim) != 2:
+        raise RuntimeError(
+            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"
+        )
+    dims = [normalize_dim(operator.index(d), ndim) for d in dim]
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
+                           f"{dims[1]})")
+    if isinstance(ord, str):
+        if ord == "fro":
+            return vector_norm(A, 2, dims, keepdim, dtype=dtype)
+        if ord == "nuc":
+            raise NotImplementedError("hookgrad.linalg.matrix_norm: 'nuc' needs an SVD")
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if abs(ord) == 2:
+        raise NotImplementedError("hookgrad.linalg.matrix_norm: ord=+-2 needs an SVD")
+    if abs(ord) not in (1, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    d0, d1 = (dims[1], dims[0]) if abs(ord) == math.inf else (dims[0], dims[1])
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype)
+    return (amax if ord > 0 else amin)(sums, d1, keepdim)

@@ -18,8 +18,6 @@ from hookgrad._tensor import Tensor
 
 __all__ = ["softmax", "log_softmax"]
 
-_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool"}
 
 
 def _softmax_like(name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
@@ -34,7 +32,7 @@ def _softmax_like(name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
     if input._data.dtype.kind != "f":
         kernel = "lastdim_kernel_impl" if d == max(ndim - 1, 0) else "kernel_impl"
         raise NotImplementedError(
-            f"\"{name}_{kernel}\" not implemented for '{_WORDS[input.dtype.name]}'"
+            f"\"{name}_{kernel}\" not implemented for '{input.dtype.scalar_type}'"
         )
     return bind(P["_" + name], (input,), {"dim": d})
 

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE
+from hookgrad._dispatch import note_write
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
 from hookgrad._functional.creation import _finish, _like_device, _shape, _size_arg, _xp
@@ -38,8 +39,6 @@ _STATE_BYTES = 45  # seed (8) + PCG64 state (16) + increment (16) + cached-uint3
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
               "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
               "bool": "bool"}
-_TYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _check_seed(seed: Any, who: str) -> int:
@@ -169,7 +168,7 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 
 
 def _not_implemented(kernel: str, d: _dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_TYPE_WORDS[d.name]}\'')
+    return NotImplementedError(f'"{kernel}" not implemented for \'{d.scalar_type}\'')
 
 
 def _g(x: float) -> str:
@@ -205,7 +204,7 @@ def _put(t: Tensor, values: np.ndarray) -> Tensor:
     """Write `values` into `t` in place and bump its version counter (no autograd record)."""
     xp = _backend.namespace_of(t._data)
     t._data[...] = values if xp is np else xp.asarray(values)
-    t._vc().value += 1
+    note_write(t)
     return t
 
 
@@ -406,7 +405,7 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
 # ---------------------------------------------------------------- sampling factories
 def _float_factory(size: tuple, dtype: Any, device: Any, requires_grad: bool, kernel: str,
                    sample: Any, fn: str = "rand") -> Tensor:
-    d = STATE.default_dtype if dtype is None else to_dtype(dtype)
+    d = GLOBAL.default_dtype if dtype is None else to_dtype(dtype)
     if not size:
         raise TypeError(f"{fn}() received an invalid combination of arguments - got (), but "
                         "expected one of: (tuple of ints size, ...)")
@@ -609,7 +608,7 @@ def _check_multinomial(probs: np.ndarray, d: _dtype, num_samples: int,
                        replacement: bool) -> None:
     if not d.is_floating_point:
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
-                           + _TYPE_WORDS[d.name])
+                           + d.scalar_type)
     if probs.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if num_samples <= 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._dispatch import bind
+from hookgrad._functional._slicing import slice_dim
 from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -129,8 +130,6 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> T
 
 def _circular_pad(input: Tensor, pads: tuple) -> Tensor:
     """PyTorch's ``_pad_circular``: copies into an empty tensor (so ``grad_fn`` is CopySlices)."""
-    from hookgrad._functional.shape import slice_dim
-
     k, n = len(pads) // 2, input._data.ndim
     if n not in (k + 1, k + 2):
         raise RuntimeError(

@@ -13,7 +13,7 @@ import operator
 import warnings
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._dtypes import to_dtype
 from hookgrad._functional import sorting as _sorting
@@ -44,15 +44,9 @@ __all__ = [
 
 _NO_DIM: Any = object()  # "dim not given": PyTorch then runs another overload (another node)
 
-_TYPE_WORDS = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
-
-
 def type_word(t: Any) -> str:
     """PyTorch's scalar type name in error texts (``Long``, ``Float``...)."""
-    return _TYPE_WORDS[t.name]
+    return t.scalar_type
 
 
 def _dtype_param(dtype: Any) -> dict:
@@ -235,7 +229,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     params = {"dim": reduce_dims(dim, input._data.ndim) or None, "keepdim": keepdim}
     if input._data.dtype.kind == "f":
         return bind(P["logsumexp"], (input,), params)
-    return bind(P["logsumexp"], (input,), params, STATE.default_dtype)
+    return bind(P["logsumexp"], (input,), params, GLOBAL.default_dtype)
 
 
 def _scan(name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from hookgrad import _backend
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._dtypes import to_dtype
 from hookgrad._functional._common import to_tensor_like
@@ -413,36 +414,52 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Mirrors: ``torch.Tensor.to`` for dtype and device (``cpu``) arguments."""
+    """Mirrors: ``torch.Tensor.to`` for dtype and device arguments (``ToCopyBackward0``).
+
+    A device of another backend moves the values there (NOTE [Backends] in ``_backend``);
+    the gradient flows back to the source device.
+    """
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
+    dev = kwargs.get("device")
     for a in args:
         if isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, str) or type(a).__name__ == "device":
-            _check_device(a)
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, (str, _backend.device)):
+            dev = a
         elif isinstance(a, int) and not isinstance(a, bool):  # an accelerator index
             raise RuntimeError("Cannot access accelerator device when none is available.")
         elif a is not None:
             dtype = a
-    if "device" in kwargs and kwargs["device"] is not None:
-        _check_device(kwargs["device"])
-    if dtype is None or to_dtype(dtype).np == self._data.dtype:
-        return clone(self) if copy else self
-    return bind(P["_to_copy"], (self,), {"dtype": to_dtype(dtype)})
+    source = self.device
+    if dev is not None:
+        dev = _parse_device(dev)
+        _backend.backend_for(dev)  # PyTorch's error for a device that is not available
+        if dev.type == source.type and dev.index is None:
+            dev = None  # "cuda" means the current device: the tensor's own
+    if dev is None or dev == source:
+        if dtype is None or to_dtype(dtype).np == self._data.dtype:
+            return clone(self) if copy else self
+        return bind(P["_to_copy"], (self,), {"dtype": to_dtype(dtype)})
+    params = {"dtype": to_dtype(dtype) if dtype is not None else self.dtype, "device": dev,
+              "source": source}
+    return bind(P["_to_copy"], (self,), params)
 
 
-def _check_device(dev: Any) -> None:
-    from hookgrad._backend import device
-
+def _parse_device(dev: Any) -> Any:
+    """A device argument; a malformed string is PyTorch's RuntimeError, not a ValueError."""
     try:
-        d = device(dev) if not isinstance(dev, device) else dev
+        out = dev if isinstance(dev, _backend.device) else _backend.device(dev)
     except ValueError:
         raise RuntimeError(f"Invalid device string: '{dev}'") from None
-    if d.index is not None and d.index < 0:
+    if out.index is not None and out.index < 0:
         raise RuntimeError(f"Invalid device string: '{dev}'")
-    if d.type != "cpu":
-        raise RuntimeError(f"hookgrad: device {d} is not available (CPU backend only)")
+    return out
+
+
+def cpu(self: Tensor) -> Tensor:
+    """Mirrors: ``torch.Tensor.cpu`` (the tensor itself when it is on the CPU)."""
+    return self if self.device.type == "cpu" else to(self, "cpu")
 
 
 _OVERLAP = (
@@ -530,7 +547,7 @@ METHODS = {
     "long": _dtype_method("int64"),
     "int": _dtype_method("int32"),
     "bool": _dtype_method("bool"),
-    "cpu": lambda self: self,
+    "cpu": cpu,
     "view_as": lambda self, other: view(self, *other._data.shape),
     "reshape_as": lambda self, other: reshape(self, *other._data.shape),
     **_REARRANGE_METHODS,

@@ -9,8 +9,9 @@ NumPy emits a RuntimeWarning, which the test suite turns into an error and users
 noise. Impls that can produce non-finite values from ordinary inputs are wrapped in `quiet`,
 which switches NumPy's floating-point error handling to "ignore" for the duration of the call.
 `np.errstate` costs about a microsecond per call (it rebuilds its state object every time), as
-much as the whole `bind`; `quiet` sets NumPy's context variable to a state built once, which
-costs a fifth of that. It falls back to `np.errstate` if NumPy's private names move.
+much as the whole `bind`; the NumPy backend's ``quiet`` sets NumPy's context variable to a
+state built once, which costs a fifth of that (it falls back to `np.errstate` if NumPy's
+private names move).
 
 NOTE [Fast select]
 NumPy's ``where`` (and ``putmask``, ``copyto(where=)``, boolean indexing) branch per element:
@@ -30,42 +31,24 @@ the ops that use the mask (``where``, ``mul``), which is what double backward ne
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import NUMPY, namespace_of
 from hookgrad._ops._shapes import sum_to_dims
 from hookgrad._tensor import Tensor
 
 _make = Tensor._make
 
-try:  # NumPy >= 2: error state lives in a context variable (see NOTE [Quiet impls])
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-
-    _IGNORE = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or newer NumPy
-    _extobj_contextvar = None
-    _IGNORE = None
-
-
 def quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Run `fn` with NumPy floating-point warnings off (see NOTE [Quiet impls])."""
-    if _extobj_contextvar is None:  # pragma: no cover
-        return np.errstate(all="ignore")(fn)
-    var, state = _extobj_contextvar, _IGNORE
+    """Run `fn` with floating-point warnings off (see NOTE [Quiet impls]).
 
-    @functools.wraps(fn)
-    def inner(*args: Any, **kwargs: Any) -> Any:
-        token = var.set(state)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            var.reset(token)
-
-    return inner
+    The error state belongs to the backend (NOTE [Backends]): NumPy's, which also governs
+    NumPy ufuncs dispatched on other backends' arrays.
+    """
+    return NUMPY.quiet(fn)
 
 
 def _finite(x: Any) -> bool:

@@ -36,7 +36,7 @@ def raw_backward() -> bool:
     Grad mode is off and no recorder but the grad recorder watches `bind` (so no forward-AD
     level is open whose tangents would flow through the rule's ops).
     """
-    return not STATE.grad_enabled and len(STATE.recorders) == 1
+    return not STATE.grad_enabled and not STATE.backward_seen
 
 
 def expand_arr(a: Any, shape: tuple) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
@@ -165,18 +166,18 @@ _TANH_BW = defop(
 def sigmoid_backward(grad: Any, output: Any) -> Any:
     """``grad * (1 - y) * y`` for ``y = sigmoid(x)`` (``SigmoidBackwardBackward0``)."""
     g = grad._data
-    if not STATE.grad_enabled and len(STATE.recorders) == 1 and g.dtype == output._data.dtype:
+    if not STATE.grad_enabled and not STATE.backward_seen and g.dtype == output._data.dtype:
         res = _SIGMOID_IMPL(g, output._data)
-        return _make(res if type(res) is np.ndarray else np.asarray(res))
+        return _make(res if type(res) is np.ndarray else namespace_of(g).asarray(res))
     return _call(_SIGMOID_BW, grad, output, _NO_PARAMS)
 
 
 def tanh_backward(grad: Any, output: Any) -> Any:
     """``grad * (1 - y * y)`` for ``y = tanh(x)`` (``TanhBackwardBackward0``)."""
     g = grad._data
-    if not STATE.grad_enabled and len(STATE.recorders) == 1 and g.dtype == output._data.dtype:
+    if not STATE.grad_enabled and not STATE.backward_seen and g.dtype == output._data.dtype:
         res = _TANH_IMPL(g, output._data)
-        return _make(res if type(res) is np.ndarray else np.asarray(res))
+        return _make(res if type(res) is np.ndarray else namespace_of(g).asarray(res))
     return _call(_TANH_BW, grad, output, _NO_PARAMS)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._ops._rules import (
     all_dims,
     const,
@@ -67,7 +68,7 @@ defop("bmm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
 
 
 # ---------------------------------------------------------------- dot / mv
-defop("dot", impl=lambda self, tensor: np.asarray(np.dot(self, tensor)),
+defop("dot", impl=lambda self, tensor: namespace_of(self).asarray(np.dot(self, tensor)),
       inputs=("self", "tensor"), saves=("self", "tensor"),
       vjp={"self": lambda grad, tensor: grad * tensor, "tensor": lambda grad, self: grad * self},
       jvp={"self": lambda t, tensor: t.dot(tensor), "tensor": lambda t, self: self.dot(t)})

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._ops._rules import (
     NO_TANGENT,
     all_dims,
@@ -343,7 +344,7 @@ defop("nansum", impl=_nansum_impl, params=("dim", "keepdim", "dtype"), saves=("s
       jvp={"self": lambda t, self, dim, keepdim: _sum_jvp(
           t * const(self._data == self._data), dim, keepdim)})
 
-defop("count_nonzero", impl=lambda self, dim=None: np.asarray(
+defop("count_nonzero", impl=lambda self, dim=None: namespace_of(self).asarray(
           np.count_nonzero(self, axis=_axis(dim, self)), dtype=np.int64),
       params=("dim",), nondifferentiable={"self": "integer result"}, jvp=NO_TANGENT)
 

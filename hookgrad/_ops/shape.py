@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import STATE
+from hookgrad._backend import move
+from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops._rules import const, raw_backward
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
@@ -49,7 +50,7 @@ def embed(grad: Tensor, shape: tuple, view_fn: Any) -> Tensor:
     """Zeros of `shape` with `grad` copied into ``view_fn(zeros)`` (NOTE [View gradients])."""
     out = zeros_of(grad, shape)
     region = view_fn(out)
-    if not STATE.grad_enabled and STATE.dual_level < 0:
+    if not STATE.grad_enabled and GLOBAL.dual_level < 0:
         region._data[...] = grad._data  # nothing to record: a plain write
     else:
         region.copy_(grad)
@@ -87,13 +88,7 @@ def strided(arr: Any, size: tuple, stride: tuple, offset: int) -> Any:
         out = np.asarray(_Interface(interface, arr))
         out.dtype = arr.dtype
         return out
-    xp = _backend.namespace_of(arr)  # pragma: no cover - CuPy
-    return xp.ndarray(
-        tuple(size),
-        arr.dtype,
-        memptr=arr.data + offset * item,
-        strides=tuple(s * item for s in stride),
-    )
+    return _backend.as_strided(arr, size, stride, offset)  # other backends (NOTE [Backends])
 
 
 def element_strides(arr: Any) -> tuple:
@@ -517,18 +512,23 @@ defop(
     jvp="linear",
 )
 
-def _to_copy_impl(self: Any, dtype: Any) -> Any:
+def _to_copy_impl(self: Any, dtype: Any, device: Any = None, source: Any = None) -> Any:
     # NaN/inf/out-of-range floats to integers wrap silently in PyTorch's casts: no warning
     with np.errstate(invalid="ignore", over="ignore"):
-        return self.astype(dtype.np)
+        return (self if device is None else move(self, device)).astype(dtype.np)
+
+
+def _to_copy_vjp(grad: Any, self_dtype: Any, source: Any) -> Any:
+    # a copy to another device sends its gradient back to the source device
+    return grad.to(self_dtype) if source is None else grad.to(source, self_dtype)
 
 
 defop(
     "_to_copy",
     impl=_to_copy_impl,
-    params=("dtype",),
+    params=("dtype", "device", "source"),
     node_name="ToCopyBackward0",
-    vjp={"self": lambda grad, self_dtype: grad.to(self_dtype)},
+    vjp={"self": _to_copy_vjp},
     jvp="linear",
 )
 
@@ -553,7 +553,7 @@ defop(
 # ``fill_.Tensor``: what ``x[idx] = scalar`` runs (PyTorch shows FillBackward3).
 defop(
     "fill_",
-    impl=lambda self, value: np.full(self.shape, value, dtype=self.dtype),
+    impl=lambda self, value: np.full_like(self, value),
     inputs=("self", "value"),
     node_name="FillBackward3",
     vjp={

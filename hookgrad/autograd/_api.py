@@ -14,7 +14,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import engine
 from hookgrad.autograd._edges import gradient_edge
-from hookgrad.autograd.graph import GradientEdge
+from hookgrad.autograd._node import GradientEdge
 
 __all__ = ["backward", "grad"]
 

@@ -19,7 +19,7 @@ from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._ops.shape import zeros_of
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import gradient_edge, move_autograd_identity, refresh_view
-from hookgrad.autograd.graph import Node
+from hookgrad.autograd._node import Node
 
 
 def replay_view(base: Tensor, chain: tuple) -> Tensor:

@@ -17,8 +17,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._backend import element_offset
+from hookgrad._config import STATE, set_grad_mode
+from hookgrad._dispatch import bind
+from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._node import GradientEdge
 from hookgrad.autograd._nodes import _NODE_CLASSES, PrimitiveNode, get_accumulator
 
 
@@ -47,9 +51,6 @@ def refresh_view(t: Tensor) -> None:
     if not (t._requires_grad and base._requires_grad):
         # A view made without a graph stays without one (see the NOTE: a divergence).
         return
-    from hookgrad._dispatch import bind
-    from hookgrad._ops.registry import PRIMITIVES
-
     size, stride, offset = strided_geometry(t._data, base._data)
     item = base._data.itemsize
     params = {
@@ -59,11 +60,11 @@ def refresh_view(t: Tensor) -> None:
         "self_geometry": tuple(s // item for s in base._data.strides),
     }
     prev = STATE.grad_enabled
-    STATE.grad_enabled = True
+    set_grad_mode(True)
     try:
         fresh = bind(PRIMITIVES["as_strided"], (base,), params)
     finally:
-        STATE.grad_enabled = prev
+        set_grad_mode(prev)
     move_autograd_identity(t, fresh._grad_fn, 0)
     t._requires_grad = True
 
@@ -140,8 +141,6 @@ def move_autograd_identity(t: Tensor, node: Any, output_nr: int) -> None:
 
 def strided_geometry(view: Any, base: Any) -> tuple:
     """``(size, stride, offset)`` of array `view` inside array `base`, in elements."""
-    from hookgrad._backend import element_offset
-
     item = view.itemsize
     return (
         tuple(view.shape),
@@ -168,4 +167,19 @@ __all__ = [
     "strided_geometry",
     "view_rebase_message",
     "check_view_inplace",
+    "get_gradient_edge",
 ]
+
+
+def get_gradient_edge(tensor: Any) -> GradientEdge:
+    """The node and slot a gradient for `tensor` flows into.
+
+    Mirrors: ``torch.autograd.graph.get_gradient_edge``.
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node, nr = gradient_edge(tensor)
+    return GradientEdge(node, nr)

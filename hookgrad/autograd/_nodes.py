@@ -15,16 +15,18 @@ Post-accumulate-grad hooks run right after, with the leaf itself as argument.
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 import weakref
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE
+from hookgrad._dispatch import note_write
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._node import Node
 from hookgrad.autograd._plans import RulePlan
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd.graph import Node
 
 ACCUMULATE_GRAD_SEQ = 2**64 - 1
 _EMPTY: dict = {}
@@ -169,7 +171,8 @@ class AccumulateGrad(Node):
         if new is None:
             return ()
         var = self.variable
-        accumulate_into(var, new)
+        with ACCUMULATE_LOCK:  # NOTE [Concurrent accumulation]
+            accumulate_into(var, new)
         hooks = var._post_accumulate_grad_hooks
         if hooks:
             for fn in list(hooks.values()):
@@ -185,8 +188,8 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
     """Add `new` into ``var.grad`` by PyTorch's rules (NOTE [AccumulateGrad])."""
     old = var._grad
     if STATE.grad_enabled:
-        if not STATE.create_graph_warned and _in_backward_call():
-            STATE.create_graph_warned = True
+        if not GLOBAL.create_graph_warned and _in_backward_call():
+            GLOBAL.create_graph_warned = True
             warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=2)
         if old is None:
             # PyTorch copies into a fresh tensor (``new_empty_strided(...).copy_(new)``), so a
@@ -205,7 +208,7 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
         return
     if old._data.shape == new._data.shape:
         old._data += new._data
-        old._vc().value += 1
+        note_write(old)
     else:  # pragma: no cover - shapes are validated before accumulation
         var._grad = old + new  # type: ignore[attr-defined]
 
@@ -256,9 +259,22 @@ def get_accumulator(t: Tensor) -> AccumulateGrad:
     ref = src._grad_accumulator
     acc = ref() if ref is not None else None
     if acc is None:
-        acc = AccumulateGrad(src)
-        src._grad_accumulator = weakref.ref(acc)
+        with ACCUMULATE_LOCK:  # two threads must not give one leaf two accumulators
+            ref = src._grad_accumulator
+            acc = ref() if ref is not None else None
+            if acc is None:
+                acc = AccumulateGrad(src)
+                src._grad_accumulator = weakref.ref(acc)
     return acc
+
+
+# NOTE [Concurrent accumulation]
+# Backward may run in several threads at once over graphs that share leaves (one module used by
+# two threads). Reading ``.grad``, adding and storing it back is not atomic even with the GIL,
+# so, like PyTorch's AccumulateGrad mutex, one lock serialises accumulation (not the hooks
+# around it). Re-entrant: a ``.grad`` accumulation never calls back into accumulation, but a
+# create_graph accumulation runs ops whose recorders might.
+ACCUMULATE_LOCK = threading.RLock()
 
 
 _CREATE_GRAPH_WARNING = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._config import STATE, add_recorder
+from hookgrad._config import STATE, install_grad_recorder
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import check_view_inplace, gradient_edge, move_autograd_identity
@@ -124,13 +124,15 @@ class GradRecorder:
     """Records backward nodes (the ``Recorder`` protocol of `_config`)."""
 
     __slots__ = ("_pending",)
+    sees_backward = False  # builds graphs; backward rules need no hookgrad ops for it
 
     def __init__(self) -> None:
-        self._pending: list = []
+        # in-place calls between record_inplace and rebase, keyed by id(out): per call, so
+        # threads and nested in-place ops never take each other's entries
+        self._pending: dict = {}
 
     def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple) -> None:
-        if not STATE.grad_enabled:
-            return
+        # only called while grad mode is on (NOTE [Recorder tuples] in _config)
         for t in inputs:
             if t._requires_grad:
                 build_node(prim, inputs, params, outs)
@@ -141,7 +143,6 @@ class GradRecorder:
         if target._base is not None:
             check_view_inplace(target, inputs)  # views "require grad" through their base
         if not STATE.grad_enabled or not any(t._requires_grad for t in inputs):
-            self._pending.append(None)
             return
         check_inplace_allowed(target)
         original = None
@@ -150,10 +151,11 @@ class GradRecorder:
             original = Tensor._make(target._data.copy(), True)
             original._grad_fn, original._output_nr = gradient_edge(target)
         node = build_node(prim, inputs, params, (out,), original, target)
-        self._pending.append(node)
+        if node is not None:
+            self._pending[id(out)] = node
 
     def rebase(self, target: Tensor, out: Tensor) -> None:
-        node = self._pending.pop() if self._pending else None
+        node = self._pending.pop(id(out), None)
         if node is None:
             return
         if target._base is not None:
@@ -164,6 +166,12 @@ class GradRecorder:
             move_autograd_identity(target, node, 0)
             target._requires_grad = True
         _save_results_after_write(node, target)
+
+    def record_write(self, target: Tensor) -> None:
+        return None
+
+    def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
+        return None  # `Function.apply` builds its own node (its ctx is the node)
 
 
 def _save_results_after_write(node: PrimitiveNode, target: Tensor) -> None:
@@ -207,6 +215,6 @@ def check_inplace_allowed(target: Tensor) -> None:
 
 
 GRAD_RECORDER = GradRecorder()
-add_recorder(GRAD_RECORDER)
+install_grad_recorder(GRAD_RECORDER)
 
 __all__ = ["GradRecorder", "GRAD_RECORDER", "build_node", "check_inplace_allowed"]

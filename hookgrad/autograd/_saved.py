@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import STATE, set_grad_mode
 from hookgrad._tensor import Tensor, VersionCounter
 
 FREED_ERROR = (
@@ -94,11 +94,11 @@ class SavedTensor:
         self._counter()  # now: `_tensor` may be replaced by a stand-in below
         before = t._version
         prev = STATE.grad_enabled
-        STATE.grad_enabled = False  # pack hooks run with grad mode off (spec §1.6)
+        set_grad_mode(False)  # pack hooks run with grad mode off (spec §1.6)
         try:
             packed = pack(t)
         finally:
-            STATE.grad_enabled = prev
+            set_grad_mode(prev)
         if t._version != before:
             raise RuntimeError(_PACK_INPLACE_ERROR)
         self._packed = packed

@@ -22,17 +22,19 @@ the loop looks at hook tables.
 from __future__ import annotations
 
 import heapq
+import itertools
 import sys
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE, set_grad_mode
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import (
     call_node_post_hooks,
     call_node_pre_hooks,
     call_tensor_pre_hooks,
 )
-from hookgrad.autograd.graph import Node
+from hookgrad.autograd._node import Node
+from hookgrad.autograd.anomaly_mode import check_nan_outputs
 
 
 class _Ready:
@@ -69,11 +71,10 @@ class GraphTask:
         "deps", "exec_info", "reached", "captures", "captured", "buffers", "heap", "callbacks",
         "create_graph", "retain_graph", "is_backward", "task_id", "hook_state",
     )
-    _next_id = 0
+    _ids = itertools.count()  # next() on a count is atomic: threads get distinct ids
 
     def __init__(self, create_graph: bool, retain_graph: bool, is_backward: bool) -> None:
-        self.task_id = GraphTask._next_id
-        GraphTask._next_id += 1
+        self.task_id = next(GraphTask._ids)
         self.hook_state: dict | None = None  # per-pass state of hooks (multi-grad hooks)
         self.create_graph = create_graph
         self.retain_graph = retain_graph
@@ -175,6 +176,7 @@ class GraphTask:
         buffers = self.buffers
         plain = self.exec_info is None  # no ``inputs=`` pruning and no captures
         release = not self.retain_graph
+        check_nan = GLOBAL.anomaly and GLOBAL.anomaly_check_nan
         while heap:
             node: Node | None = heapq.heappop(heap).node
             while node is not None:
@@ -189,6 +191,8 @@ class GraphTask:
                     outs = node.apply(tuple(grads))
                     if release:
                         node.release_saved()
+                if check_nan:
+                    check_nan_outputs(node.name(), outs)
                 node = self.route(node, outs)
                 # Routed: drop the reference, so AccumulateGrad can tell that nothing else
                 # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
@@ -355,13 +359,13 @@ def execute(roots: list, seeds: list, *, create_graph: bool, retain_graph: bool,
         task.compute_needed(root, targets, accumulate)
     task.push(root)
     prev = STATE.grad_enabled
-    STATE.grad_enabled = create_graph
+    set_grad_mode(create_graph)
     STATE.graph_task_stack.append(task)
     try:
         task.run()
     finally:
         STATE.graph_task_stack.pop()
-        STATE.grad_enabled = prev
+        set_grad_mode(prev)
     return task.captured
 
 

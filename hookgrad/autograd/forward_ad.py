@@ -24,7 +24,7 @@ from collections import namedtuple
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._config import STATE, add_recorder, remove_recorder
+from hookgrad._config import GLOBAL, add_recorder, remove_recorder
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import STATE_HOOKS, Tensor
@@ -50,9 +50,9 @@ _BAD_LEVEL = (
 
 def enter_dual_level() -> int:
     """Open a new forward AD level and return its index. Mirrors: ``enter_dual_level``."""
-    if STATE.dual_level >= 0:
+    if GLOBAL.dual_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    STATE.dual_level = 0
+    GLOBAL.dual_level = 0
     add_recorder(FORWARD_RECORDER)
     return 0
 
@@ -60,13 +60,13 @@ def enter_dual_level() -> int:
 def exit_dual_level(*, level: int | None = None) -> None:
     """Close the innermost level; its tangents are dropped. Mirrors: ``exit_dual_level``."""
     if level is None:
-        level = STATE.dual_level
-    if STATE.dual_level < 0 or level != STATE.dual_level:
+        level = GLOBAL.dual_level
+    if GLOBAL.dual_level < 0 or level != GLOBAL.dual_level:
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. "
             "This is not supported."
         )
-    STATE.dual_level = -1
+    GLOBAL.dual_level = -1
     FORWARD_RECORDER.clear_level(level)
     remove_recorder(FORWARD_RECORDER)  # no per-op cost outside dual levels
 
@@ -83,10 +83,10 @@ class dual_level:
 
 def _level(level: int | None) -> int:
     if level is None:
-        level = STATE.dual_level
+        level = GLOBAL.dual_level
         if level < 0:
             raise RuntimeError(_NO_LEVEL)
-    elif level != STATE.dual_level:
+    elif level != GLOBAL.dual_level:
         raise RuntimeError(_BAD_LEVEL)
     return level
 
@@ -114,7 +114,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """``(primal view, tangent or None)``. Mirrors: ``forward_ad.unpack_dual``."""
     if level is None:
-        level = STATE.dual_level
+        level = GLOBAL.dual_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     tangent = get_tangent(tensor, level)
@@ -193,9 +193,15 @@ def _share_with_saved_output(o: Tensor) -> None:
 class ForwardADRecorder:
     """Computes output tangents inside `bind` (see NOTE [Forward AD])."""
 
+    # Tangents flow through backward rules too (forward-over-reverse), so rules must run on
+    # hookgrad ops while a level is open.
+    sees_backward = True
+
     def __init__(self) -> None:
         self.dual_tensors: list = []
-        self._pending: list = []
+        # in-place calls between record_inplace and rebase, keyed by id(out): per call, so
+        # threads and nested in-place ops never take each other's entries
+        self._pending: dict = {}
 
     def clear_level(self, level: int) -> None:
         for t in self.dual_tensors:
@@ -204,7 +210,7 @@ class ForwardADRecorder:
         self.dual_tensors = []
 
     def _tangents(self, prim: Primitive, inputs: tuple) -> list | None:
-        level = STATE.dual_level
+        level = GLOBAL.dual_level
         if level < 0:
             return None
         tans = None
@@ -227,21 +233,27 @@ class ForwardADRecorder:
             if tan is not None and o._data.dtype.kind == "f":
                 if tan._data.dtype != o._data.dtype:
                     tan = tan.to(o.dtype)  # type: ignore[attr-defined]
-                _set_tangent(o, STATE.dual_level, tan)
+                _set_tangent(o, GLOBAL.dual_level, tan)
                 _share_with_saved_output(o)
 
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
                        target: Tensor) -> None:
         tans = self._tangents(prim, inputs)
-        self._pending.append(None if tans is None else
-                             compute_jvp(prim, inputs, params, (out,), tans)[0])
+        if tans is not None:
+            self._pending[id(out)] = compute_jvp(prim, inputs, params, (out,), tans)[0]
+
+    def record_write(self, target: Tensor) -> None:
+        return None
+
+    def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
+        return None  # `Function.apply` runs the Function's own jvp
 
     def rebase(self, target: Tensor, out: Tensor) -> None:
-        tan = self._pending.pop() if self._pending else None
+        tan = self._pending.pop(id(out), None)
         if tan is None:
             return
-        level = STATE.dual_level
+        level = GLOBAL.dual_level
         current = get_tangent(target, level)
         if current is not None:
             current.copy_(tan)  # type: ignore[attr-defined]

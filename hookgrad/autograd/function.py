@@ -34,13 +34,13 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._config import STATE
-from hookgrad._dispatch import mark_views
+from hookgrad._config import GLOBAL, STATE, remove_recorder, set_grad_mode, set_recorders
+from hookgrad._dispatch import mark_views, note_write, record_function
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import gradient_edge, move_autograd_identity
+from hookgrad.autograd._node import Node
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd.graph import Node
 
 __all__ = [
     "Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
@@ -380,12 +380,12 @@ class Function(_SingleLevelFunction):
             ctx._next_edges = tuple(gradient_edge(t) for t in tensors)
             ctx._input_meta = [(t._data.shape, t._data.dtype) for t in tensors]
         tangents = _input_tangents(args)
-        prev, recorders = STATE.grad_enabled, STATE.recorders
-        STATE.grad_enabled = False
-        if STATE.dual_level >= 0:  # forward AD is off inside forward, as in PyTorch
+        prev, recorders = STATE.grad_enabled, STATE.stack
+        set_grad_mode(False)
+        if GLOBAL.dual_level >= 0:  # forward AD is off inside forward, as in PyTorch
             from hookgrad.autograd.forward_ad import FORWARD_RECORDER
 
-            STATE.recorders = tuple(r for r in recorders if r is not FORWARD_RECORDER)
+            remove_recorder(FORWARD_RECORDER)
         try:
             if setup:
                 raw = cls.forward(*args)
@@ -393,13 +393,15 @@ class Function(_SingleLevelFunction):
             else:
                 raw = cls.forward(ctx, *args, **kwargs)
         finally:
-            STATE.grad_enabled, STATE.recorders = prev, recorders
+            set_grad_mode(prev)
+            set_recorders(recorders)
         is_tuple = isinstance(raw, tuple)
         outs = _wrap_outputs(ctx, args, raw if is_tuple else (raw,), executable)
         _save_variables(ctx, executable)
         if tangents is not None:
             _apply_jvp(cls, ctx, args, tangents, outs)
         ctx.saved_for_forward = None
+        record_function(cls, tuple(a for a in args if isinstance(a, Tensor)), tuple(outs))
         return outs if is_tuple else outs[0]
 
 
@@ -421,11 +423,11 @@ class NestedIOFunction(Function):
 # ---------------------------------------------------------------------------------- forward AD
 def _input_tangents(args: tuple) -> list | None:
     """Tangents of the tensor arguments at the current dual level; None if there are none."""
-    if STATE.dual_level < 0:
+    if GLOBAL.dual_level < 0:
         return None
     from hookgrad.autograd.forward_ad import get_tangent
 
-    tangents = [get_tangent(a, STATE.dual_level) if isinstance(a, Tensor) else None for a in args]
+    tangents = [get_tangent(a, GLOBAL.dual_level) if isinstance(a, Tensor) else None for a in args]
     return tangents if any(t is not None for t in tangents) else None
 
 
@@ -452,7 +454,7 @@ def _apply_jvp(cls: Any, ctx: Any, args: tuple, tangents: list, outs: tuple) -> 
                 f"original Tensor, this is not supported. Tensor is of size {list(out.shape)} "
                 f"while the given forward gradient is of size {list(tangent.shape)}."
             )
-        _set_tangent(out, STATE.dual_level, tangent)
+        _set_tangent(out, GLOBAL.dual_level, tangent)
 
 
 # ---------------------------------------------------------------------------------- outputs
@@ -472,7 +474,7 @@ def _wrap_outputs(ctx: Any, args: tuple, outs: tuple, executable: bool) -> tuple
     nondiff = _ids(ctx, "non_differentiable",
                    "mark_non_differentiable only accepts variable arguments, but got ")
     for d in dirty_list:
-        d._vc().value += 1
+        note_write(d)
     out_ids = {id(o) for o in outs if isinstance(o, Tensor)}
     if not dirty <= out_ids:
         raise RuntimeError(_DIRTY_NOT_RETURNED)
@@ -605,11 +607,11 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
         prev = STATE.grad_enabled
-        STATE.grad_enabled = False
+        set_grad_mode(False)
         try:
             outputs = fn(ctx, *args)
         finally:
-            STATE.grad_enabled = prev
+            set_grad_mode(prev)
         if not prev:
             return outputs
         if not any(isinstance(a, Tensor) and a._requires_grad for a in args):

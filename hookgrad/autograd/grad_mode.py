@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from hookgrad._config import STATE
+from hookgrad._config import STATE, set_grad_mode
 
 __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
@@ -77,10 +77,10 @@ class no_grad(_GradModeContext):
 
     def __enter__(self) -> None:
         self.prev = STATE.grad_enabled
-        STATE.grad_enabled = False
+        set_grad_mode(False)
 
     def __exit__(self, *exc: Any) -> None:
-        STATE.grad_enabled = self.prev
+        set_grad_mode(self.prev)
 
 
 class enable_grad(_GradModeContext):
@@ -91,10 +91,10 @@ class enable_grad(_GradModeContext):
 
     def __enter__(self) -> None:
         self.prev = STATE.grad_enabled
-        STATE.grad_enabled = True
+        set_grad_mode(True)
 
     def __exit__(self, *exc: Any) -> None:
-        STATE.grad_enabled = self.prev
+        set_grad_mode(self.prev)
 
 
 class set_grad_enabled(_GradModeContext):
@@ -103,10 +103,10 @@ class set_grad_enabled(_GradModeContext):
     def __init__(self, mode: bool) -> None:
         self.prev = STATE.grad_enabled
         self.mode = bool(mode)
-        STATE.grad_enabled = self.mode
+        set_grad_mode(self.mode)
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        STATE.grad_enabled = self.prev
+        set_grad_mode(self.prev)
         return super().__call__(fn)
 
     def clone(self) -> set_grad_enabled:
@@ -116,7 +116,7 @@ class set_grad_enabled(_GradModeContext):
         pass
 
     def __exit__(self, *exc: Any) -> None:
-        STATE.grad_enabled = self.prev
+        set_grad_mode(self.prev)
 
 
 class inference_mode(_GradModeContext):
@@ -142,8 +142,9 @@ class inference_mode(_GradModeContext):
         # Like c10::InferenceMode(enabled): entering sets grad mode to ``not enabled``, so
         # ``inference_mode(False)`` turns grad mode on.
         self.prev = (STATE.grad_enabled, STATE.inference_mode)
-        STATE.grad_enabled = not self.mode
+        set_grad_mode(not self.mode)
         STATE.inference_mode = bool(self.mode)
 
     def __exit__(self, *exc: Any) -> None:
-        STATE.grad_enabled, STATE.inference_mode = self.prev
+        set_grad_mode(self.prev[0])
+        STATE.inference_mode = self.prev[1]

@@ -25,7 +25,7 @@ import numpy as np
 from hookgrad._backend import namespace_of, to_numpy
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._api import grad as _grad
-from hookgrad.autograd.graph import Node
+from hookgrad.autograd._node import Node
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 

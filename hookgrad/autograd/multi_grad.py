@@ -18,6 +18,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hookgrad.autograd._edges import get_gradient_edge
+from hookgrad.autograd._node import GradientEdge
 from hookgrad.autograd.engine import current_graph_task, will_engine_execute_node
 from hookgrad.utils.hooks import RemovableHandle
 
@@ -57,8 +59,6 @@ def _node_resolver(t: Any) -> Callable[[], Any]:
     Raises PyTorch's AssertionError now if there is no such node. A leaf's accumulator is looked
     up again at call time (it is cached weakly, and a live one is the one in the running graph).
     """
-    from hookgrad.autograd.graph import GradientEdge, get_gradient_edge
-
     if isinstance(t, GradientEdge):
         return weakref.ref(t.node)
     node = get_gradient_edge(t).node if t.requires_grad else None

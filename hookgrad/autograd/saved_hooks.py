@@ -202,6 +202,8 @@ class _CloneBeforeMutate:
     ``record_inplace`` on every recorder before it writes into the target.
     """
 
+    sees_backward = False  # only watches in-place writes of user code
+
     def __init__(self, ctx: _AllowMutationOnSavedContext) -> None:
         self.ctx = ctx
 
@@ -219,6 +221,12 @@ class _CloneBeforeMutate:
             ctx.cloned[handle] = Tensor._make(original._data.copy())
 
     def rebase(self, target: Tensor, out: Tensor) -> None:
+        return None
+
+    def record_write(self, target: Tensor) -> None:
+        return None
+
+    def record_function(self, fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
         return None
 
 

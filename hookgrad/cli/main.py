@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--report", default=None, help="write metrics.json, plots and the graph here")
     t.add_argument("--quiet", action="store_true", help="no progress bars")
     t.set_defaults(subparser=t)
+    from hookgrad.cli.package_cmd import add_parser as add_package_parser
+
+    add_package_parser(sub)
     return p
 
 
@@ -60,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # reported by the subcommand, so the line reads "hookgrad train: error: ..."
         args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "package":
+        from hookgrad.cli.package_cmd import run as run_package
+
+        return run_package(args)
     from hookgrad.cli.report import write_report
     from hookgrad.cli.train import TrainConfig, train
 

@@ -21,7 +21,7 @@ from hookgrad._functional import shape as _shape
 from hookgrad._functional.nn_ops import softmax
 from hookgrad._functional.rearrange import pad
 from hookgrad._tensor import Tensor
-from hookgrad.nn.functional import dropout, linear
+from hookgrad.nn._functional_linear import dropout, linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 

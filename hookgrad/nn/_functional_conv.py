@@ -69,7 +69,7 @@ def conv_args(fn: str, nd: int, stride: Any, padding: Any, dilation: Any,
 
 
 def _type_word(t: Tensor) -> str:
-    return t.type().split(".")[-1][: -len("Tensor")]  # type: ignore[attr-defined]
+    return t.dtype.scalar_type
 
 
 def _sizes(t: Tensor) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._functional._common import result_type
+from hookgrad._functional.nn_ops import log_softmax
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -234,15 +235,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
     Mirrors: ``torch.nn.functional.cross_entropy``.
     """
-    from hookgrad.nn import functional as F
-
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
     class_dim = 0 if input.dim() == 1 else 1
-    logp = F.log_softmax(input, class_dim)
+    logp = log_softmax(input, class_dim)
     if input.shape == target.shape:
         if not target.dtype.is_floating_point:
             raise RuntimeError(

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._dispatch import bind
+from hookgrad._dispatch import bind, note_write
 from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import nn_ops as _nn_ops
 from hookgrad._functional import pointwise as _pointwise
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
+from hookgrad.nn._functional_linear import dropout, linear
 from hookgrad.nn._functional_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -161,24 +162,6 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return bind(P["_prelu_kernel"], (input, weight))
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias`` with PyTorch's graph (``AddmmBackward0`` for 2-D input with
-    bias, ``MmBackward0`` without, views around ``addmm`` for other contiguous input, ``matmul``
-    then ``add`` for non-contiguous input).
-
-    Mirrors: ``torch.nn.functional.linear``.
-    """
-    wt = weight.t()  # type: ignore[attr-defined]
-    if bias is None:
-        return _linalg.matmul(input, wt)
-    if input.dim() == 2:
-        return _linalg.addmm(bias, input, wt)
-    if not input._data.flags.c_contiguous:  # ATen flattens contiguous input only
-        return _linalg.matmul(input, wt) + bias
-    out = _linalg.addmm(bias, input.reshape(-1, input.size(-1)), wt)  # type: ignore[attr-defined]
-    return out.view(*input.shape[:-1], weight.size(0))  # type: ignore[attr-defined]
-
-
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]`` (``TrilinearBackward0``).
 
@@ -201,31 +184,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     out = bind(P["_trilinear"], (x1, weight, x2), {"equation": "bi,oij,bj->bo"})
     out = out.reshape(*input1.shape[:-1], weight.size(0))
     return out if bias is None else out + bias
-
-
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero elements with probability `p` and scale the rest by ``1/(1-p)`` (training only).
-
-    The mask is drawn from hookgrad's generator, so it differs from PyTorch's for the same
-    seed (statistics match). Evaluation mode (and ``p=0``) returns `input` itself.
-
-    Mirrors: ``torch.nn.functional.dropout``.
-    """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"dropout(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input  # PyTorch returns the input object itself here
-    if p == 1.0:
-        mask = input.new_zeros(*input.shape)  # type: ignore[attr-defined]
-    else:
-        from hookgrad._functional import random as _random
-
-        keep = input.new_full(tuple(input.shape), 1.0 - p)  # type: ignore[attr-defined]
-        mask = _random.bernoulli(keep) / (1.0 - p)
-    return input.mul_(mask) if inplace else input * mask  # type: ignore[attr-defined]
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
@@ -272,7 +230,7 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
     norms = (xp.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
     data[rows] = data[rows] * scale[:, None]
-    weight._vc().value += 1
+    note_write(weight)
 
 
 # --- layer families kept in their own modules (convolution, pooling, normalization, attention) --

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from hookgrad._dispatch import note_write
 from hookgrad._tensor import Tensor
 from hookgrad.optim.optimizer import Optimizer
 
@@ -53,7 +54,7 @@ def _update_param_group_val(param_group: dict[str, Any], key: str, val: Any) -> 
     current = param_group[key]
     if isinstance(current, Tensor):
         current._data[...] = float(val)
-        current._vc().value += 1
+        note_write(current)
     else:
         param_group[key] = val
 

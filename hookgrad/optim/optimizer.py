@@ -42,7 +42,8 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._config import STATE
+from hookgrad._config import GLOBAL, STATE, set_grad_mode
+from hookgrad._dispatch import note_write
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.nn.modules._registration import typename
@@ -168,18 +169,18 @@ def _use_grad_for_differentiable(func: Callable[..., Any]) -> Callable[..., Any]
     @functools.wraps(func)
     def _use_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         prev = STATE.grad_enabled
-        STATE.grad_enabled = bool(self.defaults["differentiable"])
+        set_grad_mode(bool(self.defaults["differentiable"]))
         try:
             return func(self, *args, **kwargs)
         finally:
-            STATE.grad_enabled = prev
+            set_grad_mode(prev)
 
     return _use_grad
 
 
 def _get_scalar_dtype() -> Any:
     """NumPy dtype of ``state["step"]``: float64 under a float64 default dtype, else float32."""
-    return np.float64 if STATE.default_dtype.name == "float64" else np.float32
+    return np.float64 if GLOBAL.default_dtype.name == "float64" else np.float32
 
 
 def _new_step(value: float = 0.0) -> Tensor:
@@ -212,7 +213,7 @@ def _arr(t: Tensor) -> Any:
 
 def _bump(t: Tensor) -> None:
     """Record an in-place write to `t` (NOTE [In-place optimizer math])."""
-    t._vc().value += 1
+    note_write(t)
 
 
 def _reject_unsupported(differentiable: bool, fused: Any, capturable: bool = False) -> None:

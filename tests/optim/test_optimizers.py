@@ -25,7 +25,9 @@ CASES = [
     ("Adagrad", {"lr_decay": 0.01, "weight_decay": 0.1, "initial_accumulator_value": 0.1,
                  "maximize": True, "eps": 1e-8}),
 ]
-TOL = {np.float32: {"rtol": 1e-5, "atol": 1e-6}, np.float64: {"rtol": 1e-12, "atol": 1e-13}}
+# float32: centered RMSprop subtracts two close averages; a different (equally valid) operation
+# order on another CPU shows ~1e-6 absolute noise there, so atol is 1e-5 in float32.
+TOL = {np.float32: {"rtol": 1e-5, "atol": 1e-5}, np.float64: {"rtol": 1e-12, "atol": 1e-13}}
 SHAPES = [(5, 3), (37,), ()]
 
 

@@ -28,10 +28,11 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
+from hookgrad._dispatch import record_function
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import gradient_edge
-from hookgrad.autograd.graph import Node
+from hookgrad.autograd._node import Node
 
 __all__ = ["BackwardHook", "BackwardHookFunctionBackward", "_WrappedHook", "attach_legacy_hooks"]
 
@@ -130,6 +131,7 @@ def identity_views(tensors: list, advice: str, module_name: str) -> tuple:
             out._grad_fn = node
             out._output_nr = i
         outs.append(out)
+    record_function(BackwardHookFunctionBackward, tuple(tensors), tuple(outs))
     return node, outs
 
 

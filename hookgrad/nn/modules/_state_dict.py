@@ -44,9 +44,13 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 def _overrides(module: Any, name: str) -> bool:
-    from hookgrad.nn.modules.module import Module
+    """Whether a subclass overrides `name`, which the Module base defines (its default).
 
-    return getattr(type(module), name, getattr(Module, name)) is not getattr(Module, name)
+    The base is the last class in the MRO defining `name`; looking it up that way keeps this
+    module below `module.py`, which imports it.
+    """
+    owners = [cls for cls in type(module).__mro__ if name in vars(cls)]
+    return len(owners) > 1
 
 
 def save_to_state_dict(module: Any, destination: dict, prefix: str, keep_vars: bool) -> None:

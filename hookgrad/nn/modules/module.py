@@ -275,24 +275,26 @@ class Module:
         return self
 
     def to(self: T, *args: Any, **kwargs: Any) -> T:
-        """Convert floating-point parameters and buffers to a dtype; check the device (CPU).
+        """Move parameters and buffers to a device and/or floating ones to a dtype.
 
         Accepts ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` and the
         keyword forms. Parameters keep their identity.
 
         Raises:
             TypeError: for a non-floating dtype.
+            RuntimeError: for a device that is not available.
 
         Mirrors: ``torch.nn.Module.to``.
         """
         from hookgrad.nn.modules._conversion import parse_to
 
-        dtype = parse_to(args, kwargs)
-        if dtype is None:
+        device, dtype = parse_to(args, kwargs)
+        if dtype is None and device is None:
             return self
 
         def convert(t: Tensor) -> Tensor:
-            return t.to(dtype) if t.is_floating_point() else t  # type: ignore[attr-defined]
+            want = dtype if dtype is not None and t.is_floating_point() else None
+            return t.to(device=device, dtype=want)  # type: ignore[attr-defined]
 
         return self._apply(convert)
 
@@ -309,8 +311,8 @@ class Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)  # type: ignore
 
     def cpu(self: T) -> T:
-        """No-op (hookgrad runs on the CPU). Mirrors: ``torch.nn.Module.cpu``."""
-        return self
+        """Move parameters and buffers to the CPU. Mirrors: ``torch.nn.Module.cpu``."""
+        return self.to("cpu")
 
     def type(self: T, dst_type: Any) -> T:
         """Cast all parameters and buffers to `dst_type`. Mirrors: ``torch.nn.Module.type``."""

@@ -1,0 +1,54 @@
+"""``linear`` and ``dropout``: the two functional layers other functional families build on.
+
+They sit below `hookgrad.nn.functional` (which re-exports them) so that attention can use them
+without importing the facade that imports attention.
+"""
+
+from __future__ import annotations
+
+from hookgrad._functional import linalg as _linalg
+from hookgrad._functional import random as _random
+from hookgrad._tensor import Tensor
+
+__all__ = ["linear", "dropout"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` with PyTorch's graph (``AddmmBackward0`` for 2-D input with
+    bias, ``MmBackward0`` without, views around ``addmm`` for other contiguous input, ``matmul``
+    then ``add`` for non-contiguous input).
+
+    Mirrors: ``torch.nn.functional.linear``.
+    """
+    wt = weight.t()  # type: ignore[attr-defined]
+    if bias is None:
+        return _linalg.matmul(input, wt)
+    if input.dim() == 2:
+        return _linalg.addmm(bias, input, wt)
+    if not input._data.flags.c_contiguous:  # ATen flattens contiguous input only
+        return _linalg.matmul(input, wt) + bias
+    out = _linalg.addmm(bias, input.reshape(-1, input.size(-1)), wt)  # type: ignore[attr-defined]
+    return out.view(*input.shape[:-1], weight.size(0))  # type: ignore[attr-defined]
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero elements with probability `p` and scale the rest by ``1/(1-p)`` (training only).
+
+    The mask is drawn from hookgrad's generator, so it differs from PyTorch's for the same
+    seed (statistics match). Evaluation mode (and ``p=0``) returns `input` itself.
+
+    Mirrors: ``torch.nn.functional.dropout``.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"dropout(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input  # PyTorch returns the input object itself here
+    if p == 1.0:
+        mask = input.new_zeros(*input.shape)  # type: ignore[attr-defined]
+    else:
+        keep = input.new_full(tuple(input.shape), 1.0 - p)  # type: ignore[attr-defined]
+        mask = _random.bernoulli(keep) / (1.0 - p)
+    return input.mul_(mask) if inplace else input * mask  # type: ignore[attr-defined]
