@@ -63,6 +63,8 @@ def _check(x: np.ndarray, y: np.ndarray, source: str) -> tuple[np.ndarray, np.nd
                         f"dimension, got shape {x.shape}")
     if y.ndim != 1:
         raise UserError(f"{source}: y must be one label per sample (1-D), got shape {y.shape}")
+    if x.ndim >= 2 and 0 in x.shape[1:]:
+        raise UserError(f"{source}: x has no features (shape {x.shape})")
     if len(x) != len(y):
         raise UserError(f"{source}: x has {len(x)} samples but y has {len(y)} labels")
     if len(y) < 10:

@@ -37,6 +37,11 @@ def test_csv_with_a_huge_label_is_refused_without_building_it(capsys, tmp_path, 
     assert_user_error(run_cli(capsys, *MLP, "--data", str(path)), "out of range", "K <= 20")
 
 
+def test_npz_without_features(capsys, tmp_path):
+    path = write_npz(tmp_path / "d.npz", n=20, x=np.zeros((20, 0), np.float32))
+    assert_user_error(run_cli(capsys, *MLP, "--data", path), "x has no features")
+
+
 def test_corrupt_npz(capsys, tmp_path):
     path = tmp_path / "d.npz"
     path.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
