@@ -28,14 +28,10 @@ DEPARTURES = {
     "to(1.5)": "PyTorch silently accepts a float as to()'s argument; hookgrad raises TypeError",
     "no_grad(1)": "PyTorch's no_grad accepts any positional argument (the decorator form); "
     "hookgrad's raises TypeError (grad_mode.py is being refactored on main)",
-    "set_grad_enabled('a')": "hookgrad coerces the mode with bool() (grad_mode.py is being "
-    "refactored on main; left for the lead)",
     "misc lshift float": "hookgrad's << on a float tensor raises TypeError (NumPy's), PyTorch "
     "NotImplementedError (its kernel dispatch)",
     "misc set_ data shape": "assigning a non-tensor to .data: hookgrad AttributeError, PyTorch "
     "TypeError (_tensor.py is core; left for the lead)",
-    "misc requires_grad str": "requires_grad_('x') is coerced with bool() (_tensor.py is core; "
-    "left for the lead)",
     "misc save object": "hookgrad.save is pickle-free by design: arbitrary objects are a "
     "TypeError where torch.save pickles them",
 }
