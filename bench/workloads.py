@@ -179,6 +179,52 @@ def lstm(lib, batch=32):
     return step, first
 
 
+def _compiled(lib, fn):
+    """``lib.compile(fn)``: hookgrad's default ("inductor") backend; PyTorch's "eager" backend,
+    because its inductor/aot_eager do not import in the environment these numbers come from."""
+    if lib.__name__ == "torch":
+        return lib.compile(fn, backend="eager")
+    return lib.compile(fn)
+
+
+def chain_compile(lib):
+    x0 = np.random.default_rng(0).normal(size=(16, 16)).astype(np.float32)
+    x = _t(lib, x0, True)
+
+    def f(t):
+        y = t
+        for _ in range(CHAIN_OPS // 2):
+            y = lib.tanh(y * 1.01)
+        return y.sum()
+    opt = _compiled(lib, f)
+
+    def step():
+        opt(x).backward()
+        x.grad = None
+
+    return step, float(f(x).item())
+
+
+def mlp_compile(lib, batch, hooks=False):
+    model, x, y = _mlp_setup(lib, batch)
+    if hooks:
+        for layer in model:
+            layer.register_forward_pre_hook(lambda m, args: None)
+            layer.register_forward_hook(lambda m, args, out: None)
+            layer.register_full_backward_hook(lambda m, gi, go: None)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = lib.nn.CrossEntropyLoss()
+    cmodel = _compiled(lib, model)
+    first = float(loss_fn(model(x), y).item())
+
+    def step():
+        opt.zero_grad()
+        loss_fn(cmodel(x), y).backward()
+        opt.step()
+
+    return _quiet(step, first) if hooks else (step, first)
+
+
 def peak_memory_mb(lib) -> float:
     """Peak traced Python-level allocation of one MLP-64 training step, in MiB."""
     import tracemalloc
@@ -206,4 +252,10 @@ TABLE = {
     "lstm": (lambda lib: lstm(lib), 1, "ms/step", "LSTM(32->64), seq 20, batch 32, SGD step"),
     "hooked_mlp": (lambda lib: hooked_mlp(lib), 1, "ms/step",
                    "MLP batch 64 with fwd pre/post + full backward hooks on every layer"),
+    "chain_compile": (lambda lib: chain_compile(lib), CHAIN_OPS, "us/op",
+                      "chain under lib.compile (torch: backend eager)"),
+    "mlp64_compile": (lambda lib: mlp_compile(lib, 64), 1, "ms/step",
+                      "mlp64 with the model under lib.compile (torch: backend eager)"),
+    "hooked_mlp_compile": (lambda lib: mlp_compile(lib, 64, hooks=True), 1, "ms/step",
+                           "hooked_mlp with the model under lib.compile (torch: backend eager)"),
 }

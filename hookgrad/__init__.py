@@ -23,6 +23,11 @@ import hookgrad._ops.conv  # noqa: F401
 import hookgrad._ops.pooling  # noqa: F401
 import hookgrad._ops.normalization  # noqa: F401
 import hookgrad._ops.rnn  # noqa: F401
+import hookgrad._ops.upsample  # noqa: F401
+import hookgrad._ops.layers  # noqa: F401
+import hookgrad._ops.pool3d  # noqa: F401
+import hookgrad._ops.packing  # noqa: F401
+import hookgrad._ops.matrix_exp  # noqa: F401
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
@@ -59,6 +64,8 @@ from hookgrad._functional.linalg import *  # noqa: F403
 from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
+from hookgrad._functional.layer_ops import *  # noqa: F403
+from hookgrad._functional.matrix_ops import matrix_exp
 from hookgrad._functional._common import result_type
 from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.return_types)
 
@@ -93,11 +100,19 @@ from hookgrad.nn._functional_rnn import (  # noqa: E402  (torch.lstm, torch.gru,
     rnn_tanh,
     rnn_tanh_cell,
 )
+from hookgrad.nn._functional_layers import (  # noqa: E402  (torch.cosine_similarity, ...)
+    cosine_similarity,
+    instance_norm,
+    pairwise_distance,
+)
+from hookgrad.nn._functional_resample import pixel_shuffle, pixel_unshuffle  # noqa: E402
 import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
 from hookgrad.serialization import load, save  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
+import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
+from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64

@@ -11,7 +11,9 @@ from hookgrad._functional import (
     arith,
     creation,
     indexing,
+    layer_ops,
     linalg,
+    matrix_ops,
     misc,
     nn_ops,
     pointwise,
@@ -23,6 +25,7 @@ from hookgrad._tensor import Tensor
 
 FAMILIES: list[ModuleType] = [
     arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random, misc,
+    layer_ops, matrix_ops,
 ]
 
 

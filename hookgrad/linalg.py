@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._functional.linalg import matrix_norm, vector_norm
+from hookgrad._functional.matrix_ops import householder_product, matrix_exp, solve
 from hookgrad._tensor import Tensor
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "matrix_exp", "householder_product",
+           "solve"]
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,

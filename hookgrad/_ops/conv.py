@@ -1,4 +1,4 @@
-"""The convolution primitive (``ConvolutionBackward0``), plain and transposed, 1-d and 2-d.
+"""The convolution primitive (``ConvolutionBackward0``), plain and transposed, 1-d to 3-d.
 
 Layer 3. PyTorch routes ``conv1d``, ``conv2d`` and ``conv_transpose2d`` through one ATen op,
 ``convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -21,6 +21,7 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._ops import _conv_kernels as K
+from hookgrad._ops import _convnd_kernels as KN
 from hookgrad._ops._rules import const, raw_backward
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -49,6 +50,14 @@ def _impl(
     groups: int,
 ) -> Any:
     nd = input.ndim - 2
+    if nd == 3:  # any-rank kernels (the 2-d ones are the tuned hot path)
+        if transposed:
+            out = KN.conv_transpose(input, weight, stride, padding, output_padding, dilation, groups)
+        else:
+            out = KN.conv_forward(input, weight, stride, padding, dilation, groups)
+        if bias.size and bias.shape[0] == out.shape[1]:
+            out += bias.reshape(-1, 1, 1, 1)
+        return out
     x, w = _spatial((input, weight), nd)
     s, p, d, op = _p2(stride, padding, dilation, output_padding)
     if transposed:
@@ -72,6 +81,11 @@ def _raw_input_grad(
     groups: int,
 ) -> Any:
     nd = g.ndim - 2
+    if nd == 3:
+        if transposed:
+            out = KN.conv_forward(g, w, stride, padding, dilation, groups)
+            return out[(..., *(slice(0, n) for n in in_shape[2:]))]
+        return KN.conv_input_grad(g, w, tuple(in_shape[2:]), stride, padding, dilation, groups)
     g2, w2 = _spatial((g, w), nd)
     s, p, d, _ = _p2(stride, padding, dilation, (0,) * nd)
     if transposed:  # an output padding >= stride adds rows the input never reached: crop
@@ -96,6 +110,8 @@ def _raw_weight_grad(
     nd = x.ndim - 2
     if transposed:  # the weight gradient of the adjoint: roles of input and grad swap
         x, g = g, x
+    if nd == 3:
+        return KN.conv_weight_grad(x, g, tuple(w_shape), stride, padding, dilation, groups)
     x2, g2 = _spatial((x, g), nd)
     s, p, d, _ = _p2(stride, padding, dilation, (0,) * nd)
     w2 = (*w_shape[:2], 1, w_shape[2]) if nd == 1 else tuple(w_shape)

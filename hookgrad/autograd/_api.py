@@ -16,7 +16,33 @@ from hookgrad.autograd import engine
 from hookgrad.autograd._edges import gradient_edge
 from hookgrad.autograd._node import GradientEdge
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "add_backward_observer", "remove_backward_observer"]
+
+# NOTE [Backward observers]
+# Tools that watch backward passes (``hooktools.HookTrace``) register an observer
+# ``observer(api, roots, inputs, run) -> result``: it is called instead of the pass with
+# ``api`` "backward" or "grad", the root tensors and the ``inputs=`` argument, and must call
+# ``run()`` (which runs the pass, and any further observers) and return its result. With no
+# observer the passes cost one truth test of this list.
+_OBSERVERS: list = []
+
+
+def add_backward_observer(observer: Any) -> None:
+    """Watch every backward pass (NOTE [Backward observers])."""
+    _OBSERVERS.append(observer)
+
+
+def remove_backward_observer(observer: Any) -> None:
+    """Stop watching (a no-op for an observer not registered)."""
+    if observer in _OBSERVERS:
+        _OBSERVERS.remove(observer)
+
+
+def _observed(api: str, roots: Any, inputs: Any, run: Any, depth: int = 0) -> Any:
+    if depth == len(_OBSERVERS):
+        return run()
+    return _OBSERVERS[depth](api, roots, inputs,
+                             lambda: _observed(api, roots, inputs, run, depth + 1))
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -135,9 +161,17 @@ def backward(
 
     Mirrors: ``torch.autograd.backward``.
     """
+    if _OBSERVERS:
+        return _observed("backward", tensors, inputs, lambda: _backward(
+            tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs))
+    return _backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs)
+
+
+def _backward(tensors: Any, grad_tensors: Any, retain_graph: bool | None, create_graph: bool,
+              grad_variables: Any, inputs: Any) -> None:
     if grad_variables is not None:
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=3)
         if grad_tensors is not None:
             raise RuntimeError(
                 "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
@@ -245,6 +279,16 @@ def grad(
 
     Mirrors: ``torch.autograd.grad`` (``is_grads_batched`` is not supported).
     """
+    args = (outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+            allow_unused, is_grads_batched, materialize_grads)
+    if _OBSERVERS:
+        return _observed("grad", outputs, inputs, lambda: _grad(*args))
+    return _grad(*args)
+
+
+def _grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None,
+          create_graph: bool, only_inputs: bool, allow_unused: bool | None,
+          is_grads_batched: bool, materialize_grads: bool) -> Any:
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
@@ -260,7 +304,7 @@ def grad(
         warnings.warn(
             "only_inputs argument is deprecated and is ignored now (defaults to True). To "
             "accumulate gradient for other parts of the graph, please use "
-            "torch.autograd.backward.", FutureWarning, stacklevel=2)
+            "torch.autograd.backward.", FutureWarning, stacklevel=3)
     seeds = make_seeds(outs, _seed_tuple(grad_outputs, len(outs)))
     _check_seed_count(outs, seeds)
     if retain_graph is None:

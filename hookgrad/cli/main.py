@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hookgrad.cli.data import UserError
+from hookgrad.cli.trace_cmd import add_trace_parser
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,7 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", default=None, help="continue from this checkpoint")
     t.add_argument("--report", default=None, help="write metrics.json, plots and the graph here")
     t.add_argument("--quiet", action="store_true", help="no progress bars")
+    t.add_argument("--compile", action="store_true",
+                   help="run the model through hookgrad.compile (hooks keep their meaning)")
     t.set_defaults(subparser=t)
+    add_trace_parser(sub)
     from hookgrad.cli.package_cmd import add_parser as add_package_parser
 
     add_package_parser(sub)
@@ -61,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``hookgrad`` console script."""
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
+    if args.command == "trace" and not extra:
+        return args.run(args)
     if extra:  # reported by the subcommand, so the line reads "hookgrad train: error: ..."
         args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "package":
@@ -72,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cfg = TrainConfig(model=args.model, epochs=args.epochs, batch_size=args.batch_size,
                       lr=args.lr, optimizer=args.optimizer, seed=args.seed, data=args.data,
-                      checkpoint=args.checkpoint, resume=args.resume, report=args.report)
+                      checkpoint=args.checkpoint, resume=args.resume, report=args.report,
+                      compile=args.compile)
     try:
         result = train(cfg, progress=_progress(args.quiet))
         for e in result.epochs:

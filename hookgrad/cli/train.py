@@ -38,6 +38,7 @@ class TrainConfig:
     checkpoint: str | None = None
     resume: str | None = None
     report: str | None = None
+    compile: bool = False  # run the model through hookgrad.compile
 
     def learning_rate(self) -> float:
         return self.lr if self.lr is not None else DEFAULT_LR[self.optimizer]
@@ -129,7 +130,8 @@ def train(cfg: TrainConfig, progress: Callable[..., Any] | None = None) -> Train
     with quiet_fp, TrainingMonitor(model) as monitor:  # the monitor's hooks go on exit
         for epoch in range(start, cfg.epochs):
             rng = np.random.default_rng((cfg.seed, epoch))  # resuming replays the same batches
-            result.epochs.append(_epoch(epoch, model, opt, loss_fn, monitor, x_train,
+            step_model = hookgrad.compile(model) if cfg.compile else model
+            result.epochs.append(_epoch(epoch, step_model, opt, loss_fn, monitor, x_train,
                                         data.y_train, x_test, data.y_test, cfg, rng, progress))
             _collect_layers(result, monitor)
             if cfg.checkpoint:

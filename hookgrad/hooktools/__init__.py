@@ -8,7 +8,10 @@ work on real PyTorch models.
 from hookgrad.hooktools.capture import capture_activations
 from hookgrad.hooktools.graph import render_graph, to_dot
 from hookgrad.hooktools.monitor import TrainingMonitor
+from hookgrad.hooktools.compiled import CompiledHookNote, note_compiled_hook
+from hookgrad.hooktools.silent import REASONS, SilentHook
 from hookgrad.hooktools.trace import HookEvent, HookTrace
 
 __all__ = ["capture_activations", "TrainingMonitor", "HookTrace", "HookEvent", "to_dot",
-           "render_graph"]
+           "render_graph", "SilentHook", "REASONS",
+           "CompiledHookNote", "note_compiled_hook"]

@@ -98,6 +98,8 @@ def to_dot(roots: Any, *, names: dict | None = None, trace: Any = None,
                 label += f"\\nsaved: {_esc(saved)}"
             style = "shape=ellipse"
         marks = _hook_marks(_node_hooks(node), trace)
+        if trace is not None and not hasattr(node, "_tensor_hooks"):  # PyTorch: hooks in C++
+            marks += [f"{k} #{i}" for k, i in getattr(trace, "node_marks", lambda n: [])(node)]
         if marks:
             label += "\\nhooks: " + _esc("; ".join(marks))
             style += ', color="#d04000", penwidth=2'

@@ -245,3 +245,9 @@ from hookgrad.nn import _functional_attention  # noqa: E402  (uses linear/dropou
 from hookgrad.nn._functional_attention import *  # noqa: E402,F403
 
 __all__ += _functional_attention.__all__
+
+from hookgrad.nn import _functional_layers, _functional_resample  # noqa: E402
+from hookgrad.nn._functional_layers import *  # noqa: E402,F403
+from hookgrad.nn._functional_resample import *  # noqa: E402,F403
+
+__all__ += [*_functional_layers.__all__, *_functional_resample.__all__]

@@ -14,5 +14,11 @@ from hookgrad.optim.adamw import AdamW
 from hookgrad.optim.optimizer import Optimizer
 from hookgrad.optim.rmsprop import RMSprop
 from hookgrad.optim.sgd import SGD
+from hookgrad.optim.adadelta import Adadelta
+from hookgrad.optim.adamax import Adamax
+from hookgrad.optim.lbfgs import LBFGS
+from hookgrad.optim.nadam import NAdam
+from hookgrad.optim.radam import RAdam
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
+           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam"]

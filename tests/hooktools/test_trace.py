@@ -88,11 +88,14 @@ def test_trace_kinds_and_owners():
     assert kinds["w0.acc"] == ("post_accumulate", "0.weight")
     assert kinds["opt.pre"] == ("optimizer.step_pre", "SGD")
     assert kinds["opt.post"] == ("optimizer.step_post", "SGD")
-    during = "(registered during trace)"
-    assert kinds["x.grad"] == ("tensor", during)
-    assert kinds["out.node_pre"] == ("node.pre", during)
-    assert kinds["out.node_post"] == ("node.post", during)
+    # hooks registered inside the trace name their object too
+    assert kinds["x.grad"] == ("tensor", "tensor[2, 4]")
+    assert kinds["out.grad"] == ("tensor", "tensor[2, 3] (BackwardHookFunctionBackward)")
+    assert kinds["out.node_pre"] == ("node.pre", "BackwardHookFunctionBackward")
+    assert kinds["out.node_post"] == ("node.post", "BackwardHookFunctionBackward")
     by_hook = {e.hook: e for e in trace.events}
+    assert by_hook["x.grad"].registered_during_trace
+    assert not by_hook["lin0.fwd"].registered_during_trace
     assert by_hook["x.grad"].registered_at.endswith(f"test_trace.py:{_line_of('x.register_hook')}")
     assert by_hook["lin0.fwd"].registered_at.endswith("(definition)")
     table = trace.format().splitlines()

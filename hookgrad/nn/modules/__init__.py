@@ -16,6 +16,8 @@ __all__ = ["Module"]
 _FAMILIES = (
     "linear", "flatten", "dropout", "sparse", "nonlinearity", "container", "loss",
     "conv", "pooling", "normalization", "rnn", "activation", "transformer",
+    "padding", "upsampling", "pixelshuffle", "distance", "instancenorm", "pooling3d", "conv3d",
+    "batchnorm3d", "transformer_decoder",
 )
 
 

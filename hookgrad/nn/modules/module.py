@@ -70,6 +70,11 @@ _MIXED_LOCAL = (
 )
 
 
+# Dependency inversion for `Module.compile`: `hookgrad.compile` (a higher layer) puts its
+# module compiler here at import.
+MODULE_COMPILER: list[Callable[..., Any]] = []
+
+
 def __getattr__(name: str) -> Any:
     # PyTorch exposes the sticky global mode as a module global; read it live.
     if name == "_global_is_full_backward_hook":
@@ -145,6 +150,23 @@ class Module:
     forward: Callable[..., Any] = _forward_unimplemented
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        compiled = self.__dict__.get("_compiled_call_impl")
+        if compiled is not None:  # set by `compile` (spec compile.md §12)
+            return compiled(self, *args, **kwargs)
+        return self._call_uncompiled(*args, **kwargs)
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's call path in place with `hookgrad.compile`'s arguments.
+
+        Global module hooks then fire once per call (no wrapper module is involved).
+
+        Mirrors: ``torch.nn.Module.compile``.
+        """
+        if not MODULE_COMPILER:
+            raise RuntimeError("hookgrad.compile is not available")
+        self.__dict__["_compiled_call_impl"] = MODULE_COMPILER[0](self, *args, **kwargs)
+
+    def _call_uncompiled(self, *args: Any, **kwargs: Any) -> Any:
         if (
             self._forward_pre_hooks
             or self._forward_hooks

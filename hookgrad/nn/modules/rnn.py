@@ -5,7 +5,7 @@ Parameter names, shapes, registration order and initialisation are PyTorch's
 ``..._reverse``), so state dicts load both ways. Forwards call the ``_VF``-style functions of
 `hookgrad.nn._functional_rnn` (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``, the cells) with the
 same arguments PyTorch's modules pass, so the graphs match PyTorch's.
-``PackedSequence`` inputs are not supported.
+``PackedSequence`` inputs run through `hookgrad.nn.utils._packed_rnn` (ATen's packed layers).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from hookgrad.nn import _functional_rnn as R
 from hookgrad.nn import init
 from hookgrad.nn.modules.module import Module
 from hookgrad.nn.parameter import Parameter
+from hookgrad.nn.utils._packed_rnn import forward_packed
+from hookgrad.nn.utils.rnn import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -233,7 +235,9 @@ class _SingleStateRNN(RNNBase):
 
     _label = "RNN"
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, Tensor]:
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         x, batched = self._batched(input, self._label)
         if hx is not None:
             want = 3 if batched else 2
@@ -339,7 +343,9 @@ class LSTM(RNNBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: tuple | None = None) -> tuple[Tensor, tuple]:
+    def forward(self, input: Any, hx: tuple | None = None) -> tuple[Any, tuple]:
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         x, batched = self._batched(input, "LSTM")
         if hx is not None:
             want = 3 if batched else 2

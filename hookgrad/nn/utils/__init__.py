@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from hookgrad.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_, get_total_norm
 from hookgrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+from hookgrad.nn.utils import rnn  # noqa: E402  (torch.nn.utils.rnn)
+from hookgrad.nn.utils import parametrize, parametrizations, prune  # noqa: E402
+from hookgrad.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
+from hookgrad.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 
 __all__ = [
     "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector",
-    "vector_to_parameters",
+    "vector_to_parameters", "rnn", "parametrize", "parametrizations", "prune", "spectral_norm",
+    "remove_spectral_norm", "weight_norm", "remove_weight_norm",
 ]

@@ -1,0 +1,19 @@
+"""``hookgrad._dynamo``: the public paths of PyTorch's ``torch._dynamo`` (spec compile.md §2).
+
+Thin re-exports of `hookgrad.compile`; ``config`` is the very module object the compiler reads,
+so ``config.patch`` and ``unittest.mock.patch("hookgrad._dynamo.config.X", ...)`` both work.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from hookgrad.compile import config
+from hookgrad.compile.backends import list_backends, lookup_backend, register_backend
+from hookgrad._dynamo import compiled_autograd, exc, test_case, testing, utils
+from hookgrad._dynamo.eval_frame import OptimizedModule, disable, explain, optimize, reset
+
+sys.modules[__name__ + ".config"] = config
+
+__all__ = ["reset", "config", "exc", "testing", "utils", "compiled_autograd", "test_case", "explain", "optimize", "disable",
+           "OptimizedModule", "list_backends", "lookup_backend", "register_backend"]

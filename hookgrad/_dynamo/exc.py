@@ -1,0 +1,7 @@
+"""Mirrors ``torch._dynamo.exc``."""
+
+from __future__ import annotations
+
+from hookgrad.compile.exc import BackendCompilerFailed, RecompileError, Unsupported
+
+__all__ = ["Unsupported", "RecompileError", "BackendCompilerFailed"]

@@ -1,0 +1,86 @@
+"""``torch.matrix_exp`` / ``torch.linalg.matrix_exp`` and ``torch.linalg.householder_product``.
+
+Layer 4. ``matrix_exp`` binds its primitive (``LinalgMatrixExpBackward0``);
+``householder_product`` is composed of differentiable ops (PyTorch shows one
+``LinalgHouseholderProductBackward0`` node; values and gradients are the same).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hookgrad._dispatch import bind
+from hookgrad._functional import creation as _creation
+from hookgrad._ops.matrix_exp import MATRIX_EXP, SOLVE
+from hookgrad._tensor import Tensor
+
+__all__ = ["matrix_exp"]
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential of a square matrix (or batch of them).
+
+    Raises:
+        RuntimeError: on a non-square input.
+
+    Example:
+        >>> import hookgrad as torch
+        >>> torch.matrix_exp(torch.zeros(2, 2)).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+
+    Mirrors: ``torch.matrix_exp`` (``torch.linalg.matrix_exp``).
+    """
+    if A.dim() < 2 or A.size(-1) != A.size(-2):
+        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they "
+                           f"are {A.size(-2) if A.dim() > 1 else 1} by {A.size(-1)} matrices")
+    return bind(MATRIX_EXP, (A,), {})
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (``B`` a matrix, a vector, or batches of them).
+
+    Raises:
+        RuntimeError: a non-square `A`, mismatched sizes, or a singular `A`.
+        NotImplementedError: ``left=False``.
+
+    Mirrors: ``torch.linalg.solve`` (``LinalgSolveExBackward0``).
+    """
+    if not left:
+        raise NotImplementedError("hookgrad: linalg.solve(left=False) is not supported")
+    if A.dim() < 2 or A.size(-1) != A.size(-2):
+        raise RuntimeError("linalg.solve: A must be batches of square matrices, but they are "
+                           f"{A.size(-2) if A.dim() > 1 else 1} by {A.size(-1)} matrices")
+    try:
+        return bind(SOLVE, (A, B), {})
+    except np.linalg.LinAlgError:
+        raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is "
+                           "singular.") from None
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """``H_1 H_2 ... H_k`` restricted to the first ``n`` columns, ``H_i = I - tau_i v_i v_i^H``
+    with ``v_i`` the ``i``-th column of `A` below the diagonal and a unit ``i``-th entry.
+
+    Raises:
+        RuntimeError: on shapes LAPACK's ``orgqr`` rejects.
+
+    Mirrors: ``torch.linalg.householder_product``.
+    """
+    m, n = A.size(-2), A.size(-1)
+    k = tau.size(-1)
+    if A.dim() < 2 or m < n or n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
+                           "than or equal to input.shape[-1] and input.shape[-1] must be greater"
+                           " than or equal to tau.shape[-1]")
+    q = _creation.eye(m, n, dtype=A.dtype, device=A.device).expand(*tuple(A.shape)[:-2], m, n)
+    rows = _creation.arange(m, device=A.device).unsqueeze(-1)  # type: ignore[attr-defined]
+    for i in range(k - 1, -1, -1):
+        below = (rows > i).to(A.dtype)  # type: ignore[attr-defined]
+        unit = (rows == i).to(A.dtype)  # type: ignore[attr-defined]
+        v = A[..., :, i:i + 1] * below + unit
+        t = tau[..., i:i + 1].unsqueeze(-1)  # type: ignore[attr-defined]
+        q = q - t * (v @ (v.transpose(-2, -1) @ q))  # type: ignore[operator]
+    return q
+
+
+METHODS = {"matrix_exp": matrix_exp}

@@ -1,0 +1,27 @@
+"""hookgrad's tracing JIT: ``hookgrad.compile`` and its machinery (shared/spec/compile.md).
+
+One job per module: `graph` (IR), `sources`, `recorder` (the `bind` recorder), `intercept`,
+`tracer`, `speculate` (hook bodies), `world` (snapshots), `recipes`/`effects`/`finalize`
+(reconstruction and side effects), `guards`, `frame` (the cache), `backends`, `api`.
+
+The package module is itself callable (``hookgrad.compile(fn)``), so the package name and the
+public function can share the ``hookgrad.compile`` attribute whichever import ran last.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+from hookgrad.compile.api import OptimizedFunction, OptimizedModule, compile, disable
+
+__all__ = ["compile", "OptimizedFunction", "OptimizedModule", "disable"]
+
+
+class _CallablePackage(types.ModuleType):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return compile(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

@@ -1,0 +1,74 @@
+"""Backends: what turns a captured `GraphModule` into the callable a compiled call runs (§9.3).
+
+A backend is ``backend(gm, example_inputs) -> callable``. Named ones are looked up here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hookgrad._config import STATE
+from hookgrad._tensor import Tensor
+from hookgrad.compile.graph import GraphModule
+from hookgrad.compile.inductor import inductor, numpy_source
+from hookgrad.compile.joint import JointProgram, joint_supported
+
+__all__ = ["lookup_backend", "register_backend", "list_backends", "eager"]
+
+_BACKENDS: dict[str, Callable[..., Any]] = {}
+
+
+def register_backend(name: str, fn: Callable[..., Any] | None = None) -> Any:
+    """Register `fn` as backend `name` (usable as a decorator).
+
+    Mirrors: ``torch._dynamo.register_backend``.
+    """
+    def deco(f: Callable[..., Any]) -> Callable[..., Any]:
+        _BACKENDS[name] = f
+        return f
+    return deco(fn) if fn is not None else deco
+
+
+def lookup_backend(backend: Any) -> Callable[..., Any]:
+    """A backend callable from a name or a callable."""
+    if callable(backend):
+        return backend
+    try:
+        return _BACKENDS[backend]
+    except KeyError:
+        raise RuntimeError(f"Unknown backend {backend!r}; choose one of "
+                           f"{sorted(_BACKENDS)} or pass a callable") from None
+
+
+def list_backends() -> list[str]:
+    """The registered backend names."""
+    return sorted(_BACKENDS)
+
+
+@register_backend("eager")
+def eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
+    """Run the graph's generated code: each node calls the hookgrad op (reference semantics)."""
+    return gm.forward
+
+
+@register_backend("aot_eager")
+def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
+    """One autograd node for the whole graph when it records gradients (as PyTorch's AOT
+    autograd: ``CompiledFunctionBackward``), else the graph's own code.
+
+    The joint program is `joint.JointProgram` (forward code plus a reverse walk over the VJP
+    rules). Graphs with hook operators, in-place or multi-output ops run the graph's code, and
+    hookgrad's engine runs their backward, so intermediate hooks fire as in eager (they are not
+    placed into a partitioned backward graph).
+    """
+    if not any(isinstance(t, Tensor) and t.requires_grad for t in example_inputs) or \
+            not STATE.grad_enabled or not joint_supported(gm, example_inputs):
+        return gm.forward
+    src, ns = numpy_source(gm, joint=True)
+    gm.numpy_code = src
+    exec(compile(src, f"<hookgrad aot {id(gm):x}>", "exec"), ns)  # noqa: S102
+    return JointProgram(gm, ns["forward"])
+
+
+register_backend("inductor", inductor)

@@ -1,0 +1,168 @@
+"""The compiled call: code-keyed cache, guards, recompiles, graph breaks (spec §3, §6.2, §9.2).
+
+`CodeCache` holds, per code key, the entries made by traces (most recent first). A call checks
+the entries' guards; a hit runs the artifact and replays the side-effect log, a miss traces
+(NOTE [Execution tracing] in `tracer`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any
+
+from hookgrad._config import STATE
+from hookgrad._dtypes import get_default_dtype
+from hookgrad.compile import config
+from hookgrad.compile.counters import counters
+from hookgrad.compile.exc import RecompileError, Unsupported
+from hookgrad.compile.finalize import Finalizer
+from hookgrad.compile.guards import GuardSet, build_guards
+from hookgrad.compile.recipes import RunState
+from hookgrad.compile.sources import CallContext
+from hookgrad.compile.state import RUNS, GraphBreak
+from hookgrad.compile.tracer import ActiveTrace
+
+__all__ = ["CacheEntry", "CACHES", "compiled_call", "reset_caches", "CA_STATE"]
+
+
+class _CAState:
+    """Whether compiled autograd is on (set by `hookgrad._dynamo.compiled_autograd`)."""
+
+    enabled_depth = 0
+
+    def enabled(self) -> bool:
+        return self.enabled_depth > 0 or bool(config.compiled_autograd)
+
+
+CA_STATE = _CAState()
+
+
+class CacheEntry:
+    """One traced variant of a code key: its guards and how to run it."""
+
+    def __init__(self, gkey: tuple, guards: GuardSet, eager: bool = False) -> None:
+        self.gkey = gkey
+        self.guards = guards
+        self.eager = eager  # a graph break: run the original function
+        self.artifact: Any = None
+        self.gm: Any = None
+        self.sources: list = []
+        self.effects: list = []
+        self.ret: Any = None
+        self.hook_recipes: list = []
+        self.object_sources: list = []  # fetched before the artifact runs (run.objects)
+        self.n_slots = 0
+        self.run_original = False  # compiled-autograd graphs execute the engine (see ca_graph)
+
+    def run(self, fn: Any, ctx: CallContext, args: tuple, kwargs: dict) -> Any:
+        if self.eager or self.run_original:
+            return fn(*args, **kwargs)
+        run = RunState(ctx, self.n_slots, len(self.hook_recipes))
+        run.objects = [src.get(ctx) for src in self.object_sources]
+        if self.artifact is not None:
+            inputs = [src.get(ctx) for src in self.sources]
+            RUNS.append(run)
+            try:
+                out = self.artifact(*inputs)
+            finally:
+                RUNS.pop()
+            run.outputs = out if isinstance(out, (tuple, list)) else (out,)
+        for effect in self.effects:
+            effect.replay(run)
+        for i, recipe in enumerate(self.hook_recipes):
+            run.hooks[i] = recipe.build(run)
+        return self.ret.build(run)
+
+
+CACHES: dict[Any, list[CacheEntry]] = {}
+_WARNED: set[Any] = set()
+
+
+def reset_caches() -> None:
+    CACHES.clear()
+    _WARNED.clear()
+
+
+def _bind(fn: Any, args: tuple, kwargs: dict) -> dict:
+    code = fn.__code__
+    plain = _PLAIN.get(code)
+    if plain is None:  # positional-only calls of functions without *args/**kwargs/defaults
+        plain = _PLAIN[code] = (code.co_varnames[:code.co_argcount]
+                                if not code.co_flags & 0x0C and not code.co_kwonlyargcount
+                                else ())
+    if not kwargs and plain and len(args) == len(plain):
+        return dict(zip(plain, args))
+    sig = _SIGS.get(code)
+    if sig is None:
+        sig = _SIGS[code] = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+_PLAIN: dict[Any, tuple] = {}
+_SIGS: dict[Any, inspect.Signature] = {}
+
+
+def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
+    """One call of a compiled callable (spec §3's algorithm)."""
+    ctx = CallContext(fn, _bind(fn, args, kwargs))
+    gkey = (STATE.grad_enabled, get_default_dtype(), opt.backend_key, CA_STATE.enabled(),
+            bool(STATE.saved_hooks_stack))
+    entries = CACHES.setdefault(key, [])
+    for entry in entries:
+        if entry.gkey == gkey and entry.guards.first_failure(ctx) is None:
+            return entry.run(fn, ctx, args, kwargs)
+    if len(entries) >= config.recompile_limit:
+        if key not in _WARNED:
+            _WARNED.add(key)
+            warnings.warn(f"hookgrad.compile: {fn.__qualname__} reached the recompile limit "
+                          f"(config.recompile_limit={config.recompile_limit}); further "
+                          "misses run eagerly", UserWarning, stacklevel=3)
+        return fn(*args, **kwargs)
+    if entries and config.error_on_recompile:
+        raise RecompileError(_recompile_message(fn, entries, ctx, gkey))
+    return _trace_and_store(opt, entries, gkey, fn, ctx, args, kwargs)
+
+
+def _recompile_message(fn: Any, entries: list, ctx: CallContext, gkey: tuple) -> str:
+    entry = entries[0]
+    reason = ("global state changed (grad mode, default dtype, backend or compiled autograd)"
+              if entry.gkey != gkey else entry.guards.first_failure(ctx))
+    return f"Recompiling function {fn.__name__} in {fn.__code__.co_filename}\n" \
+           f"    triggered by the following guard failure(s):\n    - {reason}"
+
+
+def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallContext,
+                     args: tuple, kwargs: dict) -> Any:
+    trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original)
+    result = trace.run(args, kwargs)
+    pieces = None
+    if trace.break_reason is None:
+        try:
+            pieces = Finalizer(trace).finish(result)
+        except GraphBreak as e:
+            trace.graph_break(str(e))
+    guards = build_guards(trace, config.skip_nnmodule_hook_guards)
+    if trace.break_reason is not None or pieces is None:
+        reason = trace.break_reason or "graph break"
+        counters["graph_break"][reason] += 1
+        if opt.fullgraph:
+            trace.rollback()
+            raise Unsupported(reason)
+        entries.insert(0, CacheEntry(gkey, guards, eager=True))
+        return result
+    entry = CacheEntry(gkey, guards)
+    gm, entry.effects, (entry.ret, entry.hook_recipes) = pieces
+    entry.gm = gm
+    entry.sources = [src for _n, src, _m in trace.rec.placeholders]
+    entry.n_slots = len(trace.handle_slots)
+    entry.object_sources = list(trace.object_sources)
+    entry.run_original = opt.run_original
+    if gm.graph.op_count() > 0:
+        example = [src.get(ctx) for src in entry.sources]
+        entry.artifact = opt.backend(gm, example)
+    counters["stats"]["unique_graphs"] += 1
+    entries.insert(0, entry)
+    return result

@@ -1,0 +1,184 @@
+"""Guards: cheap predicates on sources checked before an artifact is reused (spec §6).
+
+Each guard is a closure over a `Source` plus a text for `RecompileError` messages. What gets
+guarded follows spec §6.1: tensor inputs by metadata, constant arguments by value, every Python
+function the trace called (and that can be re-fetched) by ``__code__`` identity plus the constant
+closure cells, globals and ``partial`` arguments it could read, module ``training`` flags and the
+hook dictionaries of modules and the global module hooks (§6.5).
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+from hookgrad._tensor import Tensor
+from hookgrad.compile.recorder import tensor_meta
+from hookgrad.compile.sources import CallContext, Source, is_constant
+from hookgrad.nn.modules import _global_hooks as _gh
+from hookgrad.nn.modules.module import Module
+
+__all__ = ["GuardSet", "build_guards", "hook_signature"]
+
+_HOOK_DICTS = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks")
+_GLOBAL_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks",
+                 "_global_backward_pre_hooks", "_global_backward_hooks")
+
+
+def hook_signature(registry: Any) -> tuple:
+    """Length and order of a hook dict by hook code (keys, i.e. handle ids, not guarded)."""
+    if not registry:
+        return ()
+    return tuple(_code_or_id(fn) for fn in registry.values())
+
+
+def _code_or_id(fn: Any) -> Any:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return getattr(fn, "__code__", None) or id(fn)
+
+
+class GuardSet:
+    """An ordered list of ``(check(ctx) -> bool, description)``."""
+
+    def __init__(self) -> None:
+        self.guards: list[tuple[Callable[[CallContext], bool], str]] = []
+        self._seen: set[str] = set()
+
+    def add(self, check: Callable[[CallContext], bool], desc: str) -> None:
+        if desc not in self._seen:
+            self._seen.add(desc)
+            self.guards.append((check, desc))
+
+    def first_failure(self, ctx: CallContext) -> str | None:
+        for check, desc in self.guards:
+            try:
+                if not check(ctx):
+                    return desc
+            except Exception:  # noqa: BLE001 - a source that no longer resolves fails the guard
+                return desc
+        return None
+
+    def __len__(self) -> int:
+        return len(self.guards)
+
+
+def _equal(gs: GuardSet, src: Source, value: Any) -> None:
+    kind = type(value)
+    gs.add(lambda ctx: type(v := src.get(ctx)) is kind and v == value, f"{src} == {value!r}")
+
+
+def _tensor(gs: GuardSet, src: Source, meta: tuple) -> None:
+    kind, dtype, requires_grad, shape = meta
+    if src.root[0] == "L" and not src.steps:  # the common case: an argument (no path walk)
+        name = src.root[1]
+
+        def check(ctx: CallContext) -> bool:
+            t = ctx.args[name]
+            return (type(t) is kind and t._requires_grad is requires_grad
+                    and t._data.shape == shape and t._data.dtype == dtype)
+    else:
+        def check(ctx: CallContext) -> bool:
+            t = src.get(ctx)
+            return isinstance(t, Tensor) and tensor_meta(t) == meta
+    gs.add(check, f"TENSOR_MATCH {src} {meta[1]} requires_grad={meta[2]} size={list(meta[3])}")
+
+
+def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
+    """Guards for a finished trace (see the module docstring)."""
+    gs = GuardSet()
+    for _node, src, meta in trace.rec.placeholders:
+        _tensor(gs, src, meta)
+    for name, value in trace.ctx.args.items():
+        _arg_guards(gs, Source(("L", name)), value, 0)
+    _function_guards(gs, trace)
+    _module_guards(gs, trace, skip_empty_hooks)
+    return gs
+
+
+def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int) -> None:
+    if is_constant(value):
+        _equal(gs, src, value)
+    elif isinstance(value, Tensor):
+        _tensor(gs, src, tensor_meta(value))
+    elif isinstance(value, (list, tuple, dict)) and depth < 2:
+        kind, n = type(value), len(value)
+        gs.add(lambda ctx: type(v := src.get(ctx)) is kind and len(v) == n,
+               f"type({src}) is {kind.__name__} and len == {n}")
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if is_constant(key):
+                _arg_guards(gs, src.child(("item", key)), item, depth + 1)
+
+
+def _function_guards(gs: GuardSet, trace: Any) -> None:
+    old_cells = {id(cell): old for cell, old in trace.snapshot.cells}
+    old_globals = {id(g): old for g, old in trace.snapshot.globals}
+    entry = trace.fn  # the entry's own cells and globals (its code is the cache key)
+    for i, cell in enumerate(getattr(entry, "__closure__", None) or ()):
+        old = old_cells.get(id(cell))
+        if old is not None and is_constant(old):
+            _equal(gs, Source(("C", i)), old)
+    _global_guards(gs, entry, old_globals)
+    for src, value in list(trace.index.by_id.values()):
+        if not isinstance(value, types.FunctionType) or value.__code__ not in trace.called_codes:
+            continue
+        code = value.__code__
+        gs.add(lambda ctx, s=src, c=code: s.get(ctx).__code__ is c,
+               f"{src}.__code__ is {code.co_name}")
+        for i, cell in enumerate(value.__closure__ or ()):
+            old = old_cells.get(id(cell))
+            if old is not None and is_constant(old):
+                _equal(gs, src.child(("cell", i)), old)
+        _global_guards(gs, value, old_globals)
+        if src.steps and src.steps[-1] == ("attr", "func"):
+            _partial_guards(gs, Source(src.root, src.steps[:-1]), trace)
+
+
+def _global_guards(gs: GuardSet, fn: Any, old_globals: dict) -> None:
+    """Constant globals the code of `fn` names (values from before the trace)."""
+    g = old_globals.get(id(getattr(fn, "__globals__", None)), {})
+    for name in fn.__code__.co_names:
+        if name in g and is_constant(g[name]):
+            _equal(gs, Source(("G", fn.__globals__, name)), g[name])
+
+
+def _partial_guards(gs: GuardSet, src: Source, trace: Any) -> None:
+    try:
+        part = src.get(trace.ctx)
+    except Exception:  # noqa: BLE001 - rebound during the trace: nothing to guard against
+        return
+    if not isinstance(part, functools.partial):
+        return
+    gs.add(lambda ctx: type(src.get(ctx)) is functools.partial, f"type({src}) is partial")
+    for key, value in part.keywords.items():
+        if is_constant(value):
+            _equal(gs, src.child(("attr", "keywords")).child(("item", key)), value)
+    for i, value in enumerate(part.args):
+        if is_constant(value):
+            _equal(gs, src.child(("attr", "args")).child(("item", i)), value)
+
+
+def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
+    for src, value in list(trace.index.by_id.values()):
+        if not isinstance(value, Module):
+            continue
+        training = value.training
+        gs.add(lambda ctx, s=src, t=training: s.get(ctx).training == t,
+               f"{src}.training == {training}")
+        for name in _HOOK_DICTS:
+            registry = vars(value).get(name)
+            if registry is None or (skip_empty and not registry):
+                continue
+            sig = hook_signature(registry)
+            gs.add(lambda ctx, s=src, n=name, g=sig: hook_signature(getattr(s.get(ctx), n)) == g,
+                   f"hooks of {src}.{name} unchanged ({len(sig)} hooks)")
+    for name in _GLOBAL_DICTS:
+        registry = getattr(_gh, name)
+        if skip_empty and not registry:
+            continue
+        sig = hook_signature(registry)
+        gs.add(lambda ctx, r=registry, g=sig: hook_signature(r) == g,
+               f"global module hooks {name} unchanged ({len(sig)} hooks)")

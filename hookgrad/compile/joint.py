@@ -1,0 +1,147 @@
+"""Generated forward plus a compiled backward for graphs that record gradients ("inductor").
+
+The forward is the straight-line NumPy code of `inductor.numpy_source`, extended to also return
+every node value. The whole graph becomes one autograd node, ``CompiledFunctionBackward`` (the
+name PyTorch's AOT autograd gives it). Its backward walks the primitives in reverse and calls
+their VJP rules on arrays wrapped as tensors. The rules run in "raw" mode (NOTE [Raw backward]),
+so the per-op engine scheduling and the forward's per-op node building are both skipped.
+
+Only graphs of single-output primitives and 2-D ``F.linear`` without casts qualify, and only
+while no saved-tensor hooks are active (their state is part of the entry key). Anything else
+(hook operators, in-place ops, multi-output ops) runs the graph's own code, so hooks keep eager's
+semantics. Double backward (``create_graph=True``) through this node raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._config import STATE
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.autograd.function import Function
+from hookgrad.compile.graph import GraphModule, Node
+from hookgrad.compile.recorder import PrimCall
+from hookgrad.nn import functional as _F
+
+__all__ = ["joint_supported", "JointProgram"]
+
+_make = Tensor._make
+_LINEAR = _F.linear
+
+
+def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
+    """True when `JointProgram` can run `gm` (see the module docstring)."""
+    if STATE.saved_hooks_stack:
+        return False
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if type(target) is PrimCall:
+            prim = target.prim
+            if prim.num_outputs != 1 or target.cast is not None or prim.view or not prim.vjp:
+                return False
+        elif target is _LINEAR:
+            if node.kwargs or len(node.args) not in (2, 3) or not _two_d(node, example_inputs):
+                return False
+        else:
+            return False
+    return True
+
+
+def _two_d(node: Node, example_inputs: list) -> bool:
+    """Linear's input is 2-D (its shape is known from the node that produced it)."""
+    src = node.args[0]
+    shape = src.meta.get("shape") if isinstance(src, Node) else None
+    return shape is not None and len(shape) == 2
+
+
+class CompiledFunction(Function):
+    """The autograd node of a compiled graph (forward and backward are generated programs)."""
+
+    @staticmethod
+    def forward(ctx: Any, program: JointProgram, *inputs: Tensor) -> Any:
+        arrays = [t._data for t in inputs]
+        outs, env = program.fwd(*arrays)
+        ctx.program = program
+        ctx.env = env
+        return tuple(_make(o) for o in outs)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        if STATE.grad_enabled:
+            raise RuntimeError("double backward through a graph compiled by hookgrad's "
+                               "\"inductor\" backend is not supported; use backend=\"eager\"")
+        return (None, *ctx.program.backward(ctx.env, grads, ctx.needs_input_grad[1:]))
+
+
+class JointProgram:
+    """Forward code plus the reverse walk over the graph's primitives."""
+
+    def __init__(self, gm: GraphModule, fwd: Any) -> None:
+        self.fwd = fwd
+        nodes = [n for n in gm.graph.nodes if n.op != "output"]
+        self.index = {id(n): i for i, n in enumerate(nodes)}
+        self.inputs = [self.index[id(n)] for n in nodes if n.op == "placeholder"]
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        self.outputs = [self.index[id(v)] for v in out.args[0]]
+        self.steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
+
+    def __call__(self, *inputs: Tensor) -> tuple:
+        return CompiledFunction.apply(self, *inputs)
+
+    def backward(self, env: tuple, grads: tuple, needed: tuple) -> list:
+        live = self._live(needed)
+        acc: dict[int, Any] = {}
+        for i, g in zip(self.outputs, grads):
+            if g is not None:
+                acc[i] = acc[i] + g._data if i in acc else g._data
+        for i, node in reversed(self.steps):
+            g = acc.pop(i, None)
+            if g is None:
+                continue
+            args = [self.index[id(a)] if isinstance(a, Node) else None for a in node.args]
+            for j, gj in self._vjp(node, env, i, args, g, live):
+                if j in live and gj is not None:
+                    acc[j] = acc[j] + gj if j in acc else gj
+        return [_make(np.asarray(acc[i])) if need and i in acc else None
+                for i, need in zip(self.inputs, needed)]
+
+    def _live(self, needed: tuple) -> set:
+        """Values whose gradient is needed: those depending on an input that needs one."""
+        live = {i for i, need in zip(self.inputs, needed) if need}
+        for i, node in self.steps:
+            if any(isinstance(a, Node) and self.index[id(a)] in live for a in node.args):
+                live.add(i)
+        return live
+
+    def _vjp(self, node: Node, env: tuple, i: int, args: list, g: Any, live: set) -> list:
+        if node.target is _LINEAR:
+            x, w = env[args[0]], env[args[1]]
+            out = []
+            if args[0] in live:
+                out.append((args[0], np.dot(g, w)))
+            if args[1] in live:
+                out.append((args[1], np.dot(g.T, x)))
+            if len(args) == 3 and args[2] in live:
+                out.append((args[2], g.sum(0)))
+            return out
+        call: PrimCall = node.target
+        prim = call.prim
+        plan = _PLANS.get(prim) or plan_of(prim)
+        values = [_make(env[a]) for a in args]
+        saved: dict[str, Any] = {}
+        for name, src in plan.saves_for(prim, (1 << len(prim.diff_inputs)) - 1):
+            saved[name] = _make(env[i]) if src == -1 else values[src]
+        meta = tuple((env[a].shape, env[a].dtype) for a in args)
+        grad = _make(g)
+        out = []
+        for k, caller in enumerate(plan.callers):
+            if args[prim.diff_inputs[k]] not in live:
+                continue
+            res = caller(grad, (grad,), saved, call.params, meta)
+            out.append((args[prim.diff_inputs[k]], None if res is None else res._data))
+        return out

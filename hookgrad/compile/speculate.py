@@ -1,0 +1,69 @@
+"""Speculative trace of a hook registered on an intermediate, compiled autograd off (spec §8.3).
+
+The hook body runs once on a stand-in gradient (ones of the intermediate's shape and dtype, grad
+mode off as in backward) under its own recorder, which makes a child graph
+``(grad, *freevars) -> grad_or_None``. A side-effect barrier (a snapshot of everything the trace
+and the hook can reach) rejects a body that mutates state that existed before it started.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._config import add_recorder, remove_recorder
+from hookgrad._tensor import Tensor
+from hookgrad.autograd.grad_mode import no_grad
+from hookgrad.compile.graph import Graph, GraphModule
+from hookgrad.compile.recorder import TraceRecorder, UntrackedTensor
+from hookgrad.compile.sources import SourceIndex
+from hookgrad.compile.state import SpeculationFailed
+from hookgrad.compile.world import WorldSnapshot
+
+__all__ = ["speculate_hook", "UNSAFE"]
+
+UNSAFE = ("HOP: Unsafe side effect: Mutating a variable from outside the scope of this HOP is "
+          "not supported (a hook on an intermediate tensor mutated pre-existing state)")
+
+
+def _no_closure() -> None:
+    return None
+
+
+def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[Tensor]]:
+    """Trace `hook` into a sub-graph; return it and the outer tensors it reads (freevars).
+
+    Raises `SpeculationFailed` (with the world restored) when the body cannot be kept.
+    """
+    hook_index = SourceIndex(_no_closure, {"hook": hook})
+    snapshot = WorldSnapshot([trace.index, hook_index])
+    graph = Graph()
+    sub = TraceRecorder(graph, None)
+    sub.outer = trace.rec
+    grad = Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
+    sub.bind_value(grad, graph.placeholder("grad"))
+    trace.sub.append(sub)
+    remove_recorder(trace.rec)
+    add_recorder(sub)
+    try:
+        with no_grad():
+            result = hook(grad)
+        out = sub.node_of(result) if isinstance(result, Tensor) else None
+    except (SpeculationFailed, UntrackedTensor) as e:
+        snapshot.restore()
+        raise SpeculationFailed(str(e)) from None
+    except Exception as e:  # noqa: BLE001 - any failure of the body: keep eager semantics
+        snapshot.restore()
+        raise SpeculationFailed(f"hook body failed while being traced: {e!r}") from None
+    finally:
+        remove_recorder(sub)
+        add_recorder(trace.rec)
+        trace.sub.pop()
+    if result is not None and not isinstance(result, Tensor):
+        raise SpeculationFailed("a tensor hook returned a non-tensor value")
+    if snapshot.diff():
+        snapshot.restore()
+        raise SpeculationFailed(UNSAFE)
+    graph.output(out)
+    return GraphModule(graph, dict(sub.constants)), list(sub.free_order)
