@@ -122,3 +122,46 @@ int = int32  # noqa: A001 - torch.int is public API
 short = int16
 
 __version__ = "0.1.0"
+
+# --- ecosystem compatibility (issue 14 part A): legacy surface, torch._C, jit, ... ------------
+from hookgrad import _legacy, _storage  # noqa: E402
+from hookgrad._legacy import (  # noqa: E402
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    bfloat16,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    is_complex,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+    typename,
+)
+from hookgrad._storage import TypedStorage, UntypedStorage  # noqa: E402
+from hookgrad import _C, distributions, jit, multiprocessing, profiler, serialization  # noqa: E402
+from hookgrad import overrides, random  # noqa: E402
+import hookgrad.nn.modules.batchnorm  # noqa: E402,F401  (tools read nn.modules.batchnorm)
+import hookgrad.autograd.profiler  # noqa: E402,F401
+import hookgrad.utils.flop_counter  # noqa: E402,F401
+
+_legacy.install()
+_storage.install()
+# Tools compare ``torch.__version__`` with PyTorch releases to pick code paths; hookgrad reports
+# the PyTorch version it reproduces and keeps its own release number in `hookgrad_version`.
+hookgrad_version = __version__
+__version__ = "2.13.0"
+from hookgrad import _dispatch as _dispatch_mod  # noqa: E402
+from hookgrad.utils import _python_dispatch  # noqa: E402
+from hookgrad.utils._python_dispatch import ops  # noqa: E402  (torch.ops.aten.<name>.<overload>)
+
+_python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)

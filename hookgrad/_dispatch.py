@@ -39,9 +39,11 @@ from hookgrad._config import STATE
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
+from hookgrad.utils import _python_dispatch as _pd  # TorchDispatchMode interception
 
 _ndarray = np.ndarray
 _make = Tensor._make
+_MODES = _pd.ACTIVE  # [number of pushed dispatch modes]: the one check on the hot path
 _EMPTY: dict = {}
 
 
@@ -69,6 +71,10 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     `cast` is the computation dtype chosen by type promotion (PyTorch computes ``int + float``
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
+    if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        res = _pd.dispatch(prim, inputs, params, cast)
+        if res is not _pd.MISS:
+            return res
     if cast is not None:
         arrays = _arrays(inputs, cast)
         if len(arrays) > 1:
@@ -129,6 +135,10 @@ def bind_inplace(
     cast: _dtype | None = None,
 ) -> Tensor:
     """Run `prim` and write its result into `target` (see NOTE [In-place protocol])."""
+    if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        res = _pd.dispatch(prim, inputs, params, cast, target)
+        if res is not _pd.MISS:
+            return res
     tdata = target._data
     if 0 in tdata.strides and prim.name not in _FILLS and _overlaps(tdata):
         raise RuntimeError(

@@ -252,6 +252,8 @@ def legacy_dtype(value: Any) -> dtype:
     """A dtype from a dtype or a legacy type name (``'torch.DoubleTensor'``) for ``.type()``."""
     if isinstance(value, dtype):
         return value
+    if isinstance(value, type) and isinstance(getattr(value, "dtype", None), dtype):
+        return value.dtype  # a legacy type class (``torch.FloatTensor``)
     if isinstance(value, str) and value in _LEGACY:
         return _LEGACY[value]
     if isinstance(value, str) and value.startswith("torch.cuda."):

@@ -82,6 +82,9 @@ _MAP_TYPES = {kind: cls for cls, kind in _MAP_KINDS.items()}
 
 
 # ---------------------------------------------------------------------------------- save
+# pickle protocol `save` uses by default (PyTorch's value).
+DEFAULT_PROTOCOL = 2
+
 class _Encoder:
     """Turns an object tree into manifest nodes, collecting each distinct tensor once."""
 

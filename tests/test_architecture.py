@@ -34,6 +34,8 @@ LAYERS: dict[str, int] = {
     "hookgrad.nn.": 6, "hookgrad.nn": 6, "hookgrad.optim.": 6, "hookgrad.optim": 6,
     "hookgrad.utils.data.": 6, "hookgrad.utils.data": 6, "hookgrad.serialization": 6,
     "hookgrad.func": 6, "hookgrad.utils.checkpoint": 6,
+    "hookgrad.utils._python_dispatch": 2, "hookgrad.utils.flop_counter": 7,
+    "hookgrad.utils.module_tracker": 7,
     "hookgrad.hooktools.": 7, "hookgrad.hooktools": 7, "hookgrad.datasets": 7,
     "hookgrad.compile.": 7, "hookgrad.compile": 7, "hookgrad.package.": 7,
     "hookgrad.package": 7, "hookgrad.distributed.": 7, "hookgrad.distributed": 7,

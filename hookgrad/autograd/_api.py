@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgrad._backend import namespace_of
 from hookgrad._tensor import Tensor
@@ -16,20 +16,32 @@ from hookgrad.autograd import engine
 from hookgrad.autograd._edges import gradient_edge
 from hookgrad.autograd._node import GradientEdge
 
-__all__ = ["backward", "grad", "add_backward_observer", "remove_backward_observer"]
+__all__ = ["backward", "grad", "add_backward_observer", "remove_backward_observer",
+           "BackwardCall"]
 
 # NOTE [Backward observers]
-# Tools that watch backward passes (``hooktools.HookTrace``) register an observer
-# ``observer(api, roots, inputs, run) -> result``: it is called instead of the pass with
-# ``api`` "backward" or "grad", the root tensors and the ``inputs=`` argument, and must call
-# ``run()`` (which runs the pass, and any further observers) and return its result. With no
-# observer the passes cost one truth test of this list.
+# Tools that watch or take over backward passes (``hooktools.HookTrace``, compiled autograd)
+# register an observer ``observer(call) -> result``. It is called instead of the pass with a
+# `BackwardCall` (``api`` "backward" or "grad", the roots, the ``inputs=`` argument,
+# ``create_graph``) and must return ``call.run()`` (the pass itself, after any further
+# observers) or what stands in for it. With no observer a pass costs one truth test of the list.
 _OBSERVERS: list = []
 
 
+class BackwardCall(NamedTuple):
+    """One ``backward()``/``grad()`` call as observers see it (NOTE [Backward observers])."""
+
+    api: str
+    roots: Any
+    inputs: Any
+    create_graph: bool
+    run: Any
+
+
 def add_backward_observer(observer: Any) -> None:
-    """Watch every backward pass (NOTE [Backward observers])."""
-    _OBSERVERS.append(observer)
+    """Watch every backward pass (NOTE [Backward observers]); idempotent."""
+    if observer not in _OBSERVERS:
+        _OBSERVERS.append(observer)
 
 
 def remove_backward_observer(observer: Any) -> None:
@@ -38,11 +50,13 @@ def remove_backward_observer(observer: Any) -> None:
         _OBSERVERS.remove(observer)
 
 
-def _observed(api: str, roots: Any, inputs: Any, run: Any, depth: int = 0) -> Any:
-    if depth == len(_OBSERVERS):
+def _observed(api: str, roots: Any, inputs: Any, create_graph: bool, run: Any,
+              depth: int = 0) -> Any:
+    if depth >= len(_OBSERVERS):
         return run()
-    return _OBSERVERS[depth](api, roots, inputs,
-                             lambda: _observed(api, roots, inputs, run, depth + 1))
+    return _OBSERVERS[depth](BackwardCall(
+        api, roots, inputs, create_graph,
+        lambda: _observed(api, roots, inputs, create_graph, run, depth + 1)))
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -162,7 +176,7 @@ def backward(
     Mirrors: ``torch.autograd.backward``.
     """
     if _OBSERVERS:
-        return _observed("backward", tensors, inputs, lambda: _backward(
+        return _observed("backward", tensors, inputs, create_graph, lambda: _backward(
             tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs))
     return _backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs)
 
@@ -282,7 +296,7 @@ def grad(
     args = (outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
             allow_unused, is_grads_batched, materialize_grads)
     if _OBSERVERS:
-        return _observed("grad", outputs, inputs, lambda: _grad(*args))
+        return _observed("grad", outputs, inputs, create_graph, lambda: _grad(*args))
     return _grad(*args)
 
 

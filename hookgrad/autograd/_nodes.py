@@ -106,6 +106,15 @@ class PrimitiveNode(Node):
             elif s is not None:
                 s.release()
 
+    def __dir__(self) -> list[str]:
+        # torchviz and PyTorch's tests discover saved values by listing ``_saved_*`` names.
+        names = set(super().__dir__())
+        names.update(f"_saved_{s}" for s in self._prim.saves)
+        names.update(f"_raw_saved_{s}" for s in self._prim.saves)
+        params = {**self._prim.defaults, **self._params}
+        names.update(f"_saved_{p}" for p, v in params.items() if v is not None)
+        return sorted(names)
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_raw_saved_"):
             key = name[11:]
@@ -120,6 +129,8 @@ class PrimitiveNode(Node):
                 return None if s is None else s.unpack(self)
             if key in self._params:
                 return self._params[key]
+            if key in self._prim.defaults:  # a parameter left at its default
+                return self._prim.defaults[key]
             if key.endswith("_sym_sizes") and key[:-10] in self._prim.inputs:
                 return self._meta[self._prim.inputs.index(key[:-10])][0]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

@@ -293,6 +293,16 @@ class UndefinedGradBackward(Node):
         return (None,) * len(self._next_edges)
 
 
+def _warn_bc_breaking() -> None:
+    # PyTorch warns before failing the undefined-gradient check (it was added later and is on
+    # by default, so existing callers are told how to opt out).
+    warnings.warn(
+        "Backwards compatibility: New undefined gradient support checking feature is enabled by "
+        "default, but it may break existing callers of this function. If this is true for you, "
+        'you can call this function with "check_undefined_grad=False" to disable the feature',
+        UserWarning, stacklevel=4)
+
+
 def _undefined_grad(o: Tensor) -> Tensor:
     from hookgrad.autograd._edges import gradient_edge
 
@@ -317,11 +327,13 @@ def _check_undefined_grad(func: Callable[..., Any], inputs: tuple) -> None:
         try:
             grads = _grad(case, diff, zeros, allow_unused=True)
         except RuntimeError as e:
+            _warn_bc_breaking()
             raise GradcheckError(
                 "Expected backward function to handle undefined output grads. " + _UNDEFINED_NOTES
             ) from e
         for g in grads:
             if g is not None and np.any(_f64(g) != 0):
+                _warn_bc_breaking()
                 raise GradcheckError(
                     "Expected all input grads to be undefined or zero when all output grads are "
                     "undefined or zero. " + _UNDEFINED_NOTES

@@ -23,7 +23,6 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from hookgrad import autograd as _autograd
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import _api
 from hookgrad.compile import config
@@ -36,7 +35,6 @@ from hookgrad.utils.hooks import hooks_info
 __all__ = ["enable", "disable", "reset_compiled_autograd", "CompiledAutogradGraph",
            "in_compiled_autograd_region"]
 
-_REAL_BACKWARD = _api.backward
 _COMPILERS: list[Callable[..., Any]] = []  # enabled contexts, innermost last
 _CACHE: dict[Any, Any] = {}
 _PENDING: list[Callable[[], Any]] = []  # the backward call each running CA graph executes
@@ -47,10 +45,8 @@ DEFAULT_COMPILER: list[Callable[..., Any]] = []
 
 
 def install_for_config() -> None:
-    """Route backward passes through `_ca_backward` (it passes through while CA is off)."""
-    if _api.backward is _REAL_BACKWARD:
-        _api.backward = _ca_backward
-        _autograd.backward = _ca_backward
+    """Watch backward passes (`_ca_observer` passes them through while CA is off)."""
+    _api.add_backward_observer(_ca_observer)
 
 
 def reset_compiled_autograd() -> None:
@@ -129,18 +125,14 @@ def graph_key(roots: list) -> tuple[tuple, list]:
     return tuple(key), hooks
 
 
-def _ca_backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
-                 create_graph: bool = False, grad_variables: Any = None,
-                 inputs: Any = None) -> None:
-    def real() -> Any:
-        return _REAL_BACKWARD(tensors, grad_tensors, retain_graph, create_graph,
-                              grad_variables, inputs=inputs)
+def _ca_observer(call: _api.BackwardCall) -> Any:
+    """The backward observer of compiled autograd (NOTE [Backward observers] in autograd._api)."""
     compilers = _COMPILERS or (DEFAULT_COMPILER if config.compiled_autograd else [])
-    if not compilers:  # the config switch was turned off: take the interception away again
-        _api.backward = _REAL_BACKWARD
-        _autograd.backward = _REAL_BACKWARD
-    if create_graph or _PENDING or not compilers:
-        return real()  # re-entrant or higher-order backward, or CA off: the eager engine
+    if not compilers:  # the config switch was turned off: stop watching
+        _api.remove_backward_observer(_ca_observer)
+    if call.api != "backward" or call.create_graph or _PENDING or not compilers:
+        return call.run()  # grad(), re-entrant or higher-order backward, or CA off: eager
+    tensors = call.roots
     roots = [t.grad_fn for t in ((tensors,) if isinstance(tensors, Tensor) else tensors)]
     key, hooks = graph_key(roots)
     compiled = _CACHE.get(key)
@@ -150,7 +142,7 @@ def _ca_backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = Non
                                  "graph structure or hook layout changed")
         counters["compiled_autograd"]["captures"] += 1
         compiled = _CACHE[key] = compilers[-1](CompiledAutogradGraph(key))
-    _PENDING.append(real)
+    _PENDING.append(call.run)
     try:
         compiled(hooks)
     finally:
@@ -167,8 +159,7 @@ def enable(compiler_fn: Callable[..., Any], dynamic: bool = True) -> Iterator[No
     _COMPILERS.append(compiler_fn)
     CA_STATE.enabled_depth += 1
     if len(_COMPILERS) == 1:
-        _api.backward = _ca_backward
-        _autograd.backward = _ca_backward
+        _api.add_backward_observer(_ca_observer)
     try:
         yield
     finally:
@@ -178,8 +169,7 @@ def enable(compiler_fn: Callable[..., Any], dynamic: bool = True) -> Iterator[No
         _COMPILERS.remove(compiler_fn)  # leave the stack consistent even when out of order
         _COMPILERS.reverse()
         if not _COMPILERS and not config.compiled_autograd:
-            _api.backward = _REAL_BACKWARD
-            _autograd.backward = _REAL_BACKWARD
+            _api.remove_backward_observer(_ca_observer)
         if not in_order:
             raise AssertionError("Nested Compiled Autograd Contexts must return before their "
                                  "parent context")
@@ -193,8 +183,7 @@ def disable() -> Iterator[None]:
     """
     saved = list(_COMPILERS)
     _COMPILERS.clear()
-    _api.backward = _REAL_BACKWARD
-    _autograd.backward = _REAL_BACKWARD
+    _api.remove_backward_observer(_ca_observer)
     depth, CA_STATE.enabled_depth = CA_STATE.enabled_depth, 0
     try:
         yield
@@ -202,5 +191,4 @@ def disable() -> Iterator[None]:
         _COMPILERS.extend(saved)
         CA_STATE.enabled_depth = depth
         if _COMPILERS:
-            _api.backward = _ca_backward
-            _autograd.backward = _ca_backward
+            _api.add_backward_observer(_ca_observer)

@@ -60,8 +60,8 @@ def _hookgrad_backward(trace: Any) -> Any:
     """Register the trace as a backward observer (NOTE [Backward observers] in autograd._api);
     returns the observer, to be removed when the trace closes."""
 
-    def observer(api: str, roots: Any, inputs: Any, run: Any) -> Any:
-        return trace.run_backward(api, roots, inputs, run)
+    def observer(call: Any) -> Any:
+        return trace.run_backward(call.api, call.roots, call.inputs, call.run)
 
     _api.add_backward_observer(observer)
     return observer

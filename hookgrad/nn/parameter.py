@@ -13,7 +13,7 @@ from typing import Any
 
 from hookgrad._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 def _empty() -> Tensor:
@@ -109,3 +109,70 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t.persistent = persistent
         t._is_buffer = True
         return t
+
+
+class UninitializedTensorMixin:
+    """Marks a lazy tensor whose shape is not known yet; `materialize` gives it one.
+
+    hookgrad does not intercept every operation on it (PyTorch raises ``ValueError``): an
+    uninitialised parameter simply holds an empty tensor until it is materialised.
+
+    Mirrors: ``torch.nn.parameter.UninitializedTensorMixin``.
+    """
+
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the tensor `shape` (zero-filled) and turn it into ``cls_to_become``."""
+        from hookgrad._functional.creation import empty
+
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        dt = dtype if dtype is not None else self.dtype  # type: ignore[attr-defined]
+        self._data = empty(*shape, dtype=dt)._data  # type: ignore[attr-defined]
+        self.__class__ = self.cls_to_become
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter of lazy modules, materialised on the first forward.
+
+    Mirrors: ``torch.nn.parameter.UninitializedParameter``.
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None,
+                dtype: Any = None) -> UninitializedParameter:
+        from hookgrad._functional.creation import empty
+
+        return Parameter.__new__(cls, empty(0, dtype=dtype), requires_grad)  # type: ignore[return-value]
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of lazy modules. Mirrors: ``torch.nn.parameter.UninitializedBuffer``."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None,
+                dtype: Any = None, persistent: bool = True) -> UninitializedBuffer:
+        from hookgrad._functional.creation import empty
+
+        t = cls._make(empty(0, dtype=dtype)._data, requires_grad)
+        t.persistent = persistent
+        return t
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether `param` is an uninitialised lazy tensor. Mirrors: ``torch.nn.parameter.is_lazy``."""
+    return isinstance(param, UninitializedTensorMixin)

@@ -34,7 +34,8 @@ from hookgrad.autograd.function import Function
 from hookgrad.autograd.grad_mode import enable_grad, no_grad
 from hookgrad.autograd.saved_hooks import saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
+           "set_checkpoint_early_stop"]
 
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
@@ -60,6 +61,30 @@ _REENTRANT_GRAD = (
     "`inputs` parameter to .backward(). To resolve this error, you can either set "
     "use_reentrant=False, or call .backward() without passing the `inputs` argument."
 )
+
+
+_EARLY_STOP = [True]
+
+
+class set_checkpoint_early_stop:  # noqa: N801 - PyTorch's name
+    """Context manager choosing whether non-reentrant recomputation stops early (default on).
+
+    With it off, recomputation runs the whole checkpointed function (its later ops and forward
+    hooks run again). Only checkpoints whose forward runs inside the context are affected.
+
+    Mirrors: ``torch.utils.checkpoint.set_checkpoint_early_stop``.
+    """
+
+    def __init__(self, enable: bool) -> None:
+        self.enable = enable
+        self.prev = _EARLY_STOP[0]
+
+    def __enter__(self) -> None:
+        self.prev = _EARLY_STOP[0]
+        _EARLY_STOP[0] = self.enable
+
+    def __exit__(self, *args: object) -> None:
+        _EARLY_STOP[0] = self.prev
 
 
 class CheckpointError(RuntimeError):
@@ -99,6 +124,7 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
 def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_state: bool,
                                   args: tuple, kwargs: dict) -> Any:
     rng_state = get_rng_state() if preserve_rng_state else None
+    early_stop = _EARLY_STOP[0]  # read at forward time, as PyTorch does
     count = [0]
     passes: dict[int, list] = {}  # graph task id -> recomputed tensors (None once handed out)
 
@@ -111,7 +137,7 @@ def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_sta
 
         def keep(t: Any) -> int:
             kept.append(t)
-            if len(kept) == count[0]:
+            if early_stop and len(kept) == count[0]:
                 raise _StopRecomputation
             return len(kept) - 1
 

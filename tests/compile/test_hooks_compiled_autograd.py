@@ -408,4 +408,4 @@ def test_config_compiled_autograd_switch():
     assert counters["compiled_autograd"]["captures"] == 1
     from hookgrad.autograd import _api
     from hookgrad.compile import compiled_autograd as ca
-    assert _api.backward is ca._REAL_BACKWARD  # the interception removed itself
+    assert ca._ca_observer not in _api._OBSERVERS  # the interception removed itself

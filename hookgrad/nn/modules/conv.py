@@ -318,6 +318,10 @@ class _ConvTranspose(_ConvNd):
         )
 
 
+# PyTorch's name for the transposed-convolution base class (tools key on it with isinstance).
+_ConvTransposeNd = _ConvTranspose
+
+
 class ConvTranspose1d(_ConvTranspose):
     """1-d transposed convolution ("deconvolution") over ``[N, C_in, L]`` inputs.
 

@@ -79,8 +79,10 @@ def __getattr__(name: str) -> Any:
     # PyTorch exposes the sticky global mode as a module global; read it live.
     if name == "_global_is_full_backward_hook":
         return GLOBAL_MODE.is_full_backward_hook
-    if name in ("_global_forward_hooks_with_kwargs", "_global_forward_hooks_always_called"):
-        return _global_forward_hooks.ids_with(name[len("_global_forward_hooks_"):])
+    if name == "_global_forward_hooks_with_kwargs":
+        return _global_forward_hooks.ids_with("with_kwargs")
+    if name == "_global_forward_hooks_always_called":  # the entry flag is ``always_call``
+        return _global_forward_hooks.ids_with("always_call")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

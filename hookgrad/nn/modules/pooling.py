@@ -209,6 +209,24 @@ class _AdaptiveAvgPoolNd(Module):
         return f"output_size={self.output_size}"
 
 
+class _AdaptiveMaxPoolNd(Module):
+    """Base of the adaptive max pools: holds ``output_size`` and ``return_indices``.
+
+    Mirrors: ``torch.nn.modules.pooling._AdaptiveMaxPoolNd`` (tools import it to recognise
+    pooling layers; the concrete ``AdaptiveMaxPool1d/2d/3d`` subclasses add ``forward``).
+    """
+
+    __constants__ = ["output_size", "return_indices"]
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Average pooling of ``[N, C, L]`` to a fixed length (windows may overlap).
 

@@ -13,7 +13,12 @@ from hookgrad._tensor import Tensor
 from hookgrad.nn import functional as F
 from hookgrad.nn._functional_conv import ntuple
 from hookgrad.nn.modules.module import Module
-from hookgrad.nn.modules.pooling import _AdaptiveAvgPoolNd, _AvgPoolNd, _MaxPoolNd
+from hookgrad.nn.modules.pooling import (
+    _AdaptiveAvgPoolNd,
+    _AdaptiveMaxPoolNd,
+    _AvgPoolNd,
+    _MaxPoolNd,
+)
 
 __all__ = [
     "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
@@ -70,25 +75,17 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
         return F.adaptive_avg_pool3d(input, self.output_size)
 
 
-class _AdaptiveMaxPoolNd(Module):
-    """Base of the adaptive max pools. Mirrors: ``torch.nn.modules.pooling._AdaptiveMaxPoolNd``."""
+class _AdaptiveMaxPoolForward(_AdaptiveMaxPoolNd):
+    """The forward the adaptive max pools share (PyTorch's base, `_AdaptiveMaxPoolNd`, is in
+    ``pooling.py``, where tools look for it)."""
 
-    __constants__ = ["output_size", "return_indices"]
     _fn = "adaptive_max_pool2d"
-
-    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
 
     def forward(self, input: Tensor) -> Any:
         return getattr(F, self._fn)(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolForward):
     """Max pooling of ``[N, C, L]`` to a fixed length.
 
     Mirrors: ``torch.nn.AdaptiveMaxPool1d``.
@@ -97,7 +94,7 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     _fn = "adaptive_max_pool1d"
 
 
-class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolForward):
     """Max pooling of ``[N, C, H, W]`` to a fixed ``output_size`` (windows may overlap).
 
     Example:
@@ -111,7 +108,7 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     _fn = "adaptive_max_pool2d"
 
 
-class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolForward):
     """Max pooling of ``[N, C, D, H, W]`` to a fixed ``output_size``.
 
     Mirrors: ``torch.nn.AdaptiveMaxPool3d``.
@@ -169,5 +166,5 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
 # PyTorch's module path (torch.nn.modules.pooling.<name>): tools import these classes from there.
 _home = sys.modules["hookgrad.nn.modules.pooling"]
-for _name in (*__all__, "_AdaptiveMaxPoolNd", "_MaxUnpoolNd"):
+for _name in (*__all__, "_MaxUnpoolNd"):
     setattr(_home, _name, globals()[_name])

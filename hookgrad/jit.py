@@ -1,0 +1,116 @@
+"""``torch.jit`` names that tools import, with honest eager semantics.
+
+hookgrad has no TorchScript compiler: `script` and `trace` return the callable they are given,
+unchanged (so hooks registered on a module keep firing, as eager PyTorch would run them), and
+`is_scripting`/`is_tracing` are always False. Code that guards TorchScript-only paths with them
+therefore takes its eager path. `ScriptModule` exists so ``isinstance(m, torch.jit.ScriptModule)``
+checks (torchinfo, captum) work; nothing hookgrad returns is an instance of it.
+
+Example:
+    >>> import hookgrad as torch
+    >>> lin = torch.nn.Linear(2, 2)
+    >>> torch.jit.script(lin) is lin, torch.jit.is_scripting()
+    (True, False)
+
+Mirrors: ``torch.jit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from hookgrad.nn.modules.module import Module
+
+__all__ = [
+    "ScriptModule", "ScriptFunction", "script", "trace", "trace_module", "is_scripting",
+    "is_tracing", "ignore", "unused", "export", "annotate", "Final",
+]
+
+F = TypeVar("F")
+
+
+class ScriptModule(Module):
+    """The TorchScript module class (no hookgrad object is one; see module docstring).
+
+    Mirrors: ``torch.jit.ScriptModule``.
+    """
+
+
+class ScriptFunction:
+    """The TorchScript function class (no hookgrad object is one; see module docstring).
+
+    Mirrors: ``torch.jit.ScriptFunction``.
+    """
+
+
+def script(obj: F, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None,
+           example_inputs: Any = None) -> F:
+    """Return `obj` unchanged: hookgrad runs everything eagerly.
+
+    Mirrors: ``torch.jit.script`` (without compilation; documented in this module).
+    """
+    return obj
+
+
+def trace(func: F, example_inputs: Any = None, *args: Any, **kwargs: Any) -> F:
+    """Return `func` unchanged (no graph is recorded; `example_inputs` are not run).
+
+    Mirrors: ``torch.jit.trace`` (without tracing; documented in this module).
+    """
+    return func
+
+
+def trace_module(mod: F, inputs: Any = None, *args: Any, **kwargs: Any) -> F:
+    """Return `mod` unchanged. Mirrors: ``torch.jit.trace_module``."""
+    return mod
+
+
+def is_scripting() -> bool:
+    """Always False: hookgrad never compiles TorchScript. Mirrors: ``torch.jit.is_scripting``."""
+    return False
+
+
+def is_tracing() -> bool:
+    """Always False: `trace` does not trace. Mirrors: ``torch.jit.is_tracing``."""
+    return False
+
+
+def _marker(drop: Any = False, **kwargs: Any) -> Any:
+    # Both ``@ignore`` and ``@ignore(drop=True)`` spellings; the function is returned as is.
+    if callable(drop):
+        return drop
+
+    def decorate(fn: Callable) -> Callable:
+        return fn
+
+    return decorate
+
+
+def ignore(drop: Any = False, **kwargs: Any) -> Any:
+    """Decorator leaving the function as is (there is no compiler to hide it from).
+
+    Mirrors: ``torch.jit.ignore``.
+    """
+    return _marker(drop, **kwargs)
+
+
+def unused(fn: F) -> F:
+    """Decorator returning `fn` unchanged. Mirrors: ``torch.jit.unused``."""
+    return fn
+
+
+def export(fn: F) -> F:
+    """Decorator returning `fn` unchanged. Mirrors: ``torch.jit.export``."""
+    return fn
+
+
+def annotate(the_type: Any, the_value: Any) -> Any:
+    """Return `the_value` (a type hint for the TorchScript compiler). Mirrors: ``torch.jit.annotate``."""
+    return the_value
+
+
+try:  # ``torch.jit.Final`` is typing's Final
+    from typing import Final
+except ImportError:  # pragma: no cover - Python < 3.8
+    Final = Any  # type: ignore[assignment]
