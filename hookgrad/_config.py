@@ -28,10 +28,11 @@ class Recorder(Protocol):
     in-place write and every custom ``autograd.Function`` call is reported here, in program
     order, on the thread that made it.
 
-    - ``record(prim, inputs, params, outputs)``: after an out-of-place primitive ran;
-      `inputs`/`outputs` are tensors, `params` the non-tensor arguments.
-    - ``record_inplace(prim, inputs, params, out, target)``: an in-place primitive computed
-      `out` and is about to write it into `target` (nothing is written yet).
+    - ``record(prim, inputs, params, outputs, cast)``: after an out-of-place primitive ran;
+      `inputs`/`outputs` are tensors, `params` the non-tensor arguments, `cast` the dtype type
+      promotion chose to compute in (None: the inputs' own).
+    - ``record_inplace(prim, inputs, params, out, target, cast)``: an in-place primitive
+      computed `out` and is about to write it into `target` (nothing is written yet).
     - ``rebase(target, out)``: the write happened and the version counter was bumped; the
       autograd identity of `out` may now move to `target`. Each ``record_inplace`` is followed
       by exactly one ``rebase`` on the same thread.
@@ -52,10 +53,11 @@ class Recorder(Protocol):
 
     sees_backward: bool
 
-    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple) -> None: ...
+    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple,
+               cast: Any) -> None: ...
 
-    def record_inplace(self, prim: Any, inputs: tuple, params: dict, out: Any,
-                       target: Any) -> None: ...
+    def record_inplace(self, prim: Any, inputs: tuple, params: dict, out: Any, target: Any,
+                       cast: Any) -> None: ...
 
     def rebase(self, target: Any, out: Any) -> None: ...
 

@@ -99,7 +99,7 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     if prim.view:
         mark_views(inputs[0], outs, prim, params)
     for rec in STATE.recorders:
-        rec.record(prim, inputs, params, outs)
+        rec.record(prim, inputs, params, outs, cast)
     return outs[0] if single else outs
 
 
@@ -162,7 +162,7 @@ def bind_inplace(
     out = _make(res)
     recorders = STATE.all_recorders
     for rec in recorders:
-        rec.record_inplace(prim, inputs, params, out, target)
+        rec.record_inplace(prim, inputs, params, out, target, cast)
     np.copyto(tdata, res, casting="unsafe")
     target._vc().value += 1
     for rec in recorders:

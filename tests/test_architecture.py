@@ -49,10 +49,7 @@ LAYERS: dict[str, int] = {
 IMPORT_ALLOWLIST: dict[tuple[str, str], str] = {}
 
 # frozenset of modules in one import circle -> why it is tolerated for now
-CYCLE_ALLOWLIST: dict[frozenset, str] = {
-    frozenset({"hookgrad._ops.activation_backward", "hookgrad._ops.pointwise_math"}):
-        "tanh/sigmoid backward reuse the pointwise kernels; untangled with one-body rules",
-}
+CYCLE_ALLOWLIST: dict[frozenset, str] = {}
 
 # module -> reason it may exceed 500 code lines
 MODULE_SIZE_ALLOWLIST: dict[str, str] = {}

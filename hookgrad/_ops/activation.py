@@ -7,9 +7,9 @@ them with PyTorch at those points. In-place variants that PyTorch records with a
 instead of the input and are separate primitives here.
 
 Most rules call a backward primitive (`activation_backward`). ``silu`` and ``mish`` are the
-exception, as in PyTorch: under grad mode their gradient is a composite of differentiable ops
-(so double backward works, with PyTorch's ``MulBackward0``... nodes); in a plain backward (grad
-mode off, nothing will differentiate the result) it is one fused pass on the arrays.
+exception, as in PyTorch: when the engine hands them hookgrad ops (NOTE [Rule operations]) their
+gradient is a composite of differentiable ops (so double backward works, with PyTorch's
+``MulBackward0``... nodes); with array operations it is one fused pass on the arrays.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
-from hookgrad._config import STATE
 from hookgrad._ops._elementwise import drop, fast_where, quiet, select_zero
 from hookgrad._ops.activation_backward import (
     elu_backward,
@@ -37,7 +36,6 @@ from hookgrad._ops.activation_backward import (
 )
 from hookgrad._ops.pointwise_math import special
 from hookgrad._ops.registry import defop
-from hookgrad._tensor import Tensor
 
 __all__ = ["SELU_ALPHA", "SELU_SCALE"]
 
@@ -51,7 +49,8 @@ _erf = special("erf")
 
 # ---------------------------------------------------------------- relu family
 defop("relu", impl=lambda self: np.maximum(self, 0), saves=("result",),
-      vjp={"self": lambda grad, result: threshold_backward(grad, result, 0)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: threshold_backward(grad, result, 0, ops)},
+      jvp="elementwise")
 
 def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
     # ``x if x > 0 else x * slope`` without a select (NOTE [Fast select]); exact: one term is 0.
@@ -62,15 +61,15 @@ def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
 
 defop("leaky_relu", impl=quiet(_leaky_relu_impl),
       params=("negative_slope",), saves=("self",),
-      vjp={"self": lambda grad, self, negative_slope: leaky_relu_backward(
-          grad, self, negative_slope)},
+      vjp={"self": lambda grad, self, negative_slope, ops: leaky_relu_backward(
+          grad, self, negative_slope, ops=ops)},
       jvp="elementwise")
 
 
-def _leaky_relu_result_vjp(grad: Any, result: Any, negative_slope: float) -> Any:
+def _leaky_relu_result_vjp(grad: Any, result: Any, negative_slope: float, ops: Any) -> Any:
     if negative_slope < 0:  # the result's sign no longer tells which branch was taken
         raise RuntimeError(_LEAKY_INPLACE_ERROR)
-    return leaky_relu_backward(grad, result, negative_slope, True)
+    return leaky_relu_backward(grad, result, negative_slope, True, ops)
 
 
 _LEAKY_INPLACE_ERROR = (
@@ -87,12 +86,14 @@ defop("leaky_relu_", impl=quiet(_leaky_relu_impl),
 defop("threshold", impl=lambda self, threshold, value: fast_where(
           self <= threshold, self.dtype.type(value), self),
       params=("threshold", "value"), saves=("self",),
-      vjp={"self": lambda grad, self, threshold: threshold_backward(grad, self, threshold)},
+      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(
+          grad, self, threshold, ops)},
       jvp="elementwise")
 defop("threshold_", impl=lambda self, threshold, value: fast_where(
           self <= threshold, self.dtype.type(value), self),
       params=("threshold", "value"), saves=("self",), node_name="ThresholdBackward1",
-      vjp={"self": lambda grad, self, threshold: threshold_backward(grad, self, threshold)},
+      vjp={"self": lambda grad, self, threshold, ops: threshold_backward(
+          grad, self, threshold, ops)},
       jvp="elementwise")
 
 
@@ -107,12 +108,12 @@ def _elu_impl(self: Any, alpha: float = 1.0, scale: float = 1.0,
 
 _ELU_PARAMS = ("alpha", "scale", "input_scale")
 defop("elu", impl=_elu_impl, params=_ELU_PARAMS, saves=("self",),
-      vjp={"self": lambda grad, self, alpha, scale, input_scale: elu_backward(
-          grad, self, alpha, scale, input_scale, False)},
+      vjp={"self": lambda grad, self, alpha, scale, input_scale, ops: elu_backward(
+          grad, self, alpha, scale, input_scale, False, ops=ops)},
       jvp="elementwise")
 defop("elu_", impl=_elu_impl, params=_ELU_PARAMS, saves=("result",), node_name="EluBackward1",
-      vjp={"self": lambda grad, result, alpha, scale, input_scale: elu_backward(
-          grad, result, alpha, scale, input_scale, True)},
+      vjp={"self": lambda grad, result, alpha, scale, input_scale, ops: elu_backward(
+          grad, result, alpha, scale, input_scale, True, ops=ops)},
       jvp="elementwise")
 
 
@@ -121,12 +122,12 @@ def _celu_impl(self: Any, alpha: float = 1.0) -> Any:
 
 
 defop("celu", impl=_celu_impl, params=("alpha",), saves=("self",),
-      vjp={"self": lambda grad, self, alpha: elu_backward(grad, self, alpha, 1.0, 1.0 / alpha,
-                                                          False)},
+      vjp={"self": lambda grad, self, alpha, ops: elu_backward(grad, self, alpha, 1.0, 1.0 / alpha,
+                                                          False, ops=ops)},
       jvp="elementwise")
 defop("celu_", impl=_celu_impl, params=("alpha",), saves=("result",), node_name="CeluBackward1",
-      vjp={"self": lambda grad, result, alpha: elu_backward(grad, result, alpha, 1.0,
-                                                            1.0 / alpha, True)},
+      vjp={"self": lambda grad, result, alpha, ops: elu_backward(grad, result, alpha, 1.0,
+                                                            1.0 / alpha, True, ops=ops)},
       jvp="elementwise")
 
 
@@ -140,7 +141,8 @@ def _gelu_impl(self: Any, approximate: str = "none") -> Any:
 
 
 defop("gelu", impl=_gelu_impl, params=("approximate",), saves=("self",),
-      vjp={"self": lambda grad, self, approximate: gelu_backward(grad, self, approximate)},
+      vjp={"self": lambda grad, self, approximate, ops: gelu_backward(
+          grad, self, approximate, ops=ops)},
       jvp="elementwise")
 
 @quiet
@@ -148,16 +150,16 @@ def _raw_sigmoid(x: Any) -> Any:
     return 1 / (1 + np.exp(-x))
 
 
-def _silu_vjp(grad: Any, self: Any) -> Any:
-    if not STATE.grad_enabled:  # a plain backward: one fused pass (see module docstring)
-        x = self._data
+def _silu_vjp(grad: Any, self: Any, ops: Any) -> Any:
+    if not ops.graph:  # arrays (NOTE [Rule operations]): one fused pass (see module docstring)
+        x = self
         xp = namespace_of(x)
         s = xp.asarray(_raw_sigmoid(x))
         t = xp.asarray(np.subtract(1, s))
         np.multiply(t, x, out=t)
         np.add(t, 1, out=t)
         np.multiply(t, s, out=t)
-        return Tensor._make(np.multiply(t, grad._data, out=t))
+        return np.multiply(t, grad, out=t)
     sigmoid = self.sigmoid()
     return grad * sigmoid * (1.0 + self * (1.0 - sigmoid))
 
@@ -172,9 +174,9 @@ def _raw_mish_grad(g: Any, x: Any) -> Any:
     return g * (tanh_softplus + x * _raw_sigmoid(x) * (1 - tanh_softplus * tanh_softplus))
 
 
-def _mish_vjp(grad: Any, self: Any) -> Any:
-    if not STATE.grad_enabled:
-        return Tensor._make(_raw_mish_grad(grad._data, self._data))
+def _mish_vjp(grad: Any, self: Any, ops: Any) -> Any:
+    if not ops.graph:  # arrays (NOTE [Rule operations]): one fused pass
+        return _raw_mish_grad(grad, self)
     sigmoid = self.sigmoid()
     tanh_softplus = self.exp().log1p().tanh()
     return grad * (tanh_softplus + self * sigmoid * (1 - tanh_softplus * tanh_softplus))
@@ -192,12 +194,13 @@ def _softplus_impl(self: Any, beta: float = 1.0, threshold: float = 20.0) -> Any
 
 
 defop("softplus", impl=_softplus_impl, params=("beta", "threshold"), saves=("self",),
-      vjp={"self": lambda grad, self, beta, threshold: softplus_backward(
-          grad, self, beta, threshold)},
+      vjp={"self": lambda grad, self, beta, threshold, ops: softplus_backward(
+          grad, self, beta, threshold, ops=ops)},
       jvp="elementwise")
 
 defop("sigmoid", impl=quiet(lambda self: 1 / (1 + np.exp(-self))), saves=("result",),
-      vjp={"self": lambda grad, result: sigmoid_backward(grad, result)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: sigmoid_backward(grad, result, ops)},
+      jvp="elementwise")
 
 
 @quiet
@@ -238,18 +241,19 @@ defop("logit", impl=_logit_impl, params=("eps",), saves=("self",), vjp={"self": 
 defop("hardtanh", impl=lambda self, min_val=-1.0, max_val=1.0: np.minimum(
           np.maximum(self, self.dtype.type(min_val)), self.dtype.type(max_val)),
       params=("min_val", "max_val"), saves=("self",),
-      vjp={"self": lambda grad, self, min_val, max_val: hardtanh_backward(
-          grad, self, min_val, max_val)},
+      vjp={"self": lambda grad, self, min_val, max_val, ops: hardtanh_backward(
+          grad, self, min_val, max_val, ops)},
       jvp="elementwise")
 
 defop("hardsigmoid", impl=lambda self: np.minimum(np.maximum(self + 3, 0), 6) / 6,
       saves=("self",),
-      vjp={"self": lambda grad, self: hardsigmoid_backward(grad, self)},
+      vjp={"self": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops)},
       jvp="elementwise")
 
 
 defop("hardswish", impl=quiet(lambda self: self * np.minimum(np.maximum(self + 3, 0), 6) / 6),
-      saves=("self",), vjp={"self": lambda grad, self: hardswish_backward(grad, self)},
+      saves=("self",),
+      vjp={"self": lambda grad, self, ops: hardswish_backward(grad, self, ops=ops)},
       jvp="elementwise")
 
 
@@ -259,9 +263,9 @@ def _shrink_zone(x: Any, lambd: float) -> Any:
 
 defop("hardshrink", impl=lambda self, lambd=0.5: select_zero(self, ~_shrink_zone(self, lambd)),
       params=("lambd",), saves=("self",),
-      vjp={"self": lambda grad, self, lambd: hardshrink_backward(grad, self, lambd)},
+      vjp={"self": lambda grad, self, lambd, ops: hardshrink_backward(grad, self, lambd, ops=ops)},
       jvp="elementwise")
 defop("softshrink", impl=lambda self, lambd=0.5: self - np.clip(self, -lambd, lambd),
       params=("lambd",), saves=("self",),
-      vjp={"self": lambda grad, self, lambd: softshrink_backward(grad, self, lambd)},
+      vjp={"self": lambda grad, self, lambd, ops: softshrink_backward(grad, self, lambd, ops=ops)},
       jvp="elementwise")

@@ -17,18 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
-from hookgrad._config import STATE
-from hookgrad._dispatch import bind
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
-from hookgrad._ops._rules import raw_backward
+from hookgrad._ops._rule_ops import TENSOR_OPS
+from hookgrad._ops._special import special
 from hookgrad._ops.registry import defop
-from hookgrad._tensor import Tensor
 
 __all__ = [
     "threshold_backward", "leaky_relu_backward", "hardtanh_backward", "hardsigmoid_backward",
     "hardshrink_backward", "softshrink_backward", "sigmoid_backward", "tanh_backward",
-    "gelu_backward", "elu_backward", "softplus_backward", "hardswish_backward",
+    "gelu_backward", "elu_backward", "softplus_backward", "hardswish_backward", "TANH_BACKWARD",
 ]
 
 _SQRT1_2 = math.sqrt(0.5)
@@ -50,7 +47,8 @@ _TB = defop(
     "threshold_backward",
     impl=lambda grad_output, self, threshold: select_zero(grad_output, ~(self <= threshold)),
     params=("threshold",), **_MASKED,
-    vjp={"grad_output": lambda grad, self, threshold: threshold_backward(grad, self, threshold),
+    vjp={"grad_output": lambda grad, self, threshold, ops: threshold_backward(
+        grad, self, threshold, ops),
          **_ZERO},
     jvp={"grad_output": lambda t, self, threshold: threshold_backward(t, self, threshold),
          **_ZERO_JVP})
@@ -59,8 +57,8 @@ _LRB = defop(
     impl=lambda grad_output, self, negative_slope, self_is_result=False: fast_where(
         self > 0, grad_output, grad_output * negative_slope),
     params=("negative_slope", "self_is_result"), **_MASKED,
-    vjp={"grad_output": lambda grad, self, negative_slope: leaky_relu_backward(
-        grad, self, negative_slope), **_ZERO},
+    vjp={"grad_output": lambda grad, self, negative_slope, ops: leaky_relu_backward(
+        grad, self, negative_slope, ops=ops), **_ZERO},
     jvp={"grad_output": lambda t, self, negative_slope: leaky_relu_backward(
         t, self, negative_slope), **_ZERO_JVP})
 _HTB = defop(
@@ -68,8 +66,8 @@ _HTB = defop(
     impl=lambda grad_output, self, min_val, max_val: select_zero(
         grad_output, ~((self <= min_val) | (self >= max_val))),
     params=("min_val", "max_val"), **_MASKED,
-    vjp={"grad_output": lambda grad, self, min_val, max_val: hardtanh_backward(
-        grad, self, min_val, max_val), **_ZERO},
+    vjp={"grad_output": lambda grad, self, min_val, max_val, ops: hardtanh_backward(
+        grad, self, min_val, max_val, ops), **_ZERO},
     jvp={"grad_output": lambda t, self, min_val, max_val: hardtanh_backward(
         t, self, min_val, max_val), **_ZERO_JVP})
 _HSB = defop(
@@ -77,13 +75,14 @@ _HSB = defop(
     impl=lambda grad_output, self: select_zero(grad_output * (1.0 / 6.0),
                                                (self > -3) & (self < 3)),
     **_MASKED,
-    vjp={"grad_output": lambda grad, self: hardsigmoid_backward(grad, self), **_ZERO},
+    vjp={"grad_output": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops), **_ZERO},
     jvp={"grad_output": lambda t, self: hardsigmoid_backward(t, self), **_ZERO_JVP})
 _HSHB = defop(
     "hardshrink_backward",
     impl=lambda grad_output, self, lambd: select_zero(grad_output, ~_shrink_zone(self, lambd)),
     params=("lambd",), **_MASKED,
-    vjp={"grad_output": lambda grad, self, lambd: hardshrink_backward(grad, self, lambd),
+    vjp={"grad_output": lambda grad, self, lambd, ops: hardshrink_backward(
+        grad, self, lambd, ops=ops),
          **_ZERO},
     jvp={"grad_output": lambda t, self, lambd: hardshrink_backward(t, self, lambd),
          **_ZERO_JVP})
@@ -91,54 +90,44 @@ _SSHB = defop(
     "softshrink_backward",
     impl=lambda grad_output, self, lambd: select_zero(grad_output, ~_shrink_zone(self, lambd)),
     params=("lambd",), **_MASKED,
-    vjp={"grad_output": lambda grad, self, lambd: softshrink_backward(grad, self, lambd),
+    vjp={"grad_output": lambda grad, self, lambd, ops: softshrink_backward(
+        grad, self, lambd, ops=ops),
          **_ZERO},
     jvp={"grad_output": lambda t, self, lambd: softshrink_backward(t, self, lambd),
          **_ZERO_JVP})
 
 
-def _call(prim: Any, grad: Any, x: Any, params: dict) -> Any:
-    """`bind` of a backward primitive, or straight to its impl under a plain backward.
-
-    NOTE [Raw backward] in ``_rules.py``: with no graph to record, only the impl's result is
-    needed; operands of one dtype mean `bind` would pass the same arrays.
-    """
-    if raw_backward() and grad._data.dtype == x._data.dtype:
-        res = prim.impl(grad._data, x._data, **params)
-        return const(np.asarray(res) if isinstance(res, np.generic) else res)
-    return bind(prim, (grad, x), params)
-
-
-def threshold_backward(grad: Any, self: Any, threshold: float) -> Any:
+def threshold_backward(grad: Any, self: Any, threshold: float, ops: Any = TENSOR_OPS) -> Any:
     """``grad`` where ``self > threshold``, else 0 (``ThresholdBackwardBackward0``)."""
-    return _call(_TB, grad, self, {"threshold": threshold})
+    return ops.call(_TB, (grad, self), {"threshold": threshold})
 
 
 def leaky_relu_backward(grad: Any, self: Any, negative_slope: float,
-                        self_is_result: bool = False) -> Any:
+                        self_is_result: bool = False, ops: Any = TENSOR_OPS) -> Any:
     """``grad`` where ``self > 0``, else ``grad * negative_slope``."""
-    return bind(_LRB, (grad, self), {"negative_slope": negative_slope,
+    return ops.call(_LRB, (grad, self), {"negative_slope": negative_slope,
                                      "self_is_result": self_is_result})
 
 
-def hardtanh_backward(grad: Any, self: Any, min_val: float, max_val: float) -> Any:
+def hardtanh_backward(grad: Any, self: Any, min_val: float, max_val: float,
+                      ops: Any = TENSOR_OPS) -> Any:
     """``grad`` strictly inside ``(min_val, max_val)``, else 0."""
-    return bind(_HTB, (grad, self), {"min_val": min_val, "max_val": max_val})
+    return ops.call(_HTB, (grad, self), {"min_val": min_val, "max_val": max_val})
 
 
-def hardsigmoid_backward(grad: Any, self: Any) -> Any:
+def hardsigmoid_backward(grad: Any, self: Any, ops: Any = TENSOR_OPS) -> Any:
     """``grad / 6`` strictly inside ``(-3, 3)``, else 0."""
-    return bind(_HSB, (grad, self))
+    return ops.call(_HSB, (grad, self))
 
 
-def hardshrink_backward(grad: Any, self: Any, lambd: float) -> Any:
+def hardshrink_backward(grad: Any, self: Any, lambd: float, ops: Any = TENSOR_OPS) -> Any:
     """``grad`` outside ``[-lambd, lambd]``, else 0."""
-    return bind(_HSHB, (grad, self), {"lambd": lambd})
+    return ops.call(_HSHB, (grad, self), {"lambd": lambd})
 
 
-def softshrink_backward(grad: Any, self: Any, lambd: float) -> Any:
+def softshrink_backward(grad: Any, self: Any, lambd: float, ops: Any = TENSOR_OPS) -> Any:
     """``grad`` outside ``[-lambd, lambd]``, else 0."""
-    return bind(_SSHB, (grad, self), {"lambd": lambd})
+    return ops.call(_SSHB, (grad, self), {"lambd": lambd})
 
 
 # ---------------------------------------------------------------- sigmoid / tanh
@@ -146,7 +135,7 @@ _SIGMOID_BW = defop(
     "sigmoid_backward",
     impl=quiet(lambda grad_output, output: grad_output * (1 - output) * output),
     inputs=("grad_output", "output"), saves=("grad_output", "output"),
-    vjp={"grad_output": lambda grad, output: sigmoid_backward(grad, output),
+    vjp={"grad_output": lambda grad, output, ops: sigmoid_backward(grad, output, ops),
          "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)},
     jvp={"grad_output": lambda t, output: sigmoid_backward(t, output),
          "output": lambda t, grad_output, output: t * grad_output * (-2 * output + 1)})
@@ -154,46 +143,30 @@ _TANH_BW = defop(
     "tanh_backward",
     impl=quiet(lambda grad_output, output: grad_output * (1 - output * output)),
     inputs=("grad_output", "output"), saves=("grad_output", "output"),
-    vjp={"grad_output": lambda grad, output: tanh_backward(grad, output),
+    vjp={"grad_output": lambda grad, output, ops: tanh_backward(grad, output, ops),
          "output": lambda grad, grad_output, output: grad * -2 * output * grad_output},
     jvp={"grad_output": lambda t, output: tanh_backward(t, output),
          "output": lambda t, grad_output, output: t * -2 * output * grad_output})
 
 
-# Speed: `sigmoid_backward`/`tanh_backward` run once per sigmoid/tanh node of every backward
-# pass, so the raw-backward test of `_call` is spelled out in them (no `_call`, `raw_backward`
-# or `const` frames); it is the same test with the same result.
-def sigmoid_backward(grad: Any, output: Any) -> Any:
+TANH_BACKWARD = _TANH_BW  # the ``tanh`` rule calls it directly (one frame less per node)
+
+
+def sigmoid_backward(grad: Any, output: Any, ops: Any = TENSOR_OPS) -> Any:
     """``grad * (1 - y) * y`` for ``y = sigmoid(x)`` (``SigmoidBackwardBackward0``)."""
-    g = grad._data
-    if not STATE.grad_enabled and not STATE.backward_seen and g.dtype == output._data.dtype:
-        res = _SIGMOID_IMPL(g, output._data)
-        return _make(res if type(res) is np.ndarray else namespace_of(g).asarray(res))
-    return _call(_SIGMOID_BW, grad, output, _NO_PARAMS)
+    return ops.call(_SIGMOID_BW, (grad, output))
 
 
-def tanh_backward(grad: Any, output: Any) -> Any:
+def tanh_backward(grad: Any, output: Any, ops: Any = TENSOR_OPS) -> Any:
     """``grad * (1 - y * y)`` for ``y = tanh(x)`` (``TanhBackwardBackward0``)."""
-    g = grad._data
-    if not STATE.grad_enabled and not STATE.backward_seen and g.dtype == output._data.dtype:
-        res = _TANH_IMPL(g, output._data)
-        return _make(res if type(res) is np.ndarray else namespace_of(g).asarray(res))
-    return _call(_TANH_BW, grad, output, _NO_PARAMS)
+    return ops.call(_TANH_BW, (grad, output))
 
 
-_SIGMOID_IMPL = _SIGMOID_BW.impl
-_TANH_IMPL = _TANH_BW.impl
-_make = Tensor._make
-
-
-_NO_PARAMS: dict = {}
 
 
 # ---------------------------------------------------------------- gelu
 @quiet
 def _gelu_backward_impl(grad_output: Any, self: Any, approximate: str = "none") -> Any:
-    from hookgrad._ops.pointwise_math import special
-
     x = self
     if approximate == "tanh":
         x_sq = x * x
@@ -223,7 +196,8 @@ def _gelu_second(self: Any, approximate: str) -> Any:
 _GELU_BW = defop(
     "gelu_backward", impl=_gelu_backward_impl, inputs=("grad_output", "self"),
     params=("approximate",), saves=("grad_output", "self"),
-    vjp={"grad_output": lambda grad, self, approximate: gelu_backward(grad, self, approximate),
+    vjp={"grad_output": lambda grad, self, approximate, ops: gelu_backward(
+        grad, self, approximate, ops=ops),
          "self": lambda grad, grad_output, self, approximate: grad * grad_output * _gelu_second(
              self, approximate)},
     jvp={"grad_output": lambda t, self, approximate: gelu_backward(t, self, approximate),
@@ -231,9 +205,9 @@ _GELU_BW = defop(
              self, approximate)})
 
 
-def gelu_backward(grad: Any, self: Any, approximate: str) -> Any:
+def gelu_backward(grad: Any, self: Any, approximate: str, ops: Any = TENSOR_OPS) -> Any:
     """``grad * gelu'(self)`` (``GeluBackwardBackward0``)."""
-    return bind(_GELU_BW, (grad, self), {"approximate": approximate})
+    return ops.call(_GELU_BW, (grad, self), {"approximate": approximate})
 
 
 # ---------------------------------------------------------------- elu / softplus / hardswish
@@ -284,13 +258,13 @@ _ELU_BW = defop(
 
 
 def elu_backward(grad: Any, self_or_result: Any, alpha: float, scale: float,
-                 input_scale: float, is_result: bool) -> Any:
+                 input_scale: float, is_result: bool, ops: Any = TENSOR_OPS) -> Any:
     """The elu family's gradient from the input, or from the output (``is_result``)."""
     if is_result and alpha < 0:
         raise RuntimeError(_ELU_INPLACE_ERROR)
     params = {"alpha": alpha, "scale": scale, "input_scale": input_scale,
               "is_result": is_result}
-    return bind(_ELU_BW, (grad, self_or_result), params)
+    return ops.call(_ELU_BW, (grad, self_or_result), params)
 
 
 @quiet
@@ -310,15 +284,16 @@ def _softplus_double(grad: Any, grad_output: Any, self: Any, beta: float,
 _SOFTPLUS_BW = defop(
     "softplus_backward", impl=_softplus_backward_impl, inputs=("grad_output", "self"),
     params=("beta", "threshold"), saves=("grad_output", "self"),
-    vjp={"grad_output": lambda grad, self, beta, threshold: softplus_backward(
-        grad, self, beta, threshold), "self": _softplus_double},
+    vjp={"grad_output": lambda grad, self, beta, threshold, ops: softplus_backward(
+        grad, self, beta, threshold, ops=ops), "self": _softplus_double},
     jvp={"grad_output": lambda t, self, beta, threshold: softplus_backward(
         t, self, beta, threshold), "self": _softplus_double})
 
 
-def softplus_backward(grad: Any, self: Any, beta: float, threshold: float) -> Any:
+def softplus_backward(grad: Any, self: Any, beta: float, threshold: float,
+                      ops: Any = TENSOR_OPS) -> Any:
     """``grad * sigmoid(beta * x)`` below the threshold, ``grad`` above it."""
-    return bind(_SOFTPLUS_BW, (grad, self), {"beta": beta, "threshold": threshold})
+    return ops.call(_SOFTPLUS_BW, (grad, self), {"beta": beta, "threshold": threshold})
 
 
 @quiet
@@ -335,11 +310,12 @@ def _hardswish_double(grad: Any, grad_output: Any, self: Any) -> Any:
 _HARDSWISH_BW = defop(
     "hardswish_backward", impl=_hardswish_backward_impl, inputs=("grad_output", "self"),
     saves=("grad_output", "self"),
-    vjp={"grad_output": lambda grad, self: hardswish_backward(grad, self),
+    vjp={"grad_output": lambda grad, self, ops: hardswish_backward(grad, self, ops=ops),
          "self": _hardswish_double},
     jvp={"grad_output": lambda t, self: hardswish_backward(t, self), "self": _hardswish_double})
 
 
-def hardswish_backward(grad: Any, self: Any) -> Any:
+def hardswish_backward(grad: Any, self: Any, ops: Any = TENSOR_OPS) -> Any:
     """0 up to -3, ``grad * (x / 3 + 0.5)`` up to 3 (exclusive), ``grad`` beyond."""
-    return bind(_HARDSWISH_BW, (grad, self))
+    return ops.call(_HARDSWISH_BW, (grad, self))
+

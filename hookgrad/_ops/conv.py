@@ -5,13 +5,10 @@ Layer 3. PyTorch routes ``conv1d``, ``conv2d`` and ``conv_transpose2d`` through 
 groups)``; so does hookgrad. A missing bias is passed as an empty constant tensor, which gives
 the node the same ``(None, 0)`` third edge PyTorch shows.
 
-Derivatives follow NOTE [Raw backward]: a plain ``backward()`` runs the array kernels of
-`_conv_kernels` (one matmul each); under ``create_graph`` the rules are written with the
-``convolution`` primitive itself, so double backward (and beyond) works:
-- grad wrt input of a convolution is a transposed convolution of ``grad`` by ``weight``
-  (and the other way round for a transposed convolution);
-- grad wrt weight is a convolution of the input by ``grad`` with batch and channels swapped
-  (stride and dilation trade places), cropped to the kernel size.
+Derivatives: the input and weight gradients are primitives of their own whose impls are the
+array kernels of `_conv_kernels` (one matmul each), and whose rules are the convolution and the
+other gradient again, so double backward (and beyond) works (NOTE [Convolution backward
+primitives]).
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from typing import Any
 from hookgrad._backend import namespace_of
 from hookgrad._ops import _conv_kernels as K
 from hookgrad._ops import _convnd_kernels as KN
-from hookgrad._ops._rules import const, raw_backward
+from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -150,94 +147,143 @@ def conv(
     )
 
 
-def _output_padding(
-    in_shape: Ints, out_shape: Ints, k: Ints, stride: Ints, padding: Ints, dilation: Ints
-) -> tuple[int, ...]:
-    """The output padding that makes a transposed convolution produce exactly `in_shape`."""
-    return tuple(
-        in_shape[2 + i]
-        - K.transposed_size(out_shape[2 + i], k[i], stride[i], padding[i], dilation[i], 0)
-        for i in range(len(stride))
-    )
+def _with_empty_bias(ops: Any, input: Any, weight: Any, params: dict) -> Any:
+    """The ``convolution`` primitive through `ops`, with no bias (an empty constant)."""
+    data = ops.data(input)
+    bias = ops.const(namespace_of(data).zeros((0,), dtype=data.dtype))
+    return ops.call(CONVOLUTION, (input, weight, bias), params)
 
 
-def _crop(out: Tensor, shape: Ints) -> Tensor:
-    """`out` narrowed to `shape` in the spatial dims where it is larger (``narrow`` nodes)."""
-    for i in range(2, len(shape)):
-        if out._data.shape[i] > shape[i]:
-            out = out.narrow(i, 0, shape[i])  # type: ignore[attr-defined]
-    return out
+def _params(stride: Ints, padding: Ints, dilation: Ints, transposed: bool,
+            output_padding: Ints, groups: int) -> dict:
+    return {"stride": tuple(stride), "padding": tuple(padding), "dilation": tuple(dilation),
+            "transposed": transposed, "output_padding": tuple(output_padding), "groups": groups}
 
 
-def _input_grad(
-    grad: Tensor,
-    weight: Tensor,
-    input_shape: Ints,
-    stride: Ints,
-    padding: Ints,
-    dilation: Ints,
-    transposed: bool,
-    groups: int,
-) -> Tensor:
-    if raw_backward():
-        return const(
-            _raw_input_grad(
-                grad._data, weight._data, input_shape, stride, padding, dilation, transposed, groups
-            )
-        )
-    nd = len(stride)
-    if transposed:
-        out = conv(grad, weight, None, stride, padding, dilation, False, (0,) * nd, groups)
-        return _crop(out, input_shape)  # see _raw_input_grad
-    op = _output_padding(
-        input_shape, grad._data.shape, weight._data.shape[2:], stride, padding, dilation
-    )
-    return conv(grad, weight, None, stride, padding, dilation, True, op, groups)
+# ---------------------------------------------------------------- the gradients as primitives
+# NOTE [Convolution backward primitives]
+# PyTorch computes both gradients with one op, ``convolution_backward``, whose own node under
+# ``create_graph`` is ``ConvolutionBackwardBackward0``. Here each gradient is one primitive with
+# that node name, whose impl is the array kernel: a rule is then one ``ops.call`` (NOTE [Rule
+# operations]), bit-identical whether the engine hands it arrays or hookgrad ops. The forward
+# ``y = B(x, w)`` is bilinear, so the gradients are the adjoints of ``B``:
+#   input_grad(g, w) = B(., w)^T g        weight_grad(g, x) = B(x, .)^T g
+# and their own gradients are ``B`` and the other adjoint again:
+#   d<u, input_grad(g, w)>: wrt g -> B(u, w),  wrt w -> weight_grad(g, u)
+#   d<v, weight_grad(g, x)>: wrt g -> B(x, v), wrt x -> input_grad(g, v)
+def _input_grad_impl(grad_output: Any, weight: Any, input_size: Ints, stride: Ints,
+                     padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints,
+                     groups: int) -> Any:
+    return _raw_input_grad(grad_output, weight, input_size, stride, padding, dilation,
+                           transposed, groups)
 
 
-def _weight_grad_graph(
-    x: Tensor, g: Tensor, w_shape: Ints, stride: Ints, padding: Ints, dilation: Ints, groups: int
-) -> Tensor:
-    """Weight gradient of a plain convolution as a convolution (see the module docstring)."""
-    nd = len(stride)
-    n, c = x._data.shape[:2]
-    o = g._data.shape[1]
-    cg, og = c // groups, o // groups
-    rest = tuple(range(3, 3 + nd))
-    x2 = x.reshape(n, groups, cg, *x.shape[2:]).permute(2, 1, 0, *rest)  # type: ignore
-    x2 = x2.reshape(cg, groups * n, *x.shape[2:])
-    g2 = g.reshape(n, groups, og, *g.shape[2:]).permute(1, 2, 0, *rest)  # type: ignore
-    g2 = g2.reshape(groups * og, n, *g.shape[2:])
-    out = conv(x2, g2, None, dilation, padding, stride, False, (0,) * nd, groups)
-    return _crop(out, w_shape).transpose(0, 1)  # type: ignore[attr-defined]
+def _weight_grad_impl(grad_output: Any, input: Any, weight_size: Ints, stride: Ints,
+                      padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints,
+                      groups: int) -> Any:
+    return _raw_weight_grad(input, grad_output, weight_size, stride, padding, dilation,
+                            transposed, groups)
 
 
-def _weight_grad(
-    grad: Tensor,
-    input: Tensor,
-    weight_shape: Ints,
-    stride: Ints,
-    padding: Ints,
-    dilation: Ints,
-    transposed: bool,
-    groups: int,
-) -> Tensor:
-    if raw_backward():
-        return const(
-            _raw_weight_grad(
-                input._data, grad._data, weight_shape, stride, padding, dilation, transposed, groups
-            )
-        )
-    if transposed:
-        return _weight_grad_graph(grad, input, weight_shape, stride, padding, dilation, groups)
-    return _weight_grad_graph(input, grad, weight_shape, stride, padding, dilation, groups)
+_CONV_PARAMS = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
 
 
-def _bias_grad(grad: Tensor) -> Tensor:
-    dims = (0, *range(2, grad._data.ndim))
-    if raw_backward():
-        return const(grad._data.sum(axis=dims))
-    return grad.sum(dims)  # type: ignore[attr-defined]
+def _input_grad_of_grad(grad: Any, weight: Any, stride: Ints, padding: Ints, dilation: Ints,
+                        transposed: bool, output_padding: Ints, groups: int, ops: Any) -> Any:
+    p = _params(stride, padding, dilation, transposed, output_padding, groups)
+    return _with_empty_bias(ops, grad, weight, p)
+
+
+def _input_grad_of_weight(grad: Any, grad_output: Any, weight_shape: Ints, stride: Ints,
+                          padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints,
+                          groups: int, ops: Any) -> Any:
+    p = _params(stride, padding, dilation, transposed, output_padding, groups)
+    params = {"weight_size": tuple(weight_shape), **p}
+    return ops.call(CONV_WEIGHT_GRAD, (grad_output, grad), params)
+
+
+def _weight_grad_of_grad(grad: Any, input: Any, stride: Ints, padding: Ints, dilation: Ints,
+                         transposed: bool, output_padding: Ints, groups: int, ops: Any) -> Any:
+    p = _params(stride, padding, dilation, transposed, output_padding, groups)
+    return _with_empty_bias(ops, input, grad, p)
+
+
+def _weight_grad_of_input(grad: Any, grad_output: Any, input_shape: Ints, stride: Ints,
+                          padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints,
+                          groups: int, ops: Any) -> Any:
+    p = _params(stride, padding, dilation, transposed, output_padding, groups)
+    return ops.call(CONV_INPUT_GRAD, (grad_output, grad), {"input_size": tuple(input_shape), **p})
+
+
+def _bilinear_jvp(prim_name: str, first: bool) -> Any:
+    """JVP of a bilinear gradient primitive in one argument: the primitive on the tangent."""
+    def jvp(t: Any, grad_output: Any, other: Any, params: dict) -> Any:
+        from hookgrad._dispatch import bind
+
+        args = (t, other) if first else (grad_output, t)
+        return bind(_GRAD_PRIMS[prim_name], args, params)
+
+    return jvp
+
+
+CONV_INPUT_GRAD = defop(
+    "convolution_backward_input",
+    impl=_input_grad_impl,
+    inputs=("grad_output", "weight"),
+    params=("input_size", *_CONV_PARAMS),
+    saves=("grad_output", "weight"),
+    node_name="ConvolutionBackwardBackward0",
+    vjp={"grad_output": _input_grad_of_grad, "weight": _input_grad_of_weight},
+    jvp={
+        "grad_output": lambda t, weight, input_size, stride, padding, dilation, transposed,
+        output_padding, groups: _bilinear_jvp("input", True)(t, None, weight, {
+            "input_size": input_size,
+            **_params(stride, padding, dilation, transposed, output_padding, groups)}),
+        "weight": lambda t, grad_output, input_size, stride, padding, dilation, transposed,
+        output_padding, groups: _bilinear_jvp("input", False)(t, grad_output, None, {
+            "input_size": input_size,
+            **_params(stride, padding, dilation, transposed, output_padding, groups)}),
+    },
+)
+
+CONV_WEIGHT_GRAD = defop(
+    "convolution_backward_weight",
+    impl=_weight_grad_impl,
+    inputs=("grad_output", "input"),
+    params=("weight_size", *_CONV_PARAMS),
+    saves=("grad_output", "input"),
+    node_name="ConvolutionBackwardBackward0",
+    vjp={"grad_output": _weight_grad_of_grad, "input": _weight_grad_of_input},
+    jvp={
+        "grad_output": lambda t, input, weight_size, stride, padding, dilation, transposed,
+        output_padding, groups: _bilinear_jvp("weight", True)(t, None, input, {
+            "weight_size": weight_size,
+            **_params(stride, padding, dilation, transposed, output_padding, groups)}),
+        "input": lambda t, grad_output, weight_size, stride, padding, dilation, transposed,
+        output_padding, groups: _bilinear_jvp("weight", False)(t, grad_output, None, {
+            "weight_size": weight_size,
+            **_params(stride, padding, dilation, transposed, output_padding, groups)}),
+    },
+)
+_GRAD_PRIMS = {"input": CONV_INPUT_GRAD, "weight": CONV_WEIGHT_GRAD}
+
+
+def _input_grad(grad: Any, weight: Any, input_shape: Ints, stride: Ints, padding: Ints,
+                dilation: Ints, transposed: bool, output_padding: Ints, groups: int,
+                ops: Any) -> Any:
+    p = _params(stride, padding, dilation, transposed, output_padding, groups)
+    return ops.call(CONV_INPUT_GRAD, (grad, weight), {"input_size": tuple(input_shape), **p})
+
+
+def _weight_grad(grad: Any, input: Any, weight_shape: Ints, stride: Ints, padding: Ints,
+                 dilation: Ints, transposed: bool, output_padding: Ints, groups: int,
+                 ops: Any) -> Any:
+    p = _params(stride, padding, dilation, transposed, output_padding, groups)
+    return ops.call(CONV_WEIGHT_GRAD, (grad, input), {"weight_size": tuple(weight_shape), **p})
+
+
+def _bias_grad(grad: Any, ops: Any) -> Any:
+    return ops.sum(grad, (0, *range(2, grad.ndim)))
 
 
 def _bias_tangent(t: Tensor, result: Tensor) -> Tensor:
@@ -254,7 +300,7 @@ CONVOLUTION = defop(
     vjp={
         "input": _input_grad,
         "weight": _weight_grad,
-        "bias": lambda grad: _bias_grad(grad),
+        "bias": lambda grad, ops: _bias_grad(grad, ops),
     },
     jvp={
         "input": lambda t, weight, stride, padding, dilation, transposed, output_padding, groups: (
@@ -267,4 +313,4 @@ CONVOLUTION = defop(
     },
 )
 
-__all__ = ["CONVOLUTION", "conv"]
+__all__ = ["CONVOLUTION", "CONV_INPUT_GRAD", "CONV_WEIGHT_GRAD", "conv"]

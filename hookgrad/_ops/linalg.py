@@ -4,8 +4,8 @@
 built the way ATen builds them so that ``grad_fn`` chains match PyTorch's (``matmul`` of a batch
 by a matrix folds into one ``mm`` between two ``_unsafe_view``s, for example).
 
-The matrix-product rules are on the hot path of every MLP, so their raw bodies are a single
-array expression (NOTE [Raw backward]).
+The matrix-product rules are on the hot path of every MLP: with `ARRAY_OPS` (NOTE [Rule
+operations]) each is a single array expression.
 """
 
 from __future__ import annotations
@@ -16,54 +16,33 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops._rules import (
     all_dims,
     const,
-    raw_backward,
     restore,
-    restore_arr,
     xp_of,
 )
 from hookgrad._ops.registry import PRIMITIVES, defop
 from hookgrad._tensor import Tensor
 
 
-def _mT(a: Any) -> Any:
-    return a.swapaxes(-1, -2)
-
-
 # ---------------------------------------------------------------- mm / bmm
-def _mm_self(grad: Tensor, mat2: Tensor) -> Tensor:
-    if raw_backward():
-        return const(grad._data @ _mT(mat2._data))
-    return grad.mm(mat2.t())  # type: ignore[attr-defined]
+def _mm_self(grad: Any, mat2: Any, ops: Any) -> Any:
+    return ops.mm(grad, ops.t(mat2))
 
 
-def _mm_mat2(grad: Tensor, self: Tensor) -> Tensor:
-    if raw_backward():
-        return const(_mT(self._data) @ grad._data)
-    return self.t().mm(grad)  # type: ignore[attr-defined]
+def _mm_mat2(grad: Any, self: Any, ops: Any) -> Any:
+    return ops.mm(ops.t(self), grad)
 
 
 defop("mm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
       vjp={"self": _mm_self, "mat2": _mm_mat2},
       jvp={"self": lambda t, mat2: t.mm(mat2), "mat2": lambda t, self: self.mm(t)})
 
-
-def _bmm_self(grad: Tensor, mat2: Tensor) -> Tensor:
-    if raw_backward():
-        return const(grad._data @ _mT(mat2._data))
-    return grad.bmm(mat2.transpose(1, 2))  # type: ignore[attr-defined]
-
-
-def _bmm_mat2(grad: Tensor, self: Tensor) -> Tensor:
-    if raw_backward():
-        return const(_mT(self._data) @ grad._data)
-    return self.transpose(1, 2).bmm(grad)  # type: ignore[attr-defined]
-
-
 defop("bmm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
-      vjp={"self": _bmm_self, "mat2": _bmm_mat2},
+      vjp={"self": lambda grad, mat2, ops: ops.bmm(grad, ops.transpose(mat2, 1, 2)),
+           "mat2": lambda grad, self, ops: ops.bmm(ops.transpose(self, 1, 2), grad)},
       jvp={"self": lambda t, mat2: t.bmm(mat2), "mat2": lambda t, self: self.bmm(t)})
 
 
@@ -73,21 +52,9 @@ defop("dot", impl=lambda self, tensor: namespace_of(self).asarray(np.dot(self, t
       vjp={"self": lambda grad, tensor: grad * tensor, "tensor": lambda grad, self: grad * self},
       jvp={"self": lambda t, tensor: t.dot(tensor), "tensor": lambda t, self: self.dot(t)})
 
-
-def _mv_self(grad: Tensor, vec: Tensor) -> Tensor:
-    if raw_backward():
-        return const(grad._data[:, None] * vec._data)
-    return grad.outer(vec)  # type: ignore[attr-defined]
-
-
-def _mv_vec(grad: Tensor, self: Tensor) -> Tensor:
-    if raw_backward():
-        return const(_mT(self._data) @ grad._data)
-    return self.t().mv(grad)  # type: ignore[attr-defined]
-
-
 defop("mv", impl=np.matmul, inputs=("self", "vec"), saves=("self", "vec"),
-      vjp={"self": _mv_self, "vec": _mv_vec},
+      vjp={"self": lambda grad, vec, ops: ops.outer(grad, vec),
+           "vec": lambda grad, self, ops: ops.mv(ops.t(self), grad)},
       jvp={"self": lambda t, vec: t.mv(vec), "vec": lambda t, self: self.mv(t)})
 
 
@@ -103,36 +70,21 @@ def _addmm_impl(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) 
     return out
 
 
-def _unbroadcast_raw(g: Any, shape: tuple) -> Any:
-    if g.shape == shape:
-        return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
-    return g.sum(axis=axes, keepdims=True).reshape(shape)
+def _addmm_self(grad: Any, beta: Any, self_shape: tuple, ops: Any) -> Any:
+    return ops.sum_to_size(grad if beta == 1 else ops.mul(grad, beta), self_shape)
 
 
-def _addmm_self(grad: Tensor, beta: Any, self_shape: tuple) -> Tensor:
-    if raw_backward():
-        g = grad._data if beta == 1 else grad._data * beta
-        return const(_unbroadcast_raw(g, tuple(self_shape)))
-    g = grad if beta == 1 else grad * beta
-    return g if g._data.shape == self_shape else g.sum_to_size(self_shape)  # type: ignore
+def _addmm_mat1(grad: Any, mat2: Any, alpha: Any, ops: Any) -> Any:
+    g = _mm_self(grad, mat2, ops)
+    return g if alpha == 1 else ops.mul(g, alpha)
 
 
-def _addmm_mat1(grad: Tensor, mat2: Tensor, alpha: Any) -> Tensor:
-    g = _mm_self(grad, mat2)
-    return g if alpha == 1 else g * alpha
-
-
-def _addmm_mat2(grad: Tensor, mat1: Tensor, alpha: Any) -> Tensor:
-    if raw_backward() and alpha == 1:
-        # ``F.linear`` passes ``weight.t()`` as mat2. Computed as the transpose of
-        # ``grad.T @ mat1`` (PyTorch's mm_mat2_backward for a transposed mat2), the gradient
-        # comes out of TBackward C-contiguous, and AccumulateGrad keeps it without a copy.
-        return const(_mT(_mT(grad._data) @ mat1._data))
-    g = _mm_mat2(grad, mat1)
-    return g if alpha == 1 else g * alpha
+def _addmm_mat2(grad: Any, mat1: Any, alpha: Any, ops: Any) -> Any:
+    # PyTorch's mm_mat2_backward for a transposed mat2 (``F.linear`` passes ``weight.t()``):
+    # ``(grad.T @ mat1).T``, which comes out of the transpose C-contiguous, so AccumulateGrad
+    # keeps it without a copy.
+    g = ops.t(ops.mm(ops.t(grad), mat1))
+    return g if alpha == 1 else ops.mul(g, alpha)
 
 
 defop("addmm", impl=_addmm_impl, inputs=("self", "mat1", "mat2"), params=("beta", "alpha"),
@@ -181,63 +133,41 @@ def _norm_impl(self: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         return np.sum(a**ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
 
-def _norm_backward_raw(g: Any, x: Any, n: Any, p: float, dim: Any) -> Any:
-    xp = xp_of(x)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        if p == 1:
-            return xp.sign(x) * g
-        if p == 2:
-            return g * xp.where(n == 0, 0, x / n)
-        if math.isinf(p):
-            a = xp.abs(x)
-            mask = (a == n) | xp.isnan(a)
-            count = xp.sum(mask, axis=tuple(all_dims(dim, x.ndim)), keepdims=True)
-            return xp.sign(x) * ((g / count) * mask)
-        if p < 1:
-            scaled = xp.sign(x) * xp.where(x == 0, 0, xp.abs(x) ** (p - 1))
-            return scaled * g * n ** (1 - p)
-        scaled = xp.sign(x) * xp.abs(x) ** (p - 1) if p < 2 else x * xp.abs(x) ** (p - 2)
-        return scaled * xp.where(n == 0, 0, g / n ** (p - 1))
-
-
-def _masked_zero(t: Tensor, mask: Any) -> Tensor:
+def _masked_zero(t: Any, mask: Any, ops: Any) -> Any:
     """``t.masked_fill(mask, 0)``, skipped when nothing is masked (the common case)."""
-    return t.masked_fill(const(mask), 0) if bool(mask.any()) else t  # type: ignore
+    return ops.masked_fill(t, mask, 0) if bool(mask.any()) else t
 
 
-def _norm_backward_graph(g: Tensor, self: Tensor, n: Tensor, p: float, dim: Any) -> Tensor:
-    x = self._data
-    if p == 1:
-        return self.sign() * g  # type: ignore[attr-defined]
-    if p == 2:
-        return g * _masked_zero(self / n, xp_of(x).broadcast_to(n._data == 0, x.shape))
-    if math.isinf(p):
-        a = xp_of(x).abs(x)
-        mask = (a == n._data) | xp_of(x).isnan(a)
-        count = mask.sum(axis=tuple(all_dims(dim, x.ndim)), keepdims=True)
-        return self.sign() * ((g / const(count.astype(x.dtype))) * const(mask))  # type: ignore
-    if p < 1:
-        powed = _masked_zero(self.abs().pow(p - 1), x == 0)  # type: ignore[attr-defined]
-        return self.sign() * powed * g * n.pow(1 - p)  # type: ignore[attr-defined]
-    absx = self.abs()  # type: ignore[attr-defined]
-    scaled = self.sign() * absx.pow(p - 1) if p < 2 else self * absx.pow(p - 2)  # type: ignore
-    return scaled * _masked_zero(g / n.pow(p - 1), n._data == 0)  # type: ignore[attr-defined]
-
-
-def _norm_backward(grad: Tensor, self: Tensor, result: Tensor, ord: Any = 2, dim: Any = None,
-                   keepdim: bool = False) -> Tensor | None:
+def _norm_backward(grad: Any, self: Any, result: Any, ord: Any = 2, dim: Any = None,
+                   keepdim: bool = False, ops: Any = TENSOR_OPS) -> Any:
     """PyTorch's ``norm_backward`` (``linalg_vector_norm_backward``)."""
     p = float(ord)
     if p == 0:
         return None  # PyTorch returns an undefined gradient: the input gets none
-    shape = self._data.shape
-    if raw_backward():
-        g = restore_arr(grad._data, shape, dim, keepdim)
-        n = restore_arr(result._data, shape, dim, keepdim)
-        return const(_norm_backward_raw(g, self._data, n, p, dim).astype(
-            np.result_type(self._data, grad._data), copy=False))
-    g = restore(grad, shape, dim, keepdim)
-    return _norm_backward_graph(g, self, restore(result, shape, dim, keepdim), p, dim)
+    x = ops.data(self)
+    g = restore(grad, x.shape, dim, keepdim, ops)
+    n = restore(result, x.shape, dim, keepdim, ops)
+    zero_norm = ops.data(n) == 0
+    if p == 1:
+        return ops.mul(ops.sign(self), g)
+    if p == 2:
+        nonzero = _masked_zero(ops.div(self, n), xp_of(x).broadcast_to(zero_norm, x.shape), ops)
+        return ops.mul(g, nonzero)
+    if math.isinf(p):
+        a = xp_of(x).abs(x)
+        mask = (a == ops.data(n)) | xp_of(x).isnan(a)
+        count = mask.sum(axis=tuple(all_dims(dim, x.ndim)), keepdims=True)
+        count = ops.const(count.astype(x.dtype))
+        return ops.mul(ops.sign(self), ops.mul(ops.div(g, count), ops.const(mask)))
+    if p < 1:
+        powed = _masked_zero(ops.pow(ops.abs(self), p - 1), x == 0, ops)
+        return ops.mul(ops.mul(ops.mul(ops.sign(self), powed), g), ops.pow(n, 1 - p))
+    absx = ops.abs(self)
+    if p < 2:
+        scaled = ops.mul(ops.sign(self), ops.pow(absx, p - 1))
+    else:
+        scaled = ops.mul(self, ops.pow(absx, p - 2))
+    return ops.mul(scaled, _masked_zero(ops.div(g, ops.pow(n, p - 1)), zero_norm, ops))
 
 
 def _norm_jvp(t: Tensor, self: Tensor, result: Tensor, ord: Any = 2, dim: Any = None,

@@ -1,8 +1,8 @@
 """Neural-network primitives: softmax and log_softmax (convolution etc. live in their own files).
 
 Both save their *result*, as PyTorch does (``SoftmaxBackward0._saved_result``), and are on the
-hot path of every classifier: forward is one fused NumPy pass with the max subtracted, backward
-has a raw-array body (NOTE [Raw backward]).
+hot path of every classifier: forward is one fused NumPy pass with the max subtracted; the
+backward rules take ``ops`` (NOTE [Rule operations]), so a plain backward is three array ops.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad._ops._elementwise import quiet
-from hookgrad._ops._rules import const, raw_backward, xp_of
+from hookgrad._ops._rules import xp_of
 from hookgrad._ops.registry import defop
-from hookgrad._tensor import Tensor
 
 
 def _axis(self: Any, dim: int) -> Any:
@@ -47,20 +46,14 @@ def _log_softmax_impl(self: Any, dim: int) -> Any:
     return s
 
 
-def _softmax_backward(grad: Tensor, result: Tensor, dim: int) -> Tensor:
+def _softmax_backward(grad: Any, result: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``_softmax_backward_data``: y * (g - sum(g * y, dim))."""
-    if raw_backward():
-        g, y = grad._data, result._data
-        return const(y * (g - np.sum(g * y, axis=_axis(y, dim), keepdims=True)))
-    return result * (grad - (grad * result).sum(dim, True))  # type: ignore[attr-defined]
+    return ops.mul(result, ops.sub(grad, ops.sum(ops.mul(grad, result), (dim,), True)))
 
 
-def _log_softmax_backward(grad: Tensor, result: Tensor, dim: int) -> Tensor:
+def _log_softmax_backward(grad: Any, result: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``_log_softmax_backward_data``: g - exp(y) * sum(g, dim)."""
-    if raw_backward():
-        g, y = grad._data, result._data
-        return const(g - xp_of(y).exp(y) * np.sum(g, axis=_axis(y, dim), keepdims=True))
-    return grad - result.exp() * grad.sum(dim, True)  # type: ignore[attr-defined]
+    return ops.sub(grad, ops.mul(ops.exp(result), ops.sum(grad, (dim,), True)))
 
 
 defop("_softmax", impl=_softmax_impl, params=("dim",), saves=("result",),

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._ops._rules import const, raw_backward
+from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -129,67 +129,60 @@ def _bn_impl(
 
 
 def _bn_xhat(
-    input: Any, running_mean: Any, running_var: Any, result1: Tensor, result2: Tensor,
-    training: bool, eps: float,
+    input: Any, running_mean: Any, running_var: Any, result1: Any, result2: Any,
+    training: bool, eps: float, ops: Any,
 ) -> tuple[Any, Any]:
-    """``(x̂, r)``: arrays in raw mode, differentiable tensors otherwise."""
-    nd = input._data.ndim
+    """``(x̂, r)`` as rule values (arrays with `ARRAY_OPS`, tensors with `TENSOR_OPS`)."""
+    nd = input.ndim
     if not training:
-        rstd = (running_var._data + eps) ** -0.5
-        rm = _bcast(running_mean._data, nd)
-        if raw_backward():
-            return (input._data - rm) * _bcast(rstd, nd), _bcast(rstd, nd)
-        r = const(_bcast(rstd, nd).astype(input._data.dtype))
-        return (input - const(rm)) * r, r
-    if raw_backward():
-        mean, invstd = _bcast(result1._data, nd), _bcast(result2._data, nd)
-        return (input._data - mean) * invstd, invstd
-    return graph_stats(input, _chan_axes(nd), eps)
+        rstd = (ops.data(running_var) + eps) ** -0.5
+        rm = _bcast(ops.data(running_mean), nd)
+        r = ops.const(_bcast(rstd, nd).astype(ops.data(input).dtype, copy=False))
+        return ops.mul(ops.sub(input, ops.const(rm)), r), r
+    if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
+        return graph_stats(input, _chan_axes(nd), eps)
+    mean, invstd = _bcast(result1, nd), _bcast(result2, nd)
+    return (input - mean) * invstd, invstd
 
 
 def _bn_input_grad(
     grads: tuple,
-    input: Tensor,
-    weight: Tensor,
-    running_mean: Tensor,
-    running_var: Tensor,
-    result1: Tensor,
-    result2: Tensor,
+    input: Any,
+    weight: Any,
+    running_mean: Any,
+    running_var: Any,
+    result1: Any,
+    result2: Any,
     training: bool,
     eps: float,
-) -> Tensor:
-    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    nd = input._data.ndim
-    xhat, rstd = _bn_xhat(input, running_mean, running_var, result1, result2, training, eps)
-    raw = raw_backward()
-    g = grad._data if raw else grad
-    if weight._data.size:
-        g = g * (_bcast(weight._data, nd) if raw else weight.reshape((1, -1) + (1,) * (nd - 2)))
-    out = input_grad(g, xhat, rstd, _chan_axes(nd)) if training else g * rstd
-    return const(out) if raw else out
+    ops: Any,
+) -> Any:
+    g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    nd = input.ndim
+    xhat, rstd = _bn_xhat(input, running_mean, running_var, result1, result2, training, eps, ops)
+    if ops.data(weight).size:
+        g = ops.mul(g, ops.reshape(weight, (1, -1) + (1,) * (nd - 2)))
+    return input_grad(g, xhat, rstd, _chan_axes(nd)) if training else ops.mul(g, rstd)
 
 
 def _bn_weight_grad(
     grads: tuple,
-    input: Tensor,
-    running_mean: Tensor,
-    running_var: Tensor,
-    result1: Tensor,
-    result2: Tensor,
+    input: Any,
+    running_mean: Any,
+    running_var: Any,
+    result1: Any,
+    result2: Any,
     training: bool,
     eps: float,
-) -> Tensor:
+    ops: Any,
+) -> Any:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, _ = _bn_xhat(input, running_mean, running_var, result1, result2, training, eps)
-    axes = _chan_axes(input._data.ndim)
-    if raw_backward():
-        return const(_sum(grad._data * xhat, axes))
-    return _sum(grad * xhat, axes)
+    xhat, _ = _bn_xhat(input, running_mean, running_var, result1, result2, training, eps, ops)
+    return ops.sum(ops.mul(grad, xhat), _chan_axes(input.ndim))
 
 
-def _chan_sum(grad: Tensor) -> Tensor:
-    axes = _chan_axes(grad._data.ndim)
-    return const(_sum(grad._data, axes)) if raw_backward() else _sum(grad, axes)
+def _chan_sum(grad: Any, ops: Any) -> Any:
+    return ops.sum(grad, _chan_axes(grad.ndim))
 
 
 def _bn_input_tangent(
@@ -241,7 +234,7 @@ NATIVE_BATCH_NORM = defop(
     vjp={
         "input": _bn_input_grad,
         "weight": _bn_weight_grad,
-        "bias": lambda grads: _chan_sum(grads[0]),
+        "bias": lambda grads, ops: _chan_sum(grads[0], ops),
     },
     nondifferentiable={
         "running_mean": "running statistics are buffers, not inputs of the function",
@@ -274,42 +267,37 @@ def _ln_impl(
 
 
 def _ln_xhat(
-    input: Tensor, result1: Tensor, result2: Tensor, normalized_shape: Sequence[int], eps: float
+    input: Any, result1: Any, result2: Any, normalized_shape: Sequence[int], eps: float,
+    ops: Any,
 ) -> tuple[Any, Any]:
-    if raw_backward():
-        mean, rstd = result1._data, result2._data
-        return (input._data - mean) * rstd, rstd
-    return graph_stats(input, _last_axes(input._data.ndim, normalized_shape), eps)
+    if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
+        return graph_stats(input, _last_axes(input.ndim, normalized_shape), eps)
+    return (input - result1) * result2, result2
 
 
 def _ln_input_grad(
     grads: tuple,
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor,
-    result1: Tensor,
-    result2: Tensor,
+    input: Any,
+    weight: Any,
+    bias: Any,
+    result1: Any,
+    result2: Any,
     normalized_shape: Sequence[int],
     eps: float,
-) -> Tensor:
+    ops: Any,
+) -> Any:
     # `bias` is read like PyTorch's formula reads it, so it is saved (PyTorch's pack order).
-    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, rstd = _ln_xhat(input, result1, result2, normalized_shape, eps)
-    raw = raw_backward()
-    g = grad._data if raw else grad
-    if weight._data.size:
-        g = g * (weight._data if raw else weight)
-    out = input_grad(g, xhat, rstd, _last_axes(input._data.ndim, normalized_shape))
-    return const(out) if raw else out
+    g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    xhat, rstd = _ln_xhat(input, result1, result2, normalized_shape, eps, ops)
+    if ops.data(weight).size:
+        g = ops.mul(g, weight)
+    return input_grad(g, xhat, rstd, _last_axes(input.ndim, normalized_shape))
 
 
-def _lead_sum(grad: Tensor, other: Any, normalized_shape: Sequence[int]) -> Tensor:
+def _lead_sum(grad: Any, other: Any, normalized_shape: Sequence[int], ops: Any) -> Any:
     """``sum(grad * other)`` over the leading (non-normalized) dims."""
-    lead = tuple(range(grad._data.ndim - len(normalized_shape)))
-    if raw_backward():
-        g = grad._data if other is None else grad._data * other
-        return const(_sum(g, lead))
-    return _sum(grad if other is None else grad * other, lead)
+    lead = tuple(range(grad.ndim - len(normalized_shape)))
+    return ops.sum(grad if other is None else ops.mul(grad, other), lead)
 
 
 def _ln_input_tangent(
@@ -331,11 +319,12 @@ NATIVE_LAYER_NORM = defop(
     saves=("bias", "input", "weight", "result1", "result2"),
     vjp={
         "input": _ln_input_grad,
-        "weight": lambda grads, input, result1, result2, normalized_shape, eps: _lead_sum(
-            grads[0], _ln_xhat(input, result1, result2, normalized_shape, eps)[0],
-            normalized_shape,
+        "weight": lambda grads, input, result1, result2, normalized_shape, eps, ops: _lead_sum(
+            grads[0], _ln_xhat(input, result1, result2, normalized_shape, eps, ops)[0],
+            normalized_shape, ops,
         ),
-        "bias": lambda grads, normalized_shape: _lead_sum(grads[0], None, normalized_shape),
+        "bias": lambda grads, normalized_shape, ops: _lead_sum(grads[0], None,
+                                                               normalized_shape, ops),
     },
     jvp={
         "input": _ln_input_tangent,
@@ -362,40 +351,35 @@ def _gn_impl(
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
-def _gn_xhat(input: Tensor, result1: Tensor, result2: Tensor, N: int, group: int,
-             eps: float) -> tuple[Any, Any]:
+def _gn_xhat(input: Any, result1: Any, result2: Any, N: int, group: int, eps: float,
+             ops: Any) -> tuple[Any, Any]:
     """``(x̂, r)`` in the grouped ``[N, G, -1]`` layout."""
-    if raw_backward():
-        mean = result1._data.reshape(N, group, 1)
-        rstd = result2._data.reshape(N, group, 1)
-        return (input._data.reshape(N, group, -1) - mean) * rstd, rstd
-    return graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore[attr-defined]
+    if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
+        return graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore[attr-defined]
+    mean = result1.reshape(N, group, 1)
+    rstd = result2.reshape(N, group, 1)
+    return (input.reshape(N, group, -1) - mean) * rstd, rstd
 
 
 def _gn_input_grad(
-    grads: tuple, input: Tensor, weight: Tensor, result1: Tensor, result2: Tensor, N: int,
-    group: int, eps: float,
-) -> Tensor:
-    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps)
-    raw = raw_backward()
-    g = grad._data if raw else grad
-    if weight._data.size:
-        nd = input._data.ndim
-        g = g * (_bcast(weight._data, nd) if raw else weight.reshape((1, -1) + (1,) * (nd - 2)))
-    out = input_grad(g.reshape(N, group, -1), xhat, rstd, (2,)).reshape(input._data.shape)
-    return const(out) if raw else out
+    grads: tuple, input: Any, weight: Any, result1: Any, result2: Any, N: int,
+    group: int, eps: float, ops: Any,
+) -> Any:
+    g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps, ops)
+    if ops.data(weight).size:
+        g = ops.mul(g, ops.reshape(weight, (1, -1) + (1,) * (input.ndim - 2)))
+    out = input_grad(ops.reshape(g, (N, group, -1)), xhat, rstd, (2,))
+    return ops.reshape(out, input.shape)
 
 
 def _gn_weight_grad(
-    grads: tuple, input: Tensor, result1: Tensor, result2: Tensor, N: int, group: int, eps: float
-) -> Tensor:
+    grads: tuple, input: Any, result1: Any, result2: Any, N: int, group: int, eps: float,
+    ops: Any,
+) -> Any:
     grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, _ = _gn_xhat(input, result1, result2, N, group, eps)
-    axes = _chan_axes(input._data.ndim)
-    if raw_backward():
-        return const(_sum(grad._data * xhat.reshape(input._data.shape), axes))
-    return _sum(grad * xhat.reshape(input.shape), axes)
+    xhat, _ = _gn_xhat(input, result1, result2, N, group, eps, ops)
+    return ops.sum(ops.mul(grad, ops.reshape(xhat, input.shape)), _chan_axes(input.ndim))
 
 
 def _gn_input_tangent(
@@ -426,7 +410,7 @@ NATIVE_GROUP_NORM = defop(
     vjp={
         "input": _gn_input_grad,
         "weight": _gn_weight_grad,
-        "bias": lambda grads: _chan_sum(grads[0]),
+        "bias": lambda grads, ops: _chan_sum(grads[0], ops),
     },
     jvp={
         "input": _gn_input_tangent,

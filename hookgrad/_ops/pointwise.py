@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
-from hookgrad._ops._elementwise import const, keep, quiet, unbroadcast, unbroadcast_arr, zeros
-from hookgrad._ops._rules import raw_backward
+from hookgrad._ops._elementwise import keep, quiet, unbroadcast, zeros
 from hookgrad._ops.registry import defop
 
 __all__ = ["unbroadcast", "int_power", "not_implemented"]
@@ -71,21 +70,12 @@ defop("rsub", impl=quiet(lambda self, other, alpha=1: np.subtract(
 _multiply = quiet(np.multiply)
 
 
-def _grad_times(grad: Any, factor: Any, shape: tuple) -> Any:
-    """``unbroadcast(grad * factor, shape)``, both rules of ``mul``.
-
-    Under a plain backward it computes on the arrays (NOTE [Raw backward] in ``_rules.py``):
-    with operands of one dtype that is exactly the NumPy call `bind` would make, without the
-    operator and promotion layers around it.
-    """
-    if raw_backward() and grad._data.dtype == factor._data.dtype:
-        return const(unbroadcast_arr(_multiply(grad._data, factor._data), shape))
-    return unbroadcast(grad * factor, shape)
-
-
 defop("mul", impl=_multiply, inputs=("self", "other"), saves=("other", "self"),
-      vjp={"self": lambda grad, other, self_shape: _grad_times(grad, other, self_shape),
-           "other": lambda grad, self, other_shape: _grad_times(grad, self, other_shape)},
+      # unbroadcast(grad * factor): one expression each (on every backward's hot path)
+      vjp={"self": lambda grad, other, self_shape, ops: ops.sum_to_size(ops.mul(grad, other),
+                                                                        self_shape),
+           "other": lambda grad, self, other_shape, ops: ops.sum_to_size(ops.mul(grad, self),
+                                                                         other_shape)},
       jvp={"self": lambda t, other: t * other, "other": lambda t, self: self * t})
 
 defop("div", impl=quiet(np.true_divide), inputs=("self", "other"), saves=("other", "self"),
@@ -131,17 +121,10 @@ def _pow_scalar_impl(exponent: Any, self: Any) -> Any:
     return np.power(exponent.dtype.type(self), exponent)
 
 
-def _pow_scalar_vjp(grad: Any, self: Any, exponent: Any) -> Any:
+def _pow_scalar_vjp(grad: Any, self: Any, exponent: Any, ops: Any) -> Any:
     if exponent == 0:
-        return zeros(self)
-    s = self._data
-    if (raw_backward() and s.dtype.kind == "f" and grad._data.dtype == s.dtype
-            and type(exponent) in (int, float)):
-        # NOTE [Raw backward]: the NumPy calls the three ops below make (the number takes the
-        # floating tensor's dtype, as a wrapped number would).
-        factor = _multiply(_pow_impl(s, exponent - 1), s.dtype.type(exponent))
-        return const(unbroadcast_arr(_multiply(grad._data, factor), grad._data.shape))
-    return grad * (self.pow(exponent - 1) * exponent)
+        return ops.zeros_like(self)
+    return ops.mul(grad, ops.mul(ops.pow(self, exponent - 1), exponent))
 
 
 def _pow_self_vjp(grad: Any, self: Any, exponent: Any, self_shape: tuple) -> Any:

@@ -13,7 +13,8 @@ import numpy as np
 
 from hookgrad._backend import namespace_of
 from hookgrad._ops._elementwise import const, drop, quiet, unbroadcast, zeros
-from hookgrad._ops.activation_backward import tanh_backward
+from hookgrad._ops._special import special
+from hookgrad._ops.activation_backward import TANH_BACKWARD
 from hookgrad._ops.registry import defop
 
 __all__ = ["special"]
@@ -21,50 +22,6 @@ __all__ = ["special"]
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-
-# ---------------------------------------------------------------- special functions
-def _scipy_special() -> Any:
-    try:
-        import scipy.special as sp
-    except ImportError:  # pragma: no cover - depends on the environment
-        return None
-    return sp
-
-
-_SCIPY = _scipy_special()
-
-
-def _fallback(name: str) -> Any:
-    """Elementwise `math.<name>`: exact but slow; used only where SciPy is missing."""
-    fn = getattr(math, name)
-
-    def apply(x: Any) -> Any:
-        return np.vectorize(fn, otypes=[x.dtype])(x) if x.size else x.copy()
-
-    return apply
-
-
-def special(name: str) -> Any:
-    """The special function `name` (``erf``, ``erfc``) for arrays of any backend.
-
-    NumPy has no erf: SciPy's ufunc is used when it is installed (CuPy's ``cupyx.scipy.special``
-    on the GPU), else an exact but slow elementwise `math` fallback.
-    """
-    fallback = _fallback(name)
-
-    def impl(x: Any) -> Any:
-        xp = namespace_of(x)
-        if getattr(xp, "__name__", "") == "cupy":  # pragma: no cover - GPU only
-            import cupyx.scipy.special as csp  # type: ignore[import-not-found]
-
-            return getattr(csp, name)(x)
-        if _SCIPY is not None:
-            return getattr(_SCIPY, name)(x)
-        return fallback(x)
-
-    impl.__name__ = name
-    return impl
 
 
 # ---------------------------------------------------------------- exponentials and logs
@@ -143,7 +100,8 @@ defop("sinh", impl=quiet(np.sinh), saves=("self",),
 defop("cosh", impl=quiet(np.cosh), saves=("self",),
       vjp={"self": lambda grad, self: grad * self.sinh()}, jvp="elementwise")
 defop("tanh", impl=np.tanh, saves=("result",),
-      vjp={"self": lambda grad, result: tanh_backward(grad, result)}, jvp="elementwise")
+      vjp={"self": lambda grad, result, ops: ops.call(TANH_BACKWARD, (grad, result))},
+      jvp="elementwise")
 defop("asinh", impl=np.arcsinh, saves=("self",),
       vjp={"self": lambda grad, self: grad * (self.pow(2) + 1).rsqrt()}, jvp="elementwise")
 defop("acosh", impl=quiet(np.arccosh), saves=("self",),

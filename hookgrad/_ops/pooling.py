@@ -5,7 +5,8 @@ Layer 3. Each forward op is a primitive because PyTorch shows its own node
 (``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0``, ``AdaptiveAvgPool2DBackward0``).
 Their backward ops are primitives too (as in ATen), each linear in the incoming gradient, so
 double backward is the forward op again (average pools) or a gather at the saved indices (max
-pool). Plain ``backward()`` runs the array kernels directly (NOTE [Raw backward]). Inputs are
+pool). A rule is one ``ops.call`` of its backward op: a plain ``backward()`` runs the array
+kernel directly, without a node (NOTE [Rule operations]). Inputs are
 ``[N, C, H, W]`` or unbatched ``[C, H, W]``.
 
 Max pooling saves ``self`` and ``result1`` (the indices), in PyTorch's pack order.
@@ -17,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookgrad._ops import _pool_kernels as P
-from hookgrad._ops._rules import const, raw_backward
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -46,17 +46,13 @@ def _gather(t: Tensor, indices: Tensor) -> Tensor:
 
 
 def _max_grad(
-    grads: tuple, self: Tensor, result1: Tensor, kernel_size: Ints, stride: Ints, dilation: Ints
-) -> Tensor:
+    grads: tuple, self: Any, result1: Any, kernel_size: Ints, stride: Ints, dilation: Ints,
+    ops: Any,
+) -> Any:
     # `self` is read (like PyTorch's formula) so it is saved, in PyTorch's pack order.
-    self_shape = self._data.shape
     disjoint = P.windows_disjoint(tuple(kernel_size), tuple(stride), tuple(dilation))
-    grad, indices = grads[0], result1
-    if raw_backward():
-        return const(P.max_pool2d_backward(grad._data, indices._data, self_shape, disjoint))
-    return _bind(
-        MAX_POOL2D_BACKWARD, (grad, indices), {"self_size": tuple(self_shape), "disjoint": disjoint}
-    )
+    params = {"self_size": tuple(self.shape), "disjoint": disjoint}
+    return ops.call(MAX_POOL2D_BACKWARD, (grads[0], result1), params)
 
 
 MAX_POOL2D = defop(
@@ -144,7 +140,7 @@ def _avg_backward_impl(
 
 
 def _avg_grad(
-    grad: Tensor,
+    grad: Any,
     self_shape: Ints,
     kernel_size: Ints,
     stride: Ints,
@@ -152,7 +148,8 @@ def _avg_grad(
     ceil_mode: bool,
     count_include_pad: bool,
     divisor_override: int | None,
-) -> Tensor:
+    ops: Any,
+) -> Any:
     params = {
         "kernel_size": kernel_size,
         "stride": stride,
@@ -161,9 +158,7 @@ def _avg_grad(
         "count_include_pad": count_include_pad,
         "divisor_override": divisor_override,
     }
-    if raw_backward():
-        return const(_avg_backward_impl(grad._data, self_shape, **params))
-    return _bind(AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape), **params})
+    return ops.call(AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape), **params})
 
 
 AVG_POOL2D = defop(
@@ -210,10 +205,8 @@ AVG_POOL2D_BACKWARD = defop(
 
 
 # ---------------------------------------------------------------- adaptive average pooling
-def _adaptive_grad(grad: Tensor, self_shape: Ints) -> Tensor:
-    if raw_backward():
-        return const(P.adaptive_avg_pool2d_backward(grad._data, self_shape))
-    return _bind(ADAPTIVE_AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape)})
+def _adaptive_grad(grad: Any, self_shape: Ints, ops: Any) -> Any:
+    return ops.call(ADAPTIVE_AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape)})
 
 
 ADAPTIVE_AVG_POOL2D = defop(

@@ -11,7 +11,7 @@ A 0-d input accepts ``dim=0``/``-1`` and reduces nothing. Rules receive the norm
 
 Gradients follow PyTorch's formulas in ``FunctionsManual.cpp`` (``prod_backward``,
 ``var_backward``, ``cumprod_backward``...), including their special cases for zeros, so values
-match PyTorch at those points too. Hot rules have a raw-array body (NOTE [Raw backward]).
+match PyTorch at those points too. Rules take ``ops`` (NOTE [Rule operations]).
 """
 
 from __future__ import annotations
@@ -22,17 +22,14 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._ops._rules import (
     NO_TANGENT,
     all_dims,
-    api,
     const,
-    expand_arr,
     kept_shape,
-    raw_backward,
     reduced_numel,
     restore,
-    restore_arr,
     xp_of,
 )
 from hookgrad._ops._shapes import sum_to_dims
@@ -57,16 +54,15 @@ def _sum_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = No
     return np.sum(self, axis=_axis(dim, self), keepdims=keepdim, dtype=_int_to_long(self, dtype))
 
 
-def _sum_backward(grad: Tensor, self_shape: tuple, dim: Any, keepdim: bool) -> Tensor:
-    if raw_backward():
-        g = restore_arr(grad._data, self_shape, dim, keepdim)
-        return const(expand_arr(g, tuple(self_shape)))
-    return restore(grad, self_shape, dim, keepdim).expand(self_shape)  # type: ignore[attr-defined]
+def _sum_backward(grad: Any, self_shape: tuple, dim: Any, keepdim: bool,
+                  ops: Any = TENSOR_OPS) -> Any:
+    return ops.expand(restore(grad, self_shape, dim, keepdim, ops), self_shape)
 
 
 defop("sum", impl=lambda self, dtype=None: _sum_impl(self, None, False, dtype),
       params=("dtype",),
-      vjp={"self": lambda grad, self_shape: _sum_backward(grad, self_shape, None, False)},
+      vjp={"self": lambda grad, self_shape, ops: _sum_backward(grad, self_shape, None, False,
+                                                              ops)},
       jvp="linear")
 
 defop("sum_dim", impl=_sum_impl, params=("dim", "keepdim", "dtype"), node_name="SumBackward1",
@@ -96,22 +92,17 @@ def _mean_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = N
         return np.sum(self, axis=axis, keepdims=keepdim) / n
 
 
-def _mean_backward(grad: Tensor, self_shape: tuple, dim: Any, keepdim: bool) -> Tensor:
+def _mean_backward(grad: Any, self_shape: tuple, dim: Any, keepdim: bool,
+                   ops: Any = TENSOR_OPS) -> Any:
+    # PyTorch's mean_backward: sum_backward, then divided by the count (nan for an empty input)
     n = reduced_numel(self_shape, dim)
-    if raw_backward():
-        g = restore_arr(grad._data, self_shape, dim, keepdim)
-        if n:  # no warning to silence: np.errstate costs a microsecond
-            g = g / n
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                g = g / n
-        return const(expand_arr(g, tuple(self_shape)))
-    return restore(grad, self_shape, dim, keepdim).expand(self_shape) / n  # type: ignore
+    return ops.div(_sum_backward(grad, self_shape, dim, keepdim, ops), n)
 
 
 defop("mean", impl=lambda self, dtype=None: _mean_impl(self, None, False, dtype),
       params=("dtype",),
-      vjp={"self": lambda grad, self_shape: _mean_backward(grad, self_shape, None, False)},
+      vjp={"self": lambda grad, self_shape, ops: _mean_backward(grad, self_shape, None, False,
+                                                               ops)},
       jvp="linear")
 
 defop("mean_dim", impl=_mean_impl, params=("dim", "keepdim", "dtype"), node_name="MeanBackward1",
@@ -124,52 +115,34 @@ def _prod_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = N
     return np.prod(self, axis=axis, keepdims=keepdim, dtype=_int_to_long(self, dtype))
 
 
-def _exclusive_products_raw(x: Any, dim: int) -> Any:
-    """For each position, the product of every other element along `dim` (zero-safe)."""
-    xp = xp_of(x)
-    ones = xp.ones(kept_shape(x.shape, (dim,)), dtype=x.dtype)
-    n = x.shape[dim]
-    before = xp.cumprod(xp.concatenate([ones, xp.take(x, xp.arange(n - 1), axis=dim)], dim), dim)
-    rev = xp.flip(xp.take(x, xp.arange(1, n), axis=dim), dim)
-    after = xp.flip(xp.cumprod(xp.concatenate([ones, rev], dim), dim), dim)
-    return before * after
-
-
-def _prod_safe_zeros(grad: Tensor, inp: Tensor, dim: int) -> Tensor:
+def _prod_safe_zeros(grad: Any, inp: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``prod_safe_zeros_backward``: exclusive cumprods from both ends."""
     n = inp.shape[dim]
     if n == 0:
-        return grad.expand(inp.shape)  # type: ignore[attr-defined]
-    ones = inp.new_ones(kept_shape(inp.shape, (dim,)))  # type: ignore[attr-defined]
-    cat = api().cat
-    before = cat([ones, inp.narrow(dim, 0, n - 1)], dim).cumprod(dim)  # type: ignore[attr-defined]
-    rev = inp.narrow(dim, 1, n - 1).flip(dim)  # type: ignore[attr-defined]
-    after = cat([ones, rev], dim).cumprod(dim).flip(dim)
-    return grad * (before * after)
+        return ops.expand(grad, inp.shape)
+    x = ops.data(inp)
+    ones = ops.const(xp_of(x).ones(kept_shape(inp.shape, (dim,)), dtype=x.dtype))
+    before = ops.cumprod(ops.cat([ones, ops.narrow(inp, dim, 0, n - 1)], dim), dim)
+    rev = ops.flip(ops.narrow(inp, dim, 1, n - 1), dim)
+    after = ops.flip(ops.cumprod(ops.cat([ones, rev], dim), dim), dim)
+    return ops.mul(grad, ops.mul(before, after))
 
 
-def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bool) -> Tensor:
+def _prod_backward(grad: Any, self: Any, result: Any, dim: Any, keepdim: bool,
+                   ops: Any = TENSOR_OPS) -> Any:
     """PyTorch's ``prod_backward`` (full when `dim` is None, else along one dim)."""
-    x = self._data
+    x = ops.data(self)
     if x.ndim == 0:
         return grad
     if dim is not None and not keepdim:
-        grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)  # type: ignore[attr-defined]
+        grad, result = ops.unsqueeze(grad, dim), ops.unsqueeze(result, dim)
     zeros = int(xp_of(x).count_nonzero(x == 0))
-    raw = raw_backward()
     if zeros == 0:
-        if raw:
-            return const(grad._data * (result._data / x))
-        return grad * (result / self)
+        return ops.mul(grad, ops.div(result, self))
     if dim is None:
-        if raw:
-            if zeros > 1:
-                return const(xp_of(x).zeros_like(x))
-            return const(grad._data * _exclusive_products_raw(x.reshape(-1), 0).reshape(x.shape))
-        return _prod_safe_zeros(grad, self.reshape(-1), 0).reshape(x.shape)  # type: ignore
-    if raw:
-        return const(grad._data * _exclusive_products_raw(x, dim))
-    return _prod_safe_zeros(grad, self, dim)
+        flat = _prod_safe_zeros(grad, ops.reshape(self, (-1,)), 0, ops)
+        return ops.reshape(flat, x.shape)
+    return _prod_safe_zeros(grad, self, dim, ops)
 
 
 def _prod_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any = None,
@@ -183,7 +156,8 @@ def _prod_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any = None,
 
 defop("prod", impl=lambda self, dtype=None: _prod_impl(self, None, False, dtype),
       params=("dtype",), saves=("self", "result"),
-      vjp={"self": lambda grad, self, result: _prod_backward(grad, self, result, None, False)},
+      vjp={"self": lambda grad, self, result, ops: _prod_backward(grad, self, result, None,
+                                                                 False, ops)},
       jvp={"self": lambda t, self, result: _prod_jvp(t, self, result)})
 
 defop("prod_dim_int", impl=_prod_impl, params=("dim", "keepdim", "dtype"),
@@ -207,29 +181,22 @@ def _var_factor(dof: float) -> float:
     return 2.0 / dof
 
 
-def _var_backward(grad: Tensor, self: Tensor, dim: Any, correction: Any, keepdim: bool) -> Tensor:
+def _var_backward(grad: Any, self: Any, dim: Any, correction: Any, keepdim: bool,
+                  ops: Any = TENSOR_OPS) -> Any:
     """PyTorch's ``var_backward``: 2/(N - correction) * grad * (x - mean)."""
-    x = self._data
+    x = ops.data(self)
     c = 1 if correction is None else correction
-    raw = raw_backward()
     if x.ndim == 0 or not dim:
         dof = x.size - c
         if dof <= 0:  # inf * 0 = nan where x equals the mean, inf elsewhere (PyTorch's choice)
             xp = xp_of(x)
             with np.errstate(invalid="ignore", divide="ignore"):
                 mean = xp.sum(x) / x.size
-            w = const(xp.where(x == mean, xp.nan, xp.inf).astype(x.dtype))
-            return const(grad._data * w._data) if raw else grad * w
-        if raw:
-            return const(_var_factor(dof) * grad._data * (x - xp_of(x).sum(x) / x.size))
-        return _var_factor(dof) * grad * (self - self.mean())  # type: ignore[attr-defined]
+            return ops.mul(grad, ops.const(xp.where(x == mean, xp.nan, xp.inf).astype(x.dtype)))
+        return ops.mul(ops.mul(grad, _var_factor(dof)), ops.sub(self, ops.mean(self, None)))
     factor = _var_factor(reduced_numel(x.shape, dim) - c)
-    if raw:
-        g = restore_arr(grad._data, x.shape, dim, keepdim)
-        mean = xp_of(x).sum(x, axis=tuple(dim), keepdims=True) / reduced_numel(x.shape, dim)
-        return const(factor * g * (x - mean))
-    g = restore(grad, x.shape, dim, keepdim)
-    return factor * g * (self - self.mean(dim, True))  # type: ignore[attr-defined]
+    g = restore(grad, x.shape, dim, keepdim, ops)
+    return ops.mul(ops.mul(g, factor), ops.sub(self, ops.mean(self, dim, True)))
 
 
 def _var_jvp(t: Tensor, self: Tensor, dim: Any, correction: Any, keepdim: bool) -> Tensor:
@@ -238,24 +205,17 @@ def _var_jvp(t: Tensor, self: Tensor, dim: Any, correction: Any, keepdim: bool) 
     return full.sum(dims, keepdim) if dims else full  # type: ignore[attr-defined]
 
 
-def _std_grad_var(grad: Tensor, result: Tensor) -> Tensor:
+def _std_grad_var(grad: Any, result: Any, ops: Any = TENSOR_OPS) -> Any:
     """``(grad / (2 * result)).masked_fill_(result == 0, 0)`` of PyTorch's ``std_backward``."""
-    r = result._data
-    zero = r == 0
-    if raw_backward():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            g = grad._data / (r * 2)
-        return const(xp_of(g).where(zero, 0, g).astype(g.dtype))
-    g = grad / (result * 2)
-    if bool(zero.any()):
-        g = g.masked_fill(const(zero), 0)  # type: ignore[attr-defined]
-    return g
+    zero = ops.data(result) == 0
+    g = ops.div(grad, ops.mul(result, 2))
+    return ops.masked_fill(g, zero, 0) if bool(zero.any()) else g
 
 
-def _std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, correction: Any,
-                  keepdim: bool) -> Tensor:
-    gv = _std_grad_var(grad, result)
-    return _var_backward(gv, self, dim, correction, keepdim)
+def _std_backward(grad: Any, self: Any, result: Any, dim: Any, correction: Any,
+                  keepdim: bool, ops: Any) -> Any:
+    gv = _std_grad_var(grad, result, ops)
+    return _var_backward(gv, self, dim, correction, keepdim, ops)
 
 
 def _std_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any, correction: Any,
@@ -284,26 +244,22 @@ def _std_mean_impl(self: Any, dim: Any = None, correction: Any = None,
     return np.sqrt(var), mean
 
 
-def _mean_part(gmean: Tensor, shape: tuple, dim: Any, keepdim: bool) -> Tensor:
-    return _mean_backward(gmean, shape, dim if dim else None, keepdim)
-
-
-def _var_mean_backward(grads: tuple, self: Tensor, dim: Any, correction: Any,
-                       keepdim: bool) -> Tensor:
+def _var_mean_backward(grads: tuple, self: Any, dim: Any, correction: Any, keepdim: bool,
+                       ops: Any) -> Any:
     """PyTorch's ``var_mean_backward``: the var and mean gradients, summed."""
     gvar, gmean = grads
-    out = None if gvar is None else _var_backward(gvar, self, dim, correction, keepdim)
+    out = None if gvar is None else _var_backward(gvar, self, dim, correction, keepdim, ops)
     if gmean is not None:
-        part = _mean_part(gmean, self._data.shape, dim, keepdim)
-        out = part if out is None else out + part
-    return out  # type: ignore[return-value]
+        part = _mean_backward(gmean, self.shape, dim if dim else None, keepdim, ops)
+        out = part if out is None else ops.add(out, part)
+    return out
 
 
-def _std_mean_backward(grads: tuple, self: Tensor, result: Tensor, dim: Any, correction: Any,
-                       keepdim: bool) -> Tensor:
+def _std_mean_backward(grads: tuple, self: Any, result: Any, dim: Any, correction: Any,
+                       keepdim: bool, ops: Any) -> Any:
     gstd, gmean = grads
-    gvar = None if gstd is None else _std_grad_var(gstd, result)
-    return _var_mean_backward((gvar, gmean), self, dim, correction, keepdim)
+    gvar = None if gstd is None else _std_grad_var(gstd, result, ops)
+    return _var_mean_backward((gvar, gmean), self, dim, correction, keepdim, ops)
 
 
 def _mean_jvp(t: Tensor, dim: Any, keepdim: bool) -> Tensor:
@@ -330,13 +286,10 @@ def _nansum_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any =
     return np.nansum(self, axis=_axis(dim, self), keepdims=keepdim, dtype=_int_to_long(self, dtype))
 
 
-def _nansum_backward(grad: Tensor, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    x = self._data
+def _nansum_backward(grad: Any, self: Any, dim: Any, keepdim: bool, ops: Any) -> Any:
+    x = ops.data(self)
     keep = x == x  # PyTorch's ``self.isnan().logical_not()``
-    if raw_backward():
-        g = restore_arr(grad._data, x.shape, dim, keepdim)
-        return const(xp_of(x).where(keep, g, xp_of(x).zeros((), g.dtype)))
-    return _sum_backward(grad, x.shape, dim, keepdim) * const(keep)
+    return ops.mul(_sum_backward(grad, x.shape, dim, keepdim, ops), ops.const(keep))
 
 
 defop("nansum", impl=_nansum_impl, params=("dim", "keepdim", "dtype"), saves=("self",),
@@ -366,15 +319,11 @@ def _reduced_shape(shape: tuple, axis: Any) -> tuple:
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
-def _logsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any,
-                        keepdim: bool) -> Tensor:
-    x = self._data
-    if raw_backward():
-        g = restore_arr(grad._data, x.shape, dim, keepdim)
-        r = restore_arr(result._data, x.shape, dim, keepdim)
-        return const(g * xp_of(x).exp(x - r))
-    g = restore(grad, x.shape, dim, keepdim)
-    return g * (self - restore(result, x.shape, dim, keepdim)).exp()  # type: ignore[attr-defined]
+def _logsumexp_backward(grad: Any, self: Any, result: Any, dim: Any, keepdim: bool,
+                        ops: Any) -> Any:
+    shape = self.shape
+    g = restore(grad, shape, dim, keepdim, ops)
+    return ops.mul(g, ops.exp(ops.sub(self, restore(result, shape, dim, keepdim, ops))))
 
 
 def _logsumexp_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bool) -> Tensor:
@@ -416,21 +365,14 @@ def _scan_impl(fn_name: str) -> Any:
     return impl
 
 
-def _reversed_cumsum_raw(a: Any, dim: int) -> Any:
-    xp = xp_of(a)
-    return xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim), dim)
+def _reversed_cumsum(t: Any, dim: int, ops: Any) -> Any:
+    return ops.flip(ops.cumsum(ops.flip(t, dim), dim), dim)
 
 
-def _reversed_cumsum(t: Tensor, dim: int) -> Tensor:
-    if raw_backward():
-        return const(_reversed_cumsum_raw(t._data, dim))
-    return t.flip(dim).cumsum(dim).flip(dim)  # type: ignore[attr-defined]
-
-
-def _cumsum_backward(grad: Tensor, self_shape: tuple, dim: int) -> Tensor:
-    if len(self_shape) == 0 or grad._data.size <= 1 or self_shape[dim] == 1:
+def _cumsum_backward(grad: Any, self_shape: tuple, dim: int, ops: Any) -> Any:
+    if len(self_shape) == 0 or ops.data(grad).size <= 1 or self_shape[dim] == 1:
         return grad
-    return _reversed_cumsum(grad, dim)
+    return _reversed_cumsum(grad, dim, ops)
 
 
 def _onehot(n: int, k: int, ndim: int, dim: int, like: Any) -> Any:
@@ -448,7 +390,7 @@ def _cumprod_zeros_raw(g: Any, x: Any, out: Any, dim: int) -> Any:
     before = cz == 0  # positions before the first zero of their slice
     first = is_zero & (cz == 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        head = _reversed_cumsum_raw(out * g, dim) / xp.where(before, x, 1)
+        head = _reversed_cumsum(out * g, dim, ARRAY_OPS) / xp.where(before, x, 1)
     grad = xp.where(before, head, 0)
     prefix = xp.prod(xp.where(before, x, 1), axis=dim, keepdims=True)
     after = xp.cumprod(xp.where(before | first, 1, x), axis=dim)  # prod of x in (z1, j]
@@ -479,19 +421,18 @@ def _cumprod_omitting(weights: Tensor, self: Tensor, dim: int, replace: Tensor |
     return total  # type: ignore[return-value]
 
 
-def _cumprod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+def _cumprod_backward(grad: Any, self: Any, result: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``cumprod_backward``, with its zero-aware paths."""
-    x = self._data
+    x = ops.data(self)
     if x.size <= 1 or x.shape[dim] == 1:
         return grad
-    has_zero = bool((x == 0).any())
-    if raw_backward():
-        if not has_zero:
-            return const(_reversed_cumsum_raw(result._data * grad._data, dim) / x)
-        return const(_cumprod_zeros_raw(grad._data, x, result._data, dim))
-    if not has_zero:
-        return _reversed_cumsum(result * grad, dim) / self
-    return _cumprod_omitting(grad, self, dim, None)
+    if not bool((x == 0).any()):
+        return ops.div(_reversed_cumsum(ops.mul(result, grad), dim, ops), self)
+    if ops.graph:
+        # As PyTorch's cumprod_backward: when the gradient must be differentiable, the O(n^2)
+        # formula (differentiable in every input); otherwise the O(n) one on the values.
+        return _cumprod_omitting(grad, self, dim, None)
+    return _cumprod_zeros_raw(grad, x, result, dim)
 
 
 def _cumprod_jvp(t: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:

@@ -6,6 +6,9 @@ NOTE [Rule arguments]
 A VJP rule is a function whose parameter *names* say what it needs:
   ``grad``             the gradient w.r.t. the (single) output; ``grads`` for multi-output ops,
                        a tuple with ``None`` where an output got no gradient
+  ``ops``              the operations the rule computes with (NOTE [Rule operations] in
+                       _rule_ops.py): with it, the rule's values are arrays or tensors, as the
+                       engine decided for the pass; without it, always tensors
   ``result``           the op's output (``results`` for multi-output ops); must be in ``saves``
   an input name        that input's forward value (``self``, ``other``...); must be in ``saves``
   ``<input>_shape``    the input's shape, always recorded (PyTorch formulas use sizes freely)
@@ -32,7 +35,7 @@ JvpRule = Callable[..., Any]
 
 PRIMITIVES: dict[str, Primitive] = {}
 
-_ALWAYS = ("grad", "grads")
+_ALWAYS = ("grad", "grads", "ops")
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -33,7 +33,7 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._ops import _rnn_kernels as K
-from hookgrad._ops._rules import api, const, raw_backward
+from hookgrad._ops._rules import api, const
 from hookgrad._ops.registry import PRIMITIVES, defop
 from hookgrad._tensor import Tensor
 
@@ -87,23 +87,30 @@ def _cached(results: tuple, grads: tuple) -> dict | None:
     return entry[2]
 
 
-def _bundle(grads: tuple, saved: tuple, results: tuple, reverse: bool) -> dict:
+def _bundle(grads: tuple, saved: tuple, results: tuple, reverse: bool, ops: Any) -> dict:
     grads = grads[:3]
     bundle = _cached(results, grads)
     if bundle is None:
-        if raw_backward():
+        if not ops.graph:  # the array kernel on the values (see _KERNEL_NOTE)
             bundle = _raw_bundle(grads, saved, results, reverse)
         else:
             bundle = _graph_bundle(grads, saved, reverse)
-        refs = tuple(None if g is None else weakref.ref(g) for g in grads)
-        _LOCAL.last = (weakref.ref(results[0], _drop), refs, bundle)
+        refs = tuple(None if g is None else _ref(g) for g in grads)
+        _LOCAL.last = (_ref(results[0], _drop), refs, bundle)
     return bundle
 
 
+def _ref(value: Any, callback: Any = None) -> Any:
+    """A weak reference to `value`; a strong one (a closure) for arrays that cannot be weakly
+    referenced (some backends' arrays), which the next bundle of the thread replaces."""
+    try:
+        return weakref.ref(value, callback)
+    except TypeError:
+        return lambda: value
+
+
 def _raw_bundle(grads: tuple, saved: tuple, results: tuple, reverse: bool) -> dict:
-    w_hh, c0 = saved[2]._data, saved[6]._data
-    arrays = tuple(None if g is None else g._data for g in grads)
-    d, dc0 = K.lstm_backward(arrays, w_hh, c0, results[3]._data, reverse)
+    d, dc0 = K.lstm_backward(grads, saved[2], saved[6], results[3], reverse)
     return {"raw": True, "d": d, "dc0": dc0, "reverse": reverse}
 
 
@@ -121,17 +128,17 @@ def _flat_d(b: dict) -> Any:
 
 def _raw_grad(which: str, b: dict, saved: tuple, results: tuple, reverse: bool) -> Any:
     if which == "hx_":
-        return b["d"][0].T @ K.to_internal(saved[2]._data)  # the first step's gradient
+        return b["d"][0].T @ K.to_internal(saved[2])  # the first step's gradient
     if which == "cx_":
         return b["dc0"]
-    x = saved[0]._data
+    x = saved[0]
     d2 = _flat_d(b)
     if which == "input":
-        return (d2.T @ K.to_internal(saved[1]._data)).reshape(x.shape)
+        return (d2.T @ K.to_internal(saved[1])).reshape(x.shape)
     if which == "weight0":
         return K.from_internal(d2 @ x.reshape(d2.shape[1], -1))
     if which == "weight1":
-        return K.from_internal(_hh_product(d2, results[0]._data, saved[5]._data, reverse))
+        return K.from_internal(_hh_product(d2, results[0], saved[5], reverse))
     db = b.pop("db", None)  # weight2/3: one sum for both biases, each gets its own array
     if db is None:
         ones = namespace_of(d2).ones(d2.shape[1], d2.dtype)
@@ -208,17 +215,21 @@ def _graph_grad(which: str, b: dict, saved: tuple) -> Tensor:
     return b["dh0"] if which == "hx_" else b["dc0"]
 
 
+# _KERNEL_NOTE: with `ARRAY_OPS` (NOTE [Rule operations]) the rules run the fused LSTM backward
+# kernel on the values; with `TENSOR_OPS` they run the same recurrence as hookgrad ops
+# (`_graph_bundle`), so it is differentiable and visible to recorders. The kernel cannot be
+# spelled in the operations namespace without an LSTM-backward primitive of its own.
 def _rule(which: str) -> Any:
     # Every rule names every saved value: PyTorch saves all of them whichever input needs a
     # gradient, and the recorder saves what the rules of the needed inputs name.
     def rule(grads: tuple, hx_: Tensor, cx_: Tensor, input: Tensor, weight0: Tensor,
              weight1: Tensor, weight2: Tensor, weight3: Tensor, results: tuple, reverse: bool,
-             has_biases: bool) -> Tensor:
+             has_biases: bool, ops: Any) -> Tensor:
         saved = (input, weight0, weight1, weight2 if has_biases else None,
                  weight3 if has_biases else None, hx_, cx_)
-        b = _bundle(grads, saved, results, reverse)
+        b = _bundle(grads, saved, results, reverse, ops)
         if b["raw"]:
-            return const(_raw_grad(which, b, saved, results, reverse))
+            return _raw_grad(which, b, saved, results, reverse)
         return _graph_grad(which, b, saved)
 
     return rule

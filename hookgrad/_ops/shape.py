@@ -32,9 +32,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._backend import move
-from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import bind
-from hookgrad._ops._rules import const, raw_backward
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
 
@@ -46,15 +44,10 @@ def zeros_of(like: Tensor, shape: tuple) -> Tensor:
     return Tensor._make(_backend.namespace_of(d).zeros(tuple(shape), dtype=d.dtype))
 
 
-def embed(grad: Tensor, shape: tuple, view_fn: Any) -> Tensor:
-    """Zeros of `shape` with `grad` copied into ``view_fn(zeros)`` (NOTE [View gradients])."""
-    out = zeros_of(grad, shape)
-    region = view_fn(out)
-    if not STATE.grad_enabled and GLOBAL.dual_level < 0:
-        region._data[...] = grad._data  # nothing to record: a plain write
-    else:
-        region.copy_(grad)
-    return out
+def embed(grad: Any, shape: tuple, prim: Any, params: dict, ops: Any) -> Any:
+    """Zeros of `shape` with `grad` copied into the view ``prim(zeros, **params)``
+    (NOTE [View gradients]; `ops` as handed to the rule, NOTE [Rule operations])."""
+    return ops.embed(grad, shape, prim, params)
 
 
 def materialize(grads: tuple, like: tuple) -> list:
@@ -260,10 +253,8 @@ defop(
     jvp="linear",
 )
 
-def _t_grad(grad: Tensor) -> Tensor:
-    if raw_backward():  # NOTE [Raw backward]: the transposed array, without view tracking
-        return const(grad._data.T)
-    return grad.t()  # type: ignore[attr-defined]
+def _t_grad(grad: Any, ops: Any) -> Any:
+    return ops.t(grad)  # with ARRAY_OPS: the transposed array, without view tracking
 
 
 defop("t", impl=lambda self: self.T, view=True, vjp={"self": _t_grad}, jvp="linear")
@@ -302,10 +293,8 @@ defop(
     params=("dim", "index"),
     view=True,
     vjp={
-        "self": lambda grad, self_shape, dim, index: embed(
-            grad,
-            self_shape,
-            lambda z: bind(PRIMITIVES["select"], (z,), {"dim": dim, "index": index}),
+        "self": lambda grad, self_shape, dim, index, ops: embed(
+            grad, self_shape, PRIMITIVES["select"], {"dim": dim, "index": index}, ops
         )
     },
     jvp="linear",
@@ -318,12 +307,9 @@ defop(
     view=True,
     node_name="SliceBackward0",
     vjp={
-        "self": lambda grad, self_shape, dim, start, end, step: embed(
-            grad,
-            self_shape,
-            lambda z: bind(
-                PRIMITIVES["slice"], (z,), {"dim": dim, "start": start, "end": end, "step": step}
-            ),
+        "self": lambda grad, self_shape, dim, start, end, step, ops: embed(
+            grad, self_shape, PRIMITIVES["slice"],
+            {"dim": dim, "start": start, "end": end, "step": step}, ops,
         )
     },
     jvp="linear",
@@ -431,12 +417,9 @@ defop(
     params=("offset", "dim1", "dim2"),
     view=True,
     vjp={
-        "self": lambda grad, self_shape, offset, dim1, dim2: embed(
-            grad,
-            self_shape,
-            lambda z: bind(
-                PRIMITIVES["diagonal"], (z,), {"offset": offset, "dim1": dim1, "dim2": dim2}
-            ),
+        "self": lambda grad, self_shape, offset, dim1, dim2, ops: embed(
+            grad, self_shape, PRIMITIVES["diagonal"],
+            {"offset": offset, "dim1": dim1, "dim2": dim2}, ops,
         )
     },
     jvp="linear",

@@ -22,13 +22,12 @@ from typing import Any
 import numpy as np
 
 from hookgrad._dispatch import bind
+from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._ops._rules import (
     NO_TANGENT,
     all_dims,
     const,
-    raw_backward,
     restore,
-    restore_arr,
     xp_of,
 )
 from hookgrad._ops._stdsort import MAX_EMULATED, MAX_EMULATED_TOTAL, sort_row, topk_row
@@ -49,18 +48,17 @@ def _share_weights(x: Any, r: Any, dim: Any) -> Any:
         return (mask / xp.sum(mask, axis=_axis(dim, x), keepdims=True)).astype(x.dtype)
 
 
-def _amax_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    x = self._data
-    r = restore_arr(result._data, x.shape, dim, keepdim)
+def _amax_backward(grad: Any, self: Any, result: Any, dim: Any, keepdim: bool,
+                   ops: Any) -> Any:
+    x = ops.data(self)
+    r = restore(ops.data(result), x.shape, dim, keepdim, ARRAY_OPS)
     w = _share_weights(x, r, dim)
-    if raw_backward():
-        return const(restore_arr(grad._data, x.shape, dim, keepdim) * w)
-    return restore(grad, x.shape, dim, keepdim) * const(w)
+    return ops.mul(restore(grad, x.shape, dim, keepdim, ops), ops.const(w))
 
 
 def _amax_jvp(t: Tensor, self: Tensor, result: Tensor, dim: Any, keepdim: bool) -> Tensor:
     x = self._data
-    w = _share_weights(x, restore_arr(result._data, x.shape, dim, keepdim), dim)
+    w = _share_weights(x, restore(result._data, x.shape, dim, keepdim, ARRAY_OPS), dim)
     dims = all_dims(dim, x.ndim)
     return (t * const(w)).sum(dims, keepdim) if dims else t * const(w)  # type: ignore
 
@@ -86,13 +84,9 @@ def _even_weights(x: Any, r: Any) -> Any:
     return mask, (mask / xp.sum(mask)).astype(x.dtype)
 
 
-def _max_all_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    x = self._data
-    mask, w = _even_weights(x, result._data)
-    if raw_backward():
-        xp = xp_of(x)
-        return const(xp.where(mask, grad._data * w, xp.zeros((), x.dtype)))
-    return grad * const(w)
+def _max_all_backward(grad: Any, self: Any, result: Any, ops: Any) -> Any:
+    _, w = _even_weights(ops.data(self), ops.data(result))
+    return ops.mul(grad, ops.const(w))
 
 
 defop("max", impl=lambda self: np.amax(self), saves=("self", "result"), node_name="MaxBackward1",
@@ -135,32 +129,15 @@ def _take(self: Any, indices: Any, dim: int, keepdim: bool = True) -> Any:
     return out if keepdim else np.squeeze(out, axis=dim)
 
 
-def _scatter_raw(shape: tuple, idx: Any, g: Any, dim: int) -> Any:
-    """Zeros of `shape` with `g` written at `idx` along `dim` (indices distinct per slice)."""
-    xp = xp_of(g)
-    out = xp.zeros(shape, dtype=g.dtype)
-    xp.put_along_axis(out, idx, g, axis=dim)
-    return out
-
-
-def _select_backward(grad: Tensor, indices: Tensor, self_shape: tuple, dim: int,
-                     keepdim: bool = True) -> Tensor:
+def _select_backward(grad: Any, indices: Any, self_shape: tuple, dim: int,
+                     keepdim: bool = True, ops: Any = TENSOR_OPS) -> Any:
     """PyTorch's ``value_selecting_reduction_backward``: scatter grad into zeros at indices."""
     if len(self_shape) == 0:
         return grad
-    if raw_backward():
-        g, idx = grad._data, indices._data
-        if not keepdim:
-            g, idx = g.reshape(_kept(g.shape, dim)), idx.reshape(_kept(idx.shape, dim))
-        return const(_scatter_raw(self_shape, idx, g, dim))
-    idx = indices
+    idx = ops.data(indices)
     if not keepdim:
-        grad, idx = grad.unsqueeze(dim), const(np.expand_dims(indices._data, dim))  # type: ignore
-    return grad.new_zeros(self_shape).scatter(dim, idx, grad)  # type: ignore[attr-defined]
-
-
-def _kept(shape: tuple, dim: int) -> tuple:
-    return shape[:dim] + (1,) + shape[dim:]
+        grad, idx = ops.unsqueeze(grad, dim), xp_of(idx).expand_dims(idx, dim)
+    return ops.scatter_zeros(self_shape, dim, idx, grad)
 
 
 def _select_jvp(name: str) -> Any:
@@ -250,15 +227,13 @@ defop("topk_indices", impl=_topk_indices_impl, params=("k", "dim", "largest", "s
       nondifferentiable={"self": "integer result"}, jvp=NO_TANGENT)
 
 
-def _sort_backward(grad: Tensor, indices: Tensor, self_shape: tuple, dim: int) -> Tensor:
+def _sort_backward(grad: Any, indices: Any, self_shape: tuple, dim: int, ops: Any) -> Any:
     """Un-permute: gather `grad` by the inverse permutation (the op is its own adjoint)."""
     if len(self_shape) == 0:
         return grad
-    idx = indices._data
+    idx = ops.data(indices)
     inverse = xp_of(idx).argsort(idx, axis=dim)
-    if raw_backward():
-        return const(np.take_along_axis(grad._data, inverse, axis=dim))
-    return bind(PRIMITIVES["sort"], (grad, const(inverse)), {"dim": dim})
+    return ops.call(PRIMITIVES["sort"], (grad, ops.const(inverse)), {"dim": dim})
 
 
 for _name, _node in (("sort", "SortBackward0"), ("sort_stable", "SortBackward1")):
@@ -267,6 +242,6 @@ for _name, _node in (("sort", "SortBackward0"), ("sort_stable", "SortBackward1")
           nondifferentiable={"indices": "integer positions"})
 
 defop("topk", impl=_take, inputs=("self", "indices"), params=("dim",), saves=("indices",),
-      vjp={"self": lambda grad, indices, self_shape, dim: _select_backward(
-          grad, indices, self_shape, dim)}, jvp={"self": _select_jvp("topk")},
+      vjp={"self": lambda grad, indices, self_shape, dim, ops: _select_backward(
+          grad, indices, self_shape, dim, ops=ops)}, jvp={"self": _select_jvp("topk")},
       nondifferentiable={"indices": "integer positions"})

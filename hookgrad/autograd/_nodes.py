@@ -22,6 +22,7 @@ from typing import Any
 
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
+from hookgrad._ops._rule_ops import ARRAY_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._node import Node
@@ -72,7 +73,9 @@ class PrimitiveNode(Node):
             return (None,) * len(edges)
         else:
             grad = None
-        callers = plan.callers
+        # NOTE [Rule operations]: the engine chose the rules' operations for this pass
+        stack = STATE.graph_task_stack
+        callers = plan.array_callers if stack and stack[-1].rule_ops is ARRAY_OPS else plan.callers
         if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)
             if edges[0][0] is None or (needed is not None and not needed[0]):
                 return (None,)

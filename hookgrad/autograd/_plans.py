@@ -15,25 +15,50 @@ when the input whose rule uses it needs no gradient, so it was not saved), a par
 when absent), ``<input>_shape``, ``<input>_dtype``. Generating the code (as `dataclasses` and
 `collections.namedtuple` do) is what makes this cheaper than any table-driven argument loop.
 The recorder's save lists, per set of inputs needing a gradient, are cached here too.
+
+A rule that takes ``ops`` (NOTE [Rule operations] in _rule_ops.py) gets two callers: the tensor
+caller passes `TENSOR_OPS` and tensors, as above; the array caller passes `ARRAY_OPS`, the
+arrays of ``grad``/``grads`` and of the saved values, and wraps the array the rule returns into
+a tensor with no history::
+
+    def call(grad, grads, saved, params, meta):
+        r = rule(grad._data, (v._data if type(v := saved.get('other')) is _T else _arr(v)),
+                 meta[0][0], AOPS)
+        if type(r) is _nd:
+            return _make(r)
+        return r if r is None else _wrap(r)
+
+`PrimitiveNode.apply` picks the array callers when the engine chose arrays for the pass. A rule
+without ``ops`` has one caller for both (it always computes on tensors).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._dtypes import from_numpy_dtype
+from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS, as_array, bind_tensor_methods
 from hookgrad._ops.registry import Primitive
+from hookgrad._tensor import Tensor
+
+_make = Tensor._make
 
 
 class RulePlan:
     """Per-primitive precomputed data of the backward hot path (NOTE [Rule plans])."""
 
-    __slots__ = ("cls", "callers", "single", "uses", "save_lists", "meta_all")
+    __slots__ = ("cls", "callers", "array_callers", "single", "uses", "save_lists", "meta_all")
 
     def __init__(self, prim: Primitive, cls: type) -> None:
         self.cls = cls  # the PrimitiveNode subclass named after the node
+        bind_tensor_methods()  # the public API is imported by the time a node is recorded
         names = [prim.inputs[i] for i in prim.diff_inputs]
         self.callers = tuple(rule_caller(prim, name) for name in names)
+        self.array_callers = tuple(
+            rule_caller(prim, name, arrays=True) if "ops" in prim.rule_args[name] else call
+            for name, call in zip(names, self.callers, strict=True))
         # one output that is always differentiable: the recorder's single-output fast path
         self.single = prim.num_outputs == 1 and not prim.nondifferentiable_outputs
         # per diff input: the saved names its rule uses
@@ -68,18 +93,51 @@ def _source(prim: Primitive, name: str) -> int:
     return -10 - int(name[6:])  # result<k>
 
 
-def rule_caller(prim: Primitive, name: str) -> Any:
-    """``caller(grad, grads, saved, params, meta)`` calling `name`'s VJP rule (see the NOTE)."""
-    args = ", ".join(_expression(prim, a) for a in prim.rule_args[name])
-    scope = {"rule": prim.vjp[name], "defaults": dict(prim.defaults), "dtype": from_numpy_dtype}
-    return eval(f"lambda grad, grads, saved, params, meta: rule({args})", scope)  # noqa: S307
+def rule_caller(prim: Primitive, name: str, arrays: bool = False) -> Any:
+    """``caller(grad, grads, saved, params, meta)`` calling `name`'s VJP rule (see the NOTE).
+
+    With `arrays`, the caller of an ``ops`` rule in array mode.
+    """
+    args = ", ".join(_expression(prim, a, arrays) for a in prim.rule_args[name])
+    scope = {"rule": prim.vjp[name], "defaults": dict(prim.defaults), "dtype": from_numpy_dtype,
+             "AOPS": ARRAY_OPS, "TOPS": TENSOR_OPS, "_arr": _arr, "_nd": np.ndarray,
+             "_wrap": _wrap, "_make": _make, "_T": Tensor}
+    if not arrays:
+        return eval(f"lambda grad, grads, saved, params, meta: rule({args})", scope)  # noqa: S307
+    code = (f"def call(grad, grads, saved, params, meta):\n"
+            f"    r = rule({args})\n"
+            f"    if type(r) is _nd:\n"
+            f"        return _make(r)\n"
+            f"    return r if r is None else _wrap(r)\n")
+    exec(code, scope)  # noqa: S102
+    return scope["call"]
 
 
-def _expression(prim: Primitive, arg: str) -> str:
+def _arr(v: Any) -> Any:
+    """The array(s) of a saved value or of ``grads``: a tensor, None, or a tuple of them."""
+    if v is None:
+        return None
+    if type(v) is tuple:
+        return tuple(None if x is None else x._data for x in v)
+    return v._data
+
+
+def _wrap(r: Any) -> Tensor:
+    """An array an ``ops`` rule returned in array mode, as a tensor with no history."""
+    return _make(as_array(r))
+
+
+def _expression(prim: Primitive, arg: str, arrays: bool) -> str:
     """The Python expression reading rule argument `arg` (names were validated by defop)."""
+    if arg == "ops":
+        return "AOPS" if arrays else "TOPS"
     if arg in ("grad", "grads"):
+        if arrays:
+            return "grad._data" if arg == "grad" else "_arr(grads)"
         return arg
     if arg in prim.saves:
+        if arrays:  # a tensor's array inline; None and tuples through `_arr`
+            return (f"(v._data if type(v := saved.get({arg!r})) is _T else _arr(v))")
         return f"saved.get({arg!r})"
     if arg in prim.params:
         return f"params.get({arg!r}, defaults.get({arg!r}))"

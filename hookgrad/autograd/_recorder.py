@@ -131,7 +131,8 @@ class GradRecorder:
         # threads and nested in-place ops never take each other's entries
         self._pending: dict = {}
 
-    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple) -> None:
+    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple,
+               cast: Any = None) -> None:
         # only called while grad mode is on (NOTE [Recorder tuples] in _config)
         for t in inputs:
             if t._requires_grad:
@@ -139,7 +140,7 @@ class GradRecorder:
                 return
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
-                       target: Tensor) -> None:
+                       target: Tensor, cast: Any = None) -> None:
         if target._base is not None:
             check_view_inplace(target, inputs)  # views "require grad" through their base
         if not STATE.grad_enabled or not any(t._requires_grad for t in inputs):

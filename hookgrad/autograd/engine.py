@@ -27,6 +27,7 @@ import sys
 from typing import Any
 
 from hookgrad._config import GLOBAL, STATE, set_grad_mode
+from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import (
     call_node_post_hooks,
@@ -69,7 +70,7 @@ class GraphTask:
 
     __slots__ = (
         "deps", "exec_info", "reached", "captures", "captured", "buffers", "heap", "callbacks",
-        "create_graph", "retain_graph", "is_backward", "task_id", "hook_state",
+        "create_graph", "retain_graph", "is_backward", "task_id", "hook_state", "rule_ops",
     )
     _ids = itertools.count()  # next() on a count is atomic: threads get distinct ids
 
@@ -77,6 +78,10 @@ class GraphTask:
         self.task_id = next(GraphTask._ids)
         self.hook_state: dict | None = None  # per-pass state of hooks (multi-grad hooks)
         self.create_graph = create_graph
+        # NOTE [Rule operations] (_ops/_rule_ops.py): decided once for the pass. Arrays when no
+        # graph is built and no recorder on this thread's stack watches the backward's ops.
+        no_graph = not create_graph and not STATE.backward_seen
+        self.rule_ops = ARRAY_OPS if no_graph else TENSOR_OPS
         self.retain_graph = retain_graph
         self.is_backward = is_backward
         self.deps: dict[Node, int] = {}

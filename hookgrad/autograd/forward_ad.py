@@ -26,6 +26,7 @@ from typing import Any
 from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL, add_recorder, remove_recorder
 from hookgrad._dispatch import bind
+from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import STATE_HOOKS, Tensor
 from hookgrad.autograd._saved import SavedTensor
@@ -224,7 +225,8 @@ class ForwardADRecorder:
                 tans[i] = tan
         return tans
 
-    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple) -> None:
+    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple,
+               cast: Any = None) -> None:
         tans = self._tangents(prim, inputs)
         if tans is None or not any(o._data.dtype.kind == "f" for o in outs):
             return  # integer/bool results (comparisons, argmax) carry no tangent in PyTorch
@@ -238,7 +240,7 @@ class ForwardADRecorder:
 
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
-                       target: Tensor) -> None:
+                       target: Tensor, cast: Any = None) -> None:
         tans = self._tangents(prim, inputs)
         if tans is not None:
             self._pending[id(out)] = compute_jvp(prim, inputs, params, (out,), tans)[0]
@@ -318,6 +320,8 @@ class _Values:
             return grad
         if name == "grads":
             return (grad,) if not isinstance(grad, tuple) else grad
+        if name == "ops":  # a tangent is a tensor: forward AD reuses rules on hookgrad ops
+            return TENSOR_OPS
         if name == "result":
             return primal_alias(self.outs[0])
         if name == "results":

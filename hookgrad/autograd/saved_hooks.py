@@ -207,11 +207,12 @@ class _CloneBeforeMutate:
     def __init__(self, ctx: _AllowMutationOnSavedContext) -> None:
         self.ctx = ctx
 
-    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple) -> None:
+    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple,
+               cast: Any = None) -> None:
         return None
 
     def record_inplace(self, prim: Any, inputs: tuple, params: dict, out: Tensor,
-                       target: Tensor) -> None:
+                       target: Tensor, cast: Any = None) -> None:
         ctx = self.ctx
         for tid in ctx.sid_to_tid.get(_sid(target), ()):
             handle = ctx.tid_to_weakhandle.get(tid)

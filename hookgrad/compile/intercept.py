@@ -2,8 +2,8 @@
 
 The tracer runs the user's code on real tensors; these replacements let it see what `bind` does
 not: hook registration and handle removal (side effects, spec §7), data-dependent Python and
-printing (graph breaks, §9.1), the cast `bind` computes in (recorded into nodes), and composite
-functions that count as one op (``F.linear``, §5.3). Each replacement does the real thing after
+printing (graph breaks, §9.1), and composite functions that count as one op (``F.linear``,
+§5.3). (The dtype `bind` computes in reaches the recorder through the recorder protocol.) Each replacement does the real thing after
 telling the active trace, so the traced call behaves exactly like the eager call.
 """
 
@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import builtins
 import functools
-import sys
 from collections.abc import Callable
 from typing import Any
 
-import hookgrad._dispatch as _dispatch
 from hookgrad import autograd as _autograd
 from hookgrad._tensor import Tensor
 from hookgrad.compile.module_hooks import REAL_SETUP
@@ -87,18 +85,6 @@ def _bw_setup(kind: str, real: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _casting(real: Callable[..., Any], cast_pos: int) -> Callable[..., Any]:
-    # `bind`'s computation dtype is not part of the recorder protocol: catch it on the way in.
-    @functools.wraps(real)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        tr = current_trace()
-        if tr is not None:
-            cast = kwargs.get("cast", args[cast_pos] if len(args) > cast_pos else None)
-            tr.active_recorder().cast = cast
-        return real(*args, **kwargs)
-    return wrapper
-
-
 def _patch_table() -> list[tuple[Any, str, Any]]:
     table: list[tuple[Any, str, Any]] = []
     for name in ("item", "tolist", "numpy", "__bool__", "__int__", "__float__", "__index__"):
@@ -116,15 +102,6 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
     table.append((_F, "linear", _composite(_F.linear)))
     for kind, real in REAL_SETUP.items():
         table.append((BackwardHook, f"setup_{kind}_hook", _bw_setup(kind, real)))
-    for mod in list(sys.modules.values()):
-        name = getattr(mod, "__name__", "")
-        if not name.startswith("hookgrad.") or name.startswith("hookgrad.compile"):
-            continue
-        g = vars(mod)
-        if g.get("bind") is _dispatch.bind:
-            table.append((mod, "bind", _casting(_dispatch.bind, 3)))
-        if g.get("bind_inplace") is _dispatch.bind_inplace:
-            table.append((mod, "bind_inplace", _casting(_dispatch.bind_inplace, 4)))
     return table
 
 

@@ -78,7 +78,6 @@ class TraceRecorder:
         self.outer: TraceRecorder | None = None
         self.free_order: list[Tensor] = []
         self.suspended = 0
-        self.cast: Any = None
         # compiled-autograd graphs: saved tensors and seeds are captured as constants
         self.lenient = False
         self.on_break: Any = None  # called with the reason instead of raising into user code
@@ -154,8 +153,8 @@ class TraceRecorder:
         return False
 
     # -------------------------------------------------------------- recorder protocol
-    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple) -> None:
-        cast, self.cast = self.cast, None
+    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple,
+               cast: Any = None) -> None:
         if self.suspended:
             return
         try:
@@ -172,8 +171,7 @@ class TraceRecorder:
                 self.keep.append(out)
 
     def record_inplace(self, prim: Any, inputs: tuple, params: dict, out: Tensor,
-                       target: Tensor) -> None:
-        cast, self.cast = self.cast, None
+                       target: Tensor, cast: Any = None) -> None:
         if self.suspended:
             return
         try:

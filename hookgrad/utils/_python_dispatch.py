@@ -267,10 +267,12 @@ class _PassiveRecorder:
 
     sees_backward = True
 
-    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple) -> None:
+    def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple,
+               cast: Any = None) -> None:
         pass
 
-    def record_inplace(self, prim: Any, inputs: tuple, params: dict, out: Any, target: Any) -> None:
+    def record_inplace(self, prim: Any, inputs: tuple, params: dict, out: Any, target: Any,
+                       cast: Any = None) -> None:
         pass
 
     def rebase(self, target: Any, out: Any) -> None:

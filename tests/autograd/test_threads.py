@@ -159,10 +159,10 @@ def test_recorder_stack_is_per_thread():
         def __init__(self) -> None:
             self.names: list = []
 
-        def record(self, prim, inputs, params, outputs) -> None:
+        def record(self, prim, inputs, params, outputs, cast=None) -> None:
             self.names.append(prim.name)
 
-        def record_inplace(self, prim, inputs, params, out, target) -> None:
+        def record_inplace(self, prim, inputs, params, out, target, cast=None) -> None:
             self.names.append(prim.name + "_")
 
         def rebase(self, target, out) -> None:
@@ -214,10 +214,10 @@ def test_custom_function_and_module_backward_hook_pass_the_function_door():
         def __init__(self) -> None:
             self.log: list = []
 
-        def record(self, prim, inputs, params, outputs) -> None:
+        def record(self, prim, inputs, params, outputs, cast=None) -> None:
             self.log.append(prim.name)
 
-        def record_inplace(self, prim, inputs, params, out, target) -> None:
+        def record_inplace(self, prim, inputs, params, out, target, cast=None) -> None:
             self.log.append(prim.name)
 
         def rebase(self, target, out) -> None:
@@ -260,10 +260,10 @@ def test_optimizer_updates_and_grad_accumulation_pass_the_write_door():
         def __init__(self) -> None:
             self.written: list = []
 
-        def record(self, prim, inputs, params, outputs) -> None:
+        def record(self, prim, inputs, params, outputs, cast=None) -> None:
             return None
 
-        def record_inplace(self, prim, inputs, params, out, target) -> None:
+        def record_inplace(self, prim, inputs, params, out, target, cast=None) -> None:
             return None
 
         def rebase(self, target, out) -> None:

@@ -10,6 +10,17 @@ import hookgrad
 pytestmark = pytest.mark.oracle
 
 
+@pytest.fixture(autouse=True)
+def _validation_on(torch):
+    """PyTorch's default is ``__debug__`` (on), but running ``torch.compile`` elsewhere in the
+    session turns it off globally; both libraries validate by default here, as in a fresh
+    process."""
+    before = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 def _both(torch, fn):
     return fn(torch), fn(hookgrad)
 

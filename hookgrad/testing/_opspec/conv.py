@@ -185,7 +185,7 @@ _GROUP_NORM = [
     Sample((Arg((2, 6, 2, 2)), _NONE, _NONE), {"num_groups": 3, "eps": 1e-3}, "no_affine"),
 ]
 
-_CONV_PRIMS = ("convolution",)
+_CONV_PRIMS = ("convolution", "convolution_backward_input", "convolution_backward_weight")
 _MAX_PRIMS = ("max_pool2d_with_indices", "max_pool2d_with_indices_backward")
 _AVG_PRIMS = ("avg_pool2d", "avg_pool2d_backward")
 _ADAPTIVE_PRIMS = ("_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward")
