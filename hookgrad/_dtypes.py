@@ -88,8 +88,8 @@ def to_dtype(d: Any) -> dtype:
     """Accept a hookgrad dtype, a NumPy dtype, a Python type or a torch dtype name."""
     if isinstance(d, dtype):
         return d
-    if d is float:
-        return GLOBAL.default_dtype
+    if d is float:  # Python's float is a C double: float64 whatever the default dtype
+        return float64
     if d is int:
         return int64
     if d is bool:

@@ -201,6 +201,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if value and self._grad_fn is None and self._data.dtype.kind not in "fc":
             # the setter and requires_grad_() word this differently in PyTorch
             raise RuntimeError(
@@ -210,6 +212,9 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Mirrors: ``torch.Tensor.requires_grad_`` (leaves only; floating dtypes only)."""
+        if type(requires_grad) is not bool:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
         if self._grad_fn is not None:
             if requires_grad:
                 return self

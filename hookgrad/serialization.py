@@ -37,34 +37,40 @@ are stored separately and load unshared). ``requires_grad`` and the ``nn.Paramet
 restored; autograd history is not.
 
 Loading only parses JSON and ``.npy`` headers: nothing is unpickled and no code runs, so
-``weights_only`` makes no difference. Any file that is not a well-formed checkpoint (a pickle,
-a ``torch.save`` archive, an unknown node kind, an array whose dtype or shape disagrees with
-the manifest) raises ``pickle.UnpicklingError``, the type torch's weights-only loader raises.
+``weights_only`` makes no difference. Reading goes through one bounded reader
+(`hookgrad.utils._bounded_read`): members must be stored uncompressed, every tensor entry has its
+own array member, and a ``.npy`` header's shape must match the bytes actually present, so what
+is allocated is bounded by the size of the file. Any file that is not a well-formed checkpoint
+(a pickle, a ``torch.save`` archive, flipped bits, truncation, compressed members, objects nested
+more than `MAX_DEPTH` levels, an array whose dtype or shape disagrees with the manifest) raises
+``pickle.UnpicklingError``, the type torch's weights-only loader raises, with the reason in its
+message. A missing or unreadable *path* raises the `OSError` ``open`` gives, as in torch.
 
-Saving to a path is atomic: the archive is written to a temporary file in the same directory,
-flushed and ``fsync``-ed, then moved over the target with ``os.replace``; a failure at any point
-leaves the previous file untouched. Saving to a file object writes into it directly.
+Saving to a path (`hookgrad.utils._safe_write`) is atomic for regular files: the archive is
+written to a temporary file ``.<name>.hookgrad-save.<host>.<pid>.<random>.tmp`` in the same
+directory, flushed and ``fsync``-ed, then moved over the target with ``os.replace``; a failure
+or a kill at any point leaves the previous file whole, and the next save to that path removes
+temporaries left by dead processes. Symlinks are followed (the link stays); devices and FIFOs
+are written through, never replaced. Saving to a file object writes into it directly.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import pickle
-import tempfile
 import zipfile
 from collections import Counter, OrderedDict
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._dtypes import from_numpy_dtype
+from hookgrad._dtypes import ALL_DTYPES, from_numpy_dtype
 from hookgrad._tensor import Tensor
 from hookgrad.nn.parameter import Parameter
+from hookgrad.utils._bounded_read import Malformed, guarded, open_archive, read_member, read_npy
+from hookgrad.utils._safe_write import write_file
 
 __all__ = ["save", "load"]
 
@@ -149,45 +155,6 @@ def _write_array(member: Any, arr: np.ndarray) -> None:
     np.save(member, arr, allow_pickle=False)
 
 
-def _atomic_write(path: str, write: Callable[[Any], None]) -> None:
-    """Write via a same-directory temporary file, fsync, then ``os.replace`` over `path`."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename itself durable (POSIX); a no-op where directories cannot be opened."""
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
 def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2) -> None:
     """Save tensors, state dicts or optimizer state dicts to a checkpoint file.
 
@@ -216,12 +183,17 @@ def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2) 
     if pickle_module is not None:
         raise TypeError("hookgrad.save never pickles: pickle_module must be None")
     if isinstance(f, (str, os.PathLike)):
-        _atomic_write(os.fspath(f), lambda fh: _write_archive(fh, obj))
+        write_file(os.fspath(f), lambda fh: _write_archive(fh, obj))
     else:
         _write_archive(f, obj)
 
 
 # ---------------------------------------------------------------------------------- load
+MAX_DEPTH = 512  # nesting of the object tree; state dicts use a handful of levels
+MAX_MANIFEST = 256 * 1024 * 1024
+_ARRAY_DTYPES = frozenset(d.name for d in ALL_DTYPES)
+
+
 def _refuse(reason: str) -> pickle.UnpicklingError:
     return pickle.UnpicklingError(
         f"hookgrad.load refused the file: {reason}. hookgrad.load only reads hookgrad "
@@ -235,12 +207,17 @@ class _Decoder:
     def __init__(self, zf: zipfile.ZipFile, entries: list, map_location: Any) -> None:
         self.zf, self.entries, self.map_location = zf, entries, map_location
         self.loaded: dict[int, Tensor] = {}
+        files = [e.get("file") if isinstance(e, dict) else None for e in entries]
+        if len(set(files)) != len(files):  # one array member per entry, as the writer makes
+            raise Malformed("several tensor entries share one array member")
 
-    def node(self, n: Any, key: bool = False) -> Any:
+    def node(self, n: Any, key: bool = False, depth: int = 0) -> Any:
         """The object for manifest node `n`; anything malformed is refused."""
         if not isinstance(n, dict):
-            raise _refuse("malformed manifest node")
-        kind = n.get("kind")
+            raise Malformed("malformed manifest node")
+        if depth > MAX_DEPTH:
+            raise Malformed(f"objects nested more than {MAX_DEPTH} levels deep")
+        kind, depth = n.get("kind"), depth + 1
         if kind == "none":
             return None
         if kind in ("bool", "int", "str"):
@@ -249,31 +226,31 @@ class _Decoder:
             try:
                 return float.fromhex(_typed(n.get("value"), str))
             except ValueError:
-                raise _refuse("malformed float") from None
+                raise Malformed("malformed float") from None
         if kind == "tuple":
-            return tuple(self.node(v, key) for v in _typed(n.get("items"), list))
+            return tuple(self.node(v, key, depth) for v in _typed(n.get("items"), list))
         if key:
-            raise _refuse(f"unsupported dict key kind {kind!r}")
+            raise Malformed(f"unsupported dict key kind {kind!r}")
         if kind == "list":
-            return [self.node(v) for v in _typed(n.get("items"), list)]
+            return [self.node(v, False, depth) for v in _typed(n.get("items"), list)]
         if kind in _MAP_TYPES:
             pairs = _typed(n.get("items"), list)
             if not all(isinstance(p, list) and len(p) == 2 for p in pairs):
-                raise _refuse("malformed mapping")
+                raise Malformed("malformed mapping")
             out = _MAP_TYPES[kind]()
             for k, v in pairs:
-                out[self.node(k, key=True)] = self.node(v)
+                out[self.node(k, True, depth)] = self.node(v, False, depth)
             return out
         if kind == "tensor":
             return self.tensor(_typed(n.get("ref"), int))
-        raise _refuse(f"unknown node kind {kind!r}")
+        raise Malformed(f"unknown node kind {kind!r}")
 
     def tensor(self, ref: int) -> Tensor:
         """The tensor at `ref` of the manifest's table, read once however often referenced."""
         if ref in self.loaded:
             return self.loaded[ref]
         if not 0 <= ref < len(self.entries):
-            raise _refuse("tensor reference out of range")
+            raise Malformed("tensor reference out of range")
         t = _read_tensor(self.zf, self.entries[ref], self.map_location)
         self.loaded[ref] = t
         return t
@@ -281,30 +258,45 @@ class _Decoder:
 
 def _typed(value: Any, kind: type) -> Any:
     if type(value) is not kind:
-        raise _refuse(f"expected a JSON {kind.__name__} in the manifest")
+        raise Malformed(f"expected a JSON {kind.__name__} in the manifest")
     return value
 
 
 def _read_tensor(zf: zipfile.ZipFile, entry: Any, map_location: Any) -> Tensor:
     if not isinstance(entry, dict):
-        raise _refuse("malformed tensor entry")
+        raise Malformed("malformed tensor entry")
     name = _typed(entry.get("file"), str)
+    if name not in zf.NameToInfo:
+        raise Malformed(f"array member {name!r} is missing")
     try:
-        with zf.open(name) as member:
-            arr = np.load(member, allow_pickle=False)
-        dtype = from_numpy_dtype(arr.dtype)
-    except (KeyError, ValueError, TypeError, OSError, EOFError) as exc:
-        raise _refuse(f"bad array {name!r} ({exc})") from None
-    if dtype.name != entry.get("dtype") or list(arr.shape) != entry.get("shape"):
-        raise _refuse(f"array {name!r} does not match its manifest entry")
+        arr = read_npy(read_member(zf, name, zf.NameToInfo[name].file_size), _ARRAY_DTYPES)
+    except Malformed as e:
+        raise Malformed(f"bad array {name!r} ({e})") from None
+    if from_numpy_dtype(arr.dtype).name != entry.get("dtype") or \
+            list(arr.shape) != entry.get("shape"):
+        raise Malformed(f"array {name!r} does not match its manifest entry")
     location = _typed(entry.get("device", "cpu"), str)
-    t = _place(Tensor._make(arr), location, map_location)
     requires_grad = _typed(entry.get("requires_grad", False), bool)
-    if _typed(entry.get("parameter", False), bool):
+    parameter = _typed(entry.get("parameter", False), bool)
+    if requires_grad and not from_numpy_dtype(arr.dtype).is_floating_point:
+        raise Malformed(f"array {name!r}: only floating tensors can require grad")
+    t = _placed(Tensor._make(arr), location, map_location)
+    if parameter:
         return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+class _UserCodeError(Exception):
+    """Carries an exception raised by `map_location` past the malformed-file mapping."""
+
+
+def _placed(t: Tensor, location: str, map_location: Any) -> Tensor:
+    try:
+        return _place(t, location, map_location)
+    except Exception as e:
+        raise _UserCodeError(e) from e
 
 
 def _place(t: Tensor, location: str, map_location: Any) -> Tensor:
@@ -324,29 +316,24 @@ def _place(t: Tensor, location: str, map_location: Any) -> Tensor:
     return Tensor._make(xp.asarray(t._data))  # pragma: no cover - needs a GPU backend
 
 
-def _open_zip(f: Any) -> zipfile.ZipFile:
-    try:
-        if isinstance(f, (str, os.PathLike)):
-            return zipfile.ZipFile(os.fspath(f), "r")
-        if not (hasattr(f, "seekable") and f.seekable()):
-            f = io.BytesIO(f.read())
-        return zipfile.ZipFile(f, "r")
-    except zipfile.BadZipFile:
-        raise _refuse("not a hookgrad checkpoint (not a ZIP archive)") from None
-
-
 def _read_manifest(zf: zipfile.ZipFile) -> dict:
-    try:
-        manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
-    except KeyError:
-        raise _refuse("no hookgrad manifest (is it a torch.save or pickle file?)") from None
-    except (ValueError, UnicodeDecodeError):
-        raise _refuse("the manifest is not valid JSON") from None
+    if MANIFEST not in zf.NameToInfo:
+        raise Malformed("no hookgrad manifest (is it a torch.save or pickle file?)")
+    with guarded("the manifest is not valid JSON"):
+        manifest = json.loads(read_member(zf, MANIFEST, MAX_MANIFEST).decode("utf-8"))
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise _refuse("unknown format")
+        raise Malformed("unknown format")
     if manifest.get("version") != VERSION:
-        raise _refuse(f"unsupported checkpoint version {manifest.get('version')!r}")
+        raise Malformed(f"unsupported checkpoint version {manifest.get('version')!r}")
     return manifest
+
+
+def _load_checked(f: Any, map_location: Any) -> Any:
+    with open_archive(f) as zf:
+        manifest = _read_manifest(zf)
+        entries = _typed(manifest.get("tensors"), list)
+        with guarded("malformed manifest"):
+            return _Decoder(zf, entries, map_location).node(manifest.get("root"))
 
 
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
@@ -377,7 +364,9 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
                         "arguments are not supported")
     if mmap:
         raise NotImplementedError("hookgrad.load does not support mmap=True")
-    with _open_zip(f) as zf:
-        manifest = _read_manifest(zf)
-        entries = _typed(manifest.get("tensors"), list)
-        return _Decoder(zf, entries, map_location).node(manifest.get("root"))
+    try:
+        return _load_checked(f, map_location)
+    except Malformed as e:
+        raise _refuse(str(e)) from None
+    except _UserCodeError as e:  # map_location's own error, unchanged
+        raise e.args[0] from None

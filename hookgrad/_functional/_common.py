@@ -15,6 +15,8 @@ from hookgrad._dtypes import (
     result_type_of,
     scalar_dtype,
 )
+from hookgrad._ops._checks import check_operand, not_tensor
+from hookgrad._ops._shapes import check_broadcast
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 
@@ -75,6 +77,8 @@ def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
     if isinstance(a, Tensor):
         da = a._data
         if isinstance(b, Tensor):
+            if da.shape != b._data.shape:
+                check_broadcast(da.shape, b._data.shape)
             if da.dtype == b._data.dtype and (not float_result or da.dtype.kind == "f"):
                 return bind(prim, (a, b), p)
         elif (type(b) is float or type(b) is int) and da.dtype.kind == "f" and (
@@ -96,6 +100,10 @@ def _wrap_like(value: int | float, data: Any) -> Tensor:
 
 def _promoted(prim: Primitive, a: Any, b: Any, p: dict, float_result: bool) -> Tensor:
     if not isinstance(a, Tensor):
+        check_operand(a, prim.name, "input", 1)
+    if not isinstance(b, Tensor):
+        check_operand(b, prim.name, "other", 2)
+    if not isinstance(a, Tensor):
         if not isinstance(b, Tensor):
             raise TypeError(f"{prim.name}(): expected at least one Tensor argument")
         like = b
@@ -113,6 +121,10 @@ def _promoted(prim: Primitive, a: Any, b: Any, p: dict, float_result: bool) -> T
 def unary_float(prim: Primitive, x: Tensor, params: dict | None = None) -> Tensor:
     """Unary op that computes in floating point (ints promote to the default dtype)."""
     p = params if params is not None else _EMPTY
-    if x._data.dtype.kind == "f":
+    try:
+        kind = x._data.dtype.kind
+    except AttributeError:
+        raise not_tensor(prim.name, x) from None
+    if kind == "f":
         return bind(prim, (x,), p)
     return bind(prim, (x,), p, GLOBAL.default_dtype)

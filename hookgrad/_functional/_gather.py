@@ -146,7 +146,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     _check_index("index_select", index)
-    d = normalize_dim(int(dim), input._data.ndim)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError("index_select() received an invalid combination of arguments - got "
+                        f"dim={type(dim).__name__}, but expected int")
+    d = normalize_dim(dim, input._data.ndim)
     if input._data.ndim == 0 and index._data.size != 1:
         raise RuntimeError(
             "index_select(): Index to scalar can have only 1 value, got "
@@ -155,6 +158,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     size = _nd(input._data.shape)[d]
     arr = _backend.to_numpy(index._data)
     bad = arr[(arr < 0) | (arr >= size)]
+    if bad.size and input._data.ndim <= 1:  # PyTorch's 1-d kernel checks with its own error
+        raise IndexError("index out of range in self")
     if bad.size:
         raise RuntimeError(
             f"INDICES element is out of DATA bounds, id={int(bad.reshape(-1)[0])} axis_dim={size}"
@@ -186,6 +191,10 @@ def _index_add_call(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha
             f"specified dimension. Got self.shape = {list(ss)} source.shape = "
             f"{list(source._data.shape)}"
         )
+    if self._data.ndim <= 1:  # PyTorch's 1-d kernel checks with its own IndexError
+        arr = _backend.to_numpy(index._data)
+        if arr.size and ((arr < 0) | (arr >= _nd(ss)[d])).any():
+            raise IndexError("index out of range in self")
     _check_bounds(index._data, _nd(ss)[d], d)
     return (self, index, source), {"dim": d, "alpha": alpha}
 

@@ -13,6 +13,7 @@ from typing import Any
 from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._pw_util import float_cast, inplace_unary, require_float
+from hookgrad._ops._checks import check_number, check_tensor, not_tensor
 from hookgrad._ops.activation import SELU_ALPHA, SELU_SCALE
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -33,7 +34,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
     Mirrors: ``torch.relu`` / ``torch.nn.functional.relu``.
     """
-    if input._data.dtype.kind == "b":
+    try:
+        kind = input._data.dtype.kind
+    except AttributeError:
+        raise not_tensor("relu", input) from None
+    if kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
     if inplace:
         return bind_inplace(_RELU, input, (input,))
@@ -51,6 +56,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     Mirrors: ``torch.nn.functional.leaky_relu``.
     """
     require_float(input, "leaky_relu_cpu")
+    check_number(negative_slope, "leaky_relu", "negative_slope", 2)
     return _run(P["leaky_relu"], input, {"negative_slope": negative_slope}, inplace,
                 P["leaky_relu_"])
 
@@ -82,6 +88,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
     Mirrors: ``torch.nn.functional.hardtanh``.
     """
+    check_tensor(input, "hardtanh")
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if min_val > max_val:
@@ -191,7 +198,11 @@ def sigmoid(input: Tensor) -> Tensor:
 
     Mirrors: ``torch.sigmoid`` / ``torch.nn.functional.sigmoid``.
     """
-    if input._data.dtype.kind == "f":
+    try:
+        kind = input._data.dtype.kind
+    except AttributeError:
+        raise not_tensor("sigmoid", input) from None
+    if kind == "f":
         return bind(P["sigmoid"], (input,))
     return bind(P["sigmoid"], (input,), _EMPTY, GLOBAL.default_dtype)
 

@@ -11,6 +11,8 @@ from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
 from hookgrad._functional._pw_util import promote, require_tensor, scalar_cast, type_name
+from hookgrad._ops._checks import check_number, check_operand, check_tensor
+from hookgrad._ops._shapes import check_broadcast, check_broadcast_all
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -55,6 +57,8 @@ def _logical(name: str) -> Any:
 
     def fn(input: Tensor, other: Tensor) -> Tensor:
         require_tensor(other, name, "other", 2)
+        if input._data.shape != other._data.shape:
+            check_broadcast(input._data.shape, other._data.shape)
         return bind(prim, (input, other))
 
     fn.__name__ = fn.__qualname__ = name
@@ -169,6 +173,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """
     if input is None and other is None:
         return _nonzero_tuple(condition)
+    check_tensor(condition, "where", "condition", 1)
+    for pos, value in ((2, input), (3, other)):
+        if not isinstance(value, Tensor):
+            check_operand(value, "where", ("input", "other")[pos - 2], pos)
     kind = condition._data.dtype
     if kind.kind != "b":
         if kind.name != "uint8":
@@ -177,6 +185,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of PyTorch. Use a boolean condition "
                       "instead.", UserWarning, stacklevel=2)
+    shapes = [t._data.shape for t in (condition, input, other) if isinstance(t, Tensor)]
+    if any(s != shapes[0] for s in shapes):
+        check_broadcast_all(shapes)
     if (isinstance(input, Tensor) and isinstance(other, Tensor)
             and input._data.dtype == other._data.dtype):
         return bind(P["where"], (condition, input, other))
@@ -205,6 +216,8 @@ def _tensor_where(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 
 def _masked_fill_args(self: Tensor, mask: Tensor, value: Any) -> tuple[Any, tuple, dict]:
+    if mask._data.shape != self._data.shape:  # PyTorch names the mask "tensor a"
+        check_broadcast(mask._data.shape, self._data.shape)
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_c_type(mask)}")
@@ -242,6 +255,9 @@ def _clamp_args(input: Tensor, min: Any, max: Any) -> tuple[Any, tuple, dict, An
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tmin, tmax = isinstance(min, Tensor), isinstance(max, Tensor)
+    for name, bound, is_t in (("min", min, tmin), ("max", max, tmax)):
+        if bound is not None and not is_t:
+            check_number(bound, "clamp", name, 2)
     if tmin or tmax:
         if (tmin or min is None) and (tmax or max is None):
             if tmin and tmax:

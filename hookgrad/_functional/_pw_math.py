@@ -18,6 +18,8 @@ from hookgrad._functional._pw_util import (
     same_unary,
     type_name,
 )
+from hookgrad._ops._checks import check_number
+from hookgrad._ops._shapes import check_broadcast_all
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -145,6 +147,9 @@ def _lerp_args(input: Tensor, end: Tensor, weight: Any) -> tuple[Any, tuple, dic
         if isinstance(t, Tensor) and t._data.dtype != input._data.dtype:
             raise RuntimeError(
                 f"expected dtype {_c_name(input)} for `{name}` but got dtype {_c_name(t)}")
+    shapes = [t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)]
+    if any(s != shapes[0] for s in shapes):
+        check_broadcast_all(shapes)
     if isinstance(weight, Tensor):
         return P["lerp_tensor"], (input, end, weight), {}
     return P["lerp"], (input, end), {"weight": weight}
@@ -218,6 +223,8 @@ def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 # ---------------------------------------------------------------- fill / zero
 def _fill_value(value: Any) -> Any:
+    if not isinstance(value, Tensor):
+        check_number(value, "fill_", "value", 1)
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise RuntimeError(
             "fill_ only supports 0-dimension value tensor but got tensor with "

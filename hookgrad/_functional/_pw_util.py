@@ -15,6 +15,8 @@ import numpy as np
 from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import result_type, wrap_scalar
+from hookgrad._ops._checks import check_operand, check_tensor, not_tensor
+from hookgrad._ops._shapes import check_broadcast_all
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -26,11 +28,16 @@ def type_name(t: Tensor) -> str:
 
 def require_float(t: Tensor, kernel: str) -> None:
     """PyTorch kernels without integer variants raise NotImplementedError naming the kernel."""
-    if t._data.dtype.kind != "f":
+    try:
+        kind = t._data.dtype.kind
+    except AttributeError:
+        raise not_tensor(kernel.split("_cpu")[0].split("Kernel")[0].lower(), t) from None
+    if kind != "f":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(t)}\'')
 
 
 def reject_bool(t: Tensor, kernel: str) -> None:
+    check_tensor(t, kernel.split("_")[0])
     if t._data.dtype.kind == "b":
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
@@ -52,9 +59,17 @@ def promote(*args: Any) -> tuple[tuple, Any]:
     like = next((a for a in args if isinstance(a, Tensor)), None)
     if like is None:  # only numbers (torch.floor_divide(7, 2)): PyTorch wraps them all
         like = Tensor._make(np.zeros(()))
+    shape = like._data.shape
+    for a in args:
+        if isinstance(a, Tensor) and a._data.shape != shape:
+            check_broadcast_all([t._data.shape for t in args if isinstance(t, Tensor)])
+            break
     first = like._data.dtype
     if all(isinstance(a, Tensor) and a._data.dtype == first for a in args):
         return args, None
+    for i, a in enumerate(args):
+        if not isinstance(a, Tensor):
+            check_operand(a, "op", "other", i + 1)
     rt = result_type(*args)
     tensors = tuple(a if isinstance(a, Tensor) else wrap_scalar(a, rt, like) for a in args)
     np_rt = rt.np
@@ -83,7 +98,11 @@ def float_unary(name: str, summary: str, prim: str | None = None,
     p = P[prim or name]
 
     def fn(input: Tensor) -> Tensor:
-        if input._data.dtype.kind == "f":
+        try:
+            kind = input._data.dtype.kind
+        except AttributeError:
+            raise not_tensor(name, input) from None
+        if kind == "f":
             return bind(p, (input,))
         return bind(p, (input,), _EMPTY, GLOBAL.default_dtype)
 
@@ -101,6 +120,8 @@ def same_unary(name: str, summary: str, prim: str | None = None,
     def fn(input: Tensor) -> Tensor:
         if check is not None:
             check(input)
+        elif not isinstance(input, Tensor):
+            raise not_tensor(name, input)
         return bind(p, (input,))
 
     fn.__name__ = fn.__qualname__ = name

@@ -5,6 +5,7 @@ Mirrors the ``torch`` functions of the same names; re-exported by `hookgrad._fun
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from hookgrad._functional._views import _dim, _multi_view, _view
@@ -15,13 +16,22 @@ from hookgrad._tensor import Tensor
 __all__ = ["narrow", "select", "unbind", "split", "chunk", "tensor_split", "diagonal", "as_strided"]
 
 
+def _index_arg(value: Any, fn: str, name: str) -> int:
+    """An int argument (or a 0-dim integer tensor), PyTorch's TypeError otherwise."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fn}(): argument '{name}' must be int, not "
+                        f"{type(value).__name__}") from None
+
+
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """Mirrors: ``torch.narrow`` (a ``SliceBackward0`` view)."""
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input)
     size = input._data.shape[d]
-    start = int(start)
+    start = _index_arg(start, "narrow", "start")
     if not -size <= start <= size:
         raise IndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
@@ -88,6 +98,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Mirrors: ``torch.chunk``."""
     if input._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = _index_arg(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _dim(dim, input)

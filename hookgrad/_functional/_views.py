@@ -12,10 +12,12 @@ in-place checks and the regeneration of stale views (`autograd/_copy_slices.py`,
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
+from hookgrad._ops._checks import int_args
 from hookgrad._ops._shapes import infer_size, normalize_dim
 from hookgrad._tensor import Tensor
 
@@ -42,10 +44,10 @@ def _multi_view(prim: Any, src: Tensor, params: dict) -> tuple:
     return outs
 
 
-def _size_args(size: tuple) -> tuple:
+def _size_args(size: tuple, fn: str = "view") -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(int(s) for s in size[0])
-    return tuple(int(s) for s in size)
+        return int_args(size[0], fn, "size")
+    return int_args(size, fn, "size")
 
 
 def _infer(size: tuple, numel: int) -> tuple:
@@ -62,4 +64,9 @@ def _infer(size: tuple, numel: int) -> tuple:
 
 
 def _dim(dim: int, t: Tensor) -> int:
-    return normalize_dim(int(dim), t._data.ndim)
+    if type(dim) is not int:  # PyTorch's parser takes ints (and int-likes), never floats/strs
+        try:
+            dim = operator.index(dim)
+        except TypeError:
+            raise TypeError(f"dim must be an int, not {type(dim).__name__}") from None
+    return normalize_dim(dim, t._data.ndim)

@@ -14,6 +14,8 @@ from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, to_tensor_like, unary_float
 from hookgrad._functional._pw_util import promote, scalar_cast
+from hookgrad._ops._checks import check_number, not_tensor
+from hookgrad._ops._shapes import check_inplace_broadcast
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -36,11 +38,24 @@ def _bool_sub_check(a: Any, b: Any) -> None:
                            "operator instead.")
 
 
+def _check_alpha(input: Any, other: Any, alpha: Any) -> None:
+    """PyTorch's ``alpha_check``: alpha must not be wider than the result's dtype kind."""
+    check_number(alpha, "add", "alpha", 3)
+    rt = result_type(input, other)
+    if isinstance(alpha, bool) and rt.name != "bool":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not rt.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``.
 
     Mirrors: ``torch.add``.
     """
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(input, other, alpha)
     return binary(P["add"], input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
@@ -52,6 +67,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if (isinstance(input, Tensor) and isinstance(other, Tensor)
             and (input._data.dtype.kind == "b" or other._data.dtype.kind == "b")):
         _bool_sub_check(input, other)
+    if alpha != 1 or type(alpha) is not int:
+        _check_alpha(input, other, alpha)
     return binary(P["sub"], input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
@@ -101,7 +118,11 @@ true_divide = div
 
 def neg(input: Tensor) -> Tensor:
     """Mirrors: ``torch.neg``."""
-    if input._data.dtype.kind == "b":
+    try:
+        kind = input._data.dtype.kind
+    except AttributeError:
+        raise not_tensor("neg", input) from None
+    if kind == "b":
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead."
@@ -235,6 +256,8 @@ def _inplace_binary(name: str) -> Any:
             _bool_sub_check(self, other)
         params = {"alpha": alpha} if alpha != 1 else _EMPTY
         o = to_tensor_like(other, self)
+        if o._data.shape != self._data.shape:
+            check_inplace_broadcast(self._data.shape, o._data.shape)
         rt = result_type(self, o)
         cast = rt if (self._data.dtype != rt.np or o._data.dtype != rt.np) else None
         return bind_inplace(prim, self, (self, o), params, cast)
@@ -247,12 +270,16 @@ def _inplace_binary(name: str) -> Any:
 def mul_(self: Tensor, other: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.mul_``."""
     (a, b), cast = promote(self, other)
+    if b._data.shape != a._data.shape:
+        check_inplace_broadcast(a._data.shape, b._data.shape)
     return bind_inplace(P["mul"], self, (a, b), _EMPTY, cast)
 
 
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """Mirrors: ``torch.Tensor.div_`` (true division into an integer tensor is an error)."""
     (a, b), cast = promote(self, other)
+    if b._data.shape != a._data.shape:
+        check_inplace_broadcast(a._data.shape, b._data.shape)
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or "

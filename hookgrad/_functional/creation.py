@@ -137,18 +137,27 @@ def _unwrap(data: Any, top: bool = True) -> Any:
     return data
 
 
-def _check_fits(values: Any, d: dtype, type_name: str) -> None:
-    """PyTorch's ``c10::overflows`` check for Python numbers converted to an integral type."""
+_INT64 = np.iinfo(np.int64)
+MAX_DIMS = 64  # NumPy's limit on dimensions (PyTorch's is 128): deeper nesting is refused
+
+
+def _check_fits(values: Any, d: dtype, type_name: str, unpack: bool = True) -> None:
+    """PyTorch's checks of Python numbers converted to an integral type, element by element:
+    an int beyond int64 fails to unpack (ValueError); a value outside `d`'s range, NaN or an
+    infinity cannot be converted (``c10::overflows``, RuntimeError). `unpack` False: a Scalar
+    argument (``full``), where a huge int is a range error too."""
     if d.is_floating_point or d is bool_:
         return
     flat = np.asarray(values, dtype=object).reshape(-1)
     info = np.iinfo(d.np)
     for v in flat:
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            if unpack and not _INT64.min <= v <= _INT64.max:
+                raise ValueError("Overflow when unpacking long long")
             # unsigned targets accept -max..max (the negative ones wrap), like c10::overflows
             bad = v > info.max or (v < info.min and (info.min != 0 or -v > info.max))
-        elif isinstance(v, (float, np.floating)) and np.isfinite(v):
-            bad = v < info.min or v > info.max
+        elif isinstance(v, (float, np.floating)):
+            bad = not np.isfinite(v) or v < info.min or v > info.max
         else:
             bad = False
         if bad:
@@ -189,12 +198,18 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     if isinstance(data, np.ndarray):
         _check_numpy(data)
+    public_dtype(dtype, "tensor")
+    if isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     arr = _fast_list(data, dtype)
     if arr is None:
-        inferred = _infer(data, 0, _chain_shape(data))
+        shape = _chain_shape(data)
+        if len(shape) > MAX_DIMS:  # NumPy's limit (PyTorch's is 128)
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        inferred = _infer(data, 0, shape)
         d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
-        if d is not int64 and _python_numbers(data):
+        if not (d.is_floating_point or d is bool_) and _python_numbers(data):
             _check_fits(raw, d, d.name)
         arr = _to_array(raw, d)
     xp = _xp(device)
@@ -230,14 +245,16 @@ def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
         arr = np.array(data)
     except (ValueError, OverflowError):
         return None  # ragged or huge ints: the slow path raises PyTorch's errors
-    if arr.dtype.kind not in "biuf" or arr.ndim == 0:
-        return None
+    if arr.dtype.kind not in "bif" or arr.ndim == 0:
+        return None  # "u": ints beyond int64, which the slow path refuses as PyTorch does
     types = _leaf_types(data, arr.ndim)
     if types is None or not types <= _PY_NUMBERS:
         return None
     if target is not None:
         d = target
-    elif float in types:
+        if d is int64 and arr.dtype.kind == "f" and not _fits_int64(arr):
+            return None  # NaN, infinities or huge floats: the slow path raises
+    elif float in types or not types:  # [[]] has no leaves: the default dtype
         d = GLOBAL.default_dtype
     else:
         d = int64 if int in types else bool_
@@ -245,6 +262,10 @@ def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
         return arr
     with np.errstate(over="ignore", invalid="ignore"):
         return arr.astype(d.np)
+
+
+def _fits_int64(arr: np.ndarray) -> bool:
+    return bool(np.isfinite(arr).all() and (np.abs(arr) < 2.0**63).all())
 
 
 def _to_array(raw: Any, d: dtype) -> np.ndarray:
@@ -362,6 +383,10 @@ def _shape(size: tuple, fn: str = "") -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     out = tuple(int(s) for s in size)
+    for i, s in enumerate(out):
+        if not _INT64.min <= s <= _INT64.max:
+            raise TypeError(f"{fn or 'tensor'}(): argument 'size' failed to unpack the object at "
+                            f"pos {i + 1} with error \"Overflow when unpacking long long\"")
     if any(s < 0 for s in out):
         if fn == "zeros":  # PyTorch's zeros has its own check and text
             raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -370,7 +395,18 @@ def _shape(size: tuple, fn: str = "") -> tuple:
     return out
 
 
+def public_dtype(value: Any, fn: str) -> None:
+    """PyTorch's factories take a ``torch.dtype`` (or Python's ``float``/``int``/``bool``)."""
+    if value is None or isinstance(value, dtype) or value is float or value is int or \
+            value is bool:
+        return
+    if value is complex:
+        raise TypeError(f"{fn}(): complex dtypes are not supported by hookgrad")
+    raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {type(value).__name__}")
+
+
 def _dt(dtype_: Any) -> dtype:
+    public_dtype(dtype_, "factory")
     return GLOBAL.default_dtype if dtype_ is None else to_dtype(dtype_)
 
 
@@ -392,8 +428,22 @@ def _filled(fn: str, size: tuple, value: Any, dtype: Any, device: Any, requires_
         raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
     shape = _size_arg(size, fn) if size else ()
     d = _dt(dtype)
-    arr = _xp(device).full(shape, _to_array(value, d), dtype=d.np)
+    arr = _allocate(lambda: _xp(device).full(shape, _to_array(value, d), dtype=d.np), shape, d)
     return _write_out(out, _finish(arr, requires_grad))
+
+
+def _allocate(make: Any, shape: tuple, d: dtype) -> Any:
+    """Run `make`; an allocation the machine cannot satisfy is PyTorch's RuntimeError."""
+    try:
+        return make()
+    except (MemoryError, ValueError) as e:
+        if isinstance(e, ValueError) and "dimension" not in str(e) and "too big" not in str(e):
+            raise
+        nbytes = d.np.itemsize
+        for s in shape:
+            nbytes *= s
+        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{nbytes} bytes.") from None
 
 
 def zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
@@ -432,7 +482,7 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
 
 def _fill_dtype(fill_value: Any) -> dtype:
     bad = isinstance(fill_value, Tensor) and fill_value._data.ndim != 0
-    if bad or fill_value is None or isinstance(fill_value, str):
+    if bad or not (isinstance(fill_value, (int, float, Tensor, np.generic))):
         raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     if isinstance(fill_value, bool):
@@ -461,7 +511,7 @@ def full(size: Any, fill_value: Any, *, out: Any = None, dtype: Any = None, layo
         fill_value = fill_value.item()
         inferred = _fill_dtype(fill_value)
     d = inferred if dtype is None else to_dtype(dtype)
-    _check_fits(fill_value, d, _C_TYPES.get(d.name, d.name))
+    _check_fits(fill_value, d, _C_TYPES.get(d.name, d.name), unpack=False)
     return _filled("full", (tuple(size),), fill_value, d, device, requires_grad, out)
 
 
@@ -513,6 +563,11 @@ def _number(x: Any, fn: str, arg: str, pos: int) -> Any:
         return x.item()
     if isinstance(x, np.generic):
         return x.item()
+    if not isinstance(x, (int, float)):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos + 1}) must be Number, not "
+                        f"{type(x).__name__}")
+    if isinstance(x, int) and not _INT64.min <= x <= _INT64.max:
+        raise OverflowError("int too big to convert")
     return x
 
 
@@ -619,6 +674,9 @@ def is_floating_point(input: Tensor) -> bool:
 
 def numel(input: Tensor) -> int:
     """Number of elements of `input`. Mirrors: ``torch.numel``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     return input.numel()
 
 

@@ -193,6 +193,8 @@ def apply_slicing(t: Tensor, idx: tuple, optimize: bool) -> tuple:
             dim += 1
         elif isinstance(obj, (Tensor, list, tuple, np.ndarray)):
             dim += _record_advanced(result, dim, obj, adv)
+        elif isinstance(obj, str):  # PyTorch reads a str as a sequence index: tensor('a')
+            raise TypeError("new(): invalid data type 'str'")
         else:
             raise IndexError(_VALID.format(type(obj).__name__))
     return result, adv

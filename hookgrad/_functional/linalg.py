@@ -17,6 +17,7 @@ from hookgrad._dtypes import to_dtype
 from hookgrad._functional._common import binary
 from hookgrad._functional.einsum import einsum
 from hookgrad._functional.sorting import amax, amin, reduce_dims
+from hookgrad._ops._checks import not_tensor
 from hookgrad._ops._shapes import broadcast_shapes, normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -248,7 +249,11 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
     Mirrors: ``torch.matmul`` (the same node chain as ATen's ``_matmul_impl``).
     """
-    d1, d2 = input._data.ndim, other._data.ndim
+    try:
+        d1, d2 = input._data.ndim, other._data.ndim
+    except AttributeError:
+        bad, pos = (input, 1) if not isinstance(input, Tensor) else (other, 2)
+        raise not_tensor("matmul", bad, ("input", "other")[pos - 1], pos) from None
     if d1 == 0 or d2 == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"

@@ -88,7 +88,10 @@ def tile(input: Tensor, dims: Any) -> Tensor:
 def _tri(name: str, input: Tensor, diagonal: int) -> Tensor:
     if input._data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    return bind(P[name], (input,), {"diagonal": int(diagonal)})
+    if isinstance(diagonal, bool) or not isinstance(diagonal, int):
+        raise TypeError(f"{name}(): argument 'diagonal' (position 1) must be int, not "
+                        f"{type(diagonal).__name__}")
+    return bind(P[name], (input,), {"diagonal": diagonal})
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

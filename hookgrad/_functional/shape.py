@@ -30,6 +30,7 @@ from hookgrad._functional.rearrange import *  # noqa: F403 - re-exported public 
 from hookgrad._functional.rearrange import METHODS as _REARRANGE_METHODS
 from hookgrad._functional.rearrange import __all__ as _rearrange_all
 from hookgrad._ops import shape as _S
+from hookgrad._ops._checks import check_tensor, not_tensor
 from hookgrad._ops._shapes import infer_size, normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -99,7 +100,10 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Mirrors: ``torch.flatten`` (returns `input` itself when nothing is merged)."""
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except AttributeError:
+        raise not_tensor("flatten", input) from None
     if not shape:
         return reshape(input, 1)
     start, end = _dim(start_dim, input), _dim(end_dim, input)
@@ -184,6 +188,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Mirrors: ``torch.squeeze`` (``SqueezeBackward0/1/2`` for no dim / an int / a tuple)."""
+    check_tensor(input, "squeeze")
     if dim is None:
         return _view(P["squeeze"], input, {})
     if isinstance(dim, (tuple, list)):
@@ -319,6 +324,10 @@ def _join_args(tensors: Any, name: str) -> list:
             f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
             f"not {type(tensors).__name__}"
         )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
     return list(tensors)
 
 
@@ -393,6 +402,7 @@ def vstack(tensors: Any) -> Tensor:
 # ---------------------------------------------------------------------------- copies
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """Mirrors: ``torch.clone`` (keeps a dense layout, as ``preserve_format`` does)."""
+    check_tensor(input, "clone")
     return bind(P["clone"], (input,), {"memory_format": memory_format})
 
 
@@ -417,11 +427,13 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype, dev = a.dtype, a.device
         elif isinstance(a, (str, _backend.device)):
             dev = a
+        elif isinstance(a, int) and not isinstance(a, bool):  # an accelerator index
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         elif a is not None:
             dtype = a
     source = self.device
     if dev is not None:
-        dev = _backend.device(dev)
+        dev = _parse_device(dev)
         _backend.backend_for(dev)  # PyTorch's error for a device that is not available
         if dev.type == source.type and dev.index is None:
             dev = None  # "cuda" means the current device: the tensor's own
@@ -432,6 +444,17 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     params = {"dtype": to_dtype(dtype) if dtype is not None else self.dtype, "device": dev,
               "source": source}
     return bind(P["_to_copy"], (self,), params)
+
+
+def _parse_device(dev: Any) -> Any:
+    """A device argument; a malformed string is PyTorch's RuntimeError, not a ValueError."""
+    try:
+        out = dev if isinstance(dev, _backend.device) else _backend.device(dev)
+    except ValueError:
+        raise RuntimeError(f"Invalid device string: '{dev}'") from None
+    if out.index is not None and out.index < 0:
+        raise RuntimeError(f"Invalid device string: '{dev}'")
+    return out
 
 
 def cpu(self: Tensor) -> Tensor:

@@ -14,6 +14,7 @@ from typing import Any
 
 from hookgrad import return_types
 from hookgrad._dispatch import bind
+from hookgrad._ops._checks import not_tensor
 from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -35,7 +36,13 @@ def numpy_aliases(fn: Callable[..., Any]) -> Callable[..., Any]:
                         raise TypeError(f"{fn.__name__}() got an unexpected keyword argument "
                                         f"'{alias}'")
                     kwargs[name] = kwargs.pop(alias)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError:  # free unless raised: a non-tensor input, as PyTorch words it
+            first = args[0] if args else kwargs.get("input")
+            if not isinstance(first, Tensor):
+                raise not_tensor(fn.__name__, first) from None
+            raise
 
     return wrapper
 

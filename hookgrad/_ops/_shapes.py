@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
@@ -41,6 +42,47 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
                     f"non-singleton dimension {i - ndim + len(s)}"
                 )
     return tuple(out)
+
+
+# The argument-checking layer of broadcasting ops: the op wrappers call these where they promote
+# dtypes, before any kernel runs, so a mismatch raises PyTorch's RuntimeError (not NumPy's
+# ValueError) and leaves every input untouched. Cached: a model broadcasts the same few shape
+# pairs (bias adds) over and over, and the normal path must stay cheap.
+@lru_cache(maxsize=4096)
+def check_broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of `a` and `b`; PyTorch's RuntimeError when there is none.
+
+    ATen's ``infer_size``: dims are compared from the last one, and the first mismatch names
+    its index in the *result* (``(2, 3, 4) + (3, 3)`` fails "at non-singleton dimension 2").
+    """
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        off = ndim - 1 - i
+        sa = a[len(a) - 1 - off] if off < len(a) else 1
+        sb = b[len(b) - 1 - off] if off < len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                               f"({sb}) at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
+
+
+def check_broadcast_all(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """`check_broadcast` over any number of shapes (``where``, ``addcmul``, ``lerp``...)."""
+    out = shapes[0]
+    for s in shapes[1:]:
+        if s != out:
+            out = check_broadcast(out, s)
+    return out
+
+
+def check_inplace_broadcast(self_shape: tuple[int, ...], *others: tuple[int, ...]) -> None:
+    """An in-place op's operands must broadcast *to* the shape of the tensor written."""
+    out = check_broadcast_all((self_shape, *others))
+    if out != tuple(self_shape):
+        raise RuntimeError(f"output with shape {list(self_shape)} doesn't match the broadcast "
+                           f"shape {list(out)}")
 
 
 def sum_to_dims(shape: Sequence[int], target: Sequence[int]) -> tuple[tuple[int, ...], bool]:

@@ -496,7 +496,9 @@ defop(
 )
 
 def _to_copy_impl(self: Any, dtype: Any, device: Any = None, source: Any = None) -> Any:
-    return (self if device is None else move(self, device)).astype(dtype.np)
+    # NaN/inf/out-of-range floats to integers wrap silently in PyTorch's casts: no warning
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (self if device is None else move(self, device)).astype(dtype.np)
 
 
 def _to_copy_vjp(grad: Any, self_dtype: Any, source: Any) -> Any:

@@ -101,8 +101,11 @@ class set_grad_enabled(_GradModeContext):
     """Set grad mode now (function form) or for a block. Mirrors: ``torch.set_grad_enabled``."""
 
     def __init__(self, mode: bool) -> None:
+        if type(mode) is not bool:
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = STATE.grad_enabled
-        self.mode = bool(mode)
+        self.mode = mode
         set_grad_mode(self.mode)
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:

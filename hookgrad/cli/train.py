@@ -19,6 +19,7 @@ import hookgrad
 from hookgrad import nn
 from hookgrad.cli import ddp
 from hookgrad.cli.data import Dataset, UserError, load
+from hookgrad.cli.resume import resume
 from hookgrad.hooktools import TrainingMonitor
 
 DEFAULT_LR = {"adam": 3e-3, "sgd": 0.05}
@@ -102,30 +103,6 @@ def _optimizer(cfg: TrainConfig, model: nn.Module) -> Any:
     return hookgrad.optim.SGD(model.parameters(), lr=cfg.learning_rate(), momentum=0.9)
 
 
-def _resume(cfg: TrainConfig, model: nn.Module, opt: Any) -> tuple[int, list]:
-    try:
-        state = hookgrad.load(cfg.resume)
-    except FileNotFoundError:
-        raise UserError(f"checkpoint not found: {cfg.resume}") from None
-    except Exception as e:  # noqa: BLE001 - any unreadable checkpoint is a user error here
-        raise UserError(f"cannot read checkpoint {cfg.resume}: {e}") from None
-    if not isinstance(state, dict) or not {"model", "optimizer", "epoch"} <= set(state):
-        raise UserError(f"{cfg.resume} is not a hookgrad train checkpoint")
-    saved = state.get("config") or {}
-    for key in ("model", "optimizer"):  # an Adam state loads into SGD, then step() fails
-        if saved.get(key, getattr(cfg, key)) != getattr(cfg, key):
-            raise UserError(f"checkpoint {cfg.resume} was made with --{key} {saved[key]}, not "
-                            f"--{key} {getattr(cfg, key)}")
-    try:
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-    except (RuntimeError, ValueError, KeyError) as e:
-        first = str(e).splitlines()[0]
-        raise UserError(f"checkpoint {cfg.resume} does not fit this model/optimizer: {first}"
-                        ) from None
-    return int(state["epoch"]), list(state.get("history", []))
-
-
 def _save_checkpoint(cfg: TrainConfig, model: nn.Module, opt: Any, epoch: int,
                      history: list) -> None:
     try:
@@ -141,13 +118,15 @@ def train(cfg: TrainConfig, progress: Callable[..., Any] | None = None) -> Train
         raise UserError("--epochs and --batch-size must be positive")
     if not (cfg.learning_rate() > 0):
         raise UserError("--lr must be a positive number")
+    if not 0 <= cfg.seed < 2**64:
+        raise UserError(f"--seed must be an integer in 0..2**64-1, got {cfg.seed}")
     hookgrad.manual_seed(cfg.seed)
     data: Dataset = load(cfg.data, cfg.seed)
     x_train, x_test = _images(data.x_train, cfg.model), _images(data.x_test, cfg.model)
     model = build_model(cfg.model, x_train.shape[1:], data.num_classes)
     opt = _optimizer(cfg, model)
     loss_fn = nn.CrossEntropyLoss()
-    start, history = _resume(cfg, model, opt) if cfg.resume else (0, [])
+    start, history = resume(cfg.resume, cfg, model, opt) if cfg.resume else (0, [])
     net = ddp.wrap(cfg, model)  # the model itself unless --ddp
     result = TrainResult(config=asdict(cfg), data=data.source, epochs=list(history))
     # Overflow is reported as a non-finite loss (UserError), not as NumPy RuntimeWarnings.

@@ -30,6 +30,44 @@ def ntuple(value: Any, n: int) -> tuple[int, ...]:
     return value * n if len(value) == 1 else value
 
 
+def _int_arg(value: Any, name: str, fn: str) -> None:
+    """PyTorch's argument parser: int-list arguments take ints only (TypeError otherwise)."""
+    items = (value,) if isinstance(value, int) else value
+    if isinstance(value, (str, bytes)) or not isinstance(value, (int, Sequence)) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in items):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"{name}={type(value).__name__}, but expected a tuple of ints")
+
+
+def conv_args(fn: str, nd: int, stride: Any, padding: Any, dilation: Any,
+              groups: Any) -> tuple[tuple[int, ...], Any, tuple[int, ...]]:
+    """Check and expand ``stride``/``padding``/``dilation``/``groups`` of a convolution, with
+    PyTorch's exception types and texts, before any computation (so bad values can never reach
+    the kernels as a division by zero or a NumPy pad error)."""
+    values = {"stride": stride, "dilation": dilation}
+    if not isinstance(padding, str):
+        values["padding"] = padding
+    out = {}
+    for name, value in values.items():
+        _int_arg(value, name, fn)
+        full = ntuple(value, nd)
+        if len(full) != nd:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {nd} "
+                               "values to match the convolution dimensions, but got "
+                               f"{name}={list(full)}")
+        out[name] = full
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"groups={type(groups).__name__}, but expected int")
+    if min(out["stride"]) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if "padding" in out and min(out["padding"]) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(out["dilation"]) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(out['dilation'])}")
+    return out["stride"], out.get("padding", padding), out["dilation"]
+
+
 def _type_word(t: Tensor) -> str:
     return t.dtype.scalar_type
 
@@ -70,6 +108,9 @@ def _check(
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     w0 = weight.size(0)
+    if w0 < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {_sizes(weight)} instead")
     if w0 % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
@@ -88,6 +129,10 @@ def _check(
             f"Given weight of size {_sizes(weight)}, expected bias to be 1-dimensional with "
             f"{n_out} elements, but got bias of size {_sizes(bias)} instead"
         )
+    if any(k <= 0 for k in weight.shape[2:]):
+        names = ("kernel_depth", "kernel_height", "kernel_width")[-(weight.dim() - 2):]
+        raise RuntimeError("kernel size should be greater than zero, but got " + " ".join(
+            f"{n}: {k}" for n, k in zip(names, weight.shape[2:], strict=True)))
     if transposed:
         return
     spatial = [x.size(2 + i) + 2 * padding[i] for i in range(len(padding))]
@@ -145,11 +190,9 @@ def _conv_nd(
     nd: int,
 ) -> Tensor:
     x, batched = _batch(input, nd, f"conv{nd}d")
-    st, dil = ntuple(stride, nd), ntuple(dilation, nd)
+    st, pad, dil = conv_args(f"conv{nd}d", nd, stride, padding, dilation, groups)
     if isinstance(padding, str):
         x, pad = _string_padding(x, weight, padding, st, dil)
-    else:
-        pad = ntuple(padding, nd)
     _check(x, weight, bias, pad, dil, groups, False)
     out = conv(x, weight, bias, st, pad, dil, False, (0,) * nd, groups)
     return out if batched else out.squeeze(0)  # type: ignore[attr-defined]
@@ -235,8 +278,11 @@ def _conv_transpose_nd(
     nd: int,
 ) -> Tensor:
     x, batched = _batch(input, nd, f"conv_transpose{nd}d")
-    st, pad = ntuple(stride, nd), ntuple(padding, nd)
-    op, dil = ntuple(output_padding, nd), ntuple(dilation, nd)
+    st, pad, dil = conv_args(f"conv_transpose{nd}d", nd, stride, padding, dilation, groups)
+    _int_arg(output_padding, "output_padding", f"conv_transpose{nd}d")
+    op = ntuple(output_padding, nd)
+    if min(op) < 0:
+        raise RuntimeError("negative output_padding is not supported")
     _check(x, weight, bias, pad, dil, groups, True)
     if any(o >= s and o >= d for o, s, d in zip(op, st, dil, strict=True)):
         names = ("height", "width") if nd == 2 else ("width",)

@@ -39,6 +39,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
     Mirrors: ``torch.nn.functional.dropout``.
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"dropout(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:

@@ -11,6 +11,7 @@ import warnings
 from typing import Any
 
 from hookgrad._dispatch import bind
+from hookgrad._functional._common import result_type
 from hookgrad._functional.nn_ops import log_softmax
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -81,6 +82,15 @@ def _broadcast(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     return input.expand(*shape), target.expand(*shape)  # type: ignore[attr-defined]
 
 
+def _common_dtype(x: Tensor, t: Tensor) -> Any:
+    """The cast `bind` needs when input and target differ in dtype: PyTorch's kernels compute
+    in the promoted dtype (float32 input, int64 target -> float32), and the gradient goes back
+    to each input in its own dtype. None when they already agree."""
+    if x._data.dtype == t._data.dtype:
+        return None
+    return result_type(x, t)
+
+
 def _apply_reduction(loss: Tensor, reduction: str) -> Tensor:
     red = get_enum(reduction)
     if red == 1:
@@ -114,7 +124,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     x, t = _broadcast(input, target)
     if weight is not None:
         return _weighted((x - t).pow(2), weight, input, reduction)  # type: ignore[attr-defined]
-    return bind(P["mse_loss"], (x, t), {"reduction": get_enum(reduction)})
+    if t._data.dtype.kind == "b":  # the backward rule subtracts the target: no bool there
+        t = t.to(result_type(x, t))  # type: ignore[attr-defined]
+    return bind(P["mse_loss"], (x, t), {"reduction": get_enum(reduction)}, _common_dtype(x, t))
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
@@ -144,12 +156,17 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
         return _apply_reduction((x - t).abs(), reduction)  # type: ignore[attr-defined]
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    return bind(P["smooth_l1_loss"], (x, t), {"reduction": get_enum(reduction), "beta": beta})
+    if t._data.dtype.kind == "b":  # the backward rule subtracts the target: no bool there
+        t = t.to(result_type(x, t))  # type: ignore[attr-defined]
+    return bind(P["smooth_l1_loss"], (x, t), {"reduction": get_enum(reduction), "beta": beta},
+                _common_dtype(x, t))
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """Huber loss (``HuberLossBackward0``). Mirrors: ``torch.nn.functional.huber_loss``."""
+    if not delta > 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_size(input, target)
     x, t = _broadcast(input, target)
     if weight is None:
@@ -194,6 +211,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """
     reduction = _reduction(size_average, reduce, reduction)
     _check_nll(input, target)
+    classes = input.size(1) if input.dim() >= 2 else input.size(0)
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
+                           f"no classes but got weight tensor of shape: {list(weight.shape)}")
     params = {"weight": weight, "reduction": get_enum(reduction), "ignore_index": ignore_index}
     if input.dim() <= 2:
         return bind(P["nll_loss"], (input, target), params)

@@ -80,6 +80,11 @@ def batch_norm(
         for name, buf in (("running_mean", running_mean), ("running_var", running_var)):
             if buf is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
+    channels = input.size(1) if input.dim() > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):  # checked before any buffer changes
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     args = (
         input,
         _or_empty(weight, input),

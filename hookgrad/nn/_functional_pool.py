@@ -44,7 +44,19 @@ def _check_pool(
     d: Sequence[int],
     ceil_mode: bool,
 ) -> None:
-    """PyTorch's ``pool2d_shape_check`` (messages for the 2-d ops)."""
+    """PyTorch's checks in its order: ``pooling_output_shape`` per dim (zero stride, negative
+    padding, padding over half the window), then ``pool2d_shape_check``."""
+    for kk, ss, pp, dd in zip(k, s, p, d, strict=True):
+        if ss == 0:
+            raise RuntimeError("stride should not be zero")
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        span = (kk - 1) * dd + 1
+        if pp > int(span / 2):  # C++ integer division truncates toward zero
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={pp}, kernel_size={kk} and dilation={dd}"
+            )
     if min(k) <= 0:
         raise RuntimeError(
             f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}"
@@ -55,12 +67,11 @@ def _check_pool(
         raise RuntimeError(
             f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}"
         )
-    for kk, pp, dd in zip(k, p, d, strict=True):
-        if pp > ((kk - 1) * dd + 1) // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got "
-                f"pad={pp}, kernel_size={kk} and dilation={dd}"
-            )
+    if p[1] > k[1] // 2 or p[0] > k[0] // 2:  # without dilation, unlike the check above
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}"
+        )
     h, w = input.shape[-2:]
     oh = pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
     ow = pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)
@@ -72,10 +83,23 @@ def _check_pool(
         )
 
 
-def _stride(stride: IntOrSeq | None, kernel: tuple[int, ...], n: int) -> tuple[int, ...]:
+def _stride(stride: IntOrSeq | None, kernel: tuple[int, ...], n: int,
+            fn: str = "") -> tuple[int, ...]:
     if stride is None or (not isinstance(stride, int) and len(stride) == 0):
         return kernel
-    return ntuple(stride, n)
+    return _pair(stride, n, fn, "stride")
+
+
+def _pair(value: Any, n: int, fn: str, name: str) -> tuple[int, ...]:
+    """`ntuple` with PyTorch's check that a 2-d pool argument is one int or two."""
+    if not isinstance(value, (int, Sequence)) or isinstance(value, (bool, str)):
+        raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not "
+                        f"{type(value).__name__}")
+    out = ntuple(value, n)
+    if len(out) != n:
+        what = "a single int, or a tuple of two ints" if n == 2 else "a single int"
+        raise RuntimeError(f"{fn}: {name} must either be {what}")
+    return out
 
 
 def max_pool2d(
@@ -115,8 +139,9 @@ def max_pool2d(
     Mirrors: ``torch.nn.functional.max_pool2d``.
     """
     _check_input(input)
-    k = ntuple(kernel_size, 2)
-    s, p, d = _stride(stride, k, 2), ntuple(padding, 2), ntuple(dilation, 2)
+    k = _pair(kernel_size, 2, "max_pool2d", "kernel_size")
+    s, p = _stride(stride, k, 2, "max_pool2d"), _pair(padding, 2, "max_pool2d", "padding")
+    d = _pair(dilation, 2, "max_pool2d", "dilation")
     _check_pool(input, k, s, p, d, ceil_mode)
     out, idx = bind(
         _P.MAX_POOL2D,
@@ -210,8 +235,8 @@ def avg_pool2d(
     _check_input(input)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    k = ntuple(kernel_size, 2)
-    s, p = _stride(stride, k, 2), ntuple(padding, 2)
+    k = _pair(kernel_size, 2, "avg_pool2d", "kernel_size")
+    s, p = _stride(stride, k, 2, "avg_pool2d"), _pair(padding, 2, "avg_pool2d", "padding")
     _check_pool(input, k, s, p, (1, 1), ceil_mode)
     return bind(
         _P.AVG_POOL2D,
@@ -260,6 +285,23 @@ def avg_pool1d(
     return out.squeeze(-2)  # type: ignore[attr-defined]
 
 
+def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, ...]:
+    size = (output_size, output_size) if isinstance(output_size, int) else output_size
+    if not isinstance(size, Sequence) or isinstance(size, str) or not all(
+            v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in size):
+        bad = size if not isinstance(size, Sequence) or isinstance(size, str) else next(
+            v for v in size if not isinstance(v, int))
+        raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, "
+                        f"not {type(bad).__name__}")
+    if len(size) != 2:
+        raise RuntimeError(f"{fn}: output_size must be 2")
+    size = tuple(input.size(-2 + i) if v is None else v for i, v in enumerate(size))
+    if min(size) < 0:
+        raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{size[0]}, {size[1]}}}")
+    return size
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to a fixed ``output_size`` whatever the input size.
 
@@ -284,8 +326,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError(
             f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}"
         )
-    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
-    size = tuple(input.size(-2 + i) if v is None else int(v) for i, v in enumerate(size))
+    size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
     if size == (1, 1):
         return input.mean((-1, -2), True)  # type: ignore[attr-defined]
     return bind(_P.ADAPTIVE_AVG_POOL2D, (input,), {"output_size": size})

@@ -52,6 +52,52 @@ def _reexport() -> None:
 _reexport()
 
 
+def _calls_method(fn: Any, method: str) -> Any:
+    """PyTorch's ``F.<name>`` is ``input.<method>(...)``: a non-tensor raises AttributeError
+    there (not the TypeError of ``torch.<name>``); keep that difference."""
+
+    def wrapper(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute '{method}'")
+        return fn(input, *args, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+for _name in ("sigmoid", "tanh"):
+    globals()[_name] = _calls_method(globals()[_name], _name)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along `dim` (``SoftmaxBackward0``); without `dim`, PyTorch's
+    deprecated implicit choice (with its warning).
+
+    Mirrors: ``torch.nn.functional.softmax``.
+    """
+    if not isinstance(input, Tensor):  # PyTorch calls input.softmax(...)
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'softmax'")
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    return _nn_ops.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """``x - logsumexp(x)`` along `dim` (``LogSoftmaxBackward0``); implicit `dim` as softmax.
+
+    Mirrors: ``torch.nn.functional.log_softmax``.
+    """
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'log_softmax'")
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    return _nn_ops.log_softmax(input, dim, dtype)
+
+
 def _softmax_dim(name: str, ndim: int) -> int:
     import warnings
 
@@ -66,6 +112,10 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
     Mirrors: ``torch.nn.functional.softmin``.
     """
+    if not isinstance(input, Tensor):  # PyTorch: input.dim(), or (-input).softmax(dim)
+        if dim is None:
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
+        raise AttributeError(f"'{type(-input).__name__}' object has no attribute 'softmax'")
     if dim is None:
         dim = _softmax_dim("softmin", input.dim())
     if dtype is not None:
