@@ -110,6 +110,7 @@ import hookgrad.utils.data  # noqa: E402,F401
 import hookgrad.utils.hooks  # noqa: E402,F401
 from hookgrad import testing  # noqa: E402
 from hookgrad import distributed, futures  # noqa: E402
+from hookgrad.futures import Future  # noqa: E402  (torch.Future)
 import hookgrad.nn.parallel  # noqa: E402,F401  (torch.nn.parallel)
 from hookgrad.serialization import load, save  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
