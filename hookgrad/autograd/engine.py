@@ -70,7 +70,7 @@ class GraphTask:
 
     __slots__ = (
         "deps", "exec_info", "reached", "captures", "captured", "buffers", "heap", "callbacks",
-        "create_graph", "retain_graph", "is_backward", "task_id", "hook_state", "rule_ops",
+        "create_graph", "retain_graph", "is_backward", "task_id", "hook_state", "pollers", "rule_ops",
     )
     _ids = itertools.count()  # next() on a count is atomic: threads get distinct ids
 
@@ -92,6 +92,7 @@ class GraphTask:
         self.buffers: dict[Node, list] = {}
         self.heap: list[_Ready] = []
         self.callbacks: list = []
+        self.pollers: list = []  # called after every node (`poll_between_nodes`)
 
     # ------------------------------------------------------------------ graph analysis
     def count_dependencies(self, root: Node) -> None:
@@ -182,6 +183,7 @@ class GraphTask:
         plain = self.exec_info is None  # no ``inputs=`` pruning and no captures
         release = not self.retain_graph
         check_nan = GLOBAL.anomaly and GLOBAL.anomaly_check_nan
+        pollers = self.pollers  # the list itself: pollers added during the pass are seen
         while heap:
             node: Node | None = heapq.heappop(heap).node
             while node is not None:
@@ -199,6 +201,9 @@ class GraphTask:
                 if check_nan:
                     check_nan_outputs(node.name(), outs)
                 node = self.route(node, outs)
+                if pollers:
+                    for poll in pollers:
+                        poll()
                 # Routed: drop the reference, so AccumulateGrad can tell that nothing else
                 # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
                 outs = None
@@ -416,6 +421,22 @@ def will_engine_execute_node(node: Node) -> bool:
     return True
 
 
+def poll_between_nodes(poller: Any) -> None:
+    """Call ``poller()`` after every node the innermost running backward pass executes.
+
+    For work that must make progress while backward runs, without a thread of its own: DDP
+    advances its non-blocking collectives this way (distributed.md §11). The poller is dropped
+    when that pass finishes.
+
+    Raises:
+        RuntimeError: When no backward pass is running.
+    """
+    stack = STATE.graph_task_stack
+    if not stack:
+        raise RuntimeError("poll_between_nodes can only be called during the backward pass.")
+    stack[-1].pollers.append(poller)
+
+
 def queue_callback(callback: Any) -> None:
     """Run ``callback() -> Any`` when the innermost running backward pass finishes (spec §5.4).
 
@@ -444,6 +465,6 @@ class _ExecutionEngine:
 ENGINE = _ExecutionEngine()
 
 __all__ = [
-    "execute", "queue_callback", "GraphTask", "GraphRoot", "ENGINE", "current_graph_task_id",
+    "execute", "queue_callback", "poll_between_nodes", "GraphTask", "GraphRoot", "ENGINE", "current_graph_task_id",
     "current_graph_task", "will_engine_execute_node",
 ]

@@ -286,3 +286,18 @@ def test_optimizer_updates_and_grad_accumulation_pass_the_write_door():
     assert any(t is w.grad for t in rec.written)
     assert any(t is w for t in rec.written)
     assert w._version == version + 1
+
+
+def test_poll_between_nodes_runs_after_every_node_of_its_pass():
+    from hookgrad.autograd.engine import poll_between_nodes
+
+    polls: list = []
+    x = hookgrad.ones(3, requires_grad=True)
+    y = (x * 2).exp().sum()
+    y.grad_fn.register_prehook(lambda go: poll_between_nodes(lambda: polls.append(1)))
+    y.backward()  # SumBackward0 (registers), then ExpBackward0, MulBackward0, AccumulateGrad
+    assert len(polls) == 4
+    (x * 2).sum().backward()
+    assert len(polls) == 4  # dropped with its pass
+    with pytest.raises(RuntimeError, match="during the backward pass"):
+        poll_between_nodes(lambda: None)

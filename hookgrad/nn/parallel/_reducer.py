@@ -4,7 +4,8 @@ Readiness comes from a post-accumulate-grad hook per parameter. Gradients are co
 flat buffer of their bucket; a bucket whose last gradient arrived is launched (its comm hook is
 called) as soon as every lower-index bucket was launched. At the end of backward (an engine
 final callback) every launched bucket's future is waited on, checked, and copied back into
-``param.grad``. Collectives in flight are polled at every readiness event (no progress thread).
+``param.grad``. Collectives in flight are advanced at every readiness event and after every
+node the engine runs (`poll_between_nodes`; no progress thread).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 
 import hookgrad.distributed as dist
 from hookgrad._tensor import Tensor
-from hookgrad.autograd.engine import queue_callback
+from hookgrad.autograd.engine import poll_between_nodes, queue_callback
 from hookgrad.distributed.grad_bucket import GradBucket
 from hookgrad.futures import Future
 from hookgrad.nn.parallel._buckets import MAXSIZE, compute_bucket_assignment_by_size
@@ -138,11 +139,15 @@ class Reducer:
         if not self.require_finalize:
             self.require_finalize = True
             queue_callback(self.finalize)
+            poll_between_nodes(self._progress)
         if not self.marked_unused:
             self.marked_unused = True
             for i in self.unused:
                 self._mark_ready(i, used=False)
         self._mark_ready(index, used=True)
+        dist.progress(self.group)
+
+    def _progress(self) -> None:
         dist.progress(self.group)
 
     def _mark_ready(self, index: int, used: bool) -> None:
