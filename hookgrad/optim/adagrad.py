@@ -95,16 +95,9 @@ class Adagrad(Optimizer):
             xp.full_like(p._data, self.defaults["initial_accumulator_value"])
         )
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        for s in self.state.values():
-            if "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = _new_step(float(s["step"]))
+    _GROUP_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("fused", None))
+    _TENSOR_STEPS = True
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

@@ -17,7 +17,6 @@ from hookgrad.optim.optimizer import (
     _closure_loss,
     _new_step,
     _reject_unsupported,
-    _tensorize_steps,
     _use_grad_for_differentiable,
     _zeros_like,
 )
@@ -93,17 +92,10 @@ class Adam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-            _tensorize_steps(self, group)
+    _GROUP_DEFAULTS = (("amsgrad", False), ("maximize", False), ("foreach", None),
+                       ("capturable", False), ("differentiable", False),
+                       ("decoupled_weight_decay", False), ("fused", None))
+    _TENSOR_STEPS = True
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         state["step"] = _new_step()

@@ -16,7 +16,6 @@ from hookgrad.optim.optimizer import (
     _closure_loss,
     _new_step,
     _reject_unsupported,
-    _tensorize_steps,
     _use_grad_for_differentiable,
     _zeros_like,
 )
@@ -54,13 +53,9 @@ class Adamax(Optimizer):
                     "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, value)
-            _tensorize_steps(self, group)
+    _GROUP_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                       ("capturable", False))
+    _TENSOR_STEPS = True
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         state["step"] = _new_step()

@@ -16,7 +16,6 @@ from hookgrad.optim.optimizer import (
     _closure_loss,
     _new_step,
     _reject_unsupported,
-    _tensorize_steps,
     _use_grad_for_differentiable,
     _zeros_like,
 )
@@ -64,13 +63,13 @@ class NAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
+    _GROUP_DEFAULTS = (("maximize", False), ("foreach", None), ("capturable", False),
+                       ("differentiable", False), ("decoupled_weight_decay", False))
+    _TENSOR_STEPS = True
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         for group in self.param_groups:
-            for key, value in (("maximize", False), ("foreach", None), ("capturable", False),
-                               ("differentiable", False), ("decoupled_weight_decay", False)):
-                group.setdefault(key, value)
-            _tensorize_steps(self, group)
             for p in group["params"]:
                 p_state = self.state.get(p, {})
                 if p_state and not isinstance(p_state["mu_product"], Tensor):

@@ -305,12 +305,23 @@ class Optimizer:
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    # ``(key, value)`` pairs a group unpickled from an older PyTorch may lack (each subclass
+    # lists its own, as torch's ``__setstate__`` methods do); with `_TENSOR_STEPS`, numeric
+    # ``step`` values of such state are turned into 0-d tensors.
+    _GROUP_DEFAULTS: tuple = ()
+    _TENSOR_STEPS = False
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         for name in _HOOK_ATTRS:
             if name not in self.__dict__:
                 setattr(self, name, HookRegistry())
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._GROUP_DEFAULTS:
+                group.setdefault(key, value)
+            if self._TENSOR_STEPS:
+                _tensorize_steps(self, group)
 
     def __repr__(self) -> str:
         out = self.__class__.__name__ + " ("

@@ -18,7 +18,6 @@ from hookgrad.optim.optimizer import (
     _closure_loss,
     _new_step,
     _reject_unsupported,
-    _tensorize_steps,
     _use_grad_for_differentiable,
     _zeros_like,
 )
@@ -84,16 +83,9 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            _tensorize_steps(self, group)
+    _GROUP_DEFAULTS = (("momentum", 0), ("centered", False), ("foreach", None),
+                       ("maximize", False), ("differentiable", False), ("capturable", False))
+    _TENSOR_STEPS = True
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         state["step"] = _new_step()

@@ -83,14 +83,8 @@ class SGD(Optimizer):
         _reject_unsupported(differentiable, fused)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    _GROUP_DEFAULTS = (("nesterov", False), ("maximize", False), ("foreach", None),
+                       ("differentiable", False), ("fused", False))
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
