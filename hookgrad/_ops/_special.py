@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import backend_of, namespace_of
 
 __all__ = ["special"]
 
@@ -54,7 +54,10 @@ def special(name: str) -> Any:
             return getattr(csp, name)(x)
         if _SCIPY is not None:
             return getattr(_SCIPY, name)(x)
-        return fallback(x)
+        if xp is np:
+            return fallback(x)
+        backend = backend_of(x)  # the fallback runs on the host, then moves back
+        return backend.from_host(fallback(backend.to_host(x)))
 
     impl.__name__ = name
     return impl

@@ -98,3 +98,17 @@ def test_numpy_of_a_device_tensor_raises_pytorch_error(strict):
         t.numpy()
     assert t.cpu().numpy().tolist() == [1.0, 1.0]
     assert t.numpy(force=True).tolist() == [1.0, 1.0]
+
+
+def test_special_functions_without_scipy_stay_on_the_device(strict, monkeypatch):
+    from hookgrad._ops import _special
+
+    monkeypatch.setattr(_special, "_SCIPY", None)  # the exact math fallback, as without SciPy
+    x = hookgrad.tensor([-1.0, 0.0, 0.5], requires_grad=True)
+    y = x.to(strict)
+    out = hookgrad.nn.functional.gelu(y).sum() + y.erf().sum() + y.erfc().sum()
+    out.backward()
+    ref = hookgrad.tensor([-1.0, 0.0, 0.5], requires_grad=True)
+    (hookgrad.nn.functional.gelu(ref).sum() + ref.erf().sum() + ref.erfc().sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), ref.grad.numpy(), rtol=1e-6)
+    assert out.device.type == strict
