@@ -115,9 +115,13 @@ class ActiveTrace:
         source = self.index.source_of(t)
         if source is None:
             self.graph_break("hook registered on a tensor the tracer cannot source")
+            self._note(hook, "graph_break", "hook registered on a tensor the tracer cannot "
+                       "source")
             return real(t, hook)
         handle = real(t, hook)
         self.effects.append(TensorHook(FromSource(source), kind, hook, self._new_slot(handle)))
+        self._note(hook, "eager", f"hook on {source}: its registration is replayed after the "
+                   "graph runs and it fires in the eager backward (spec 8.1)")
         return handle
 
     def _register_traced(self, t: Tensor, hook: Any, real: Any) -> Any:
@@ -175,6 +179,11 @@ class ActiveTrace:
             return res
         slot = self._bw_slots.get(id(bw))
         if slot is None:
+            for hook in [*bw.user_pre_hooks, *bw.user_hooks]:
+                note_compiled_hook("module_backward_hook", hook,
+                                   getattr(self.fn, "__qualname__", "<region>"), "inlined",
+                                   f"full backward hook of {type(bw.module).__name__} compiled "
+                                   "into the graph (backward_hook_setup operator)")
             slot = self._bw_slots[id(bw)] = len(self.object_sources)
             self.object_sources.append(source)
             self.keep_alive.append(bw)

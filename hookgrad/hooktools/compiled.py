@@ -1,9 +1,10 @@
 """Extension point for compiled code: where each hook in a compiled region went, and why.
 
 `hookgrad.compile` (built separately) is expected to call `note_compiled_hook` once per hook it
-meets while compiling a region: ``placement`` is ``"inlined"`` (traced into the compiled graph,
-so it will not fire as a Python call), ``"compiled_autograd"`` (deferred to compiled autograd)
-or ``"graph_break"`` (run eagerly after a graph break), with the reason in words. Every open
+meets while compiling a region: ``placement`` is ``"inlined"`` (traced into the compiled graph
+as an operator), ``"compiled_autograd"`` (deferred to compiled autograd), ``"eager"`` (left to
+the eager engine: registered on an input or parameter, the registration is replayed after the
+graph runs) or ``"graph_break"`` (run eagerly after a graph break), with the reason in words. Every open
 `HookTrace` gets the note in ``trace.compiled`` and its report lists them; with no trace open
 the call does nothing. Nothing here imports the compiler.
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 __all__ = ["CompiledHookNote", "note_compiled_hook", "PLACEMENTS"]
 
-PLACEMENTS = ("inlined", "compiled_autograd", "graph_break")
+PLACEMENTS = ("inlined", "compiled_autograd", "eager", "graph_break")
 _OPEN_TRACES: list = []  # appended/removed by HookTrace.__enter__/__exit__
 
 

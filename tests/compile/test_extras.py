@@ -222,3 +222,25 @@ def test_hook_trace_is_told_where_hooks_went():
     with HookTrace() as trace:
         hookgrad.compile(fn, backend="eager")(hookgrad.ones(2, requires_grad=True))
     assert [(n.kind, n.placement) for n in trace.compiled] == [("tensor_hook", "inlined")]
+
+
+def test_hook_trace_is_told_about_sourced_and_module_backward_hooks():
+    from hookgrad.hooktools import HookTrace
+
+    lin = hookgrad.nn.Linear(2, 2)
+
+    def on_grad_out(m, go):
+        return None
+
+    lin.register_full_backward_pre_hook(on_grad_out)
+
+    def fn(x: Any) -> Any:
+        x.register_hook(lambda g: g)
+        return lin(x).sum()
+
+    with HookTrace() as trace:
+        out = hookgrad.compile(fn, backend="eager")(hookgrad.ones(1, 2, requires_grad=True))
+        out.backward()
+    placements = sorted((n.kind, n.placement) for n in trace.compiled)
+    assert placements == [("module_backward_hook", "inlined"), ("tensor_hook", "eager")]
+    assert any(n.hook == "on_grad_out" for n in trace.compiled)
