@@ -88,6 +88,22 @@ def mlp(lib, batch):
     return _train_step(lib, *_mlp_setup(lib, batch))
 
 
+def mlp_mse(lib, batch=1):
+    """The MLP step with a mean-squared-error loss against a fixed target (per-op overhead)."""
+    model, x, _ = _mlp_setup(lib, batch)
+    target = _t(lib, np.random.default_rng(2).normal(size=(batch, 10)))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = lib.nn.MSELoss()
+    first = float(loss_fn(model(x), target).item())
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), target).backward()
+        opt.step()
+
+    return step, first
+
+
 def hooked_mlp(lib, batch=64):
     """The MLP step with forward pre/post and full backward hooks on every layer."""
     model, x, y = _mlp_setup(lib, batch)
@@ -246,6 +262,7 @@ TABLE = {
                     "same chain + no-op register_hook per intermediate (extra cost per hook)"),
     "mlp64": (lambda lib: mlp(lib, 64), 1, "ms/step", "MLP 784-256-256-10, CE, SGD, batch 64"),
     "mlp1024": (lambda lib: mlp(lib, 1024), 1, "ms/step", "same MLP, batch 1024"),
+    "mlp1_mse": (lambda lib: mlp_mse(lib, 1), 1, "ms/step", "same MLP, batch 1, MSE loss"),
     "cnn": (lambda lib: cnn(lib), 1, "ms/step",
             "conv3x3(1->8)+ReLU+maxpool2+Linear, 1x28x28, batch 64"),
     "hvp": (lambda lib: hvp(lib), 1, "ms/step", "Hessian-vector product, small MLP loss"),
