@@ -70,9 +70,18 @@ class _GradModeContext:
 
 
 class no_grad(_GradModeContext):
-    """Disable gradient recording. Mirrors: ``torch.no_grad``."""
+    """Disable gradient recording. Mirrors: ``torch.no_grad``.
 
-    def __init__(self) -> None:
+    As PyTorch's, ``no_grad(fn)`` (the decorator applied without parentheses) returns `fn`
+    wrapped.
+    """
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __init__(self, orig_func: Any = None) -> None:
         self.prev = False
 
     def __enter__(self) -> None:
@@ -84,9 +93,15 @@ class no_grad(_GradModeContext):
 
 
 class enable_grad(_GradModeContext):
-    """Enable gradient recording. Mirrors: ``torch.enable_grad``."""
+    """Enable gradient recording. Mirrors: ``torch.enable_grad`` (``enable_grad(fn)`` wraps
+    `fn`, as `no_grad` does)."""
 
-    def __init__(self) -> None:
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __init__(self, orig_func: Any = None) -> None:
         self.prev = False
 
     def __enter__(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import hookgrad
 from hookgrad.testing._oracle import assert_same
 
 pytestmark = pytest.mark.oracle
@@ -152,3 +153,29 @@ def _inference_mode_bare_decorator(lib, log):
 
 def test_inference_mode_bare_decorator(torch):
     assert_same(_inference_mode_bare_decorator, torch)
+
+
+def _bare_decorators(lib) -> list:
+    @lib.no_grad
+    def off(x):
+        return (x * 2).requires_grad
+
+    @lib.enable_grad
+    def on(x):
+        return (x * 2).requires_grad
+
+    x = lib.ones(1, requires_grad=True)
+    with lib.no_grad():
+        inside = on(x)
+    return [off(x), inside, off.__name__, lib.is_grad_enabled()]
+
+
+@pytest.mark.oracle
+def test_bare_no_grad_and_enable_grad_decorators_match_pytorch(torch):
+    assert _bare_decorators(hookgrad) == _bare_decorators(torch)
+
+
+def test_assigning_a_non_tensor_to_data_raises_pytorch_type_error():
+    t = hookgrad.ones(2)
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got str"):
+        t.data = "x"

@@ -26,12 +26,8 @@ DEPARTURES = {
     "take_along_dim(oob)": "PyTorch's CPU kernel does not bounds-check this index and reads "
     "past the tensor; hookgrad refuses (RuntimeError)",
     "to(1.5)": "PyTorch silently accepts a float as to()'s argument; hookgrad raises TypeError",
-    "no_grad(1)": "PyTorch's no_grad accepts any positional argument (the decorator form); "
-    "hookgrad's raises TypeError (grad_mode.py is being refactored on main)",
     "misc lshift float": "hookgrad's << on a float tensor raises TypeError (NumPy's), PyTorch "
     "NotImplementedError (its kernel dispatch)",
-    "misc set_ data shape": "assigning a non-tensor to .data: hookgrad AttributeError, PyTorch "
-    "TypeError (_tensor.py is core; left for the lead)",
     "misc save object": "hookgrad.save is pickle-free by design: arbitrary objects are a "
     "TypeError where torch.save pickles them",
 }
