@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from hookgrad.cli.compile_timing import describe
 from hookgrad.cli.data import UserError
 from hookgrad.cli.trace_cmd import add_trace_parser
 
@@ -94,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"  test acc {e['test_acc']:.3f}  ({e['seconds']:.1f}s)")
         if lead:
             print(f"final test accuracy: {result.test_accuracy:.4f} on {result.data}")
+            if result.compile_timing is not None:
+                print(describe(result.compile_timing))
         if cfg.report and lead:
             for note in write_report(result, cfg.report):
                 print(note)

@@ -33,6 +33,8 @@ def _write_report(result: Any, directory: str) -> list[str]:
         "epochs": result.epochs, "layers": result.layers,
         "hook_trace_one_step": [asdict(e) for e in trace_events],
     }
+    if getattr(result, "compile_timing", None) is not None:
+        payload["compile_timing"] = result.compile_timing
     path = os.path.join(directory, "metrics.json")
     with open(path, "w") as f:
         json.dump(payload, f, indent=2)

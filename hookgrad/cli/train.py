@@ -18,6 +18,7 @@ import numpy as np
 import hookgrad
 from hookgrad import nn
 from hookgrad.cli import ddp
+from hookgrad.cli.compile_timing import compile_speedup
 from hookgrad.cli.data import Dataset, UserError, load
 from hookgrad.cli.resume import resume
 from hookgrad.hooktools import TrainingMonitor
@@ -54,6 +55,7 @@ class TrainResult:
     epochs: list[dict] = field(default_factory=list)
     layers: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     test_accuracy: float = float("nan")
+    compile_timing: dict | None = None  # --compile: step times eager vs compiled
 
 
 def build_model(kind: str, sample_shape: tuple, num_classes: int) -> nn.Module:
@@ -141,6 +143,10 @@ def train(cfg: TrainConfig, progress: Callable[..., Any] | None = None) -> Train
             if cfg.checkpoint and ddp.is_main():
                 _save_checkpoint(cfg, model, opt, epoch + 1, result.epochs)
     result.test_accuracy = result.epochs[-1]["test_acc"] if result.epochs else float("nan")
+    if cfg.compile and not cfg.ddp:
+        batch = slice(0, cfg.batch_size)
+        result.compile_timing = compile_speedup(model, loss_fn, hookgrad.tensor(x_train[batch]),
+                                                hookgrad.tensor(data.y_train[batch]))
     result.model = model  # type: ignore[attr-defined]
     result.sample = hookgrad.tensor(x_test[:8])  # type: ignore[attr-defined]
     return result
