@@ -75,22 +75,26 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
         res = _pd.dispatch(prim, inputs, params, cast)
         if res is not _pd.MISS:
             return res
-    if cast is not None:
-        arrays = _arrays(inputs, cast)
-        if len(arrays) > 1:
+    try:  # free unless raised (3.11): a non-tensor input is PyTorch's TypeError, not ours
+        if cast is not None:
+            arrays = _arrays(inputs, cast)
+            if len(arrays) > 1:
+                _same_device(arrays)
+            res = prim.impl(*arrays, **params)
+        elif len(inputs) == 1:  # the common arities spelled out: no list built per call
+            res = prim.impl(inputs[0]._data, **params)
+        elif len(inputs) == 2:
+            a, b = inputs[0]._data, inputs[1]._data
+            if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
+                check_same_device((a, b))
+            res = prim.impl(a, b, **params)
+        else:
+            arrays = [t._data for t in inputs]
             _same_device(arrays)
-        res = prim.impl(*arrays, **params)
-    elif len(inputs) == 1:  # the common arities spelled out: no list built per call
-        res = prim.impl(inputs[0]._data, **params)
-    elif len(inputs) == 2:
-        a, b = inputs[0]._data, inputs[1]._data
-        if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
-            check_same_device((a, b))
-        res = prim.impl(a, b, **params)
-    else:
-        arrays = [t._data for t in inputs]
-        _same_device(arrays)
-        res = prim.impl(*arrays, **params)
+            res = prim.impl(*arrays, **params)
+    except AttributeError:
+        reject_non_tensors(prim, inputs)
+        raise
     single = prim.num_outputs == 1
     if single:
         outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
@@ -101,6 +105,15 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     for rec in STATE.recorders:
         rec.record(prim, inputs, params, outs, cast)
     return outs[0] if single else outs
+
+
+def reject_non_tensors(prim: Primitive, inputs: tuple) -> None:
+    """PyTorch's TypeError for an input of `prim` that is not a tensor (checked on failure)."""
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            name = prim.inputs[i] if i < len(prim.inputs) else "input"
+            raise TypeError(f"{prim.name}(): argument '{'input' if name == 'self' else name}' "
+                            f"(position {i + 1}) must be Tensor, not {type(t).__name__}")
 
 
 def _same_device(arrays: list) -> None:
@@ -145,7 +158,11 @@ def bind_inplace(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
         )
-    res = prim.impl(*_arrays(inputs, cast), **params)
+    try:
+        res = prim.impl(*_arrays(inputs, cast), **params)
+    except AttributeError:
+        reject_non_tensors(prim, inputs)
+        raise
     res = res if type(res) is _ndarray else _as_array(res)
     if res.shape != tdata.shape:
         raise RuntimeError(
@@ -196,4 +213,5 @@ def _overlaps(arr: Any) -> bool:
 
 
 
-__all__ = ["bind", "bind_inplace", "mark_views", "note_write", "record_function"]
+__all__ = ["bind", "bind_inplace", "mark_views", "note_write", "record_function",
+           "reject_non_tensors"]
