@@ -273,7 +273,8 @@ def move(arr: Any, dev: device) -> Any:
     """`arr`'s values on device `dev` (the array itself when it is there already)."""
     src = backend_of(arr)
     dst = backend_for(dev)
-    if src is dst and src.device_of(arr) == dev or (dst is NUMPY and src is NUMPY):
+    # one CPU device ("cpu" and "cpu:0" alike); other backends may hold several devices
+    if src is dst and (src is NUMPY or src.device_of(arr) == dev):
         return arr
     return dst.from_host(src.to_host(arr), dev.index)
 

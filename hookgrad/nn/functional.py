@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._dispatch import bind, note_write
-from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import nn_ops as _nn_ops
 from hookgrad._functional import pointwise as _pointwise
 from hookgrad._ops.registry import PRIMITIVES as P
