@@ -12,8 +12,10 @@ from hookgrad.compile import config
 from hookgrad.compile.backends import list_backends, lookup_backend, register_backend
 from hookgrad._dynamo import compiled_autograd, exc, test_case, testing, utils
 from hookgrad._dynamo.eval_frame import OptimizedModule, disable, explain, optimize, reset
+from hookgrad.compile.dynamic import mark_dynamic, mark_static, maybe_mark_dynamic
 
 sys.modules[__name__ + ".config"] = config
 
 __all__ = ["reset", "config", "exc", "testing", "utils", "compiled_autograd", "test_case", "explain", "optimize", "disable",
-           "OptimizedModule", "list_backends", "lookup_backend", "register_backend"]
+           "OptimizedModule", "list_backends", "lookup_backend", "register_backend",
+           "mark_dynamic", "mark_static", "maybe_mark_dynamic"]

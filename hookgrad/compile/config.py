@@ -17,6 +17,8 @@ skip_nnmodule_hook_guards = False
 wrap_top_frame = False
 compiled_autograd = False
 automatic_dynamic_shapes = True
+# False: every eligible size and scalar argument is dynamic from the first trace
+assume_static_by_default = True
 inline_inbuilt_nn_modules = True  # accepted, no effect (always on in PyTorch 2.13)
 suppress_errors = False
 max_inline_depth = 64
@@ -25,7 +27,7 @@ cache_size_limit = recompile_limit  # older name of recompile_limit
 _KEYS = ("recompile_limit", "accumulated_recompile_limit", "error_on_recompile",
          "skip_nnmodule_hook_guards", "wrap_top_frame", "compiled_autograd",
          "automatic_dynamic_shapes", "inline_inbuilt_nn_modules", "suppress_errors",
-         "max_inline_depth", "cache_size_limit")
+         "max_inline_depth", "cache_size_limit", "assume_static_by_default")
 
 
 class _Patch(contextlib.ContextDecorator):

@@ -25,6 +25,7 @@ from hookgrad.compile.effects import (
 from hookgrad.compile.graph import GraphModule, Node
 from hookgrad.compile.sources import is_constant
 from hookgrad.compile.state import GraphBreak
+from hookgrad.compile.symbolic import is_sym
 from hookgrad.compile.world import EMPTY
 from hookgrad.utils.hooks import RemovableHandle
 
@@ -61,6 +62,8 @@ class Finalizer:
 
     def _make(self, v: Any) -> R.Recipe:
         tr = self.trace
+        if is_sym(v):  # a symbolic size or scalar: computed by the graph (spec §6.3)
+            return self._output(v.node)
         if is_constant(v):
             return R.Const(v)
         if isinstance(v, Tensor):

@@ -15,12 +15,14 @@ from hookgrad._config import STATE
 from hookgrad._dtypes import get_default_dtype
 from hookgrad.compile import config
 from hookgrad.compile.counters import counters
+from hookgrad.compile.dynamic import FRAME_STATES, plan_for
 from hookgrad.compile.exc import RecompileError, Unsupported
 from hookgrad.compile.finalize import Finalizer
 from hookgrad.compile.guards import GuardSet, build_guards
 from hookgrad.compile.recipes import RunState
 from hookgrad.compile.sources import CallContext
 from hookgrad.compile.state import RUNS, GraphBreak
+from hookgrad.compile.symtrace import desym
 from hookgrad.compile.tracer import ActiveTrace
 
 __all__ = ["CacheEntry", "CACHES", "compiled_call", "reset_caches", "CA_STATE"]
@@ -81,6 +83,7 @@ _WARNED: set[Any] = set()
 
 def reset_caches() -> None:
     CACHES.clear()
+    FRAME_STATES.clear()
     _WARNED.clear()
 
 
@@ -136,7 +139,8 @@ def _recompile_message(fn: Any, entries: list, ctx: CallContext, gkey: tuple) ->
 
 def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallContext,
                      args: tuple, kwargs: dict) -> Any:
-    trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original)
+    plan = None if opt.run_original else plan_for(opt.key, fn, ctx, opt.dynamic)
+    trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original, plan=plan)
     result = trace.run(args, kwargs)
     pieces = None
     if trace.break_reason is None:
@@ -145,6 +149,8 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
         except GraphBreak as e:
             trace.graph_break(str(e))
     guards = build_guards(trace, config.skip_nnmodule_hook_guards)
+    if trace.sym is not None:  # the caller and the world get plain numbers, not symbolic ones
+        result = desym(trace, result)
     if trace.break_reason is not None or pieces is None:
         reason = trace.break_reason or "graph break"
         counters["graph_break"][reason] += 1

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._tensor import Tensor
+from hookgrad.compile.dynamic import DynamicPlan, dynamic_tensor_check
 from hookgrad.compile.recorder import tensor_meta
 from hookgrad.compile.sources import CallContext, Source, is_constant
 from hookgrad.nn.modules import _global_hooks as _gh
@@ -89,20 +90,35 @@ def _tensor(gs: GuardSet, src: Source, meta: tuple) -> None:
 def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
     """Guards for a finished trace (see the module docstring)."""
     gs = GuardSet()
+    plan = trace.plan
     for _node, src, meta in trace.rec.placeholders:
-        _tensor(gs, src, meta)
+        if meta is not None:  # sizes and scalars (dynamic shapes) are guarded with their owner
+            _any_tensor(gs, src, meta, plan)
     for name, value in trace.ctx.args.items():
-        _arg_guards(gs, Source(("L", name)), value, 0)
+        _arg_guards(gs, Source(("L", name)), value, 0, plan)
+    for check, desc in trace.sym_guards:  # specialisations of symbolic sizes (spec §6.3)
+        gs.add(check, desc)
     _function_guards(gs, trace)
     _module_guards(gs, trace, skip_empty_hooks)
     return gs
 
 
-def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int) -> None:
-    if is_constant(value):
+def _any_tensor(gs: GuardSet, src: Source, meta: tuple, plan: DynamicPlan) -> None:
+    dims = plan.dims_of(src) if plan else ()
+    if dims:
+        gs.add(*dynamic_tensor_check(src, meta, dims))
+    else:
+        _tensor(gs, src, meta)
+
+
+def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: DynamicPlan) -> None:
+    if plan and str(src) in plan.scalars:  # a dynamic int/float: only its type
+        kind = type(value)
+        gs.add(lambda ctx: type(src.get(ctx)) is kind, f"type({src}) is {kind.__name__}")
+    elif is_constant(value):
         _equal(gs, src, value)
     elif isinstance(value, Tensor):
-        _tensor(gs, src, tensor_meta(value))
+        _any_tensor(gs, src, tensor_meta(value), plan)
     elif isinstance(value, (list, tuple, dict)) and depth < 2:
         kind, n = type(value), len(value)
         gs.add(lambda ctx: type(v := src.get(ctx)) is kind and len(v) == n,
@@ -110,7 +126,7 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int) -> None:
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for key, item in items:
             if is_constant(key):
-                _arg_guards(gs, src.child(("item", key)), item, depth + 1)
+                _arg_guards(gs, src.child(("item", key)), item, depth + 1, plan)
 
 
 def _function_guards(gs: GuardSet, trace: Any) -> None:

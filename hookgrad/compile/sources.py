@@ -71,6 +71,8 @@ class Source:
                 value = getattr(value, key)
             elif kind == "item":
                 value = value[key]
+            elif kind == "dim":  # a size of a tensor (dynamic shapes, spec §6.3)
+                value = value._data.shape[key]
             elif kind == "nth":  # the n-th hook of a hook dict (handle ids are not guarded)
                 value = list(value.values())[key]
             else:
@@ -85,6 +87,7 @@ class Source:
                     "O": lambda: f"nn.modules.module.{root[-1]}"}[root[0]]()
             for kind, key in self.steps:
                 text += {"attr": f".{key}", "item": f"[{key!r}]", "nth": f".values()[{key}]",
+                         "dim": f".size()[{key}]",
                          "cell": f".__closure__[{key}].cell_contents"}[kind]
             self._text = text
         return self._text

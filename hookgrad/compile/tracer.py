@@ -17,7 +17,8 @@ from typing import Any
 
 from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._tensor import Tensor
-from hookgrad.compile import hops, intercept, module_hooks
+from hookgrad.compile import hops, intercept, module_hooks, symtrace
+from hookgrad.compile.dynamic import DynamicPlan
 from hookgrad.compile.effects import HandleRemove, TensorHook
 from hookgrad.compile.graph import Graph, GraphModule
 from hookgrad.compile.recipes import FromSource
@@ -25,6 +26,7 @@ from hookgrad.compile.recorder import TraceRecorder
 from hookgrad.compile.sources import CallContext, SourceIndex
 from hookgrad.compile.speculate import speculate_hook
 from hookgrad.compile.state import TRACES, SpeculationFailed
+from hookgrad.compile.symtrace import SymTrace
 from hookgrad.compile.world import WorldSnapshot
 from hookgrad.hooktools.compiled import note_compiled_hook
 
@@ -34,7 +36,8 @@ __all__ = ["ActiveTrace"]
 class ActiveTrace:
     """State of one running trace: graph, side-effect log, handle slots, break reason."""
 
-    def __init__(self, fn: Any, ctx: CallContext, *, ca: bool, lenient: bool = False) -> None:
+    def __init__(self, fn: Any, ctx: CallContext, *, ca: bool, lenient: bool = False,
+                 plan: DynamicPlan | None = None) -> None:
         self.fn = fn
         self.ctx = ctx
         self.ca = ca  # compiled autograd on: intermediate hooks are deferred (spec §8.4)
@@ -57,6 +60,14 @@ class ActiveTrace:
         self._bw_slots: dict[int, int] = {}
         self.keep_alive: list[Any] = []
         self._old_profile: Any = None
+        # dynamic shapes (spec §6.3, NOTE [Dynamic traces] in `symtrace`)
+        self.plan = plan if plan is not None else DynamicPlan()
+        self.sym: SymTrace | None = SymTrace(self, self.plan) if self.plan else None
+        self.sym_guards: list[tuple[Any, str]] = []
+
+    def add_sym_guard(self, check: Any, desc: str) -> None:
+        """A specialisation of a symbolic size or scalar (`symbolic._specialise`)."""
+        self.sym_guards.append((check, desc))
 
     @property
     def recording(self) -> bool:
@@ -69,6 +80,9 @@ class ActiveTrace:
     def run(self, args: tuple, kwargs: dict) -> Any:
         TRACES.append(self)
         intercept.install()
+        if self.sym is not None:
+            symtrace.install()
+            args, kwargs = symtrace.sym_arguments(self.sym, self.fn, args, kwargs)
         add_recorder(self.rec)
         self._old_profile = sys.getprofile()
         sys.setprofile(self._profile)
@@ -77,6 +91,8 @@ class ActiveTrace:
         finally:
             sys.setprofile(self._old_profile)
             remove_recorder(self.rec)
+            if self.sym is not None:
+                symtrace.uninstall()
             intercept.uninstall()
             TRACES.pop()
 

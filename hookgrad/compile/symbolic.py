@@ -1,0 +1,210 @@
+"""Symbolic sizes and scalars of a dynamic trace (spec §6.3).
+
+NOTE [Symbolic numbers]
+In a dynamic trace the user's code still runs on real values (NOTE [Execution tracing] in
+`tracer`), but a size of a dynamic dimension, and an int or float argument that became dynamic,
+is handed to it as a `SymInt`/`SymFloat`: a real ``int``/``float`` (so every Python and NumPy
+use works) that also carries the graph node computing it at run time and, when it derives only
+from the call's arguments, an ``expr(ctx)`` that recomputes it from a call's arguments (what a
+guard evaluates).
+
+* Arithmetic between symbolic numbers and constants records a node (``operator.mul``...) and
+  returns a new symbolic number: ``x.shape[0] // 2`` stays symbolic.
+* Using one where Python needs a concrete answer (``if n > 3``, ``bool(n)``, ``int(n)``,
+  ``range(n)``) *specialises* it: the real answer is returned and a guard records that a later
+  call must give the same answer (``L['n'] > 3 == False``). A number read from an intermediate
+  tensor's size has no ``expr`` (it cannot be computed before the graph runs): specialising it
+  is a graph break, so the call runs eagerly and stays correct for every size.
+* Handed to a hookgrad function or tensor method, a symbolic number makes the call one graph
+  node that recomputes the call with the run-time value (`composite`), so shape parameters
+  derived inside hookgrad are never baked.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from hookgrad.compile.state import current_trace
+
+__all__ = ["SymInt", "SymFloat", "SymNum", "make_sym", "is_sym", "plain", "node_or_value"]
+
+_SPECIALISE_BREAK = ("a size of an intermediate tensor was used in Python control flow in a "
+                     "dynamic-shape trace (it cannot be guarded before the graph runs)")
+
+
+def is_sym(value: Any) -> bool:
+    return isinstance(value, (SymInt, SymFloat))
+
+
+def plain(value: Any) -> Any:
+    """`value` with every symbolic number replaced by its concrete value (containers walked)."""
+    if isinstance(value, SymInt):
+        return int.__int__(value)
+    if isinstance(value, SymFloat):
+        return float.__float__(value)
+    if type(value) in (tuple, list):
+        return type(value)(plain(v) for v in value)
+    if type(value) is dict:
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def node_or_value(value: Any) -> Any:
+    """The graph node of a symbolic number, or the (constant) value itself."""
+    return value.node if is_sym(value) else value
+
+
+def _expr_of(value: Any) -> Callable[[Any], Any] | None:
+    if is_sym(value):
+        return value.expr
+    return lambda ctx, v=value: v
+
+
+def _const_desc(value: Any) -> str:
+    return value.desc if is_sym(value) else repr(value)
+
+
+def make_sym(value: Any, node: Any, expr: Callable[[Any], Any] | None, desc: str) -> Any:
+    """A symbolic number of `value`'s type (``bool`` results are never symbolic)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        sym: Any = int.__new__(SymInt, value)
+    elif isinstance(value, float):
+        sym = float.__new__(SymFloat, value)
+    else:
+        return value
+    sym.node, sym.expr, sym.desc = node, expr, desc
+    return sym
+
+
+def _concrete(value: Any) -> Any:
+    if isinstance(value, SymInt):
+        return int.__int__(value)
+    if isinstance(value, SymFloat):
+        return float.__float__(value)
+    return value
+
+
+def _recording_trace(*values: Any) -> Any:
+    """The trace that records symbolic arithmetic now, or None (then `values` specialise)."""
+    tr = current_trace()
+    if tr is None or not tr.recording:
+        return None
+    if tr.sub or tr.rec.suspended:  # a hook body or a composite's inside: concrete values
+        for v in values:
+            if is_sym(v):
+                _specialise_value(v)
+        return None
+    return tr
+
+
+def _arith(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    result = op(_concrete(a), _concrete(b))
+    if not isinstance(result, (int, float)) or isinstance(result, bool):
+        return result
+    tr = _recording_trace(a, b)
+    if tr is None:
+        return result
+    node = tr.rec.graph.call_function(op, (node_or_value(a), node_or_value(b)),
+                                      name=op.__name__.strip("_"))
+    ea, eb = _expr_of(a), _expr_of(b)
+    expr = None if ea is None or eb is None else (lambda ctx: op(ea(ctx), eb(ctx)))
+    return make_sym(result, node, expr, f"({_const_desc(a)} {op.__name__} {_const_desc(b)})")
+
+
+def _unary(op: Callable[[Any], Any], a: Any) -> Any:
+    result = op(_concrete(a))
+    tr = _recording_trace(a)
+    if tr is None:
+        return result
+    node = tr.rec.graph.call_function(op, (a.node,), name=op.__name__.strip("_"))
+    ea = a.expr
+    expr = None if ea is None else (lambda ctx: op(ea(ctx)))
+    return make_sym(result, node, expr, f"{op.__name__}({a.desc})")
+
+
+def _specialise(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """A comparison used by Python: the real answer, guarded (or a break without `expr`)."""
+    result = op(_concrete(a), _concrete(b))
+    tr = current_trace()
+    if tr is None or not tr.recording:
+        return result
+    ea, eb = _expr_of(a), _expr_of(b)
+    if ea is None or eb is None:
+        tr.graph_break(_SPECIALISE_BREAK)
+        return result
+    tr.add_sym_guard(lambda ctx: op(ea(ctx), eb(ctx)) == result,
+                     f"({_const_desc(a)} {op.__name__} {_const_desc(b)}) == {result!r}")
+    return result
+
+
+def _specialise_value(a: Any) -> Any:
+    """`a` used as a plain number (``int(n)``, ``range(n)``): guard its exact value."""
+    value = _concrete(a)
+    tr = current_trace()
+    if tr is None or not tr.recording or not is_sym(a):
+        return value
+    if a.expr is None:
+        tr.graph_break(_SPECIALISE_BREAK)
+        return value
+    expr = a.expr
+    tr.add_sym_guard(lambda ctx: expr(ctx) == value, f"{a.desc} == {value!r}")
+    return value
+
+
+def _binary_methods(cls: type) -> None:
+    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+           "floordiv": operator.floordiv, "truediv": operator.truediv, "mod": operator.mod,
+           "pow": operator.pow}
+    for name, op in ops.items():
+        setattr(cls, f"__{name}__", lambda a, b, op=op: _arith(op, a, b))
+        setattr(cls, f"__r{name}__", lambda a, b, op=op: _arith(op, b, a))
+    for name, op in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
+                     "le": operator.le, "gt": operator.gt, "ge": operator.ge}.items():
+        setattr(cls, f"__{name}__", lambda a, b, op=op: _specialise(op, a, b))
+    for name, op in {"neg": operator.neg, "abs": operator.abs, "pos": operator.pos}.items():
+        setattr(cls, f"__{name}__", lambda a, op=op: _unary(op, a))
+    cls.__bool__ = lambda a: _specialise(operator.ne, a, 0)  # type: ignore[attr-defined]
+    for name in ("__int__", "__float__", "__round__", "__trunc__", "__floor__", "__ceil__",
+                 "__index__"):
+        base = getattr(cls.__mro__[1], name, None)
+        if base is not None:
+            setattr(cls, name, lambda a, *rest, base=base: base(_specialise_value(a), *rest))
+
+
+class SymInt(int):
+    """An ``int`` that is a size or an int argument of a dynamic trace (NOTE above).
+
+    Mirrors: ``torch.SymInt``.
+    """
+
+    node: Any
+    expr: Callable[[Any], Any] | None
+    desc: str
+    __hash__ = int.__hash__
+
+    def __reduce__(self) -> Any:
+        return (int, (int.__int__(self),))
+
+
+class SymFloat(float):
+    """A ``float`` argument of a dynamic trace (NOTE [Symbolic numbers]).
+
+    Mirrors: ``torch.SymFloat``.
+    """
+
+    node: Any
+    expr: Callable[[Any], Any] | None
+    desc: str
+    __hash__ = float.__hash__
+
+    def __reduce__(self) -> Any:
+        return (float, (float.__float__(self),))
+
+
+_binary_methods(SymInt)
+_binary_methods(SymFloat)
+SymNum = (SymInt, SymFloat)

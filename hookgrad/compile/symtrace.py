@@ -1,0 +1,349 @@
+"""What a dynamic trace adds to the tracer: symbolic sizes and scalars, one node per API call.
+
+NOTE [Dynamic traces]
+A trace with a non-empty `DynamicPlan` (spec §6.3) must give a graph that is right for every
+size its guards accept. Two things make it so:
+
+* sizes of dynamic dimensions and dynamic scalar arguments reach the user's code as
+  `symbolic.SymInt`/`SymFloat` (graph inputs fetched from the call: ``L['x'].size()[0]``,
+  ``L['n']``); sizes of intermediate tensors are read at run time (`sym_size` nodes);
+* every hookgrad function and tensor method the user's code calls becomes **one** graph node
+  (`CompositeCall`) that re-runs the call at run time, with the run-time tensors and sizes.
+  Shape parameters that hookgrad derives inside a call (``flatten``, ``expand_as``, a view's
+  ``-1``) are therefore recomputed on every call instead of being baked in from the trace.
+  Inside such a call nothing is recorded and only concrete numbers are seen.
+
+Static traces do not use any of this (their graphs hold primitives, as before).
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import sys
+import types
+from typing import Any
+
+from hookgrad._dtypes import Size
+from hookgrad._tensor import Tensor
+from hookgrad.compile.dynamic import DynamicPlan
+from hookgrad.compile.sources import Source
+from hookgrad.compile.state import current_trace
+from hookgrad.compile.symbolic import is_sym, make_sym, plain
+from hookgrad.nn import functional as _F
+
+__all__ = ["SymTrace", "CompositeCall", "sym_size", "sym_arguments"]
+
+
+def sym_size(t: Tensor, dim: int) -> int:
+    """Node target: a size of an intermediate tensor, read when the graph runs."""
+    return t._data.shape[dim]
+
+
+class _Hole:
+    __slots__ = ("i",)
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+
+def _fill(template: Any, values: tuple) -> Any:
+    kind = type(template)
+    if kind is _Hole:
+        return values[template.i]
+    if kind is tuple or kind is list:
+        return kind(_fill(v, values) for v in template)
+    if kind is Size:
+        return Size([_fill(v, values) for v in template])
+    if kind is dict:
+        return {k: _fill(v, values) for k, v in template.items()}
+    if kind is slice:
+        return slice(_fill(template.start, values), _fill(template.stop, values),
+                     _fill(template.step, values))
+    return template
+
+
+class CompositeCall:
+    """Node target: one hookgrad call, re-run with the node's run-time values in its holes."""
+
+    __slots__ = ("fn", "template", "__name__")
+
+    def __init__(self, fn: Any, template: tuple) -> None:
+        self.fn, self.template = fn, template
+        self.__name__ = getattr(fn, "__name__", "call").strip("_") or "call"
+
+    def __call__(self, *values: Any) -> Any:
+        args, kwargs = _fill(self.template, values)
+        return self.fn(*args, **kwargs)
+
+
+class SymTrace:
+    """The symbolic side of one dynamic trace (`tracer.ActiveTrace.sym`)."""
+
+    def __init__(self, trace: Any, plan: DynamicPlan) -> None:
+        self.trace = trace
+        self.plan = plan
+        self._sizes: dict[tuple, Any] = {}
+
+    # -------------------------------------------------------------- inputs
+    def scalar_input(self, src: Source, value: Any) -> Any:
+        rec = self.trace.rec
+        node = rec.graph.placeholder(src.name())
+        rec.placeholders.append((node, src, None))
+        return make_sym(value, node, src.get, str(src))
+
+    def shape(self, t: Tensor) -> tuple:
+        tr = self.trace
+        shape = t._data.shape
+        rec = tr.rec
+        if not tr.recording or tr.sub or rec.suspended:
+            return shape
+        if rec.is_intermediate(t):
+            return tuple(self._intermediate(t, d, s) for d, s in enumerate(shape))
+        src = tr.index.source_of(t)
+        dims = self.plan.dims_of(src) if src is not None else ()
+        if not dims:
+            return shape
+        return tuple(self._input(src, d, s) if d in dims else s for d, s in enumerate(shape))
+
+    def _input(self, src: Source, d: int, size: int) -> Any:
+        key = (str(src), d)
+        hit = self._sizes.get(key)
+        if hit is None:
+            size_src = src.child(("dim", d))
+            rec = self.trace.rec
+            node = rec.graph.placeholder(size_src.name())
+            rec.placeholders.append((node, size_src, None))
+            hit = self._sizes[key] = make_sym(size, node, size_src.get, str(size_src))
+        return hit
+
+    def _intermediate(self, t: Tensor, d: int, size: int) -> Any:
+        rec = self.trace.rec
+        node = rec.node_of(t)
+        key = (id(node), d)
+        hit = self._sizes.get(key)
+        if hit is None:
+            size_node = rec.graph.call_function(sym_size, (node, d), name="sym_size")
+            hit = self._sizes[key] = make_sym(size, size_node, None, f"{node.name}.size()[{d}]")
+        return hit
+
+    # -------------------------------------------------------------- composite calls
+    def composite(self, fn: Any, args: tuple, kwargs: dict) -> Any:
+        rec = self.trace.rec
+        leaves: list[Any] = []
+        tensors: list[Tensor] = []
+        template = self._split((args, kwargs), leaves, tensors)
+        rec.suspended += 1
+        try:
+            result = fn(*plain(args), **plain(kwargs))
+        finally:
+            rec.suspended -= 1
+        if not self.trace.recording or rec.suspended:
+            return result
+        if not (_has_tensor(result) or (result is None and tensors)):
+            return result  # a Python answer (``is_contiguous()``...): nothing to record
+        try:
+            nodes = tuple(rec.node_of(x) if isinstance(x, Tensor) else x.node for x in leaves)
+        except Exception as e:  # noqa: BLE001 - an untracked tensor: the recorder's graph break
+            rec._untracked(e)
+            return result
+        node = rec.graph.call_function(CompositeCall(fn, template), nodes)
+        given = {id(t) for t in tensors}
+        if isinstance(result, Tensor):
+            if id(result) not in given:
+                rec.bind_value(result, node)
+        elif isinstance(result, (tuple, list)):
+            for j, out in enumerate(result):
+                if isinstance(out, Tensor) and id(out) not in given:
+                    rec._multi[id(out)] = (node, j)
+                    rec.keep.append(out)
+        return result
+
+    def _split(self, value: Any, leaves: list, tensors: list) -> Any:
+        if isinstance(value, Tensor) or is_sym(value):
+            leaves.append(value)
+            if isinstance(value, Tensor):
+                tensors.append(value)
+            return _Hole(len(leaves) - 1)
+        kind = type(value)
+        if kind is tuple or kind is list or kind is Size:
+            items = [self._split(v, leaves, tensors) for v in value]
+            return Size(items) if kind is Size else kind(items)
+        if kind is dict:
+            return {k: self._split(v, leaves, tensors) for k, v in value.items()}
+        if kind is slice:
+            return slice(self._split(value.start, leaves, tensors),
+                         self._split(value.stop, leaves, tensors),
+                         self._split(value.step, leaves, tensors))
+        return value
+
+
+def _has_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    return isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)
+
+
+# ------------------------------------------------------------------ interception
+def _active() -> Any:
+    tr = current_trace()
+    if tr is None or tr.sym is None or not tr.recording or tr.sub or tr.rec.suspended:
+        return None
+    return tr
+
+
+def _wrap(real: Any) -> Any:
+    @functools.wraps(real)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        tr = _active()
+        if tr is None:
+            return real(*plain(args), **plain(kwargs)) if _any_sym(args, kwargs) \
+                else real(*args, **kwargs)
+        return tr.sym.composite(real, args, kwargs)
+    return wrapper
+
+
+def _any_sym(args: tuple, kwargs: dict) -> bool:
+    return any(is_sym(a) or (type(a) in (tuple, list, Size) and any(map(is_sym, a)))
+               for a in (*args, *kwargs.values()))
+
+
+def _shape(self: Tensor) -> Size:
+    tr = current_trace()
+    if tr is None or tr.sym is None:
+        return Size(self._data.shape)
+    return Size(tr.sym.shape(self))
+
+
+def _size(self: Tensor, dim: int | None = None) -> Any:
+    shape = _shape(self)
+    if dim is None:
+        return shape
+    _REAL["size"](self, dim)  # PyTorch's IndexError for a bad `dim`
+    return shape[dim if dim >= 0 else dim + len(shape)]
+
+
+def _numel(self: Tensor) -> Any:
+    n: Any = 1
+    for s in _shape(self):
+        n = n * s
+    return n
+
+
+def _len(self: Tensor) -> int:
+    n = _REAL["__len__"](self)
+    shape = _shape(self)
+    return int(shape[0]) if shape else n
+
+
+def _iter(self: Tensor) -> Any:
+    _len(self)  # specialises the leading size: the loop unrolls to a fixed count
+    return _REAL["__iter__"](self)
+
+
+def _range(*args: Any) -> range:
+    return _REAL_RANGE(*(int(a) if is_sym(a) else a for a in args))
+
+
+_REAL: dict[str, Any] = {}
+_REAL_RANGE = builtins.range
+_SIZE_METHODS = {"size": _size, "numel": _numel, "nelement": _numel, "__len__": _len,
+                 "__iter__": _iter}
+_OPERATORS = {f"__{n}__" for n in (
+    "add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv "
+    "ifloordiv mod rmod pow rpow ipow matmul rmatmul neg pos abs invert and rand or ror xor "
+    "rxor lshift rshift lt le gt ge eq ne getitem setitem").split()}
+_KEEP = {"register_hook", "register_post_accumulate_grad_hook", "retain_grad", "requires_grad_",
+         "backward", "item", "tolist", "numpy", "dim", "ndimension", "element_size",
+         "data_ptr", "stride", "storage_offset", "is_contiguous", "is_floating_point",
+         "is_complex", "is_signed", "get_device", "untyped_storage", "storage", "equal",
+         "register_hook", "apply_", "map_", "is_set_to", "is_shared", "share_memory_",
+         "pin_memory", "is_pinned", "type", "dim_order", "is_inference", "allclose"}
+_FUNCTION_MODULES = ("hookgrad._functional", "hookgrad.nn", "hookgrad.linalg")
+
+
+def _table() -> list[tuple[Any, str, Any]]:
+    table: list[tuple[Any, str, Any]] = [(Tensor, "shape", property(_shape))]
+    for name, fn in _SIZE_METHODS.items():
+        _REAL[name] = Tensor.__dict__[name]
+        table.append((Tensor, name, fn))
+    for name, value in list(Tensor.__dict__.items()):
+        if (isinstance(value, types.FunctionType) and name not in _KEEP
+                and name not in _SIZE_METHODS
+                and (not name.startswith("_") or name in _OPERATORS)):
+            table.append((Tensor, name, _wrap(value)))
+    owners = [sys.modules.get(n) for n in ("hookgrad", "hookgrad.linalg")]  # no upward import
+    for owner in [o for o in owners if o is not None] + [_F]:
+        for name, value in list(vars(owner).items()):
+            if (isinstance(value, types.FunctionType) and not name.startswith("_")
+                    and value.__module__.startswith(_FUNCTION_MODULES)
+                    and not inspect.isgeneratorfunction(value)):
+                table.append((owner, name, _wrap(value)))
+    table.append((builtins, "range", _range))
+    return table
+
+
+_TABLE: list[tuple[Any, str, Any]] = []
+_SAVED: list[list[tuple[Any, str, Any]]] = []
+
+
+def install() -> None:
+    """Patch the symbolic interception in (the table is built once, lazily)."""
+    if not _TABLE:
+        _TABLE.extend(_table())
+    undo = []
+    for owner, name, new in _TABLE:
+        old = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+        undo.append((owner, name, old))
+        setattr(owner, name, new)
+    _SAVED.append(undo)
+
+
+def uninstall() -> None:
+    for owner, name, old in reversed(_SAVED.pop()):
+        setattr(owner, name, old)
+
+
+def sym_arguments(sym: SymTrace, fn: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The call's arguments with the plan's dynamic scalars replaced by symbolic numbers."""
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
+    for key, src in sym.plan.scalars.items():
+        name = src.root[1]
+        value = bound.arguments[name]
+        if src.steps:
+            i = src.steps[0][1]
+            items = list(value)
+            items[i] = sym.scalar_input(src, items[i])
+            bound.arguments[name] = type(value)(items)
+        else:
+            bound.arguments[name] = sym.scalar_input(src, value)
+    return bound.args, bound.kwargs
+
+
+def _has_sym(value: Any) -> bool:
+    if is_sym(value):
+        return True
+    if type(value) in (tuple, list):
+        return any(_has_sym(v) for v in value)
+    return type(value) is dict and any(_has_sym(v) for v in value.values())
+
+
+def desym(trace: Any, result: Any) -> Any:
+    """After a dynamic trace: plain numbers in what the region stored into the world and in
+    the value returned to the caller (the recipes already hold the symbolic nodes)."""
+    for ch in trace.snapshot.diff():
+        if not _has_sym(ch.new):
+            continue
+        if ch.kind == "attr":
+            setattr(ch.owner, ch.key, plain(ch.new))
+        elif ch.kind == "cell":
+            ch.owner.cell_contents = plain(ch.new)
+        elif ch.kind == "global":
+            ch.owner[ch.key] = plain(ch.new)
+        elif ch.kind == "list":
+            ch.owner[:] = plain(ch.new)
+        elif ch.kind == "dict":
+            ch.owner.update(plain(ch.new))
+    return plain(result)
