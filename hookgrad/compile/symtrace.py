@@ -242,12 +242,20 @@ def _iter(self: Tensor) -> Any:
     return _REAL["__iter__"](self)
 
 
+def _builtin_len(obj: Any) -> Any:
+    """``len(tensor)`` stays symbolic in a dynamic trace (as PyTorch's ``len`` of a tensor)."""
+    if isinstance(obj, Tensor) and obj._data.ndim:
+        return _shape(obj)[0]
+    return _REAL_LEN(obj)
+
+
 def _range(*args: Any) -> range:
     return _REAL_RANGE(*(int(a) if is_sym(a) else a for a in args))
 
 
 _REAL: dict[str, Any] = {}
 _REAL_RANGE = builtins.range
+_REAL_LEN = builtins.len
 _SIZE_METHODS = {"size": _size, "numel": _numel, "nelement": _numel, "__len__": _len,
                  "__iter__": _iter}
 _OPERATORS = {f"__{n}__" for n in (
@@ -281,6 +289,7 @@ def _table() -> list[tuple[Any, str, Any]]:
                     and not inspect.isgeneratorfunction(value)):
                 table.append((owner, name, _wrap(value)))
     table.append((builtins, "range", _range))
+    table.append((builtins, "len", _builtin_len))
     return table
 
 
