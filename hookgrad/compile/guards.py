@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -54,13 +55,17 @@ class GuardSet:
             self.guards.append((check, desc))
 
     def first_failure(self, ctx: CallContext) -> str | None:
-        for check, desc in self.guards:
-            try:
-                if not check(ctx):
+        ctx.memo = {}  # nothing changes the world while guards run: share path walks
+        try:
+            for check, desc in self.guards:
+                try:
+                    if not check(ctx):
+                        return desc
+                except Exception:  # noqa: BLE001 - a source that no longer resolves fails it
                     return desc
-            except Exception:  # noqa: BLE001 - a source that no longer resolves fails the guard
-                return desc
-        return None
+            return None
+        finally:
+            ctx.memo = None
 
     def __len__(self) -> int:
         return len(self.guards)
@@ -83,7 +88,8 @@ def _tensor(gs: GuardSet, src: Source, meta: tuple) -> None:
     else:
         def check(ctx: CallContext) -> bool:
             t = src.get(ctx)
-            return isinstance(t, Tensor) and tensor_meta(t) == meta
+            return (type(t) is kind and t._requires_grad is requires_grad
+                    and t._data.shape == shape and t._data.dtype == dtype)
     gs.add(check, f"TENSOR_MATCH {src} {meta[1]} requires_grad={meta[2]} size={list(meta[3])}")
 
 
@@ -142,8 +148,10 @@ def _function_guards(gs: GuardSet, trace: Any) -> None:
         if not isinstance(value, types.FunctionType) or value.__code__ not in trace.called_codes:
             continue
         code = value.__code__
-        gs.add(lambda ctx, s=src, c=code: s.get(ctx).__code__ is c,
-               f"{src}.__code__ is {code.co_name}")
+        if not any(kind == "nth" for kind, _key in src.steps):
+            # (a hook read from a hook dict: that dict's guard already compares hook codes)
+            gs.add(lambda ctx, s=src, c=code: s.get(ctx).__code__ is c,
+                   f"{src}.__code__ is {code.co_name}")
         for i, cell in enumerate(value.__closure__ or ()):
             old = old_cells.get(id(cell))
             if old is not None and is_constant(old):
@@ -178,23 +186,60 @@ def _partial_guards(gs: GuardSet, src: Source, trace: Any) -> None:
 
 
 def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
+    """One guard per module (its ``training`` flag and hook dicts) and one per global dict."""
     for src, value in list(trace.index.by_id.values()):
         if not isinstance(value, Module):
             continue
         training = value.training
-        gs.add(lambda ctx, s=src, t=training: s.get(ctx).training == t,
-               f"{src}.training == {training}")
+        dicts = []
         for name in _HOOK_DICTS:
             registry = vars(value).get(name)
             if registry is None or (skip_empty and not registry):
                 continue
-            sig = hook_signature(registry)
-            gs.add(lambda ctx, s=src, n=name, g=sig: hook_signature(getattr(s.get(ctx), n)) == g,
-                   f"hooks of {src}.{name} unchanged ({len(sig)} hooks)")
+            dicts.append((name, _hooks_unchanged(hook_signature(registry))))
+        gs.add(_module_check(src, training, tuple(dicts)),
+               f"{src}.training == {training} and its hook dicts "
+               f"{[n for n, _c in dicts]} unchanged")
     for name in _GLOBAL_DICTS:
         registry = getattr(_gh, name)
         if skip_empty and not registry:
             continue
         sig = hook_signature(registry)
-        gs.add(lambda ctx, r=registry, g=sig: hook_signature(r) == g,
+        unchanged = _hooks_unchanged(sig)
+        gs.add(lambda ctx, r=registry, u=unchanged: u(r),
                f"global module hooks {name} unchanged ({len(sig)} hooks)")
+
+
+def _module_check(src: Source, training: bool, dicts: tuple) -> Callable[..., bool]:
+    def check(ctx: CallContext) -> bool:
+        mod = src.get(ctx)
+        if mod.training != training:
+            return False
+        d = mod.__dict__
+        for name, unchanged in dicts:
+            if not unchanged(d[name]):
+                return False
+        return True
+    return check
+
+
+def _hooks_unchanged(sig: tuple) -> Callable[[Any], bool]:
+    """Guard of one hook dict (spec §6.5, D): ``HookRegistry._version`` first (O(1)); only when
+    it moved since this guard last passed for that registry are the hooks compared by code, so
+    re-registering a hook of the same code still reuses the artifact."""
+    passed: dict[int, tuple[Any, int]] = {}  # id(registry) -> (weak ref, version that passed)
+
+    def check(registry: Any) -> bool:
+        version = getattr(registry, "_version", None)
+        hit = passed.get(id(registry))
+        if hit is not None and hit[1] == version and version is not None \
+                and hit[0]() is registry:
+            return True
+        if hook_signature(registry) != sig:
+            return False
+        if version is not None:
+            if len(passed) > 64:  # modules come and go: keep the memo small
+                passed.clear()
+            passed[id(registry)] = (weakref.ref(registry), version)
+        return True
+    return check

@@ -33,51 +33,87 @@ def is_constant(value: Any) -> bool:
 
 
 class CallContext:
-    """What sources are evaluated against: the entry function and the call's bound arguments."""
+    """What sources are evaluated against: the entry function and the call's bound arguments.
 
-    __slots__ = ("fn", "args")
+    ``memo`` (set only while guards are checked, when nothing can change the world) caches
+    what every source resolved to, so guards sharing a path prefix walk it once.
+    """
+
+    __slots__ = ("fn", "args", "memo")
 
     def __init__(self, fn: Any, args: dict) -> None:
         self.fn = fn
         self.args = args
+        self.memo: dict | None = None
+
+
+_MISS = object()
+_DATA_DESCRIPTORS: dict[tuple[type, str], bool] = {}
+
+
+def _attr(value: Any, key: str) -> Any:
+    """``getattr(value, key)`` without the cost of ``Module.__getattr__`` for the attributes
+    guards read most (instance fields, parameters, submodules, hook dicts)."""
+    d = getattr(value, "__dict__", None)
+    if d is not None:
+        kind = type(value)
+        shadowed = _DATA_DESCRIPTORS.get((kind, key))
+        if shadowed is None:
+            attr = getattr(kind, key, None)
+            shadowed = _DATA_DESCRIPTORS[(kind, key)] = hasattr(attr, "__set__") or hasattr(
+                attr, "__delete__")
+        if not shadowed:
+            hit = d.get(key, _MISS)
+            if hit is not _MISS:
+                return hit
+            if isinstance(value, Module):
+                for table in ("_parameters", "_modules", "_buffers"):
+                    t = d.get(table)
+                    if t is not None and key in t:
+                        return t[key]
+    return getattr(value, key)
 
 
 class Source:
     """A root plus a path of steps; ``get(ctx)`` fetches the value, ``str`` names it."""
 
-    __slots__ = ("root", "steps", "_text")
+    __slots__ = ("root", "steps", "_text", "parent")
 
-    def __init__(self, root: tuple, steps: tuple = ()) -> None:
+    def __init__(self, root: tuple, steps: tuple = (), parent: Source | None = None) -> None:
         # ("L", name) | ("C", cell_index) | ("G", globals_dict, name) | ("O", object, name)
         self.root = root
-        self.steps = steps  # ("attr", n) | ("item", k) | ("cell", i)
+        self.steps = steps  # ("attr", n) | ("item", k) | ("cell", i) | ("dim", d) | ("nth", n)
         self._text = ""
+        self.parent = parent  # the source one step shorter (shares `get`'s memo)
 
     def child(self, step: tuple) -> Source:
-        return Source(self.root, self.steps + (step,))
+        return Source(self.root, self.steps + (step,), self)
 
     def get(self, ctx: CallContext) -> Any:
+        memo = ctx.memo
+        if memo is not None:
+            hit = memo.get(self, _MISS)
+            if hit is not _MISS:
+                return hit
+        if self.parent is not None:
+            value = _step(self.parent.get(ctx), *self.steps[-1])
+        else:
+            value = self._root(ctx)
+            for kind, key in self.steps:
+                value = _step(value, kind, key)
+        if memo is not None:
+            memo[self] = value
+        return value
+
+    def _root(self, ctx: CallContext) -> Any:
         root = self.root
         if root[0] == "L":
-            value = ctx.args[root[1]]
-        elif root[0] == "C":
-            value = ctx.fn.__closure__[root[1]].cell_contents
-        elif root[0] == "G":
-            value = root[1][root[2]]
-        else:
-            value = root[1]
-        for kind, key in self.steps:
-            if kind == "attr":
-                value = getattr(value, key)
-            elif kind == "item":
-                value = value[key]
-            elif kind == "dim":  # a size of a tensor (dynamic shapes, spec §6.3)
-                value = value._data.shape[key]
-            elif kind == "nth":  # the n-th hook of a hook dict (handle ids are not guarded)
-                value = list(value.values())[key]
-            else:
-                value = value.__closure__[key].cell_contents
-        return value
+            return ctx.args[root[1]]
+        if root[0] == "C":
+            return ctx.fn.__closure__[root[1]].cell_contents
+        if root[0] == "G":
+            return root[1][root[2]]
+        return root[1]
 
     def __str__(self) -> str:
         if not self._text:
@@ -98,6 +134,18 @@ class Source:
         """A Python identifier derived from the source (``L_x_``, ``L_mod_lin_weight_``)."""
         raw = str(self).replace("__closure__", "closure").replace(".cell_contents", "")
         return "".join(c if c.isalnum() else "_" for c in raw).strip("_").replace("__", "_") + "_"
+
+
+def _step(value: Any, kind: str, key: Any) -> Any:
+    if kind == "attr":
+        return _attr(value, key)
+    if kind == "item":
+        return value[key]
+    if kind == "dim":  # a size of a tensor (dynamic shapes, spec §6.3)
+        return value._data.shape[key]
+    if kind == "nth":  # the n-th hook of a hook dict (handle ids are not guarded)
+        return list(value.values())[key]
+    return value.__closure__[key].cell_contents
 
 
 def _code_names(code: types.CodeType) -> set[str]:

@@ -120,6 +120,10 @@ def remove_registration_observer(observer: Callable[[Any, Callable[..., Any]], A
         _REGISTRATION_OBSERVERS.remove(observer)
 
 
+_od_setitem = OrderedDict.__setitem__
+_od_delitem = OrderedDict.__delitem__
+
+
 class HookRegistry(OrderedDict):
     """Ordered hooks of one kind: ``id -> fn`` (PyTorch's OrderedDict view) plus flags.
 
@@ -131,6 +135,36 @@ class HookRegistry(OrderedDict):
     # own: most registries (one per hooked tensor, made on the forward path) never hold a
     # flagged hook.
     flags: OrderedDict[int, HookEntry]
+    # Bumped by every mutation (adding, removing, reordering hooks): compiled code guards on
+    # ``(registry, _version)`` in O(1) and compares hooks only when it moved (compile.md §6.5).
+    _version = 0
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _od_setitem(self, key, value)
+        self._version += 1
+
+    def __delitem__(self, key: Any) -> None:
+        _od_delitem(self, key)
+        self._version += 1
+
+    def pop(self, *args: Any) -> Any:
+        value = OrderedDict.pop(self, *args)
+        self._version += 1
+        return value
+
+    def popitem(self, last: bool = True) -> tuple:
+        item = OrderedDict.popitem(self, last)
+        self._version += 1
+        return item
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def move_to_end(self, key: Any, last: bool = True) -> None:
+        OrderedDict.move_to_end(self, key, last)
+        self._version += 1
 
     def __getattr__(self, name: str) -> Any:
         if name == "flags":
@@ -192,6 +226,7 @@ class HookRegistry(OrderedDict):
         """Remove every hook (and its flags)."""
         super().clear()
         self.flags.clear()
+        self._version += 1
 
     def __reduce__(self) -> tuple:
         return (self.__class__, (list(self.items()),), {"flags": self.flags})
