@@ -104,6 +104,13 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
         _arg_guards(gs, Source(("L", name)), value, 0, plan)
     for check, desc in trace.sym_guards:  # specialisations of symbolic sizes (spec §6.3)
         gs.add(check, desc)
+    if trace.attr_reads is not None:  # constants read from objects (NOTE [Attribute reads])
+        for src, kind, value in trace.attr_reads.guards(trace.snapshot):
+            if kind == "type":
+                gs.add(lambda ctx, s=src, c=value: type(s.get(ctx)) is c,
+                       f"type({src}) is {value.__name__}")
+            else:
+                _equal(gs, src, value)
     _function_guards(gs, trace)
     _module_guards(gs, trace, skip_empty_hooks)
     return gs

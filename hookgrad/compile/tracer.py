@@ -18,6 +18,7 @@ from typing import Any
 from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._tensor import Tensor
 from hookgrad.compile import hops, intercept, module_hooks, symtrace
+from hookgrad.compile.attr_reads import AttrReads
 from hookgrad.compile.dynamic import DynamicPlan
 from hookgrad.compile.effects import HandleRemove, TensorHook
 from hookgrad.compile.graph import Graph, GraphModule
@@ -64,6 +65,8 @@ class ActiveTrace:
         self.plan = plan if plan is not None else DynamicPlan()
         self.sym: SymTrace | None = SymTrace(self, self.plan) if self.plan else None
         self.sym_guards: list[tuple[Any, str]] = []
+        # attributes of pre-existing objects the region read (NOTE [Attribute reads])
+        self.attr_reads: AttrReads | None = None if lenient else AttrReads(self.index)
 
     def add_sym_guard(self, check: Any, desc: str) -> None:
         """A specialisation of a symbolic size or scalar (`symbolic._specialise`)."""
@@ -83,6 +86,8 @@ class ActiveTrace:
         if self.sym is not None:
             symtrace.install()
             args, kwargs = symtrace.sym_arguments(self.sym, self.fn, args, kwargs)
+        if self.attr_reads is not None:
+            self.attr_reads.install()
         add_recorder(self.rec)
         self._old_profile = sys.getprofile()
         sys.setprofile(self._profile)
@@ -91,6 +96,8 @@ class ActiveTrace:
         finally:
             sys.setprofile(self._old_profile)
             remove_recorder(self.rec)
+            if self.attr_reads is not None:
+                self.attr_reads.uninstall()
             if self.sym is not None:
                 symtrace.uninstall()
             intercept.uninstall()

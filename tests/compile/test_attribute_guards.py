@@ -1,0 +1,127 @@
+"""Constants read from pre-existing objects are guarded (spec compile.md §6.1, §14.2).
+
+The tracer executes the user's code, so ``x * cfg.scale`` bakes the number into the graph; the
+guards must then see a change of ``cfg.scale`` (instance or class attribute) and recompile, as
+PyTorch 2.13 does (NOTE [Attribute reads] in hookgrad/compile/attr_reads.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+import hookgrad
+from tests.compile._libs import both, dynamo, plain
+
+pytestmark = pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning:torch.*")
+
+
+class Cfg:
+    scale = 2
+
+
+GLOBAL_CFG = Cfg()
+GLOBAL_CFG.offset = 1
+
+
+def _uses_attrs(x: Any, c: Any) -> Any:
+    return x * c.scale + c.offset + GLOBAL_CFG.offset
+
+
+def test_attribute_changes_recompile(torch):
+    def scenario(lib: Any) -> list:
+        cnt = dynamo(lib).testing.CompileCounter()
+        opt = lib.compile(_uses_attrs, backend=cnt)
+        c = Cfg()
+        c.offset = 5
+        out = []
+
+        def call() -> None:
+            out.append((plain(opt(lib.ones(2), c)), cnt.frame_count))
+        try:
+            call()
+            c.offset = 6  # instance attribute
+            call()
+            GLOBAL_CFG.offset = 10  # attribute of a global object
+            call()
+            Cfg.scale = 3  # class attribute read through the instance
+            call()
+            c.scale = 4  # now shadowed by the instance
+            call()
+            other = Cfg()
+            other.offset, other.scale = 6, 4
+            out.append((plain(opt(lib.ones(2), other)), cnt.frame_count))  # same values: hit
+        finally:
+            Cfg.scale, GLOBAL_CFG.offset = 2, 1
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref
+    assert [fc for _v, fc in got] == [1, 2, 3, 4, 5, 5]
+
+
+def test_closure_object_attribute(torch):
+    def scenario(lib: Any) -> list:
+        class Holder:
+            pass
+        holder = Holder()
+        holder.k = 2
+        cnt = dynamo(lib).testing.CompileCounter()
+        opt = lib.compile(lambda x: x * holder.k, backend=cnt)
+        out = [(plain(opt(lib.ones(1))), cnt.frame_count)]
+        holder.k = 3
+        out.append((plain(opt(lib.ones(1))), cnt.frame_count))
+        out.append((plain(opt(lib.ones(1))), cnt.frame_count))
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref == [([2.0], 1), ([3.0], 2), ([3.0], 2)]
+
+
+def test_module_constant_attribute(torch):
+    def scenario(lib: Any) -> list:
+        act = lib.nn.LeakyReLU(0.1)
+        cnt = dynamo(lib).testing.CompileCounter()
+        opt = lib.compile(act, backend=cnt)
+        x = lib.tensor([-1.0, 2.0])
+        out = [(plain(opt(x)), cnt.frame_count)]
+        act.negative_slope = 0.5
+        out.append((plain(opt(x)), cnt.frame_count))
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref and got[1] == ([-0.5, 2.0], 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    factor: float
+
+
+def test_frozen_dataclass_argument(torch):
+    def scenario(lib: Any) -> list:
+        cnt = dynamo(lib).testing.CompileCounter()
+        opt = lib.compile(lambda x, f: x * f.factor, backend=cnt)
+        out = [(plain(opt(lib.ones(1), Frozen(f))), cnt.frame_count) for f in (2.0, 2.0, 3.0)]
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref == [([2.0], 1), ([2.0], 1), ([3.0], 2)]
+
+
+def test_class_is_restored_after_the_trace():
+    c = Cfg()
+    c.offset = 1
+    opt = hookgrad.compile(_uses_attrs, backend="eager")
+    opt(hookgrad.ones(1), c)
+    assert type(c) is Cfg and type(GLOBAL_CFG) is Cfg
+
+
+def test_class_is_restored_after_a_failed_fullgraph_trace():
+    c = Cfg()
+    c.offset = 1
+
+    def fn(x: Any, c: Any) -> Any:
+        return x * c.scale if (x.sum() > 0) else x
+    opt = hookgrad.compile(fn, backend="eager", fullgraph=True)
+    with pytest.raises(hookgrad._dynamo.exc.Unsupported):
+        opt(hookgrad.ones(1), c)
+    assert type(c) is Cfg
