@@ -101,10 +101,7 @@ class AttrReads:
             for name in sorted(names):
                 if isinstance(obj, Module) and (name.startswith("_") or name == "training"):
                     continue  # the module call path's own fields: guarded elsewhere
-                if name in before:
-                    value = before[name]
-                else:
-                    value = _class_value(cls, name)
+                value = before[name] if name in before else _class_value(cls, name)
                 if value is not _NONE and is_constant(value):
                     consts.append((name, value))
             if consts:

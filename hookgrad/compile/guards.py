@@ -223,10 +223,7 @@ def _module_check(src: Source, training: bool, dicts: tuple) -> Callable[..., bo
         if mod.training != training:
             return False
         d = mod.__dict__
-        for name, unchanged in dicts:
-            if not unchanged(d[name]):
-                return False
-        return True
+        return all(unchanged(d[name]) for name, unchanged in dicts)
     return check
 
 

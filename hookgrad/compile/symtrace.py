@@ -27,55 +27,19 @@ from typing import Any
 
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
+from hookgrad.compile.calls import record_call
 from hookgrad.compile.dynamic import DynamicPlan
 from hookgrad.compile.sources import Source
 from hookgrad.compile.state import current_trace
 from hookgrad.compile.symbolic import is_sym, make_sym, plain
 from hookgrad.nn import functional as _F
 
-__all__ = ["SymTrace", "CompositeCall", "sym_size", "sym_arguments"]
+__all__ = ["SymTrace", "sym_size", "sym_arguments", "desym", "install", "uninstall"]
 
 
 def sym_size(t: Tensor, dim: int) -> int:
     """Node target: a size of an intermediate tensor, read when the graph runs."""
     return t._data.shape[dim]
-
-
-class _Hole:
-    __slots__ = ("i",)
-
-    def __init__(self, i: int) -> None:
-        self.i = i
-
-
-def _fill(template: Any, values: tuple) -> Any:
-    kind = type(template)
-    if kind is _Hole:
-        return values[template.i]
-    if kind is tuple or kind is list:
-        return kind(_fill(v, values) for v in template)
-    if kind is Size:
-        return Size([_fill(v, values) for v in template])
-    if kind is dict:
-        return {k: _fill(v, values) for k, v in template.items()}
-    if kind is slice:
-        return slice(_fill(template.start, values), _fill(template.stop, values),
-                     _fill(template.step, values))
-    return template
-
-
-class CompositeCall:
-    """Node target: one hookgrad call, re-run with the node's run-time values in its holes."""
-
-    __slots__ = ("fn", "template", "__name__")
-
-    def __init__(self, fn: Any, template: tuple) -> None:
-        self.fn, self.template = fn, template
-        self.__name__ = getattr(fn, "__name__", "call").strip("_") or "call"
-
-    def __call__(self, *values: Any) -> Any:
-        args, kwargs = _fill(self.template, values)
-        return self.fn(*args, **kwargs)
 
 
 class SymTrace:
@@ -130,59 +94,7 @@ class SymTrace:
 
     # -------------------------------------------------------------- composite calls
     def composite(self, fn: Any, args: tuple, kwargs: dict) -> Any:
-        rec = self.trace.rec
-        leaves: list[Any] = []
-        tensors: list[Tensor] = []
-        template = self._split((args, kwargs), leaves, tensors)
-        rec.suspended += 1
-        try:
-            result = fn(*plain(args), **plain(kwargs))
-        finally:
-            rec.suspended -= 1
-        if not self.trace.recording or rec.suspended:
-            return result
-        if not (_has_tensor(result) or (result is None and tensors)):
-            return result  # a Python answer (``is_contiguous()``...): nothing to record
-        try:
-            nodes = tuple(rec.node_of(x) if isinstance(x, Tensor) else x.node for x in leaves)
-        except Exception as e:  # noqa: BLE001 - an untracked tensor: the recorder's graph break
-            rec._untracked(e)
-            return result
-        node = rec.graph.call_function(CompositeCall(fn, template), nodes)
-        given = {id(t) for t in tensors}
-        if isinstance(result, Tensor):
-            if id(result) not in given:
-                rec.bind_value(result, node)
-        elif isinstance(result, (tuple, list)):
-            for j, out in enumerate(result):
-                if isinstance(out, Tensor) and id(out) not in given:
-                    rec._multi[id(out)] = (node, j)
-                    rec.keep.append(out)
-        return result
-
-    def _split(self, value: Any, leaves: list, tensors: list) -> Any:
-        if isinstance(value, Tensor) or is_sym(value):
-            leaves.append(value)
-            if isinstance(value, Tensor):
-                tensors.append(value)
-            return _Hole(len(leaves) - 1)
-        kind = type(value)
-        if kind is tuple or kind is list or kind is Size:
-            items = [self._split(v, leaves, tensors) for v in value]
-            return Size(items) if kind is Size else kind(items)
-        if kind is dict:
-            return {k: self._split(v, leaves, tensors) for k, v in value.items()}
-        if kind is slice:
-            return slice(self._split(value.start, leaves, tensors),
-                         self._split(value.stop, leaves, tensors),
-                         self._split(value.step, leaves, tensors))
-        return value
-
-
-def _has_tensor(value: Any) -> bool:
-    if isinstance(value, Tensor):
-        return True
-    return isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)
+        return record_call(self.trace, self.trace.rec, fn, args, kwargs)
 
 
 # ------------------------------------------------------------------ interception
@@ -259,14 +171,15 @@ _REAL_LEN = builtins.len
 _SIZE_METHODS = {"size": _size, "numel": _numel, "nelement": _numel, "__len__": _len,
                  "__iter__": _iter}
 _OPERATORS = {f"__{n}__" for n in (
-    "add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv "
-    "ifloordiv mod rmod pow rpow ipow matmul rmatmul neg pos abs invert and rand or ror xor "
-    "rxor lshift rshift lt le gt ge eq ne getitem setitem").split()}
+    "add", "radd", "iadd", "sub", "rsub", "isub", "mul", "rmul", "imul", "truediv", "rtruediv",
+    "itruediv", "floordiv", "rfloordiv", "ifloordiv", "mod", "rmod", "pow", "rpow", "ipow",
+    "matmul", "rmatmul", "neg", "pos", "abs", "invert", "and", "rand", "or", "ror", "xor",
+    "rxor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne", "getitem", "setitem")}
 _KEEP = {"register_hook", "register_post_accumulate_grad_hook", "retain_grad", "requires_grad_",
          "backward", "item", "tolist", "numpy", "dim", "ndimension", "element_size",
          "data_ptr", "stride", "storage_offset", "is_contiguous", "is_floating_point",
          "is_complex", "is_signed", "get_device", "untyped_storage", "storage", "equal",
-         "register_hook", "apply_", "map_", "is_set_to", "is_shared", "share_memory_",
+         "apply_", "map_", "is_set_to", "is_shared", "share_memory_",
          "pin_memory", "is_pinned", "type", "dim_order", "is_inference", "allclose"}
 _FUNCTION_MODULES = ("hookgrad._functional", "hookgrad.nn", "hookgrad.linalg")
 
@@ -318,7 +231,7 @@ def sym_arguments(sym: SymTrace, fn: Any, args: tuple, kwargs: dict) -> tuple[tu
     """The call's arguments with the plan's dynamic scalars replaced by symbolic numbers."""
     sig = inspect.signature(fn)
     bound = sig.bind(*args, **kwargs)
-    for key, src in sym.plan.scalars.items():
+    for src in sym.plan.scalars.values():
         name = src.root[1]
         value = bound.arguments[name]
         if src.steps:

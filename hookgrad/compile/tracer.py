@@ -19,6 +19,7 @@ from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._tensor import Tensor
 from hookgrad.compile import hops, intercept, module_hooks, symtrace
 from hookgrad.compile.attr_reads import AttrReads
+from hookgrad.compile.calls import install_factories, uninstall_factories
 from hookgrad.compile.dynamic import DynamicPlan
 from hookgrad.compile.effects import HandleRemove, TensorHook
 from hookgrad.compile.graph import Graph, GraphModule
@@ -83,6 +84,7 @@ class ActiveTrace:
     def run(self, args: tuple, kwargs: dict) -> Any:
         TRACES.append(self)
         intercept.install()
+        install_factories()
         if self.sym is not None:
             symtrace.install()
             args, kwargs = symtrace.sym_arguments(self.sym, self.fn, args, kwargs)
@@ -100,6 +102,7 @@ class ActiveTrace:
                 self.attr_reads.uninstall()
             if self.sym is not None:
                 symtrace.uninstall()
+            uninstall_factories()
             intercept.uninstall()
             TRACES.pop()
 

@@ -1,0 +1,185 @@
+"""One graph node for a whole hookgrad call (`CompositeCall`), and the factories that need it.
+
+A composite node re-runs a hookgrad function or tensor method at run time with the run-time
+tensors and symbolic numbers put back into their places in the call's arguments (the other
+arguments are kept as they were, so dtypes, devices and generators never go through generated
+source). Two users:
+
+* dynamic traces record every call this way (NOTE [Dynamic traces] in `symtrace`);
+* every trace records tensor *factories* this way (``ones``, ``randn``, ``arange``,
+  ``zeros_like``, ``tensor([...])``, in-place random fills...), as PyTorch's graphs hold them as
+  nodes: a random factory draws fresh numbers on every call, from the same generator and in the
+  same order as the eager call, instead of baking the trace's draw into the graph (so do the
+  random functionals: ``dropout`` and its kin, ``rrelu``, ``gumbel_softmax``).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any
+
+from hookgrad._dtypes import Size
+from hookgrad._tensor import Tensor
+from hookgrad.compile.state import current_trace
+from hookgrad.compile.symbolic import is_sym, plain
+from hookgrad.nn import functional as _F
+
+__all__ = ["CompositeCall", "record_call", "install_factories", "uninstall_factories"]
+
+
+class _Hole:
+    __slots__ = ("i",)
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+
+def _fill(template: Any, values: tuple) -> Any:
+    kind = type(template)
+    if kind is _Hole:
+        return values[template.i]
+    if kind is tuple or kind is list:
+        return kind(_fill(v, values) for v in template)
+    if kind is Size:
+        return Size([_fill(v, values) for v in template])
+    if kind is dict:
+        return {k: _fill(v, values) for k, v in template.items()}
+    if kind is slice:
+        return slice(_fill(template.start, values), _fill(template.stop, values),
+                     _fill(template.step, values))
+    return template
+
+
+class CompositeCall:
+    """Node target: one hookgrad call, re-run with the node's run-time values in its holes."""
+
+    __slots__ = ("fn", "template", "__name__")
+
+    def __init__(self, fn: Any, template: tuple) -> None:
+        self.fn, self.template = fn, template
+        self.__name__ = getattr(fn, "__name__", "call").strip("_") or "call"
+
+    def __call__(self, *values: Any) -> Any:
+        args, kwargs = _fill(self.template, values)
+        return self.fn(*args, **kwargs)
+
+
+def _split(value: Any, leaves: list, tensors: list) -> Any:
+    if isinstance(value, Tensor) or is_sym(value):
+        leaves.append(value)
+        if isinstance(value, Tensor):
+            tensors.append(value)
+        return _Hole(len(leaves) - 1)
+    kind = type(value)
+    if kind is tuple or kind is list or kind is Size:
+        items = [_split(v, leaves, tensors) for v in value]
+        return Size(items) if kind is Size else kind(items)
+    if kind is dict:
+        return {k: _split(v, leaves, tensors) for k, v in value.items()}
+    if kind is slice:
+        return slice(_split(value.start, leaves, tensors), _split(value.stop, leaves, tensors),
+                     _split(value.step, leaves, tensors))
+    return value
+
+
+def _has_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    return isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)
+
+
+def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
+    """Run ``fn(*args, **kwargs)`` (concrete numbers, nothing recorded inside) and record it
+    as one `CompositeCall` node of `rec`'s graph."""
+    leaves: list[Any] = []
+    tensors: list[Tensor] = []
+    template = _split((args, kwargs), leaves, tensors)
+    rec.suspended += 1
+    try:
+        result = fn(*plain(args), **plain(kwargs))
+    finally:
+        rec.suspended -= 1
+    if not trace.recording or rec.suspended:
+        return result
+    if not (_has_tensor(result) or (result is None and tensors)):
+        return result  # a Python answer (``is_contiguous()``...): nothing to record
+    try:
+        nodes = tuple(rec.node_of(x) if isinstance(x, Tensor) else x.node for x in leaves)
+    except Exception as e:  # noqa: BLE001 - an untracked tensor: the recorder's graph break
+        rec._untracked(e)
+        return result
+    node = rec.graph.call_function(CompositeCall(fn, template), nodes)
+    given = {id(t) for t in tensors}
+    if isinstance(result, Tensor):
+        if id(result) not in given:
+            rec.bind_value(result, node)
+    elif isinstance(result, (tuple, list)):
+        for j, out in enumerate(result):
+            if isinstance(out, Tensor) and id(out) not in given:
+                rec._multi[id(out)] = (node, j)
+                rec.keep.append(out)
+    return result
+
+
+# ------------------------------------------------------------------ factories in every trace
+_FACTORIES = (
+    "ones", "zeros", "full", "empty", "arange", "linspace", "logspace", "eye", "rand", "randn",
+    "randint", "randperm", "rand_like", "randn_like", "randint_like", "zeros_like", "ones_like",
+    "full_like", "empty_like", "tensor", "as_tensor", "scalar_tensor", "normal", "bernoulli",
+    "multinomial", "poisson")
+_FILLS = ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauchy_",
+          "log_normal_", "geometric_", "new_ones", "new_zeros", "new_full", "new_empty",
+          "new_tensor")
+
+
+def _factory(real: Any) -> Any:
+    @functools.wraps(real)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        tr = current_trace()
+        if tr is None or not tr.recording:
+            return real(*args, **kwargs)
+        rec = tr.active_recorder()
+        if rec.suspended:
+            return real(*args, **kwargs)
+        return record_call(tr, rec, real, args, kwargs)
+    return wrapper
+
+
+_TABLE: list[tuple[Any, str, Any]] = []
+_SAVED: list[list[tuple[Any, str, Any]]] = []
+
+
+_RANDOM_FUNCTIONAL = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+                      "feature_alpha_dropout", "rrelu", "gumbel_softmax")
+
+
+def _table() -> list[tuple[Any, str, Any]]:
+    table = []
+    top = sys.modules.get("hookgrad")  # the public namespace users call (no upward import)
+    for owner, names in ((top, _FACTORIES), (_F, _RANDOM_FUNCTIONAL)):
+        for name in names:
+            real = getattr(owner, name, None)
+            if callable(real):
+                table.append((owner, name, _factory(real)))
+    for name in _FILLS:
+        real = Tensor.__dict__.get(name)
+        if callable(real):
+            table.append((Tensor, name, _factory(real)))
+    return table
+
+
+def install_factories() -> None:
+    if not _TABLE:
+        _TABLE.extend(_table())
+    undo = []
+    for owner, name, new in _TABLE:
+        undo.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
+                     else getattr(owner, name)))
+        setattr(owner, name, new)
+    _SAVED.append(undo)
+
+
+def uninstall_factories() -> None:
+    for owner, name, old in reversed(_SAVED.pop()):
+        setattr(owner, name, old)

@@ -1,0 +1,67 @@
+"""Tensors created inside a compiled region are graph nodes (spec compile.md §3.1, §5.3).
+
+A factory (``ones``, ``arange``, ``tensor([...])``, ``zeros_like``...) is one op, as in PyTorch;
+a random one (``randn``, ``rand_like``, ``dropout``...) draws fresh numbers on every call, in
+the same order and from the same generator as the eager call (PyTorch's generator differs from
+hookgrad's, so values are compared with hookgrad's own eager run and counts with PyTorch).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import hookgrad
+from tests.compile._libs import dynamo, plain
+
+pytestmark = pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning:torch.*")
+
+CASES = {
+    "ones": lambda lib, x: lib.ones(3) + x,
+    "randn": lambda lib, x: lib.randn(3) + x,
+    "tensor": lambda lib, x: lib.tensor([1.0, 2.0, 3.0]) + x,
+    "zeros_like": lambda lib, x: lib.zeros_like(x) + x,
+    "arange": lambda lib, x: lib.arange(3) + x,
+    "full": lambda lib, x: lib.full((3,), 2.0) * x,
+    "rand_like": lambda lib, x: lib.rand_like(x) * 0 + x,
+    "eye": lambda lib, x: lib.eye(3) @ x,
+    "empty_uniform": lambda lib, x: lib.empty(3).uniform_() + x,
+    "dropout": lambda lib, x: lib.nn.functional.dropout(x, 0.5, training=True),
+}
+
+
+def _run(lib: Any, name: str) -> dict:
+    case = CASES[name]
+    cnt = dynamo(lib).testing.CompileCounter()
+    opt = lib.compile(lambda x: case(lib, x), backend=cnt)
+    x = lib.ones(3)
+    lib.manual_seed(0)
+    compiled = [plain(opt(x)) for _ in range(3)]
+    lib.manual_seed(0)
+    eager = [plain(case(lib, x)) for _ in range(3)]
+    return {"fc": cnt.frame_count, "oc": cnt.op_count, "same_as_eager": compiled == eager,
+            "fresh_each_call": compiled[0] != compiled[1]}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_factory_counts_and_randomness_match(torch, name):
+    ref, got = _run(torch, name), _run(hookgrad, name)
+    assert got == ref
+    assert got["same_as_eager"] and got["fc"] == 1
+    assert got["fresh_each_call"] == (name in ("randn", "dropout", "empty_uniform"))
+
+
+def test_dropout_module_training_step_matches_eager():
+    net = hookgrad.nn.Sequential(hookgrad.nn.Linear(4, 4), hookgrad.nn.Dropout(0.5))
+    cnt = hookgrad._dynamo.testing.CompileCounter()
+    opt = hookgrad.compile(net, backend=cnt)
+    x = hookgrad.ones(2, 4)
+    grads = []
+    for run in (opt, net):
+        hookgrad.manual_seed(1)
+        for _ in range(2):
+            run(x).sum().backward()
+        grads.append(plain(net[0].weight.grad))
+        net.zero_grad()
+    assert grads[0] == grads[1] and cnt.frame_count == 1
