@@ -117,11 +117,13 @@ def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any
     for entry in entries:
         if entry.gkey == gkey and entry.guards.first_failure(ctx) is None:
             return entry.run(fn, ctx, args, kwargs)
-    if len(entries) >= config.recompile_limit:
-        if key not in _WARNED:
+    if len(entries) >= min(config.recompile_limit, config.accumulated_recompile_limit):
+        if key not in _WARNED:  # (PyTorch logs; hookgrad warns once per code key, §14.3)
             _WARNED.add(key)
+            name = ("recompile_limit" if config.recompile_limit
+                    <= config.accumulated_recompile_limit else "accumulated_recompile_limit")
             warnings.warn(f"hookgrad.compile: {fn.__qualname__} reached the recompile limit "
-                          f"(config.recompile_limit={config.recompile_limit}); further "
+                          f"(config.{name}={getattr(config, name)}); further "
                           "misses run eagerly", UserWarning, stacklevel=3)
         return fn(*args, **kwargs)
     if entries and config.error_on_recompile:
