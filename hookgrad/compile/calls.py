@@ -35,13 +35,17 @@ class _Hole:
         self.i = i
 
 
+class _SizeT(tuple):
+    """Template of a ``torch.Size`` argument (holes cannot go through ``Size``'s checks)."""
+
+
 def _fill(template: Any, values: tuple) -> Any:
     kind = type(template)
     if kind is _Hole:
         return values[template.i]
     if kind is tuple or kind is list:
         return kind(_fill(v, values) for v in template)
-    if kind is Size:
+    if kind is _SizeT:
         return Size([_fill(v, values) for v in template])
     if kind is dict:
         return {k: _fill(v, values) for k, v in template.items()}
@@ -72,9 +76,10 @@ def _split(value: Any, leaves: list, tensors: list) -> Any:
             tensors.append(value)
         return _Hole(len(leaves) - 1)
     kind = type(value)
-    if kind is tuple or kind is list or kind is Size:
-        items = [_split(v, leaves, tensors) for v in value]
-        return Size(items) if kind is Size else kind(items)
+    if kind is tuple or kind is list:
+        return kind(_split(v, leaves, tensors) for v in value)
+    if isinstance(value, Size):
+        return _SizeT(_split(v, leaves, tensors) for v in value)
     if kind is dict:
         return {k: _split(v, leaves, tensors) for k, v in value.items()}
     if kind is slice:

@@ -3,15 +3,20 @@
 NOTE [Symbolic numbers]
 In a dynamic trace the user's code still runs on real values (NOTE [Execution tracing] in
 `tracer`), but a size of a dynamic dimension, and an int or float argument that became dynamic,
-is handed to it as a `SymInt`/`SymFloat`: a real ``int``/``float`` (so every Python and NumPy
-use works) that also carries the graph node computing it at run time and, when it derives only
-from the call's arguments, an ``expr(ctx)`` that recomputes it from a call's arguments (what a
-guard evaluates).
+is handed to it as a `SymInt`/`SymFloat`: a number-like object carrying its concrete value,
+the graph node computing it at run time and, when it derives only from the call's arguments,
+an ``expr(ctx)`` that recomputes it from a call's arguments (what a guard evaluates).
+
+They are deliberately *not* ``int``/``float`` subclasses (PyTorch's ``SymInt`` is not either):
+CPython reads an int subclass's value directly in C (``lst[n]``, ``math.exp(f)``, slicing a
+list), which would bake the trace's value with no guard, a silently wrong graph for the next
+value. As separate classes every such use goes through ``__index__``/``__float__``/``__int__``,
+which specialise (below). The price: ``isinstance(n, int)`` is false inside a dynamic trace.
 
 * Arithmetic between symbolic numbers and constants records a node (``operator.mul``...) and
   returns a new symbolic number: ``x.shape[0] // 2`` stays symbolic.
 * Using one where Python needs a concrete answer (``if n > 3``, ``bool(n)``, ``int(n)``,
-  ``range(n)``) *specialises* it: the real answer is returned and a guard records that a later
+  ``range(n)``, ``lst[n]``, ``d[n]``, ``math.sqrt(n)``) *specialises* it: the real answer is returned and a guard records that a later
   call must give the same answer (``L['n'] > 3 == False``). A number read from an intermediate
   tensor's size has no ``expr`` (it cannot be computed before the graph runs): specialising it
   is a graph break, so the call runs eagerly and stays correct for every size.
@@ -22,10 +27,12 @@ guard evaluates).
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
 
+from hookgrad._dtypes import Size
 from hookgrad.compile.state import current_trace
 
 __all__ = ["SymInt", "SymFloat", "SymNum", "make_sym", "is_sym", "plain", "node_or_value"]
@@ -35,19 +42,22 @@ _SPECIALISE_BREAK = ("a size of an intermediate tensor was used in Python contro
 
 
 def is_sym(value: Any) -> bool:
-    return isinstance(value, (SymInt, SymFloat))
+    return isinstance(value, SymNum)
 
 
 def plain(value: Any) -> Any:
     """`value` with every symbolic number replaced by its concrete value (containers walked)."""
-    if isinstance(value, SymInt):
-        return int.__int__(value)
-    if isinstance(value, SymFloat):
-        return float.__float__(value)
-    if type(value) in (tuple, list):
-        return type(value)(plain(v) for v in value)
-    if type(value) is dict:
+    if isinstance(value, SymNum):
+        return value.value
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return kind(plain(v) for v in value)
+    if isinstance(value, Size):
+        return Size([plain(v) for v in value])
+    if kind is dict:
         return {k: plain(v) for k, v in value.items()}
+    if kind is slice:
+        return slice(plain(value.start), plain(value.stop), plain(value.step))
     return value
 
 
@@ -71,21 +81,19 @@ def make_sym(value: Any, node: Any, expr: Callable[[Any], Any] | None, desc: str
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        sym: Any = int.__new__(SymInt, value)
+        sym: Any = SymInt()
+        value = int(value)
     elif isinstance(value, float):
-        sym = float.__new__(SymFloat, value)
+        sym = SymFloat()
+        value = float(value)
     else:
         return value
-    sym.node, sym.expr, sym.desc = node, expr, desc
+    sym.value, sym.node, sym.expr, sym.desc = value, node, expr, desc
     return sym
 
 
 def _concrete(value: Any) -> Any:
-    if isinstance(value, SymInt):
-        return int.__int__(value)
-    if isinstance(value, SymFloat):
-        return float.__float__(value)
-    return value
+    return value.value if isinstance(value, SymNum) else value
 
 
 def _recording_trace(*values: Any) -> Any:
@@ -160,51 +168,70 @@ def _binary_methods(cls: type) -> None:
            "floordiv": operator.floordiv, "truediv": operator.truediv, "mod": operator.mod,
            "pow": operator.pow}
     for name, op in ops.items():
-        setattr(cls, f"__{name}__", lambda a, b, op=op: _arith(op, a, b))
-        setattr(cls, f"__r{name}__", lambda a, b, op=op: _arith(op, b, a))
+        setattr(cls, f"__{name}__", lambda a, b, op=op: _arith(op, a, b) if _number(b)
+                else NotImplemented)
+        setattr(cls, f"__r{name}__", lambda a, b, op=op: _arith(op, b, a) if _number(b)
+                else NotImplemented)
     for name, op in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
                      "le": operator.le, "gt": operator.gt, "ge": operator.ge}.items():
-        setattr(cls, f"__{name}__", lambda a, b, op=op: _specialise(op, a, b))
+        setattr(cls, f"__{name}__", lambda a, b, op=op: _specialise(op, a, b) if _number(b)
+                else NotImplemented)
     for name, op in {"neg": operator.neg, "abs": operator.abs, "pos": operator.pos}.items():
         setattr(cls, f"__{name}__", lambda a, op=op: _unary(op, a))
     cls.__bool__ = lambda a: _specialise(operator.ne, a, 0)  # type: ignore[attr-defined]
-    for name in ("__int__", "__float__", "__round__", "__trunc__", "__floor__", "__ceil__",
-                 "__index__"):
-        base = getattr(cls.__mro__[1], name, None)
-        if base is not None:
-            setattr(cls, name, lambda a, *rest, base=base: base(_specialise_value(a), *rest))
+    # every use CPython makes of the number in C asks for its value: specialise (guarded)
+    cls.__hash__ = lambda a: hash(_specialise_value(a))  # type: ignore[method-assign]
+    cls.__int__ = lambda a: int(_specialise_value(a))  # type: ignore[attr-defined]
+    cls.__float__ = lambda a: float(_specialise_value(a))  # type: ignore[attr-defined]
+    cls.__complex__ = lambda a: complex(_specialise_value(a))  # type: ignore[attr-defined]
+    cls.__round__ = lambda a, *n: round(_specialise_value(a), *n)  # type: ignore[attr-defined]
+    for name in ("trunc", "floor", "ceil"):
+        fn = getattr(math, name)
+        setattr(cls, f"__{name}__", lambda a, fn=fn: fn(_specialise_value(a)))
+    # printing shows the value (a print itself is a graph break; messages need no guard)
+    cls.__repr__ = lambda a: repr(a.value)  # type: ignore[method-assign]
+    cls.__str__ = lambda a: str(a.value)  # type: ignore[method-assign]
+    cls.__format__ = lambda a, spec: format(a.value, spec)  # type: ignore[method-assign]
+    cls.__reduce__ = lambda a: (type(a.value), (a.value,))  # type: ignore[method-assign]
 
 
-class SymInt(int):
-    """An ``int`` that is a size or an int argument of a dynamic trace (NOTE above).
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float, SymNum))
+
+
+class SymNum:
+    """A symbolic number of a dynamic trace (NOTE [Symbolic numbers]).
+
+    Mirrors: ``torch.SymInt`` / ``torch.SymFloat`` (their common behaviour).
+    """
+
+    __slots__ = ("value", "node", "expr", "desc")
+
+    value: Any
+    node: Any
+    expr: Callable[[Any], Any] | None
+    desc: str
+
+
+class SymInt(SymNum):
+    """An int of a dynamic trace: a dynamic size or int argument.
 
     Mirrors: ``torch.SymInt``.
     """
 
-    node: Any
-    expr: Callable[[Any], Any] | None
-    desc: str
-    __hash__ = int.__hash__
+    __slots__ = ()
 
-    def __reduce__(self) -> Any:
-        return (int, (int.__int__(self),))
+    def __index__(self) -> int:  # ``lst[n]``, ``range(n)``, NumPy sizes: specialise
+        return int(_specialise_value(self))
 
 
-class SymFloat(float):
-    """A ``float`` argument of a dynamic trace (NOTE [Symbolic numbers]).
+class SymFloat(SymNum):
+    """A float argument of a dynamic trace (PyTorch 2.13 makes float arguments dynamic too).
 
     Mirrors: ``torch.SymFloat``.
     """
 
-    node: Any
-    expr: Callable[[Any], Any] | None
-    desc: str
-    __hash__ = float.__hash__
-
-    def __reduce__(self) -> Any:
-        return (float, (float.__float__(self),))
+    __slots__ = ()
 
 
-_binary_methods(SymInt)
-_binary_methods(SymFloat)
-SymNum = (SymInt, SymFloat)
+_binary_methods(SymNum)

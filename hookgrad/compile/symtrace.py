@@ -34,7 +34,8 @@ from hookgrad.compile.state import current_trace
 from hookgrad.compile.symbolic import is_sym, make_sym, plain
 from hookgrad.nn import functional as _F
 
-__all__ = ["SymTrace", "sym_size", "sym_arguments", "desym", "install", "uninstall"]
+__all__ = ["SymTrace", "SymSize", "sym_size", "sym_arguments", "desym", "install",
+           "uninstall"]
 
 
 def sym_size(t: Tensor, dim: int) -> int:
@@ -117,15 +118,41 @@ def _wrap(real: Any) -> Any:
 
 
 def _any_sym(args: tuple, kwargs: dict) -> bool:
-    return any(is_sym(a) or (type(a) in (tuple, list, Size) and any(map(is_sym, a)))
+    return any(is_sym(a) or (isinstance(a, (tuple, list)) and any(map(is_sym, a)))
                for a in (*args, *kwargs.values()))
+
+
+class SymSize(Size):
+    """A shape holding symbolic sizes: slices, sums and repeats keep them symbolic.
+
+    Mirrors: ``torch.Size`` (of a dynamic-shape trace).
+    """
+
+    def __new__(cls, sizes: Any = ()) -> SymSize:
+        return tuple.__new__(cls, sizes)  # no int check: the items may be `SymInt`s
+
+    def __getitem__(self, item: Any) -> Any:
+        out = tuple.__getitem__(self, item)
+        return SymSize(out) if isinstance(item, slice) else out
+
+    def __add__(self, other: Any) -> Any:
+        return SymSize(tuple(self) + tuple(other)) if isinstance(other, tuple) \
+            else NotImplemented
+
+    def __radd__(self, other: Any) -> Any:
+        return SymSize(tuple(other) + tuple(self)) if isinstance(other, tuple) \
+            else NotImplemented
+
+    def __reduce__(self) -> Any:
+        return (Size, (tuple(plain(list(self))),))
 
 
 def _shape(self: Tensor) -> Size:
     tr = current_trace()
     if tr is None or tr.sym is None:
         return Size(self._data.shape)
-    return Size(tr.sym.shape(self))
+    shape = tr.sym.shape(self)
+    return SymSize(shape) if any(map(is_sym, shape)) else Size(shape)
 
 
 def _size(self: Tensor, dim: int | None = None) -> Any:

@@ -285,3 +285,33 @@ def test_intermediate_size_in_control_flow_breaks_to_eager():
         x = hookgrad.arange(n, dtype=hookgrad.float32)
         assert plain(opt(x)) == plain(fn(x))
     assert cnt.frame_count == 1  # static first frame; the dynamic trace breaks (eager, D)
+
+
+def test_python_uses_of_a_dynamic_int_specialise(torch):
+    """``lst[n]``, ``d[n]`` and ``math.exp(f)`` read the concrete value: guarded, never baked."""
+    import math
+
+    def scenario(lib: Any) -> dict:
+        lst, table = [10.0, 20.0, 30.0, 40.0], {0: 1.0, 1: 2.0, 2: 3.0, 3: 4.0}
+        out = {}
+        for name, fn in {"list": lambda x, n: x * lst[n], "dict": lambda x, n: x * table[n],
+                         "math": lambda x, n: x * math.exp(n)}.items():
+            dynamo(lib).reset()
+            calls = [lambda lib, v=v: (lib.ones(1), v) for v in (0, 1, 2, 3, 1)]
+            out[name] = _frames(lib, fn, calls)
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref
+    assert all(v["frames"] == [1, 2, 3, 4, 4] for v in got.values())
+
+
+def test_shape_slices_and_sums_stay_symbolic(torch):
+    def scenario(lib: Any) -> dict:
+        def fn(x: Any) -> Any:
+            return x.reshape(x.shape[1:] + x.shape[:1]) * x.shape[0]
+        return _frames(lib, fn, [_mat(n, 2) for n in (2, 3, 4, 5)])
+    ref, got = both(torch, scenario)
+    assert got["outs"] == ref["outs"]
+    # PyTorch's reshape decomposition guards ``x.size()[0] % 2 == 0`` (its recompile log says
+    # so) and gives [1, 2, 3, 3]; hookgrad's reshape needs no such guard
+    assert got["frames"] == [1, 2, 2, 2] and ref["frames"] == [1, 2, 3, 3]
