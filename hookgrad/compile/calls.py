@@ -22,7 +22,7 @@ from typing import Any
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.compile.state import current_trace
-from hookgrad.compile.symbolic import is_sym, plain
+from hookgrad.compile.symbolic import is_sym, plain, specialised
 from hookgrad.nn import functional as _F
 
 __all__ = ["CompositeCall", "record_call", "install_factories", "uninstall_factories"]
@@ -97,6 +97,8 @@ def _has_tensor(value: Any) -> bool:
 def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
     """Run ``fn(*args, **kwargs)`` (concrete numbers, nothing recorded inside) and record it
     as one `CompositeCall` node of `rec`'s graph."""
+    if rec is not trace.rec:  # a hook body's sub-graph: symbolic numbers of the outer graph
+        args, kwargs = specialised(args), specialised(kwargs)  # become guarded constants
     leaves: list[Any] = []
     tensors: list[Tensor] = []
     template = _split((args, kwargs), leaves, tensors)

@@ -35,7 +35,8 @@ from typing import Any
 from hookgrad._dtypes import Size
 from hookgrad.compile.state import current_trace
 
-__all__ = ["SymInt", "SymFloat", "SymNum", "make_sym", "is_sym", "plain", "node_or_value"]
+__all__ = ["SymInt", "SymFloat", "SymNum", "make_sym", "is_sym", "plain", "specialised",
+           "node_or_value"]
 
 _SPECIALISE_BREAK = ("a size of an intermediate tensor was used in Python control flow in a "
                      "dynamic-shape trace (it cannot be guarded before the graph runs)")
@@ -58,6 +59,24 @@ def plain(value: Any) -> Any:
         return {k: plain(v) for k, v in value.items()}
     if kind is slice:
         return slice(plain(value.start), plain(value.stop), plain(value.step))
+    return value
+
+
+def specialised(value: Any) -> Any:
+    """Like `plain`, but every symbolic number met is specialised (guarded): for values that
+    reach code which does not record them (a hook body being speculated, for example)."""
+    if isinstance(value, SymNum):
+        return _specialise_value(value)
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return kind(specialised(v) for v in value)
+    if isinstance(value, Size):
+        return Size([specialised(v) for v in value])
+    if kind is dict:
+        return {k: specialised(v) for k, v in value.items()}
+    if kind is slice:
+        return slice(specialised(value.start), specialised(value.stop),
+                     specialised(value.step))
     return value
 
 

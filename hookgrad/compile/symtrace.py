@@ -31,7 +31,7 @@ from hookgrad.compile.calls import record_call
 from hookgrad.compile.dynamic import DynamicPlan
 from hookgrad.compile.sources import Source
 from hookgrad.compile.state import current_trace
-from hookgrad.compile.symbolic import is_sym, make_sym, plain
+from hookgrad.compile.symbolic import is_sym, make_sym, plain, specialised
 from hookgrad.nn import functional as _F
 
 __all__ = ["SymTrace", "SymSize", "sym_size", "sym_arguments", "desym", "install",
@@ -110,15 +110,16 @@ def _wrap(real: Any) -> Any:
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         tr = _active()
-        if tr is None:
-            return real(*plain(args), **plain(kwargs)) if _any_sym(args, kwargs) \
-                else real(*args, **kwargs)
+        if tr is None:  # not recorded here (a hook body, a composite's inside): guard values
+            return real(*specialised(args), **specialised(kwargs)) \
+                if _any_sym(args, kwargs) else real(*args, **kwargs)
         return tr.sym.composite(real, args, kwargs)
     return wrapper
 
 
 def _any_sym(args: tuple, kwargs: dict) -> bool:
     return any(is_sym(a) or (isinstance(a, (tuple, list)) and any(map(is_sym, a)))
+               or (type(a) is slice and any(map(is_sym, (a.start, a.stop, a.step))))
                for a in (*args, *kwargs.values()))
 
 
@@ -279,10 +280,42 @@ def _has_sym(value: Any) -> bool:
     return type(value) is dict and any(_has_sym(v) for v in value.values())
 
 
+def _desym_closures(value: Any, seen: set[int]) -> None:
+    """Plain numbers in the closure cells of functions (hooks, lambdas) the region made: they
+    run after the trace, where hookgrad's ops take numbers, not symbolic ones."""
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, functools.partial):
+        for v in (value.func, *value.args, *value.keywords.values()):
+            _desym_closures(v, seen)
+    elif isinstance(value, types.FunctionType):
+        for cell in value.__closure__ or ():
+            try:
+                content = cell.cell_contents
+            except ValueError:
+                continue
+            if _has_sym(content):
+                cell.cell_contents = plain(content)
+            else:
+                _desym_closures(content, seen)
+    elif type(value) in (tuple, list):
+        for v in value:
+            _desym_closures(v, seen)
+    elif type(value) is dict:
+        for v in value.values():
+            _desym_closures(v, seen)
+
+
 def desym(trace: Any, result: Any) -> Any:
-    """After a dynamic trace: plain numbers in what the region stored into the world and in
-    the value returned to the caller (the recipes already hold the symbolic nodes)."""
+    """After a dynamic trace: plain numbers in what the region stored into the world, in the
+    closures it made and in the value returned to the caller (the recipes already hold the
+    symbolic nodes)."""
+    seen: set[int] = set()
+    for value in (result, *trace.seen_hooks, *trace.deferred_hooks):
+        _desym_closures(value, seen)
     for ch in trace.snapshot.diff():
+        _desym_closures(ch.new, seen)
         if not _has_sym(ch.new):
             continue
         if ch.kind == "attr":

@@ -66,6 +66,7 @@ class ActiveTrace:
         self.plan = plan if plan is not None else DynamicPlan()
         self.sym: SymTrace | None = SymTrace(self, self.plan) if self.plan else None
         self.sym_guards: list[tuple[Any, str]] = []
+        self.seen_hooks: list[Any] = []
         # attributes of pre-existing objects the region read (NOTE [Attribute reads])
         self.attr_reads: AttrReads | None = None if lenient else AttrReads(self.index)
 
@@ -132,6 +133,7 @@ class ActiveTrace:
         return slot
 
     def on_register(self, t: Tensor, hook: Any, kind: str, real: Any) -> Any:
+        self.seen_hooks.append(hook)  # (a dynamic trace makes their closures plain afterwards)
         if self.rec.is_intermediate(t):
             if kind != "register_hook":
                 return real(t, hook)  # the eager error for a non-leaf

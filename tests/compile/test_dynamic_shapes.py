@@ -315,3 +315,33 @@ def test_shape_slices_and_sums_stay_symbolic(torch):
     # PyTorch's reshape decomposition guards ``x.size()[0] % 2 == 0`` (its recompile log says
     # so) and gives [1, 2, 3, 3]; hookgrad's reshape needs no such guard
     assert got["frames"] == [1, 2, 2, 2] and ref["frames"] == [1, 2, 3, 3]
+
+
+def test_dynamic_scalar_captured_by_hooks(torch):
+    """A hook closing over a dynamic float: on an input it runs after the trace (its cell gets
+    the plain number); on an intermediate its body is speculated (the value is guarded)."""
+    def scenario(lib: Any) -> dict:
+        out = {}
+
+        def on_input(x: Any, s: float) -> Any:
+            x.register_hook(lambda g: g * s)
+            return (x * 2).sum()
+
+        def on_intermediate(x: Any, s: float) -> Any:
+            y = x * 2
+            y.register_hook(lambda g: g * s)
+            return y.sum()
+        for name, fn in (("input", on_input), ("intermediate", on_intermediate)):
+            dynamo(lib).reset()
+            cnt = dynamo(lib).testing.CompileCounter()
+            opt = lib.compile(fn, backend=cnt)
+            grads = []
+            for s in (2.0, 3.0, 4.0, 3.0):
+                x = lib.ones(2, requires_grad=True)
+                opt(x, s).backward()
+                grads.append(plain(x.grad))
+            out[name] = grads
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref
+    assert got["input"][1] == [6.0, 6.0] and got["intermediate"][2] == [8.0, 8.0]
