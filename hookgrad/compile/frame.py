@@ -56,6 +56,7 @@ class CacheEntry:
         self.object_sources: list = []  # fetched before the artifact runs (run.objects)
         self.n_slots = 0
         self.run_original = False  # compiled-autograd graphs execute the engine (see ca_graph)
+        self.dynamic = False  # traced with symbolic sizes (spec §6.3)
 
     def run(self, fn: Any, ctx: CallContext, args: tuple, kwargs: dict) -> Any:
         if self.eager or self.run_original:
@@ -159,7 +160,7 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
         if opt.fullgraph:
             trace.rollback()
             raise Unsupported(reason)
-        entries.insert(0, CacheEntry(gkey, guards, eager=True))
+        _insert(entries, CacheEntry(gkey, guards, eager=True), bool(trace.plan))
         return result
     entry = CacheEntry(gkey, guards)
     gm, entry.effects, (entry.ret, entry.hook_recipes) = pieces
@@ -172,5 +173,17 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
         example = [src.get(ctx) for src in entry.sources]
         entry.artifact = opt.backend(gm, example)
     counters["stats"]["unique_graphs"] += 1
-    entries.insert(0, entry)
+    _insert(entries, entry, bool(trace.plan))
     return result
+
+
+def _insert(entries: list, entry: CacheEntry, dynamic: bool) -> None:
+    """Most recent first, but static entries before dynamic ones: a shape both accept runs the
+    static graph, which backends may have specialised further (a ragged last batch must not
+    move every later full batch onto the dynamic graph)."""
+    entry.dynamic = dynamic
+    if not dynamic:
+        entries.insert(0, entry)
+        return
+    at = next((i for i, e in enumerate(entries) if e.dynamic), len(entries))
+    entries.insert(at, entry)

@@ -94,6 +94,10 @@ class WorldSnapshot:
                 out.append(Change("cell", cell, None, old, new))
         for g, old in self.globals:
             for key in old.keys() | g.keys():
+                if key.startswith("__"):
+                    # module dunders are no user state; other tools (PyTorch's compiler
+                    # finalizers) add and drop ``__compiled_fn_*`` names at any GC
+                    continue
                 a, b = old.get(key, _EMPTY), g.get(key, _EMPTY)
                 if a is not b and not (type(a) is type(b) and _const_eq(a, b)):
                     out.append(Change("global", g, key, a, b))
@@ -120,9 +124,10 @@ class WorldSnapshot:
                 cell.cell_contents = old
         for g, old in self.globals:
             for key in list(g.keys() - old.keys()):
-                del g[key]
+                if not key.startswith("__"):
+                    del g[key]
             for key, value in old.items():
-                if g.get(key, _EMPTY) is not value:
+                if not key.startswith("__") and g.get(key, _EMPTY) is not value:
                     g[key] = value
 
 

@@ -204,7 +204,7 @@ def test_dynamic_graph_runs_sizes_it_never_traced():
         x = hookgrad.arange(b * 12, dtype=hookgrad.float32).reshape(b, 3, 4)
         assert plain(opt(x)) == plain(fn(x))
     assert cnt.frame_count == 2
-    entry = opt._hookgrad_cache[0]
+    entry = next(e for e in opt._hookgrad_cache if e.dynamic)
     assert any("size()[0]" in str(src) for src in entry.sources)
 
 
@@ -345,3 +345,18 @@ def test_dynamic_scalar_captured_by_hooks(torch):
     ref, got = both(torch, scenario)
     assert got == ref
     assert got["input"][1] == [6.0, 6.0] and got["intermediate"][2] == [8.0, 8.0]
+
+
+def test_static_entry_is_preferred_over_the_dynamic_one():
+    """A ragged last batch makes a dynamic entry; full batches keep running the static graph
+    (which a backend may have specialised further)."""
+    ran: list = []
+
+    def backend(gm: Any, example_inputs: list) -> Any:
+        index = len(ran)
+        ran.append([])
+        return lambda *args: (ran[index].append(args[0].shape[0]), gm.forward(*args))[1]
+    opt = hookgrad.compile(lambda x: x * 2, backend=backend)
+    for n in (4, 3, 4, 5, 4):
+        assert plain(opt(hookgrad.ones(n))) == [2.0] * n
+    assert ran == [[4, 4, 4], [3, 5]]
