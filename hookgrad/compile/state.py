@@ -6,20 +6,46 @@ public ``is_compiling`` all read these two stacks.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 __all__ = ["TRACES", "RUNS", "current_trace", "current_run", "GraphBreak", "SpeculationFailed"]
 
-TRACES: list[Any] = []  # active traces (`tracer.ActiveTrace`), innermost last
-RUNS: list[Any] = []  # `recipes.RunState` of the compiled calls running, innermost last
+class _ThreadStack(threading.local):
+    """A stack per thread: the interceptions a trace installs are process-wide (class and
+    module attributes), so another thread running eagerly meanwhile must see no trace."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def append(self, item: Any) -> None:
+        self.items.append(item)
+
+    def pop(self) -> Any:
+        return self.items.pop()
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> Any:
+        return self.items[i]
+
+
+TRACES = _ThreadStack()  # active traces (`tracer.ActiveTrace`), innermost last
+RUNS = _ThreadStack()  # `recipes.RunState` of the compiled calls running, innermost last
 
 
 def current_trace() -> Any:
-    return TRACES[-1] if TRACES else None
+    items = TRACES.items
+    return items[-1] if items else None
 
 
 def current_run() -> Any:
-    return RUNS[-1] if RUNS else None
+    items = RUNS.items
+    return items[-1] if items else None
 
 
 class GraphBreak(Exception):
