@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import hookgrad
-from tests.compile._libs import both, dynamo, is_torch
+from tests.compile._libs import both, dynamo, is_torch, plain
 
 pytestmark = pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning:torch.*")
 
@@ -76,3 +76,23 @@ def test_accumulated_recompile_limit(torch):
         return counts
     ref, got = both(torch, scenario)
     assert got == ref == [5, 8]
+
+
+def test_other_threads_are_not_recorded_into_a_trace():
+    """The interceptions of a trace are process-wide, the trace itself is per thread."""
+    import threading
+    seen: list = []
+
+    def other() -> None:
+        seen.append(float((hookgrad.ones(2) * 3).sum()))
+
+    def fn(x: Any, n: int) -> Any:
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join()
+        return x * n
+    cnt = hookgrad._dynamo.testing.CompileCounter()
+    opt = hookgrad.compile(fn, backend=cnt)
+    for n in (2, 3, 4):  # static, then a dynamic trace (every call intercepted)
+        assert plain(opt(hookgrad.ones(2), n)) == [float(n)] * 2
+    assert seen == [6.0] * 3 and cnt.frame_count == 2 and cnt.op_count == 2
