@@ -218,16 +218,24 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
 
 
 def _module_check(src: Source, training: bool, dicts: tuple) -> Callable[..., bool]:
+    pairs = tuple((name, unchanged, unchanged.passed) for name, unchanged in dicts)
+
     def check(ctx: CallContext) -> bool:
         mod = src.get(ctx)
         if mod.training != training:
             return False
         d = mod.__dict__
-        return all(unchanged(d[name]) for name, unchanged in dicts)
+        for name, unchanged, passed in pairs:
+            registry = d[name]
+            hit = passed.get(id(registry))  # the version fast path, inlined (hot)
+            if hit is None or hit[1] != registry._version or hit[0]() is not registry:
+                if not unchanged(registry):
+                    return False
+        return True
     return check
 
 
-def _hooks_unchanged(sig: tuple) -> Callable[[Any], bool]:
+def _hooks_unchanged(sig: tuple) -> Any:
     """Guard of one hook dict (spec §6.5, D): ``HookRegistry._version`` first (O(1)); only when
     it moved since this guard last passed for that registry are the hooks compared by code, so
     re-registering a hook of the same code still reuses the artifact."""
@@ -246,4 +254,5 @@ def _hooks_unchanged(sig: tuple) -> Callable[[Any], bool]:
                 passed.clear()
             passed[id(registry)] = (weakref.ref(registry), version)
         return True
+    check.passed = passed  # type: ignore[attr-defined]
     return check
