@@ -360,3 +360,37 @@ def test_static_entry_is_preferred_over_the_dynamic_one():
     for n in (4, 3, 4, 5, 4):
         assert plain(opt(hookgrad.ones(n))) == [2.0] * n
     assert ran == [[4, 4], [5]]  # (a first call is the traced eager call)
+
+
+def test_cnn_training_steps_with_changing_batch(torch):
+    """Conv, batch norm (running stats are buffer mutations), pooling, a view on a symbolic
+    batch size and cross entropy: one static and one dynamic frame, PyTorch's numbers."""
+    def scenario(lib: Any) -> dict:
+        nn, F = lib.nn, lib.nn.functional
+
+        class Net(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.conv = nn.Conv2d(1, 2, 3, padding=1)
+                self.bn = nn.BatchNorm2d(2)
+                self.fc = nn.Linear(2 * 4 * 4, 3)
+
+            def forward(self, x: Any) -> Any:
+                h = F.max_pool2d(F.relu(self.bn(self.conv(x))), 2)
+                return self.fc(h.view(h.size(0), -1))
+        net = Net()
+        with lib.no_grad():
+            for p in net.parameters():
+                p.copy_(lib.linspace(-0.5, 0.5, p.numel()).reshape(p.shape))
+        cnt = dynamo(lib).testing.CompileCounter()
+        opt = lib.compile(net, backend=cnt)
+        out = []
+        for b in (4, 6, 3, 8):
+            x = lib.linspace(-1, 1, b * 64).reshape(b, 1, 8, 8)
+            loss = F.cross_entropy(opt(x), lib.arange(b) % 3)
+            loss.backward()
+            out.append((plain(loss), plain(net.conv.weight.grad), plain(net.bn.running_mean)))
+            net.zero_grad()
+        return {"out": out, "frames": cnt.frame_count}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["frames"] == 2
