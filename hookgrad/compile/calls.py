@@ -21,6 +21,7 @@ from typing import Any
 
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
+from hookgrad.autograd.function import Function
 from hookgrad.compile.state import current_trace
 from hookgrad.compile.symbolic import is_sym, plain, specialised
 from hookgrad.nn import functional as _F
@@ -144,13 +145,21 @@ def _factory(real: Any) -> Any:
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         tr = current_trace()
-        if tr is None or not tr.recording:
+        if tr is None:
             return real(*args, **kwargs)
         rec = tr.active_recorder()
-        if rec.suspended:
-            return real(*args, **kwargs)
+        if not tr.recording or rec.suspended:  # runs eagerly: plain (guarded) numbers
+            return real(*specialised(args), **specialised(kwargs))
         return record_call(tr, rec, real, args, kwargs)
     return wrapper
+
+
+def _function_apply(real: Any) -> Any:
+    def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        bound = functools.partial(real, cls)
+        bound.__name__ = f"{cls.__name__}_apply"  # type: ignore[attr-defined]
+        return _factory(bound)(*args, **kwargs)
+    return classmethod(apply)
 
 
 _TABLE: list[tuple[Any, str, Any]] = []
@@ -173,6 +182,9 @@ def _table() -> list[tuple[Any, str, Any]]:
         real = Tensor.__dict__.get(name)
         if callable(real):
             table.append((Tensor, name, _factory(real)))
+    # a custom autograd.Function: one node that runs ``apply`` (forward, ctx, backward) as
+    # eager does, instead of a graph break
+    table.append((Function, "apply", _function_apply(Function.__dict__["apply"].__func__)))
     return table
 
 

@@ -142,7 +142,10 @@ def _recompile_message(fn: Any, entries: list, ctx: CallContext, gkey: tuple) ->
 
 def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallContext,
                      args: tuple, kwargs: dict) -> Any:
-    plan = None if opt.run_original else plan_for(opt.key, fn, ctx, opt.dynamic)
+    # code that already broke to eager is retraced static: after a break the rest of the call
+    # runs eagerly, and symbolic numbers would reach code that records nothing
+    broke = any(e.eager for e in entries)
+    plan = None if opt.run_original or broke else plan_for(opt.key, fn, ctx, opt.dynamic)
     trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original, plan=plan)
     result = trace.run(args, kwargs)
     pieces = None

@@ -15,6 +15,9 @@ which specialise (below). The price: ``isinstance(n, int)`` is false inside a dy
 
 * Arithmetic between symbolic numbers and constants records a node (``operator.mul``...) and
   returns a new symbolic number: ``x.shape[0] // 2`` stays symbolic.
+* With anything but a number (a tensor outside a recorded call, a list), arithmetic uses the
+  concrete value, specialised: a symbolic number that outlives its trace (stored on a custom
+  Function's ``ctx`` after a graph break, say) still computes.
 * Using one where Python needs a concrete answer (``if n > 3``, ``bool(n)``, ``int(n)``,
   ``range(n)``, ``lst[n]``, ``d[n]``, ``math.sqrt(n)``) *specialises* it: the real answer is returned and a guard records that a later
   call must give the same answer (``L['n'] > 3 == False``). A number read from an intermediate
@@ -188,9 +191,9 @@ def _binary_methods(cls: type) -> None:
            "pow": operator.pow}
     for name, op in ops.items():
         setattr(cls, f"__{name}__", lambda a, b, op=op: _arith(op, a, b) if _number(b)
-                else NotImplemented)
+                else op(_specialise_value(a), b))
         setattr(cls, f"__r{name}__", lambda a, b, op=op: _arith(op, b, a) if _number(b)
-                else NotImplemented)
+                else op(b, _specialise_value(a)))
     for name, op in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
                      "le": operator.le, "gt": operator.gt, "ge": operator.ge}.items():
         setattr(cls, f"__{name}__", lambda a, b, op=op: _specialise(op, a, b) if _number(b)
