@@ -12,6 +12,15 @@ tensor costs four attribute stores, and reading an unused hook table costs one l
 version counter is a slot although it starts as None: every tensor a node saves gets one, and
 setting a slot is much cheaper than creating the instance ``__dict__`` for it.
 
+NOTE [Storage arrays]
+A tensor's storage is the array of its view base (``_base``, else itself), unless that tensor
+records ``_storage_array``: the array its ``_data`` lies in when the tensor is not an autograd
+view of it. Loading (`hookgrad.load`, ``load_pickle``, unpickling, ``deepcopy``), ``set_``,
+``detach``/``.data`` of a view and ``Parameter(view)`` set it, as PyTorch's tensors then share
+a storage without being views (``_base is None``, no view grad_fn). ``storage_offset()``
+(`_functional._slicing.storage_offset_of`), ``untyped_storage()`` and the archive writers read
+it (`_storage_data`).
+
 NOTE [Version counter]
 A `VersionCounter` is shared by a tensor, its views and its detached aliases. In-place ops bump it;
 `SavedTensor.unpack` compares it with the value recorded at save time and raises PyTorch's error
@@ -67,6 +76,7 @@ class Tensor:
     _is_param = False
     _leaf_alias_of: Tensor | None = None  # an unpacked saved leaf stands for this leaf
     _creation_meta: Any = None  # how a view may be modified in place (NOTE in _views.py)
+    _storage_array: Any = None  # NOTE [Storage arrays]
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -138,6 +148,12 @@ class Tensor:
         if base is None or self._data.size == 0:
             return 0
         return int(_backend.element_offset(self._data, base._data))
+
+    def _storage_data(self) -> Any:
+        """The array holding this tensor's storage (NOTE [Storage arrays])."""
+        root = self if self._base is None else self._base
+        store = root._storage_array
+        return root._data if store is None else store
 
     def get_device(self) -> int:
         """-1 on CPU, else the device index. Mirrors: ``torch.Tensor.get_device``."""
@@ -296,7 +312,10 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing storage, detached from autograd, with its own version counter."""
-        return Tensor._make(self._data)
+        out = Tensor._make(self._data)
+        if self._base is not None or self._storage_array is not None:
+            out._storage_array = self._storage_data()  # NOTE [Storage arrays]
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -308,6 +327,8 @@ class Tensor:
         """Mirrors: ``torch.Tensor.detach`` (shares storage and version counter)."""
         out = Tensor._make(self._data)
         out._version_counter = self._vc()
+        if self._base is not None or self._storage_array is not None:
+            out._storage_array = self._storage_data()  # NOTE [Storage arrays]
         return out
 
     def detach_(self) -> Tensor:
