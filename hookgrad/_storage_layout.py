@@ -94,9 +94,14 @@ def storage_view(flat: Any, offset: int, size: Any, stride: Any) -> Any:
 
 
 def tensor_on_storage(flat: Any, offset: int, size: Any, stride: Any,
-                      requires_grad: bool = False, cls: type | None = None) -> Tensor:
-    """A leaf tensor (of class `cls`) lying in the storage `flat` (NOTE [Storage arrays])."""
+                      requires_grad: bool = False, cls: type | None = None,
+                      store: Any = None) -> Tensor:
+    """A leaf tensor (of class `cls`) lying in the storage `flat` (NOTE [Storage arrays]).
+
+    `store`: the array recorded as the storage when `flat` is a flattening of it (tensors
+    sharing a storage must record the same object, the key writers share storages by).
+    """
     t = (Tensor if cls is None else cls)._make(storage_view(flat, offset, size, stride),
                                                bool(requires_grad))
-    t._storage_array = flat
+    t._storage_array = flat if store is None else store
     return t

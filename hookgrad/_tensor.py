@@ -196,7 +196,9 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def data_ptr(self) -> int:
-        return int(self._data.__array_interface__["data"][0])
+        """Address of the first element; 0 for an empty tensor. Mirrors: ``Tensor.data_ptr``."""
+        data = self._data
+        return int(data.__array_interface__["data"][0]) if data.size else 0
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """The legacy type name (``'torch.FloatTensor'``), or a cast to `dtype`.

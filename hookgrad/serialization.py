@@ -47,14 +47,15 @@ and the ``nn.Parameter`` type are restored; autograd history is not.
 
 Loading only parses JSON and ``.npy`` headers: nothing is unpickled and no code runs, so
 ``weights_only`` makes no difference. Reading goes through one bounded reader
-(`hookgrad.utils._bounded_read`): members must be stored uncompressed, every storage (version 1:
-every tensor) has its own array member, and a ``.npy`` header's shape must match the bytes actually present, so what
-is allocated is bounded by the size of the file; every tensor's offset, sizes and strides must lie
-inside its storage. Any file that is not a well-formed checkpoint
-(a pickle, a ``torch.save`` archive, flipped bits, truncation, compressed members, objects nested
-more than `MAX_DEPTH` levels, an array whose dtype or shape disagrees with the manifest) raises
-``pickle.UnpicklingError``, the type torch's weights-only loader raises, with the reason in its
-message. A missing or unreadable *path* raises the `OSError` ``open`` gives, as in torch.
+(`hookgrad.utils._bounded_read`): members must be stored uncompressed, every storage (version
+1: every tensor) has its own array member, and a ``.npy`` header's shape must match the bytes
+actually present, so what is allocated is bounded by the size of the file; every tensor's
+offset, sizes and strides must lie inside its storage. Any file that is not a well-formed
+checkpoint (a pickle, a ``torch.save`` archive, flipped bits, truncation, compressed members,
+objects nested more than `MAX_DEPTH` levels, an array whose dtype or shape disagrees with the
+manifest) raises ``pickle.UnpicklingError``, the type torch's weights-only loader raises, with
+the reason in its message. A missing or unreadable *path* raises the `OSError` ``open`` gives,
+as in torch.
 
 Saving to a path (`hookgrad.utils._safe_write`) is atomic for regular files: the archive is
 written to a temporary file ``.<name>.hookgrad-save.<host>.<pid>.<random>.tmp`` in the same
