@@ -16,10 +16,11 @@ NOTE [Storage arrays]
 A tensor's storage is the array of its view base (``_base``, else itself), unless that tensor
 records ``_storage_array``: the array its ``_data`` lies in when the tensor is not an autograd
 view of it. Loading (`hookgrad.load`, ``load_pickle``, unpickling, ``deepcopy``), ``set_``,
-``detach``/``.data`` of a view and ``Parameter(view)`` set it, as PyTorch's tensors then share
-a storage without being views (``_base is None``, no view grad_fn). ``storage_offset()``
+``detach``/``.data`` of a view, ``.data = view`` and ``Parameter(view)`` set it, as PyTorch's
+tensors then share a storage without being views (``_base is None``, no view grad_fn); it is
+ignored once ``_data`` no longer lies in it. ``storage_offset()``
 (`_functional._slicing.storage_offset_of`), ``untyped_storage()`` and the archive writers read
-it (`_storage_data`).
+it through `_storage_data`.
 
 NOTE [Version counter]
 A `VersionCounter` is shared by a tensor, its views and its detached aliases. In-place ops bump it;
@@ -153,7 +154,11 @@ class Tensor:
         """The array holding this tensor's storage (NOTE [Storage arrays])."""
         root = self if self._base is None else self._base
         store = root._storage_array
-        return root._data if store is None else store
+        if store is None or type(store) is not type(root._data):
+            return root._data
+        # a recorded storage goes stale when ``_data`` is rebound (``out=``, ``set_``, ...)
+        inside = 0 <= _backend.element_offset(root._data, store) <= store.size
+        return store if inside else root._data
 
     def get_device(self) -> int:
         """-1 on CPU, else the device index. Mirrors: ``torch.Tensor.get_device``."""
@@ -324,6 +329,8 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
+        if self._storage_array is not None or value._storage_data() is not value._data:
+            self._storage_array = value._storage_data()  # NOTE [Storage arrays]
 
     def detach(self) -> Tensor:
         """Mirrors: ``torch.Tensor.detach`` (shares storage and version counter)."""

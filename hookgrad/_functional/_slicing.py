@@ -148,8 +148,7 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
         raise RuntimeError("mismatch in length of strides and shape")
     own = storage_offset_of(input)
     offset = own if storage_offset is None else int(storage_offset)
-    root = input._base if input._base is not None else input
-    store = root._data if root._storage_array is None else root._storage_array
+    store = input._storage_data()
     need = (
         offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=False))
         if all(size)
@@ -177,10 +176,8 @@ def storage_offset_of(t: Tensor) -> int:
     from hookgrad._backend import element_offset
 
     base = t._base
-    store = (t if base is None else base)._storage_array
-    if store is not None:
-        offset = int(element_offset(t._data, store))
-        return offset if 0 <= offset <= store.size else 0  # an empty non-view may point anywhere
-    if base is None:
-        return 0
-    return int(element_offset(t._data, base._data))
+    store = t._storage_data()
+    if store is (t if base is None else base)._data:
+        return 0 if base is None else int(element_offset(t._data, base._data))
+    offset = int(element_offset(t._data, store))
+    return offset if 0 <= offset <= store.size else 0  # an empty non-view may point anywhere
