@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.conftest import load_torch
 
 # torch.package and Tensor.storage() warn about PyTorch's own use of TypedStorage
 pytestmark = pytest.mark.filterwarnings("ignore:TypedStorage is deprecated:UserWarning")
@@ -224,8 +223,8 @@ def test_pickle_keeps_tensors_of_one_storage_shared():
     assert lv.tolist() == [2.0, -1.0, 4.0]
 
 
-def test_is_set_to_rejects_non_tensors_as_torch_does():
-    torch = load_torch()
+@pytest.mark.oracle
+def test_is_set_to_rejects_non_tensors_as_torch_does(torch):
     for lib in (hookgrad, torch):
         with pytest.raises(TypeError, match="must be Tensor, not int"):
             lib.ones(2).is_set_to(3)
