@@ -95,9 +95,11 @@ def _has_tensor(value: Any) -> bool:
     return isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)
 
 
-def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
+def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict,
+                always: bool = False) -> Any:
     """Run ``fn(*args, **kwargs)`` (concrete numbers, nothing recorded inside) and record it
-    as one `CompositeCall` node of `rec`'s graph."""
+    as one `CompositeCall` node of `rec`'s graph (`always`: even without tensors, for calls
+    whose effect is the point, such as seeding the generator)."""
     if rec is not trace.rec:  # a hook body's sub-graph: symbolic numbers of the outer graph
         args, kwargs = specialised(args), specialised(kwargs)  # become guarded constants
     leaves: list[Any] = []
@@ -110,7 +112,7 @@ def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict) -> Any
         rec.suspended -= 1
     if not trace.recording or rec.suspended:
         return result
-    if not (_has_tensor(result) or (result is None and tensors)):
+    if not (always or _has_tensor(result) or (result is None and tensors)):
         return result  # a Python answer (``is_contiguous()``...): nothing to record
     try:
         nodes = tuple(rec.node_of(x) if isinstance(x, Tensor) else x.node for x in leaves)
@@ -141,7 +143,7 @@ _FILLS = ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauch
           "new_tensor")
 
 
-def _factory(real: Any) -> Any:
+def _factory(real: Any, always: bool = False) -> Any:
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         tr = current_trace()
@@ -150,7 +152,7 @@ def _factory(real: Any) -> Any:
         rec = tr.active_recorder()
         if not tr.recording or rec.suspended:  # runs eagerly: plain (guarded) numbers
             return real(*specialised(args), **specialised(kwargs))
-        return record_call(tr, rec, real, args, kwargs)
+        return record_call(tr, rec, real, args, kwargs, always)
     return wrapper
 
 
@@ -166,6 +168,7 @@ _TABLE: list[tuple[Any, str, Any]] = []
 _SAVED: list[list[tuple[Any, str, Any]]] = []
 
 
+_SEEDING = ("manual_seed", "seed", "set_rng_state")
 _RANDOM_FUNCTIONAL = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
                       "feature_alpha_dropout", "rrelu", "gumbel_softmax")
 
@@ -178,6 +181,11 @@ def _table() -> list[tuple[Any, str, Any]]:
             real = getattr(owner, name, None)
             if callable(real):
                 table.append((owner, name, _factory(real)))
+    for owner in (top, sys.modules.get("hookgrad.random")):  # seeding: replayed in order
+        for name in _SEEDING:
+            real = getattr(owner, name, None)
+            if owner is not None and callable(real):
+                table.append((owner, name, _factory(real, always=True)))
     for name in _FILLS:
         real = Tensor.__dict__.get(name)
         if callable(real):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import hookgrad
-from tests.compile._libs import dynamo, plain
+from tests.compile._libs import both, dynamo, plain
 
 pytestmark = pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning:torch.*")
 
@@ -65,3 +65,21 @@ def test_dropout_module_training_step_matches_eager():
         grads.append(plain(net[0].weight.grad))
         net.zero_grad()
     assert grads[0] == grads[1] and cnt.frame_count == 1
+
+
+def test_seeding_inside_the_region_is_replayed(torch):
+    """``manual_seed`` in the region is a node (PyTorch compiles it too): every call reseeds, so
+    the draws after it repeat, whatever the generator did between calls."""
+    def scenario(lib: Any) -> dict:
+        cnt = dynamo(lib).testing.CompileCounter()
+
+        def fn(x: Any) -> Any:
+            lib.manual_seed(0)
+            return x + lib.randn(3)
+        opt = lib.compile(fn, backend=cnt)
+        first = plain(opt(lib.zeros(3)))
+        lib.randn(5)  # move the generator on between calls
+        same = [plain(opt(lib.zeros(3))) == first for _ in range(2)]
+        return {"same": same, "fc": cnt.frame_count}
+    ref, got = both(torch, scenario)
+    assert got == ref == {"same": [True, True], "fc": 1}
