@@ -10,12 +10,15 @@ source). Two users:
   ``zeros_like``, ``tensor([...])``, in-place random fills...), as PyTorch's graphs hold them as
   nodes: a random factory draws fresh numbers on every call, from the same generator and in the
   same order as the eager call, instead of baking the trace's draw into the graph (so do the
-  random functionals: ``dropout`` and its kin, ``rrelu``, ``gumbel_softmax``).
+  random functionals: ``dropout`` and its kin, ``rrelu``, ``gumbel_softmax``; and seeding).
+  Python's and NumPy's own randomness and clock reads cannot be recomputed by a graph: they
+  are graph breaks (spec §3.1).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from typing import Any
 
@@ -198,7 +201,7 @@ def _table() -> list[tuple[Any, str, Any]]:
 
 def install_factories() -> None:
     if not _TABLE:
-        _TABLE.extend(_table())
+        _TABLE.extend(_table() + _host_table())
     undo = []
     for owner, name, new in _TABLE:
         undo.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
@@ -210,3 +213,38 @@ def install_factories() -> None:
 def uninstall_factories() -> None:
     for owner, name, old in reversed(_SAVED.pop()):
         setattr(owner, name, old)
+
+
+# ------------------------------------------------------------------ host randomness and clocks
+_HOST = {"random": ("random", "uniform", "randint", "randrange", "choice", "choices", "sample",
+                    "shuffle", "gauss", "normalvariate", "getrandbits", "seed", "betavariate",
+                    "expovariate", "triangular"),
+         "time": ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic",
+                  "monotonic_ns", "process_time"),
+         "numpy.random": ("rand", "randn", "random", "random_sample", "randint", "uniform",
+                          "normal", "choice", "permutation", "shuffle", "seed")}
+_HOST_BREAK = "Python or NumPy randomness / a clock read inside a compiled region (`{}`)"
+
+
+def _host(module: str, name: str, real: Any) -> Any:
+    """A value the graph cannot recompute (spec §3.1: random, ``time.*``): a graph break when
+    the user's code asks (hookgrad's own bookkeeping may read clocks freely)."""
+    @functools.wraps(real)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        tr = current_trace()
+        if tr is not None and tr.recording and not sys._getframe(1).f_globals.get(
+                "__name__", "").startswith("hookgrad."):
+            tr.graph_break(_HOST_BREAK.format(f"{module}.{name}"))
+        return real(*args, **kwargs)
+    return wrapper
+
+
+def _host_table() -> list[tuple[Any, str, Any]]:
+    table = []
+    for module, names in _HOST.items():
+        mod = importlib.import_module(module)
+        for name in names:
+            real = getattr(mod, name, None)
+            if callable(real):
+                table.append((mod, name, _host(module, name, real)))
+    return table

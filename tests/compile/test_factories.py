@@ -83,3 +83,21 @@ def test_seeding_inside_the_region_is_replayed(torch):
         return {"same": same, "fc": cnt.frame_count}
     ref, got = both(torch, scenario)
     assert got == ref == {"same": [True, True], "fc": 1}
+
+
+def test_python_randomness_in_the_region_is_not_baked(torch):
+    """``random.random()`` draws anew on every call, in eager's sequence (PyTorch: 2 frames
+    around it; hookgrad: a graph break, the call runs eagerly, spec §3.1)."""
+    import random
+
+    def scenario(lib: Any) -> dict:
+        def fn(x: Any) -> Any:
+            return x * random.random()
+        opt = lib.compile(fn, backend="eager")
+        random.seed(0)
+        compiled = [plain(opt(lib.ones(1))) for _ in range(3)]
+        random.seed(0)
+        eager = [plain(fn(lib.ones(1))) for _ in range(3)]
+        return {"same": compiled == eager, "distinct": len({c[0] for c in compiled})}
+    ref, got = both(torch, scenario)
+    assert got == ref == {"same": True, "distinct": 3}
