@@ -85,6 +85,7 @@ def test_seeding_inside_the_region_is_replayed(torch):
     assert got == ref == {"same": [True, True], "fc": 1}
 
 
+@pytest.mark.filterwarnings("ignore:Dynamo does not know how to trace:UserWarning")
 def test_python_randomness_in_the_region_is_not_baked(torch):
     """``random.random()`` draws anew on every call, in eager's sequence (PyTorch: 2 frames
     around it; hookgrad: a graph break, the call runs eagerly, spec §3.1)."""
