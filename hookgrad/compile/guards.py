@@ -112,8 +112,52 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
             else:
                 _equal(gs, src, value)
     _function_guards(gs, trace)
+    _container_guards(gs, trace)
     _module_guards(gs, trace, skip_empty_hooks)
     return gs
+
+
+_MAX_GUARDED_ITEMS = 64
+
+
+def _container_guards(gs: GuardSet, trace: Any) -> None:
+    """Lists, tuples and dicts held by globals and closure cells the traced code can read:
+    type, length (keys for dicts) and constant items, from before the trace. The tracer cannot
+    see which items the code read, so it guards them all (PyTorch guards these containers too:
+    a changed unused key or a list the region appends to recompiles there as well)."""
+    old = {id(c): before for c, before in (*trace.snapshot.lists, *trace.snapshot.dicts)}
+    for src, value in list(trace.index.by_id.values()):
+        kind = type(value)
+        if kind not in (list, tuple, dict) or not _held_directly(src):
+            continue
+        before = value if kind is tuple else old.get(id(value))
+        if before is None:
+            continue
+        pairs = before.items() if kind is dict else enumerate(before)
+        consts = tuple((k, v) for k, v in pairs if is_constant(v))
+        if len(consts) > _MAX_GUARDED_ITEMS:
+            consts = ()  # large tables: type and length only
+        keys = tuple(before) if kind is dict else None
+        gs.add(_container_check(src, kind, len(before), keys, consts),
+               f"{src}: {kind.__name__} of {len(before)} with {len(consts)} constant items")
+
+
+def _held_directly(src: Source) -> bool:
+    return src.root[0] in ("G", "C") and (not src.steps or src.steps[-1][0] == "cell")
+
+
+def _container_check(src: Source, kind: type, n: int, keys: tuple | None,
+                     consts: tuple) -> Callable[[CallContext], bool]:
+    def check(ctx: CallContext) -> bool:
+        c = src.get(ctx)
+        if type(c) is not kind or len(c) != n or (keys is not None and tuple(c) != keys):
+            return False
+        for k, v in consts:
+            item = c[k]
+            if type(item) is not type(v) or item != v:
+                return False
+        return True
+    return check
 
 
 def _any_tensor(gs: GuardSet, src: Source, meta: tuple, plan: DynamicPlan) -> None:

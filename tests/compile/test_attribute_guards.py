@@ -125,3 +125,40 @@ def test_class_is_restored_after_a_failed_fullgraph_trace():
     with pytest.raises(hookgrad._dynamo.exc.Unsupported):
         opt(hookgrad.ones(1), c)
     assert type(c) is Cfg
+
+
+CONFIG = {"scale": 2, "unused": 5}
+SIZES = [1, 2]
+CALLS: list = []
+
+
+def _uses_containers(x: Any) -> Any:
+    CALLS.append(1)
+    return x * CONFIG["scale"] * len(SIZES)
+
+
+def test_global_containers_are_guarded(torch):
+    """A global dict item or list length read by the region: changing it recompiles (PyTorch
+    guards these containers whole, so the unused key and the list the region appends to also
+    recompile there; hookgrad's frame counts are the same)."""
+    def scenario(lib: Any) -> list:
+        cnt = dynamo(lib).testing.CompileCounter()
+        opt = lib.compile(_uses_containers, backend=cnt)
+        out = []
+        try:
+            out.append((plain(opt(lib.ones(1))), cnt.frame_count))
+            CONFIG["scale"] = 3
+            out.append((plain(opt(lib.ones(1))), cnt.frame_count))
+            SIZES.append(3)
+            out.append((plain(opt(lib.ones(1))), cnt.frame_count))
+            CONFIG["unused"] = 6
+            out.append((plain(opt(lib.ones(1))), cnt.frame_count))
+            out.append((plain(opt(lib.ones(1))), cnt.frame_count, len(CALLS)))
+        finally:
+            CONFIG.update(scale=2, unused=5)
+            del SIZES[2:]
+            CALLS.clear()
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref
+    assert [row[0] for row in got] == [[4.0], [6.0], [9.0], [9.0], [9.0]]
