@@ -13,6 +13,7 @@ from typing import Any
 
 from hookgrad._config import STATE
 from hookgrad._dtypes import get_default_dtype
+from hookgrad._runtime import _deterministic  # (spec §6.1: always-guarded global state)
 from hookgrad.compile import config
 from hookgrad.compile.counters import counters
 from hookgrad.compile.dynamic import FRAME_STATES, plan_for
@@ -112,8 +113,8 @@ _SIGS: dict[Any, inspect.Signature] = {}
 def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
     """One call of a compiled callable (spec §3's algorithm)."""
     ctx = CallContext(fn, _bind(fn, args, kwargs))
-    gkey = (STATE.grad_enabled, get_default_dtype(), opt.backend_key, CA_STATE.enabled(),
-            bool(STATE.saved_hooks_stack))
+    gkey = (STATE.grad_enabled, get_default_dtype(), _deterministic[0], opt.backend_key,
+            CA_STATE.enabled(), bool(STATE.saved_hooks_stack))
     entries = CACHES.setdefault(key, [])
     for entry in entries:
         if entry.gkey == gkey and entry.guards.first_failure(ctx) is None:
@@ -134,7 +135,8 @@ def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any
 
 def _recompile_message(fn: Any, entries: list, ctx: CallContext, gkey: tuple) -> str:
     entry = entries[0]
-    reason = ("global state changed (grad mode, default dtype, backend or compiled autograd)"
+    reason = ("global state changed (grad mode, default dtype, deterministic algorithms, backend "
+              "or compiled autograd)"
               if entry.gkey != gkey else entry.guards.first_failure(ctx))
     return f"Recompiling function {fn.__name__} in {fn.__code__.co_filename}\n" \
            f"    triggered by the following guard failure(s):\n    - {reason}"

@@ -97,3 +97,20 @@ def test_other_threads_are_not_recorded_into_a_trace():
         assert plain(opt(hookgrad.ones(2), n)) == [float(n)] * 2
     # (`seen`, reachable from `fn` and changed by the worker, is guarded: calls may retrace)
     assert seen and cnt.frame_count >= 2 and cnt.op_count == cnt.frame_count  # `x * n` only
+
+
+def test_deterministic_flag_is_guarded(torch):
+    """Spec §6.1: the deterministic-algorithms flag is global state every entry is keyed on."""
+    def scenario(lib: Any) -> int:
+        cnt = dynamo(lib).testing.CompileCounter()
+        opt = lib.compile(lambda x: x * 2, backend=cnt)
+        opt(lib.ones(2))
+        lib.use_deterministic_algorithms(True)
+        try:
+            opt(lib.ones(2))
+        finally:
+            lib.use_deterministic_algorithms(False)
+        opt(lib.ones(2))
+        return cnt.frame_count
+    ref, got = both(torch, scenario)
+    assert got == ref == 2
