@@ -8,7 +8,8 @@ from an object (``x * cfg.scale``) is baked into the graph as a number. A later 
 attribute read gave a new frame). To know what was read, every plain object and module with a
 source is given, for the duration of the trace only, a subclass of its own class whose
 ``__getattribute__`` notes the names read (``__class__`` is restored when the trace ends,
-whatever happens). The guards then compare each read attribute's value from before the trace
+whatever happens; meanwhile ``obj.__class__`` answers the user's class and only ``type(obj)``
+shows the subclass). The guards then compare each read attribute's value from before the trace
 (instance dictionary or class attribute) and the object's type.
 """
 
@@ -42,10 +43,16 @@ def _tracking(cls: type) -> type:
                 if tr is not None and tr.recording and tr.attr_reads is not None:
                     tr.attr_reads.note(self, name)
             return value
+        # ``obj.__class__`` still answers the user's class (dataclass ``__eq__``, ``copy``,
+        # ``__reduce_ex__`` ask it); only ``type(obj)`` shows the tracking subclass
         sub = _SUBCLASSES[cls] = type(cls)(cls.__name__, (cls,), {
             "__getattribute__": __getattribute__, "__module__": cls.__module__,
-            "__qualname__": cls.__qualname__, "_hookgrad_tracking": True})
+            "__qualname__": cls.__qualname__, "_hookgrad_tracking": True,
+            "__class__": property(lambda self, cls=cls: cls)})
     return sub
+
+
+_SET_CLASS = object.__dict__["__class__"].__set__  # past the tracking class's read-only property
 
 
 def _instrumentable(value: Any) -> bool:
@@ -77,14 +84,14 @@ class AttrReads:
                 continue
             cls = type(value)
             try:
-                object.__setattr__(value, "__class__", _tracking(cls))
+                _SET_CLASS(value, _tracking(cls))
             except Exception:  # noqa: BLE001 - classes that refuse a subclass (enums, final
                 continue  # types, odd layouts): their reads are not guarded
             self._swapped.append((value, cls))
 
     def uninstall(self) -> None:
         for value, cls in reversed(self._swapped):
-            object.__setattr__(value, "__class__", cls)
+            _SET_CLASS(value, cls)
         self._swapped.clear()
 
     def guards(self, snapshot: Any) -> list[tuple[Source, str, Any]]:

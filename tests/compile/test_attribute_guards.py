@@ -162,3 +162,23 @@ def test_global_containers_are_guarded(torch):
     ref, got = both(torch, scenario)
     assert got == ref
     assert [row[0] for row in got] == [[4.0], [6.0], [9.0], [9.0], [9.0]]
+
+
+@dataclasses.dataclass
+class Point:
+    k: float
+
+
+def test_tracked_objects_keep_their_class_for_the_user():
+    """While reads are noted, ``obj.__class__``, equality and copies see the user's class."""
+    import copy
+
+    def fn(x: Any, p: Any) -> Any:
+        q = copy.copy(p)
+        assert q == p and p.__class__ is Point and q.__class__ is Point
+        return x * q.k
+    opt = hookgrad.compile(fn, backend="eager")
+    p = Point(2.0)
+    assert plain(opt(hookgrad.ones(1), p)) == [2.0]
+    assert type(p) is Point
+    assert plain(opt(hookgrad.ones(1), Point(3.0))) == [3.0]
