@@ -1,0 +1,229 @@
+"""Compiled autograd, step 1: walk a backward pass's graph once (spec §10.2, §10.3).
+
+`collect` simulates the eager engine's scheduling over the autograd graph below the roots (the
+dependency counts and the ready heap of NOTE [Engine order], without running anything) and
+returns a `Collected`: the cache key and the runtime inputs of this pass.
+
+NOTE [Compiled autograd key]
+The key holds, per node in execution order, everything the captured graph's *structure*
+depends on and nothing else: the node kind (primitive name, AccumulateGrad, module-hook
+identity, graph root), its edges as positions in the order, the number of hooks at each hook
+point (tensor pre-hooks per slot, retain-grad slots, node pre-hooks, node post-hooks,
+post-accumulate hooks), the layout of saved values (absent, a tensor, a tensor packed by
+saved-tensor hooks), ranks and dtypes, whether a leaf's ``.grad`` is None, and non-numeric
+primitive parameters. Sizes, numeric parameters and hook objects are runtime inputs. The
+graph is built from the key alone (`ca_graph.build_graph`), so two passes with one key are
+served by one graph by construction.
+
+The runtime inputs are gathered in one fixed order per node, which `ca_graph` mirrors:
+tensor pre-hooks, retained tensors, node pre-hooks, then the node's own inputs (saved values,
+sizes and scalars of a primitive; the variable and post-accumulate hooks of a leaf), then node
+post-hooks.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, NamedTuple
+
+from hookgrad._config import GLOBAL
+from hookgrad._ops.registry import PRIMITIVES
+from hookgrad.autograd._nodes import AccumulateGrad, PrimitiveNode
+from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
+from hookgrad.autograd.engine import GraphRoot
+from hookgrad.nn.modules._backward_hook import BackwardHookFunctionBackward
+
+__all__ = ["Collected", "collect", "Fallback"]
+
+
+class Fallback(Exception):
+    """The pass cannot be expressed as a compiled-autograd graph; the message says why."""
+
+
+class Collected(NamedTuple):
+    """One pass: its key, the runtime inputs, and what the runtime needs around the graph."""
+
+    key: tuple
+    inputs: list
+    sizes: list
+    scalars: list
+    hooks: list
+    packed: list
+    nodes: list  # the autograd nodes in execution order (saved values are freed after)
+    deps: dict  # node -> dependency count (for `will_engine_execute_node` inside hooks)
+
+
+class _Ready:
+    """A heap item ordered as the engine's (NOTE [Engine order])."""
+
+    __slots__ = ("key", "node")
+
+    def __init__(self, node: Any) -> None:
+        self.key = -node._seq
+        self.node = node
+
+    def __lt__(self, other: _Ready) -> bool:
+        return self.key < other.key
+
+
+def _schedule(root: Any) -> tuple[list, dict]:
+    """The nodes the eager engine would run, in its order, and their dependency counts."""
+    deps: dict = {}
+    stack = [root]
+    while stack:
+        for nxt, _ in stack.pop()._next_edges:
+            if nxt is None:
+                continue
+            count = deps.get(nxt)
+            if count is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
+    remaining = dict(deps)
+    heap = [_Ready(root)]
+    order = []
+    while heap:
+        node = heapq.heappop(heap).node
+        order.append(node)
+        for nxt, _ in node._next_edges:
+            if nxt is None:
+                continue
+            remaining[nxt] -= 1
+            if remaining[nxt] == 0:
+                heapq.heappush(heap, _Ready(nxt))
+    return order, deps
+
+
+_STATIC = (bool, str, type(None))
+
+
+def _split_params(params: dict, scalars: list) -> tuple:
+    """Non-numeric parameters for the key; numbers and sequences of them become runtime inputs."""
+    static = []
+    names = []
+    for k, v in params.items():
+        if isinstance(v, _STATIC):
+            static.append((k, v))
+        else:
+            names.append(k)
+            scalars.append(v)
+    return tuple(static), tuple(names)
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.inputs: list = []
+        self.sizes: list = []
+        self.scalars: list = []
+        self.hooks: list = []
+        self.packed: list = []
+
+    def hook_layout(self, node: Any) -> tuple:
+        groups = []
+        for slot, registry in list(node._tensor_hook_groups()):
+            fns = list(registry.values())
+            self.hooks.extend(fns)
+            groups.append((slot, len(fns)))
+        retain = []
+        for slot, ref in list((node._retain_hooks or {}).items()):
+            t = ref()
+            if t is not None:
+                self.inputs.append(t)
+                retain.append(slot)
+        pre = list(node._pre_hooks.values()) if node._pre_hooks else []
+        self.hooks.extend(pre)
+        return tuple(groups), tuple(retain), len(pre)
+
+    def post_hooks(self, node: Any) -> int:
+        post = list(node._post_hooks.values()) if node._post_hooks else []
+        self.hooks.extend(post)
+        return len(post)
+
+    def shape(self, shape: tuple) -> int:
+        self.sizes.extend(shape)
+        return len(shape)
+
+    def saved_one(self, node: Any, s: Any) -> str:
+        if s is None:
+            return "none"
+        if type(s) is not SavedTensor:
+            raise Fallback(f"{node.name()} saves a value of type {type(s).__name__}")
+        if s._unpack is not None:  # saved-tensor hooks: the graph calls the unpack hook
+            if s._freed:
+                raise RuntimeError(FREED_ERROR)
+            self.packed.append(s._packed)
+            self.hooks.append(s._unpack)
+            return "packed"
+        self.inputs.append(s.unpack(node))  # version and freed checks happen here
+        return "tensor"
+
+    def primitive(self, node: PrimitiveNode) -> tuple:
+        prim = node._prim
+        if PRIMITIVES.get(prim.name) is not prim:
+            raise Fallback(f"{node.name()}: primitive {prim.name!r} is not in the op table")
+        saved = []
+        for name, s in node._saved.items():
+            if type(s) is tuple:
+                saved.append((name, tuple(self.saved_one(node, x) for x in s)))
+            else:
+                saved.append((name, self.saved_one(node, s)))
+        meta = tuple(None if m is None else (self.shape(m[0]), m[1]) for m in node._meta)
+        static, names = _split_params(node._params, self.scalars)
+        return ("prim", prim.name, node.name(), tuple(saved), meta, static, names, node._nout)
+
+    def leaf(self, node: AccumulateGrad) -> tuple:
+        var = node.variable
+        self.inputs.append(var)
+        hooks = var._post_accumulate_grad_hooks
+        fns = list(hooks.values()) if hooks else []
+        self.hooks.extend(fns)
+        return ("leaf", var._grad is None, var._data.dtype, var._data.ndim, len(fns))
+
+    def module_hook(self, node: BackwardHookFunctionBackward) -> tuple:
+        metas = tuple((self.shape(shape), dtype) for shape, dtype, _xp in node._metas)
+        return ("bwhook", metas)
+
+    def node_entry(self, node: Any) -> tuple:
+        kind = type(node)
+        if kind is AccumulateGrad:
+            return self.leaf(node)
+        if isinstance(node, PrimitiveNode):
+            return self.primitive(node)
+        if kind is BackwardHookFunctionBackward:
+            return self.module_hook(node)
+        if kind is GraphRoot:
+            return ("root", len(node._seeds))
+        raise Fallback(f"{node.name()} is not a primitive's node (a custom autograd.Function or "
+                       "another node kind compiled autograd does not capture)")
+
+
+def collect(roots: list, seeds: list) -> Collected:
+    """Key and runtime inputs of the pass from `roots` (``(node, slot)`` edges) with `seeds`.
+
+    Raises:
+        Fallback: a node kind or mode the graph cannot express (the caller runs eagerly).
+        RuntimeError: eager's errors for freed or modified saved tensors.
+    """
+    if GLOBAL.anomaly:
+        raise Fallback("anomaly mode is on (its per-node checks need the eager engine)")
+    col = _Collector()
+    if len(roots) == 1:
+        root, root_slot = roots[0]
+        col.inputs.append(seeds[0])
+        header: tuple = (root_slot, seeds[0] is None)
+    else:
+        root = GraphRoot(tuple(roots), seeds)
+        col.inputs.extend(seeds)
+        header = (None, tuple(s is None for s in seeds))
+    order, deps = _schedule(root)
+    pos = {node: i for i, node in enumerate(order)}
+    entries = []
+    for node in order:
+        layout = col.hook_layout(node)
+        body = col.node_entry(node)
+        post = col.post_hooks(node)
+        edges = tuple((-1, 0) if n is None else (pos[n], slot) for n, slot in node._next_edges)
+        entries.append((body, layout, post, edges, node._num_slots()))
+    key = (header, tuple(entries))
+    return Collected(key, col.inputs, col.sizes, col.scalars, col.hooks, col.packed, order, deps)

@@ -1,0 +1,183 @@
+"""Compiled autograd, the operators a captured backward graph calls (spec §10.2).
+
+One operator per autograd node (named after the node, as PyTorch 2.13's compiled-autograd
+graphs call ``MulBackward0(...)``), plus ``call_hook``, ``call_accumulate_grad``,
+``call_retain_grad``, ``accumulate_grad_buffer`` and the final-callbacks stub. Each does what the
+eager engine does at that point (hookgrad/autograd/engine.py, _hook_points.py, _nodes.py), on
+the runtime inputs it is given.
+
+NOTE [Rule operations in compiled autograd]
+A node operator runs its primitive's VJP rules through the rule plan's callers, picked as the
+engine picks them (NOTE [Rule operations]): the array callers when nothing watches the
+backward's ops, the tensor callers when a recorder that ``sees_backward`` is on the stack (a
+compiler tracing the graph records every primitive the rules run).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._backend import namespace_of
+from hookgrad._config import STATE
+from hookgrad._ops._rule_ops import as_array
+from hookgrad._ops.registry import PRIMITIVES
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._hook_points import check_replacement, check_tuple
+from hookgrad.autograd._nodes import ACCUMULATE_LOCK, accumulate_into, plan_of
+from hookgrad.autograd.engine import conform, current_graph_task
+
+__all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_hook", "call_accumulate_grad",
+           "call_retain_grad", "accumulate_grad_buffer", "exec_final_callbacks_stub"]
+
+_make = Tensor._make
+
+
+def _fast() -> bool:
+    """Arrays for the rules: no graph is built and nothing records the backward's ops."""
+    return not STATE.backward_seen and not STATE.grad_enabled
+
+
+class PrimitiveBackward:
+    """The backward of one primitive node: ``op(grads, saved, shapes, scalars) -> grads``.
+
+    Mirrors: the ``torch__dynamo_compiled_autograd_ops_<Node>`` calls of a CA graph.
+    """
+
+    def __init__(self, entry: tuple, edges: tuple) -> None:
+        _kind, prim_name, node_name, saved, meta, static, names, nout = entry
+        self.prim = PRIMITIVES[prim_name]
+        self.node_name = node_name
+        self.__name__ = node_name.rsplit(":", 1)[-1]
+        self.saved_names = tuple(name for name, _ in saved)
+        self.dtypes = tuple(None if m is None else m[1] for m in meta)
+        self.static = dict(static)
+        self.names = names
+        self.nout = nout
+        self.present = tuple(dst >= 0 for dst, _ in edges)
+        diff = self.prim.diff_inputs
+        self.edge_meta = tuple(range(len(meta))) if len(diff) == len(meta) else diff
+
+    def name(self) -> str:
+        return self.node_name
+
+    def __call__(self, grads: list, saved: list, shapes: list, scalars: list) -> tuple:
+        present = self.present
+        if self.nout == 1:
+            grad = grads[0]
+            if grad is None:
+                return (None,) * len(present)
+        elif all(g is None for g in grads):
+            return (None,) * len(present)
+        else:
+            grad = None
+        values = dict(zip(self.saved_names, saved))
+        params = dict(self.static)
+        params.update(zip(self.names, scalars))
+        meta = [None if s is None else (s, dt) for s, dt in zip(shapes, self.dtypes)]
+        plan = plan_of(self.prim)
+        callers = plan.array_callers if _fast() else plan.callers
+        grads = tuple(grads)
+        out = []
+        for k, call in enumerate(callers):
+            if not present[k]:
+                out.append(None)
+                continue
+            g = call(grad, grads, values, params, meta)
+            m = meta[self.edge_meta[k]]
+            if g is not None and m is not None and (g._data.shape != m[0]
+                                                    or g._data.dtype != m[1]):
+                g = conform(self, k, g, m)
+            out.append(g)
+        return tuple(out)
+
+
+class ModuleHookBackward:
+    """``BackwardHookFunctionBackward``: identity, missing gradients filled with zeros."""
+
+    __name__ = "BackwardHookFunctionBackward"
+
+    def __init__(self, dtypes: tuple) -> None:
+        self.dtypes = dtypes
+
+    def __call__(self, grads: list, shapes: list) -> tuple:
+        if all(g is not None for g in grads):
+            return tuple(grads)
+        like = next((g for g in grads if g is not None), None)
+        xp = np if like is None else namespace_of(like._data)
+        return tuple(_make(xp.zeros(shape, dt)) if g is None else g
+                     for g, shape, dt in zip(grads, shapes, self.dtypes))
+
+
+def call_hook(hook: Any, *args: Any, hook_type: str) -> Any:
+    """Call a runtime hook object at its point of the pass, validating what it returns.
+
+    Mirrors: ``torch._dynamo.external_utils.call_hook``.
+    """
+    if hook_type == "tensor_pre_hook":
+        (grad,) = args
+        new = hook(grad)
+        return grad if new is None else check_replacement(hook, grad, new)
+    if hook_type == "pre_hook":
+        grads = list(args[0])
+        ret = hook(tuple(grads))
+        return grads if ret is None else check_tuple(hook, grads, ret)
+    if hook_type == "post_hook":
+        outs, grads = args
+        ret = hook(tuple(outs), tuple(grads))
+        return tuple(outs) if ret is None else tuple(check_tuple(hook, outs, ret))
+    if hook_type == "post_acc_grad_hook":
+        var, grad = args
+        if grad is None:  # nothing was accumulated: eager skips the hooks too
+            return None
+        ret = hook(var)
+        if ret is not None:
+            if isinstance(ret, Tensor):
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+            raise TypeError(f"expected Variable, but hook returned '{type(ret).__name__}'")
+        return None
+    if hook_type == "unpack_hook":
+        (packed,) = args
+        data = hook(packed)
+        if not isinstance(data, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(data).__name__}")
+        return data
+    raise ValueError(f"unknown hook_type {hook_type!r}")
+
+
+def call_accumulate_grad(variable: Tensor, grad: Any) -> None:
+    """AccumulateGrad: add `grad` into ``variable.grad`` (NOTE [AccumulateGrad]).
+
+    Mirrors: ``torch._dynamo.external_utils.call_accumulate_grad``.
+    """
+    if grad is None:
+        return
+    with ACCUMULATE_LOCK:
+        accumulate_into(variable, grad)
+
+
+def call_retain_grad(tensor: Tensor, grad: Any) -> None:
+    """``retain_grad``: store (or add to) the non-leaf's ``.grad`` (spec §1.3 step 2)."""
+    if grad is None:
+        return
+    tensor._grad = grad.clone() if tensor._grad is None else tensor._grad + grad
+
+
+def accumulate_grad_buffer(old: Any, new: Any) -> Any:
+    """Sum two gradients arriving at one input slot (PyTorch's ``InputBuffer::accumulate``)."""
+    if old is None:
+        return new
+    if new is None:
+        return old
+    if _fast():  # same dtype and shape (both were conformed to the slot's metadata)
+        return _make(as_array(old._data + new._data))
+    return old + new
+
+
+def exec_final_callbacks_stub() -> None:
+    """Run the callbacks queued during the pass (``queue_callback``), in FIFO order."""
+    task = current_graph_task()
+    if task is not None:
+        task.run_callbacks()
