@@ -95,11 +95,14 @@ def _schedule(root: Any) -> tuple[list, dict]:
     return order, deps
 
 
-_STATIC = (bool, str, type(None))
+# Floats are in the key as PyTorch keys a node's saved ``Scalar`` (``x.pow(2.5)`` then
+# ``x.pow(3.5)``: two captures there too); ints and tuples (dims, sizes) are runtime inputs, as
+# PyTorch's SymInts are. A number the user multiplies by is a wrapped tensor: an input.
+_STATIC = (bool, str, type(None), float, complex)
 
 
 def _split_params(params: dict, scalars: list) -> tuple:
-    """Non-numeric parameters for the key; numbers and sequences of them become runtime inputs."""
+    """Key parameters and the names of runtime ones (their values go to `scalars`)."""
     static = []
     names = []
     for k, v in params.items():

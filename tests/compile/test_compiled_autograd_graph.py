@@ -1,0 +1,393 @@
+"""Compiled autograd as a graph (spec §10): hooks, sizes and scalars as runtime inputs.
+
+Every scenario runs under ``compiled_autograd._enable(<compiler>)`` on PyTorch and on hookgrad
+and compares gradients, hook logs (order and arguments) and the captures counter. PyTorch's
+compiler is ``torch.compile(backend="eager")`` (its aot_eager and inductor do not import in
+this environment); fullgraph is left off where PyTorch's own hooks (``retain_grad``) are C++
+functions dynamo cannot trace.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pytest
+
+import hookgrad
+from tests.compile._libs import both, compiled_autograd, dynamo, is_torch, plain
+
+# PyTorch's compiled autograd warns about non-leaf .grad reads while faking tensors, and dynamo
+# warns on the graph breaks its C++ hooks (retain_grad) cause; neither is hookgrad's.
+pytestmark = [pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning:torch.*"),
+              pytest.mark.filterwarnings("ignore::UserWarning:torch._dynamo.*")]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counters(torch):
+    torch._dynamo.utils.counters.clear()  # conftest resets torch's caches, not its counters
+    from torch._dynamo import compiled_autograd as torch_ca
+    torch_ca.reset()
+
+
+def _ca(lib: Any, compiler: Any = None) -> Any:
+    return compiled_autograd(lib)._enable(compiler or lib.compile(backend="eager"))
+
+
+def _captures(lib: Any) -> int:
+    return dynamo(lib).utils.counters["compiled_autograd"]["captures"]
+
+
+def _val(v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, (tuple, list)):
+        return [_val(x) for x in v]
+    return plain(v)
+
+
+def test_hook_order_and_arguments(torch):
+    """Tensor pre-hooks, node pre/post hooks, post-accumulate hooks: one log, eager's order."""
+    def scenario(lib: Any) -> dict:
+        log: list = []
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g: log.append(("x_pre", _val(g))))
+        x.register_post_accumulate_grad_hook(lambda t: log.append(("x_post", _val(t.grad))))
+        w.register_hook(lambda g: g * 2)
+        y = x * w
+        y.register_hook(lambda g: (log.append(("y1", _val(g))), g + 1)[1])
+        y.register_hook(lambda g: log.append(("y2", _val(g))))
+        z = y.sin()
+        z.grad_fn.register_prehook(lambda go: log.append(("sin_pre", _val(go))))
+        z.grad_fn.register_hook(lambda gi, go: (log.append(("sin_post", _val(gi), _val(go))),
+                                                (gi[0] * 3,))[1])
+        with _ca(lib):
+            (z * z).sum().backward()
+        return {"log": log, "x": plain(x.grad), "w": plain(w.grad), "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 1 and len(got["log"]) == 6
+
+
+def test_new_hook_objects_do_not_recapture(torch):
+    def scenario(lib: Any) -> dict:
+        grads = []
+        with _ca(lib):
+            for k in range(4):
+                x = lib.tensor([1.0, -2.0], requires_grad=True)
+                y = x * 2
+                y.register_hook(functools.partial(lambda g, k: g * k, k=k))
+                y.sum().backward()
+                grads.append(plain(x.grad))
+        return {"grads": grads, "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref == {"grads": [[0.0, 0.0], [2.0, 2.0], [4.0, 4.0], [6.0, 6.0]],
+                          "captures": 1}
+
+
+def test_different_shapes_and_scalars_hit_the_cache(torch):
+    def scenario(lib: Any) -> dict:
+        grads = []
+        with _ca(lib):
+            for n, p in ((2, 2.0), (3, 3.0), (5, 0.5)):
+                x = lib.linspace(0.5, 1.5, n).requires_grad_()
+                y = (x.pow(2.0) * p).view(n, 1).expand(n, 2).sum(0)
+                y.sum().backward()
+                grads.append(plain(x.grad))
+        return {"grads": grads, "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 1
+
+
+def test_float_node_attributes_are_part_of_the_key(torch):
+    """PyTorch keys a node's saved Scalar (pow's exponent): one capture per exponent."""
+    def scenario(lib: Any) -> dict:
+        grads = []
+        with _ca(lib):
+            for p in (2.0, 3.0, 0.5, 3.0):
+                x = lib.tensor([0.5, 1.5], requires_grad=True)
+                x.pow(p).sum().backward()
+                grads.append(plain(x.grad))
+        return {"grads": grads, "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 3
+
+
+def test_structure_or_hook_layout_change_recaptures(torch):
+    def scenario(lib: Any) -> list:
+        seen = []
+        with _ca(lib):
+            for layout in ("plain", "plain", "hooked", "hooked", "deeper"):
+                x = lib.ones(3, requires_grad=True)
+                y = x * 2
+                if layout == "hooked":
+                    y.register_hook(lambda g: g * 2)
+                if layout == "deeper":
+                    y = y.exp()
+                y.sum().backward()
+                seen.append((plain(x.grad), _captures(lib)))
+        return seen
+    ref, got = both(torch, scenario)
+    assert got == ref and [c for _, c in got] == [1, 1, 2, 2, 3]
+
+
+def test_grad_none_or_set_is_part_of_the_key(torch):
+    def scenario(lib: Any) -> list:
+        x = lib.ones(3, requires_grad=True)
+        out = []
+        with _ca(lib):
+            for _ in range(3):
+                (x * 2).sum().backward()
+                out.append((plain(x.grad), _captures(lib)))
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref and [c for _, c in got] == [1, 2, 2]
+
+
+def test_post_accumulate_hooks_see_the_accumulated_grad(torch):
+    def scenario(lib: Any) -> dict:
+        log: list = []
+        ws = [lib.tensor([1.0, 2.0], requires_grad=True) for _ in range(2)]
+        for i, w in enumerate(ws):
+            def hook(t: Any, i: int = i) -> None:
+                log.append((i, plain(t.grad)))
+                t.grad.mul_(10)
+            w.register_post_accumulate_grad_hook(hook)
+        with _ca(lib):
+            for step in range(2):
+                (ws[0] * ws[1] * (step + 1)).sum().backward()
+        return {"log": log, "grads": [plain(w.grad) for w in ws], "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 2
+
+
+def test_retain_grad(torch):
+    def scenario(lib: Any) -> dict:
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with _ca(lib):
+            y = x * 2
+            y.retain_grad()
+            z = y * y
+            z.retain_grad()
+            z.sum().backward()
+            first = [plain(y.grad), plain(z.grad), plain(x.grad)]
+            y2 = x * 2
+            y2.retain_grad()
+            (y2 * y2 * y2).sum().backward()
+        return {"first": first, "second": [plain(y2.grad), plain(x.grad)],
+                "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref
+
+
+def test_saved_tensor_hooks(torch):
+    def scenario(lib: Any) -> dict:
+        log: list = []
+
+        def pack(t: Any) -> Any:
+            log.append(("pack", plain(t)))
+            return t * 1
+
+        def unpack(t: Any) -> Any:
+            log.append(("unpack", plain(t)))
+            return t
+        grads = []
+        with _ca(lib):
+            for scale in (1.0, 2.0):
+                x = lib.tensor([0.5, 1.0], requires_grad=True)
+                with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+                    y = (x * scale).sin()
+                y.register_hook(lambda g: (log.append(("hook", plain(g))), g)[1])
+                y.sum().backward()
+                grads.append(plain(x.grad))
+        return {"log": log, "grads": grads, "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 1
+
+
+def test_multiple_roots_and_queue_callback(torch):
+    def scenario(lib: Any) -> dict:
+        log: list = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+
+        def hook(g: Any) -> None:
+            lib.autograd.Variable._execution_engine.queue_callback(
+                lambda: log.append(("callback", x.grad * 1)))
+            log.append(("hook", g * 1))  # a tensor: tolist() does not trace under fullgraph
+        x.register_hook(hook)
+        with _ca(lib, lib.compile(backend="eager", fullgraph=True)):  # PyTorch needs fullgraph
+            a = x * 3
+            b = x.exp()
+            lib.autograd.backward([a.sum(), b.sum()])
+        log = [(k, v if isinstance(v, list) else plain(v)) for k, v in log]
+        return {"log": log, "grad": plain(x.grad), "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 1
+
+
+def test_module_full_backward_hooks(torch):
+    def scenario(lib: Any) -> dict:
+        lib.manual_seed(0)
+        log: list = []
+        lin = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor([[1.0, -1.0, 0.5], [0.25, 2.0, -0.5]]))
+            lin.bias.fill_(0.1)
+        lin.register_full_backward_pre_hook(lambda m, go: log.append(("pre", _val(go))))
+        lin.register_full_backward_hook(lambda m, gi, go: log.append(("bw", _val(gi),
+                                                                        _val(go))))
+        with _ca(lib):
+            for _ in range(2):
+                x = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+                lin(x).tanh().sum().backward()
+        return {"log": log, "x": plain(x.grad), "w": plain(lin.weight.grad)}
+    ref, got = both(torch, scenario)
+    assert got == ref
+
+
+def test_backward_twice_raises_as_eager(torch):
+    def scenario(lib: Any) -> list:
+        out = []
+        with _ca(lib):
+            x = lib.ones(2, requires_grad=True)
+            y = (x * x).sum()
+            y.backward()
+            try:
+                y.backward()
+            except RuntimeError as e:
+                out.append("second time" in str(e))
+        return out
+    ref, got = both(torch, scenario)
+    assert got == ref == [True]
+
+
+def test_hook_results_are_validated_as_in_eager():
+    """PyTorch's compiled autograd accepts a hook's wrongly shaped gradient; hookgrad keeps
+    eager's checks (spec §1.4), so a compiled pass never computes what eager would refuse."""
+    x = hookgrad.ones(2, requires_grad=True)
+    with _ca(hookgrad):
+        z = x.exp()
+        z.register_hook(lambda g: g.sum())
+        with pytest.raises(RuntimeError, match="has changed the size of value"):
+            z.sum().backward()
+        w = x.exp()
+        w.register_hook(lambda g: 3)
+        with pytest.raises(TypeError, match="expected Variable, but hook returned 'int'"):
+            w.sum().backward()
+
+
+def test_retain_graph_runs_twice(torch):
+    def scenario(lib: Any) -> list:
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with _ca(lib):
+            y = (x.exp() * x).sum()
+            y.backward(retain_graph=True)
+            y.backward()
+        return plain(x.grad)
+    ref, got = both(torch, scenario)
+    assert got == ref
+
+
+def test_hook_code_frames_under_a_counting_compiler(torch):
+    """Spec §10.3: hooks are inputs (1 capture), the compiler recompiles per hook code."""
+    def scenario(lib: Any) -> dict:
+        cnt = dynamo(lib).testing.CompileCounter()
+        hooks = [lambda g: g * 2, lambda g: g + 1, lambda g: g - 3]
+        grads = []
+        with _ca(lib, lib.compile(backend=cnt, fullgraph=True)):
+            for hook in hooks + hooks[:1]:
+                x = lib.tensor([1.0, 2.0], requires_grad=True)
+                y = x.sin()
+                y.register_hook(hook)
+                y.sum().backward()
+                grads.append(plain(x.grad))
+        return {"grads": grads, "frames": cnt.frame_count, "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["frames"] == 3 and got["captures"] == 1
+
+
+def test_reentrant_backward_in_a_hook_runs_eagerly(torch):
+    def scenario(lib: Any) -> dict:
+        inner = lib.tensor([2.0], requires_grad=True)
+        x = lib.tensor([1.0, 3.0], requires_grad=True)
+
+        def hook(g: Any) -> None:
+            with lib.enable_grad():  # hooks run with grad mode off, eager or compiled
+                (inner * inner).sum().backward()
+        x.register_hook(hook)
+        with _ca(lib):
+            (x * x).sum().backward()
+        return {"x": plain(x.grad), "inner": plain(inner.grad)}
+    ref, got = both(torch, scenario)
+    assert got == ref
+
+
+def test_custom_function_falls_back_to_eager():
+    class Double(hookgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+    counters = hookgrad._dynamo.utils.counters
+    x = hookgrad.tensor([1.0, 2.0], requires_grad=True)
+    with _ca(hookgrad):
+        Double.apply(x).sin().sum().backward()
+    ref = hookgrad.tensor([1.0, 2.0], requires_grad=True)
+    Double.apply(ref).sin().sum().backward()
+    assert plain(x.grad) == plain(ref.grad)
+    assert counters["compiled_autograd"]["captures"] == 0
+    [reason] = counters["compiled_autograd_fallback"]
+    assert "DoubleBackward" in reason and "custom autograd.Function" in reason
+
+
+def test_inputs_argument_falls_back_to_eager():
+    x = hookgrad.ones(2, requires_grad=True)
+    w = hookgrad.ones(2, requires_grad=True)
+    with _ca(hookgrad):
+        (x * w).sum().backward(inputs=[x])
+    assert plain(x.grad) == [1.0, 1.0] and w.grad is None
+    assert "inputs=" in next(iter(hookgrad._dynamo.utils.counters["compiled_autograd_fallback"]))
+
+
+def test_graph_structure_matches_pytorch(torch):
+    """The captured graph: five placeholders; hook calls of each kind where PyTorch puts them."""
+    def scenario(lib: Any) -> list:
+        graphs: list = []
+
+        def compiler(gm: Any) -> Any:
+            graphs.append(gm)
+            return gm
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda t: None)
+        y = x * x
+        y.register_hook(lambda g: g * 2)
+        with _ca(lib, compiler):
+            (y * 3).sum().backward()
+        nodes = list(graphs[0].graph.nodes)
+        kinds = [n.kwargs["hook_type"] for n in nodes if n.kwargs.get("hook_type")]
+        holders = [n.name for n in nodes if n.op == "placeholder"]
+        return [holders, kinds]
+    ref, got = both(torch, scenario)
+    assert got == ref == [["inputs", "sizes", "scalars", "hooks", "packed_data"],
+                          ["tensor_pre_hook", "post_acc_grad_hook"]]
+
+
+def test_graph_code_runs_without_the_engine(monkeypatch):
+    """The compiled callable computes the pass itself: the eager engine is never entered."""
+    from hookgrad.autograd import engine
+
+    def no_engine(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the eager engine ran")
+    x = hookgrad.tensor([1.0, 2.0], requires_grad=True)
+    ref = (x.exp() * x).sum()
+    want = plain(hookgrad.autograd.grad(ref, x)[0])
+    monkeypatch.setattr(engine, "execute", no_engine)
+    graphs: list = []
+    with _ca(hookgrad, lambda gm: graphs.append(gm) or gm):
+        (x.exp() * x).sum().backward()
+    assert plain(x.grad) == want
+    assert "MulBackward0" in graphs[0].code and "ExpBackward0" in graphs[0].code
+    assert not is_torch(hookgrad)
