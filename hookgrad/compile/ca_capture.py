@@ -81,17 +81,26 @@ def _schedule(root: Any) -> tuple[list, dict]:
             else:
                 deps[nxt] = count + 1
     remaining = dict(deps)
-    heap = [_Ready(root)]
+    heap: list = []
     order = []
-    while heap:
-        node = heapq.heappop(heap).node
+    node = root
+    while node is not None:
         order.append(node)
+        ready = None
         for nxt, _ in node._next_edges:
             if nxt is None:
                 continue
-            remaining[nxt] -= 1
-            if remaining[nxt] == 0:
-                heapq.heappush(heap, _Ready(nxt))
+            left = remaining[nxt] - 1
+            remaining[nxt] = left
+            if left == 0:
+                if ready is not None:
+                    heapq.heappush(heap, _Ready(ready))
+                ready = nxt
+        # as the engine's `route`: a lone ready node with an empty heap runs next directly
+        if ready is not None and heap:
+            heapq.heappush(heap, _Ready(ready))
+            ready = None
+        node = ready if ready is not None else (heapq.heappop(heap).node if heap else None)
     return order, deps
 
 
@@ -99,6 +108,9 @@ def _schedule(root: Any) -> tuple[list, dict]:
 # ``x.pow(3.5)``: two captures there too); ints and tuples (dims, sizes) are runtime inputs, as
 # PyTorch's SymInts are. A number the user multiplies by is a wrapped tensor: an input.
 _STATIC = (bool, str, type(None), float, complex)
+_NONE: tuple = ((), ())
+_NO_HOOKS: tuple = ((), (), 0)
+_NAMES: dict = {}  # node class -> node name (primitive nodes, checked against the op table)
 
 
 def _split_params(params: dict, scalars: list) -> tuple:
@@ -163,17 +175,35 @@ class _Collector:
 
     def primitive(self, node: PrimitiveNode) -> tuple:
         prim = node._prim
-        if PRIMITIVES.get(prim.name) is not prim:
-            raise Fallback(f"{node.name()}: primitive {prim.name!r} is not in the op table")
-        saved = []
-        for name, s in node._saved.items():
-            if type(s) is tuple:
-                saved.append((name, tuple(self.saved_one(node, x) for x in s)))
+        name = _NAMES.get(type(node))
+        if name is None:
+            if PRIMITIVES.get(prim.name) is not prim:
+                raise Fallback(f"{node.name()}: primitive {prim.name!r} is not in the op table")
+            name = _NAMES[type(node)] = node.name()
+        saved: tuple = ()
+        if node._saved:
+            layout = []
+            inputs = self.inputs
+            for key, s in node._saved.items():
+                if type(s) is SavedTensor and s._unpack is None:  # the common case, inline
+                    inputs.append(s.unpack(node))
+                    layout.append((key, "tensor"))
+                elif type(s) is tuple:
+                    layout.append((key, tuple(self.saved_one(node, x) for x in s)))
+                else:
+                    layout.append((key, self.saved_one(node, s)))
+            saved = tuple(layout)
+        sizes = self.sizes
+        meta = []
+        for m in node._meta:
+            if m is None:
+                meta.append(None)
             else:
-                saved.append((name, self.saved_one(node, s)))
-        meta = tuple(None if m is None else (self.shape(m[0]), m[1]) for m in node._meta)
-        static, names = _split_params(node._params, self.scalars)
-        return ("prim", prim.name, node.name(), tuple(saved), meta, static, names, node._nout)
+                shape = m[0]
+                sizes.extend(shape)
+                meta.append((len(shape), m[1]))
+        static, names = _split_params(node._params, self.scalars) if node._params else _NONE
+        return ("prim", prim.name, name, saved, tuple(meta), static, names, node._nout)
 
     def leaf(self, node: AccumulateGrad) -> tuple:
         var = node.variable
@@ -223,10 +253,11 @@ def collect(roots: list, seeds: list) -> Collected:
     pos = {node: i for i, node in enumerate(order)}
     entries = []
     for node in order:
-        layout = col.hook_layout(node)
+        hooked = node._has_hooks()
+        layout = col.hook_layout(node) if hooked else _NO_HOOKS
         body = col.node_entry(node)
-        post = col.post_hooks(node)
-        edges = tuple((-1, 0) if n is None else (pos[n], slot) for n, slot in node._next_edges)
+        post = col.post_hooks(node) if hooked else 0
+        edges = tuple([(-1, 0) if n is None else (pos[n], slot) for n, slot in node._next_edges])
         entries.append((body, layout, post, edges, node._num_slots()))
     key = (header, tuple(entries))
     return Collected(key, col.inputs, col.sizes, col.scalars, col.hooks, col.packed, order, deps)

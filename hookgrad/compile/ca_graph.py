@@ -28,7 +28,7 @@ import types
 from typing import Any
 
 from hookgrad.compile import ca_ops
-from hookgrad.compile.graph import Graph, GraphModule
+from hookgrad.compile.graph import Graph, GraphModule, Node
 
 __all__ = ["CompiledAutogradGraph", "build_graph"]
 
@@ -146,6 +146,40 @@ def _route(em: _Emitter, entries: tuple, buffers: dict, edges: tuple, outs: list
             ca_ops.accumulate_grad_buffer, (old, val), name="accumulate_grad_buffer")
 
 
+def _fmt(value: Any) -> str:
+    if isinstance(value, Node):
+        return value.name
+    if isinstance(value, tuple):
+        inner = ", ".join(_fmt(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    return repr(value)  # None, ints and hook-type strings only
+
+
+def python_code(graph: Graph) -> tuple[str, dict]:
+    """``forward``'s source and namespace; ``getitem`` nodes become subscripts."""
+    ns: dict[str, Any] = {}
+    names: dict[int, str] = {}
+    lines = [f"def forward(self, {', '.join(PLACEHOLDERS)}):"]
+    for node in graph.nodes:
+        if node.op != "call_function":
+            if node.op == "output":
+                lines.append(f"    return {_fmt(node.args[0])}")
+            continue
+        if node.target is operator.getitem:
+            lines.append(f"    {node.name} = {_fmt(node.args[0])}[{node.args[1]!r}]")
+            continue
+        fname = names.get(id(node.target))
+        if fname is None:
+            fname = names[id(node.target)] = f"{node.name}_op"
+            ns[fname] = node.target
+        args = [_fmt(a) for a in node.args]
+        args += [f"{k}={_fmt(v)}" for k, v in node.kwargs.items()]
+        lines.append(f"    {node.name} = {fname}({', '.join(args)})")
+    return "\n".join(lines) + "\n", ns
+
+
 class CompiledAutogradGraph(GraphModule):
     """The graph module a compiled-autograd capture hands to its compiler.
 
@@ -172,7 +206,10 @@ class CompiledAutogradGraph(GraphModule):
         super().__init__(build_graph(key))
 
     def recompile(self) -> None:
-        super().recompile()
+        """Generate ``.code`` (subscripts inline: a backward reads many runtime inputs)."""
+        self.code, ns = python_code(self.graph)
+        exec(compile(self.code, f"<compiled autograd graph {self.id}>", "exec"), ns)  # noqa: S102
+        self._fn = ns["forward"]
         self.forward = types.MethodType(self._fn, self)  # type: ignore[method-assign]
 
     def __call__(self, *args: Any) -> Any:

@@ -32,6 +32,7 @@ __all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_hook", "call_accumul
            "call_retain_grad", "accumulate_grad_buffer", "exec_final_callbacks_stub"]
 
 _make = Tensor._make
+_EMPTY: dict = {}
 
 
 def _fast() -> bool:
@@ -56,6 +57,8 @@ class PrimitiveBackward:
         self.names = names
         self.nout = nout
         self.present = tuple(dst >= 0 for dst, _ in edges)
+        self.none_out = (None,) * len(edges)
+        self.plan = plan_of(self.prim)
         diff = self.prim.diff_inputs
         self.edge_meta = tuple(range(len(meta))) if len(diff) == len(meta) else diff
 
@@ -67,25 +70,28 @@ class PrimitiveBackward:
         if self.nout == 1:
             grad = grads[0]
             if grad is None:
-                return (None,) * len(present)
+                return self.none_out
         elif all(g is None for g in grads):
-            return (None,) * len(present)
+            return self.none_out
         else:
             grad = None
-        values = dict(zip(self.saved_names, saved))
-        params = dict(self.static)
-        params.update(zip(self.names, scalars))
+        values = dict(zip(self.saved_names, saved)) if saved else _EMPTY
+        params = self.static
+        if scalars:
+            params = dict(params)
+            params.update(zip(self.names, scalars))
         meta = [None if s is None else (s, dt) for s, dt in zip(shapes, self.dtypes)]
-        plan = plan_of(self.prim)
+        plan = self.plan
         callers = plan.array_callers if _fast() else plan.callers
         grads = tuple(grads)
+        edge_meta = self.edge_meta
         out = []
         for k, call in enumerate(callers):
             if not present[k]:
                 out.append(None)
                 continue
             g = call(grad, grads, values, params, meta)
-            m = meta[self.edge_meta[k]]
+            m = meta[edge_meta[k]]
             if g is not None and m is not None and (g._data.shape != m[0]
                                                     or g._data.dtype != m[1]):
                 g = conform(self, k, g, m)
