@@ -157,26 +157,54 @@ def _fmt(value: Any) -> str:
     return repr(value)  # None, ints and hook-type strings only
 
 
+def _uses(value: Any, out: list) -> list:
+    if isinstance(value, Node):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _uses(v, out)
+    return out
+
+
 def python_code(graph: Graph) -> tuple[str, dict]:
-    """``forward``'s source and namespace; ``getitem`` nodes become subscripts."""
+    """``forward``'s source and namespace; ``getitem`` nodes become subscripts.
+
+    A value is dropped (``x = None``) after its last use, as in PyTorch's generated code:
+    saved tensors are freed as the pass goes, and a gradient reaching ``call_accumulate_grad``
+    is held only by the graph, so ``.grad`` may keep its memory (NOTE [Stealing a gradient]).
+    """
+    nodes = graph.nodes
+    last: dict[int, int] = {}
+    for i, node in enumerate(nodes):
+        for used in _uses((node.args, list(node.kwargs.values())), []):
+            last[id(used)] = i
+    drops: dict[int, list] = {}
+    for node in nodes:
+        if id(node) in last:
+            drops.setdefault(last[id(node)], []).append(node.name)
     ns: dict[str, Any] = {}
     names: dict[int, str] = {}
     lines = [f"def forward(self, {', '.join(PLACEHOLDERS)}):"]
-    for node in graph.nodes:
-        if node.op != "call_function":
-            if node.op == "output":
-                lines.append(f"    return {_fmt(node.args[0])}")
+    for i, node in enumerate(nodes):
+        if node.op == "output":
+            lines.append(f"    return {_fmt(node.args[0])}")
             continue
+        if node.op != "call_function" or (node.target is operator.getitem
+                                          and id(node) not in last):
+            continue
+        lhs = f"{node.name} = " if id(node) in last else ""
         if node.target is operator.getitem:
-            lines.append(f"    {node.name} = {_fmt(node.args[0])}[{node.args[1]!r}]")
-            continue
-        fname = names.get(id(node.target))
-        if fname is None:
-            fname = names[id(node.target)] = f"{node.name}_op"
-            ns[fname] = node.target
-        args = [_fmt(a) for a in node.args]
-        args += [f"{k}={_fmt(v)}" for k, v in node.kwargs.items()]
-        lines.append(f"    {node.name} = {fname}({', '.join(args)})")
+            lines.append(f"    {lhs}{_fmt(node.args[0])}[{node.args[1]!r}]")
+        else:
+            fname = names.get(id(node.target))
+            if fname is None:
+                fname = names[id(node.target)] = f"{node.name}_op"
+                ns[fname] = node.target
+            args = [_fmt(a) for a in node.args]
+            args += [f"{k}={_fmt(v)}" for k, v in node.kwargs.items()]
+            lines.append(f"    {lhs}{fname}({', '.join(args)})")
+        if i in drops:
+            lines.append("    " + " = ".join(drops[i]) + " = None")
     return "\n".join(lines) + "\n", ns
 
 

@@ -160,8 +160,13 @@ def call_accumulate_grad(variable: Tensor, grad: Any) -> None:
     """
     if grad is None:
         return
+    # The graph's local and `held` stand where the engine's input buffer and grads tuple
+    # hold the gradient, so accumulate_into's reference count test reads the same
+    # (NOTE [Stealing a gradient]): kept only when nothing else can see it.
+    held = (grad,)
     with ACCUMULATE_LOCK:
         accumulate_into(variable, grad)
+    del held
 
 
 def call_retain_grad(tensor: Tensor, grad: Any) -> None:

@@ -392,3 +392,17 @@ def test_graph_code_runs_without_the_engine(monkeypatch):
     ops = [getattr(n.target, "__name__", "") for n in graphs[0].graph.nodes]
     assert "MulBackward0" in ops and "ExpBackward0" in ops and "mul_backward0" in graphs[0].code
     assert not is_torch(hookgrad)
+
+
+def test_grad_kept_by_a_hook_is_not_aliased_by_accumulation(torch):
+    """A gradient a hook keeps must not become ``.grad``'s memory (accumulation is in place)."""
+    def scenario(lib: Any) -> dict:
+        kept: list = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g: kept.append(g * 2) or kept[-1])
+        with _ca(lib):
+            for _ in range(3):
+                (x * x).sum().backward()
+        return {"kept": [plain(k) for k in kept], "grad": plain(x.grad)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["kept"] == [[4.0, 8.0]] * 3
