@@ -406,3 +406,43 @@ def test_grad_kept_by_a_hook_is_not_aliased_by_accumulation(torch):
         return {"kept": [plain(k) for k in kept], "grad": plain(x.grad)}
     ref, got = both(torch, scenario)
     assert got == ref and got["kept"] == [[4.0, 8.0]] * 3
+
+
+def test_multi_grad_hooks(torch):
+    """Multi-grad hooks keep per-pass state on the running graph task: CA provides one."""
+    def scenario(lib: Any) -> dict:
+        log: list = []
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0], requires_grad=True)
+        graph = lib.autograd.graph
+        graph.register_multi_grad_hook((a, b), lambda gs: log.append([_val(g) for g in gs]))
+        graph.register_multi_grad_hook((a, b), lambda g: log.append(("any", _val(g))),
+                                       mode="any")
+        with _ca(lib):
+            (a * 2).sum().backward()
+            ((a * b).sum() + b.sum()).backward()
+        return {"log": log, "a": plain(a.grad), "b": plain(b.grad), "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and len(got["log"]) == 4
+
+
+def test_training_steps_with_an_optimizer(torch):
+    def scenario(lib: Any) -> dict:
+        model = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.Tanh(), lib.nn.Linear(8, 3))
+        with lib.no_grad():
+            for i, p in enumerate(model.parameters()):
+                p.copy_(lib.linspace(-1, 1, p.numel()).reshape(p.shape) * (0.3 + 0.1 * i))
+        opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x = lib.linspace(-2, 2, 20).reshape(5, 4)
+        y = lib.tensor([0, 1, 2, 1, 0])
+        losses = []
+        with _ca(lib):
+            for _ in range(4):
+                opt.zero_grad()
+                loss = lib.nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+                opt.step()
+                losses.append(round(loss.item(), 5))
+        return {"losses": losses, "w": plain(model[0].weight), "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 1
