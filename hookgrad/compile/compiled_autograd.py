@@ -75,7 +75,10 @@ def _uninstall() -> None:
 
 
 def reset_compiled_autograd() -> None:
-    """Forget every capture (``hookgrad._dynamo.reset``)."""
+    """Forget every capture (also done by ``hookgrad._dynamo.reset``).
+
+    Mirrors: ``torch._dynamo.compiled_autograd.reset``.
+    """
     _CACHE.clear()
     _IDS[0] = 0
 
@@ -120,18 +123,16 @@ def _execute(roots: list, seeds: list, retain_graph: bool, targets: Any) -> bool
         col = collect(roots, seeds)
     except Fallback as e:
         return _fallback(str(e))
-    cache_key = (id(compiler), col.key)  # the entry keeps `compiler` alive: ids stay unique
-    hit = _CACHE.get(cache_key)
-    if hit is not None:
-        compiled = hit[1]
-    else:
+    # Keyed by structure only: a later context with another compiler reuses the graph compiled
+    # first (PyTorch 2.13 does the same; ``reset()`` forgets it).
+    compiled = _CACHE.get(col.key)
+    if compiled is None:
         if _CACHE and config.error_on_recompile:
             raise RecompileError("Recompiling function compiled_autograd graph: the autograd "
                                  "graph structure or hook layout changed")
         counters["compiled_autograd"]["captures"] += 1
         _IDS[0] += 1
-        compiled = compiler(CompiledAutogradGraph(col.key, _IDS[0]))
-        _CACHE[cache_key] = (compiler, compiled)
+        compiled = _CACHE[col.key] = compiler(CompiledAutogradGraph(col.key, _IDS[0]))
     _run(compiled, col, retain_graph)
     return True
 

@@ -446,3 +446,18 @@ def test_training_steps_with_an_optimizer(torch):
         return {"losses": losses, "w": plain(model[0].weight), "captures": _captures(lib)}
     ref, got = both(torch, scenario)
     assert got == ref and got["captures"] == 1
+
+
+def test_cache_is_keyed_by_structure_not_by_compiler(torch):
+    """A later context with another compiler reuses the first capture until ``reset()``."""
+    def scenario(lib: Any) -> dict:
+        called: list = []
+        for i in range(3):
+            if i == 2:
+                compiled_autograd(lib).reset()
+            with _ca(lib, lambda gm, i=i: called.append(i) or gm):
+                x = lib.ones(3, requires_grad=True)
+                (x * 2).sum().backward()
+        return {"called": called, "captures": _captures(lib), "grad": plain(x.grad)}
+    ref, got = both(torch, scenario)
+    assert got == ref == {"called": [0, 2], "captures": 2, "grad": [2.0, 2.0, 2.0]}
