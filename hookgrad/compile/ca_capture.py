@@ -7,7 +7,7 @@ returns a `Collected`: the cache key and the runtime inputs of this pass.
 NOTE [Compiled autograd key]
 The key holds, per node in execution order, everything the captured graph's *structure*
 depends on and nothing else: the node kind (primitive name, AccumulateGrad, module-hook
-identity, graph root), its edges as positions in the order, the number of hooks at each hook
+identity, graph root, or the class of a node whose own backward is called), its edges as positions in the order, the number of hooks at each hook
 point (tensor pre-hooks per slot, retain-grad slots, node pre-hooks, node post-hooks,
 post-accumulate hooks), the layout of saved values (absent, a tensor, a tensor packed by
 saved-tensor hooks), ranks and dtypes, whether a leaf's ``.grad`` is None, and non-numeric
@@ -227,8 +227,11 @@ class _Collector:
             return self.module_hook(node)
         if kind is GraphRoot:
             return ("root", len(node._seeds))
-        raise Fallback(f"{node.name()} is not a primitive's node (a custom autograd.Function or "
-                       "another node kind compiled autograd does not capture)")
+        # Any other node (a custom autograd.Function's, CopySlices, a compiled function's): the
+        # graph calls its own backward, the node object being a runtime input in `hooks`, as
+        # PyTorch passes a custom Function's backward object (``call_backward``).
+        self.hooks.append(node)
+        return ("node", kind)
 
 
 def collect(roots: list, seeds: list) -> Collected:

@@ -94,6 +94,10 @@ def _node_body(em: _Emitter, body: tuple, edges: tuple, grads: list, seeds: list
         op = ca_ops.ModuleHookBackward(tuple(dt for _rank, dt in body[1]))
         out = g.call_function(op, (list(grads), shapes), name="backward_hook_function_backward")
         return em.pick(out, len(grads))
+    if kind == "node":
+        out = g.call_function(ca_ops.call_backward, (em.take("hooks"), list(grads), len(edges)),
+                              name="call_backward")
+        return em.pick(out, len(edges))
     return list(seeds)  # the graph root hands the seeds to its edges
 
 

@@ -28,7 +28,7 @@ from hookgrad.autograd._hook_points import check_replacement, check_tuple
 from hookgrad.autograd._nodes import ACCUMULATE_LOCK, accumulate_into, plan_of
 from hookgrad.autograd.engine import conform, current_graph_task
 
-__all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_hook", "call_accumulate_grad",
+__all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook", "call_accumulate_grad",
            "call_retain_grad", "accumulate_grad_buffer", "exec_final_callbacks_stub"]
 
 _make = Tensor._make
@@ -114,6 +114,25 @@ class ModuleHookBackward:
         xp = np if like is None else namespace_of(like._data)
         return tuple(_make(xp.zeros(shape, dt)) if g is None else g
                      for g, shape, dt in zip(grads, shapes, self.dtypes))
+
+
+def call_backward(node: Any, grads: list, n_edges: int) -> tuple:
+    """Run a node's own backward (a custom ``autograd.Function``'s and other non-primitive
+    nodes), conforming its results to the next nodes' metadata as the engine's ``route`` does.
+
+    Mirrors: ``torch._dynamo.external_utils.call_backward``.
+    """
+    outs = node.apply(tuple(grads))
+    meta = node.input_metadata() if outs else None
+    res = []
+    for i in range(n_edges):
+        g = outs[i] if i < len(outs) else None
+        if g is not None and meta is not None:
+            m = meta[i]
+            if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+                g = conform(node, i, g, m)
+        res.append(g)
+    return tuple(res)
 
 
 def call_hook(hook: Any, *args: Any, hook_type: str) -> Any:

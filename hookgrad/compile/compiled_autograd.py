@@ -17,10 +17,11 @@ with grad mode off, inside a `GraphTask` pushed on the thread's stack so that
 hooks, and marks ``in_compiled_autograd_region()``; a backward started inside it (re-entrant)
 runs eagerly. Saved values are freed after the pass unless ``retain_graph``.
 
+Nodes that are not a primitive's (a custom ``autograd.Function``'s, ``CopySlices``, a
+compiled function's) are called through ``call_backward`` with the node as a runtime input.
 What the graph does not express runs on the eager engine, never wrongly
-(``counters["compiled_autograd_fallback"][reason]``): ``inputs=``, a custom
-``autograd.Function`` or other non-primitive node, anomaly mode. ``grad()`` and
-``create_graph=True`` passes are not routed here at all (spec §10.1).
+(``counters["compiled_autograd_fallback"][reason]``): ``backward(inputs=...)`` and anomaly mode.
+``grad()`` and ``create_graph=True`` passes are not routed here at all (spec §10.1).
 
 Hooks are collected when the pass starts (as PyTorch's compiled autograd does): a hook
 registered *during* the pass on a node that has not run yet fires in eager mode but not here.
