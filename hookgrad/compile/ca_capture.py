@@ -27,13 +27,12 @@ import heapq
 from typing import Any, NamedTuple
 
 from hookgrad._config import GLOBAL
-from hookgrad._ops.registry import PRIMITIVES
 from hookgrad.autograd._nodes import AccumulateGrad, PrimitiveNode
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
 from hookgrad.autograd.engine import GraphRoot
 from hookgrad.nn.modules._backward_hook import BackwardHookFunctionBackward
 
-__all__ = ["Collected", "collect", "Fallback"]
+__all__ = ["Collected", "collect", "Fallback", "PRIMS"]
 
 
 class Fallback(Exception):
@@ -110,7 +109,8 @@ def _schedule(root: Any) -> tuple[list, dict]:
 _STATIC = (bool, str, type(None), float, complex)
 _NONE: tuple = ((), ())
 _NO_HOOKS: tuple = ((), (), 0)
-_NAMES: dict = {}  # node class -> node name (primitive nodes, checked against the op table)
+_NAMES: dict = {}  # node class -> node name
+PRIMS: dict = {}  # id -> primitive, for the primitives keys name by id (they are not hashable)
 
 
 def _split_params(params: dict, scalars: list) -> tuple:
@@ -175,10 +175,11 @@ class _Collector:
 
     def primitive(self, node: PrimitiveNode) -> tuple:
         prim = node._prim
+        token = id(prim)
+        if token not in PRIMS:  # registered or a variadic copy (``cat`` of n tensors)
+            PRIMS[token] = prim  # held: the id stays this primitive's
         name = _NAMES.get(type(node))
         if name is None:
-            if PRIMITIVES.get(prim.name) is not prim:
-                raise Fallback(f"{node.name()}: primitive {prim.name!r} is not in the op table")
             name = _NAMES[type(node)] = node.name()
         saved: tuple = ()
         if node._saved:
@@ -203,7 +204,7 @@ class _Collector:
                 sizes.extend(shape)
                 meta.append((len(shape), m[1]))
         static, names = _split_params(node._params, self.scalars) if node._params else _NONE
-        return ("prim", prim.name, name, saved, tuple(meta), static, names, node._nout)
+        return ("prim", token, name, saved, tuple(meta), static, names, node._nout)
 
     def leaf(self, node: AccumulateGrad) -> tuple:
         var = node.variable

@@ -22,11 +22,11 @@ import numpy as np
 from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._ops._rule_ops import as_array
-from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_replacement, check_tuple
 from hookgrad.autograd._nodes import ACCUMULATE_LOCK, accumulate_into, plan_of
 from hookgrad.autograd.engine import conform, current_graph_task
+from hookgrad.compile.ca_capture import PRIMS
 
 __all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook", "call_accumulate_grad",
            "call_retain_grad", "accumulate_grad_buffer", "exec_final_callbacks_stub"]
@@ -47,8 +47,8 @@ class PrimitiveBackward:
     """
 
     def __init__(self, entry: tuple, edges: tuple) -> None:
-        _kind, prim_name, node_name, saved, meta, static, names, nout = entry
-        self.prim = PRIMITIVES[prim_name]
+        _kind, prim_token, node_name, saved, meta, static, names, nout = entry
+        self.prim = PRIMS[prim_token]
         self.node_name = node_name
         self.__name__ = node_name.rsplit(":", 1)[-1]
         self.saved_names = tuple(name for name, _ in saved)

@@ -481,3 +481,19 @@ def test_cache_is_keyed_by_structure_not_by_compiler(torch):
         return {"called": called, "captures": _captures(lib), "grad": plain(x.grad)}
     ref, got = both(torch, scenario)
     assert got == ref == {"called": [0, 2], "captures": 2, "grad": [2.0, 2.0, 2.0]}
+
+
+def test_in_place_on_a_view_and_node_hooks_on_it(torch):
+    """CopySlices (an in-place write through a view) and hooks on that node."""
+    def scenario(lib: Any) -> dict:
+        log: list = []
+        x = lib.tensor([0.1, 0.2, 0.3], requires_grad=True)
+        with _ca(lib):
+            for _ in range(2):
+                y = x * 1
+                y[1:].mul_(x[:2])
+                y.grad_fn.register_prehook(lambda go: log.append(("pre", _val(go))))
+                y.exp().sum().backward()
+        return {"log": log, "grad": plain(x.grad), "captures": _captures(lib)}
+    ref, got = both(torch, scenario)
+    assert got == ref and got["captures"] == 2
