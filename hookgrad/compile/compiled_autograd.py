@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -50,8 +51,17 @@ __all__ = ["enable", "disable", "reset_compiled_autograd", "CompiledAutogradGrap
 _log = logging.getLogger(__name__)
 _COMPILERS: list[Callable[..., Any]] = []  # enabled contexts, innermost last
 _CACHE: dict[Any, Any] = {}
-_REQUESTED: list[Callable[..., Any]] = []  # compiler of the backward() call being validated
-_RUNNING: list[bool] = []  # compiled graphs running (a nested backward runs eagerly)
+
+
+class _ThreadState(threading.local):
+    """Per thread, as backward passes are: what is requested and what is running."""
+
+    def __init__(self) -> None:
+        self.requested: list = []  # compiler of the backward() call being validated
+        self.running: list[bool] = []  # compiled graphs running (a nested backward: eager)
+
+
+_TLS = _ThreadState()
 _IDS = [0]
 # The compiler used when ``config.compiled_autograd`` is on without an `enable` context: set by
 # `hookgrad.compile.api` at import (``compile(backend="inductor", fullgraph=True, dynamic=True)``).
@@ -89,7 +99,7 @@ def in_compiled_autograd_region() -> bool:
 
     Mirrors: ``torch._dynamo.compiled_autograd.in_compiled_autograd_region``.
     """
-    return bool(_RUNNING)
+    return bool(_TLS.running)
 
 
 def _ca_observer(call: _api.BackwardCall) -> Any:
@@ -97,13 +107,14 @@ def _ca_observer(call: _api.BackwardCall) -> Any:
     compilers = _COMPILERS or (DEFAULT_COMPILER if config.compiled_autograd else [])
     if not compilers:  # the config switch was turned off: stop watching
         _uninstall()
-    if call.api != "backward" or call.create_graph or _RUNNING or not compilers:
+    if call.api != "backward" or call.create_graph or _TLS.running or not compilers:
         return call.run()  # grad(), re-entrant or higher-order backward, or CA off: eager
-    _REQUESTED.append(compilers[-1])
+    requested = _TLS.requested
+    requested.append(compilers[-1])
     try:
         return call.run()  # validation in `_api._backward`, then `_execute`
     finally:
-        _REQUESTED.pop()
+        requested.pop()
 
 
 def _fallback(reason: str) -> bool:
@@ -114,10 +125,11 @@ def _fallback(reason: str) -> bool:
 
 def _execute(roots: list, seeds: list, retain_graph: bool, targets: Any) -> bool:
     """The backward executor (NOTE [Backward executors] in _api): True when it ran the pass."""
-    if not _REQUESTED or _REQUESTED[-1] is None:
+    requested = _TLS.requested
+    if not requested or requested[-1] is None:
         return False
-    compiler = _REQUESTED[-1]
-    _REQUESTED[-1] = None  # backward() calls made by hooks are not this request
+    compiler = requested[-1]
+    requested[-1] = None  # backward() calls made by hooks are not this request
     if targets is not None:
         return _fallback("backward(inputs=...) prunes the graph")
     try:
@@ -144,11 +156,12 @@ def _run(compiled: Any, col: Collected, retain_graph: bool) -> None:
     prev = STATE.grad_enabled
     set_grad_mode(False)
     STATE.graph_task_stack.append(task)
-    _RUNNING.append(True)
+    running = _TLS.running
+    running.append(True)
     try:
         compiled(col.inputs, col.sizes, col.scalars, col.hooks, col.packed)
     finally:
-        _RUNNING.pop()
+        running.pop()
         STATE.graph_task_stack.pop()
         set_grad_mode(prev)
         if not retain_graph:

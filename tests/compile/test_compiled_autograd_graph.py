@@ -497,3 +497,25 @@ def test_in_place_on_a_view_and_node_hooks_on_it(torch):
         return {"log": log, "grad": plain(x.grad), "captures": _captures(lib)}
     ref, got = both(torch, scenario)
     assert got == ref and got["captures"] == 2
+
+
+def test_backward_in_threads():
+    """Per-thread state: concurrent passes under compiled autograd each get their gradients."""
+    import threading
+
+    results: dict = {}
+
+    def work(k: int) -> None:
+        for _ in range(20):
+            x = hookgrad.tensor([1.0, 2.0], requires_grad=True)
+            y = x * k
+            y.register_hook(lambda g: g * k)
+            y.sum().backward()
+        results[k] = plain(x.grad)
+    with _ca(hookgrad):
+        threads = [threading.Thread(target=work, args=(k,)) for k in (2, 3, 5)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert results == {2: [4.0, 4.0], 3: [9.0, 9.0], 5: [25.0, 25.0]}
