@@ -519,3 +519,29 @@ def test_backward_in_threads():
         for t in threads:
             t.join()
     assert results == {2: [4.0, 4.0], 3: [9.0, 9.0], 5: [25.0, 25.0]}
+
+
+def test_config_switch_with_compiled_forward_matches_eager():
+    """``config.compiled_autograd`` with ``compile(model)``: the optimised forward's
+    ``CompiledFunctionBackward`` node runs inside the CA graph (``call_backward``)."""
+    def run(ca: bool) -> list:
+        hookgrad.manual_seed(0)
+        model = hookgrad.nn.Sequential(hookgrad.nn.Linear(4, 16), hookgrad.nn.ReLU(),
+                                       hookgrad.nn.Linear(16, 3))
+        opt = hookgrad.optim.SGD(model.parameters(), lr=0.5)
+        x = hookgrad.randn(32, 4)
+        y = hookgrad.randint(0, 3, (32,))
+        step_model = hookgrad.compile(model) if ca else model
+        losses = []
+        with hookgrad._dynamo.config.patch(compiled_autograd=ca):
+            for _ in range(4):
+                opt.zero_grad()
+                loss = hookgrad.nn.functional.cross_entropy(step_model(x), y)
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+        return losses
+    assert run(True) == run(False)
+    counters = hookgrad._dynamo.utils.counters
+    assert counters["compiled_autograd"]["captures"] == 2 and not counters[
+        "compiled_autograd_fallback"]
