@@ -6,14 +6,16 @@ returns a `Collected`: the cache key and the runtime inputs of this pass.
 
 NOTE [Compiled autograd key]
 The key holds, per node in execution order, everything the captured graph's *structure*
-depends on and nothing else: the node kind (primitive name, AccumulateGrad, module-hook
-identity, graph root, or the class of a node whose own backward is called), its edges as positions in the order, the number of hooks at each hook
-point (tensor pre-hooks per slot, retain-grad slots, node pre-hooks, node post-hooks,
-post-accumulate hooks), the layout of saved values (absent, a tensor, a tensor packed by
-saved-tensor hooks), ranks and dtypes, whether a leaf's ``.grad`` is None, and non-numeric
-primitive parameters. Sizes, numeric parameters and hook objects are runtime inputs. The
-graph is built from the key alone (`ca_graph.build_graph`), so two passes with one key are
-served by one graph by construction.
+depends on and nothing else: the node kind (a primitive, by identity; AccumulateGrad; the
+module-hook identity node; the graph root; or the class of a node whose own backward the graph
+calls), its edges as positions in the order, the number of hooks at each hook point (tensor
+pre-hooks per slot, retain-grad slots, node pre-hooks, node post-hooks, post-accumulate hooks),
+the layout of saved values (absent, a tensor, a value packed by saved-tensor hooks), ranks and
+dtypes, whether a leaf's ``.grad`` is None, and the non-integer primitive parameters (bools,
+strings, floats: PyTorch keys a node's saved Scalars too). Sizes, integer parameters (dims,
+shapes), saved tensors and hook objects are runtime inputs. The graph is built from the key
+alone (`ca_graph.build_graph`), so two passes with one key are served by one graph by
+construction.
 
 The runtime inputs are gathered in one fixed order per node, which `ca_graph` mirrors:
 tensor pre-hooks, retained tensors, node pre-hooks, then the node's own inputs (saved values,
@@ -114,7 +116,7 @@ PRIMS: dict = {}  # id -> primitive, for the primitives keys name by id (they ar
 
 
 def _split_params(params: dict, scalars: list) -> tuple:
-    """Key parameters and the names of runtime ones (their values go to `scalars`)."""
+    """Key parameters, and the names of the runtime ones (their values go to `scalars`)."""
     static = []
     names = []
     for k, v in params.items():

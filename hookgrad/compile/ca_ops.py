@@ -100,7 +100,10 @@ class PrimitiveBackward:
 
 
 class ModuleHookBackward:
-    """``BackwardHookFunctionBackward``: identity, missing gradients filled with zeros."""
+    """``BackwardHookFunctionBackward``: identity, missing gradients filled with zeros.
+
+    Mirrors: PyTorch's ``call_backward`` of the ``BackwardHookFunction`` node in a CA graph.
+    """
 
     __name__ = "BackwardHookFunctionBackward"
 
@@ -189,14 +192,20 @@ def call_accumulate_grad(variable: Tensor, grad: Any) -> None:
 
 
 def call_retain_grad(tensor: Tensor, grad: Any) -> None:
-    """``retain_grad``: store (or add to) the non-leaf's ``.grad`` (spec §1.3 step 2)."""
+    """``retain_grad``: store (or add to) the non-leaf's ``.grad`` (spec §1.3 step 2).
+
+    Mirrors: the ``call_cpp_tensor_pre_hooks`` step of a PyTorch CA graph (retain_grad's hook).
+    """
     if grad is None:
         return
     tensor._grad = grad.clone() if tensor._grad is None else tensor._grad + grad
 
 
 def accumulate_grad_buffer(old: Any, new: Any) -> Any:
-    """Sum two gradients arriving at one input slot (PyTorch's ``InputBuffer::accumulate``)."""
+    """Sum two gradients arriving at one input slot.
+
+    Mirrors: the ``add`` a PyTorch CA graph records for ``InputBuffer::accumulate``.
+    """
     if old is None:
         return new
     if new is None:
@@ -207,7 +216,10 @@ def accumulate_grad_buffer(old: Any, new: Any) -> Any:
 
 
 def exec_final_callbacks_stub() -> None:
-    """Run the callbacks queued during the pass (``queue_callback``), in FIFO order."""
+    """Run the callbacks queued during the pass (``queue_callback``), in FIFO order.
+
+    Mirrors: ``torch._dynamo.external_utils._exec_final_callbacks_stub``.
+    """
     task = current_graph_task()
     if task is not None:
         task.run_callbacks()
