@@ -88,6 +88,7 @@ def _node_body(em: _Emitter, body: tuple, edges: tuple, grads: list, seeds: list
                         name="call_accumulate_grad")
         for _ in range(body[4]):
             em.hook((var, grads[0]), "post_acc_grad_hook")
+        g.call_function(ca_ops.poll_pollers, (), name="poll_pollers")
         return []
     if kind == "bwhook":
         shapes = [em.shape(rank) for rank, _dt in body[1]]

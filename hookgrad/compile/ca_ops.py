@@ -29,7 +29,8 @@ from hookgrad.autograd.engine import conform, current_graph_task
 from hookgrad.compile.ca_capture import PRIMS
 
 __all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook", "call_accumulate_grad",
-           "call_retain_grad", "accumulate_grad_buffer", "exec_final_callbacks_stub"]
+           "call_retain_grad", "accumulate_grad_buffer", "poll_pollers",
+           "exec_final_callbacks_stub"]
 
 _make = Tensor._make
 _EMPTY: dict = {}
@@ -213,6 +214,15 @@ def accumulate_grad_buffer(old: Any, new: Any) -> Any:
     if _fast():  # same dtype and shape (both were conformed to the slot's metadata)
         return _make(as_array(old._data + new._data))
     return old + new
+
+
+def poll_pollers() -> None:
+    """Call the pollers registered with ``poll_between_nodes`` during the pass (DDP advances
+    its collectives there); the graph polls after each leaf, where readiness events happen."""
+    task = current_graph_task()
+    if task is not None and task.pollers:
+        for poll in task.pollers:
+            poll()
 
 
 def exec_final_callbacks_stub() -> None:

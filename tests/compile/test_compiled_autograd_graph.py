@@ -545,3 +545,27 @@ def test_config_switch_with_compiled_forward_matches_eager():
     counters = hookgrad._dynamo.utils.counters
     assert counters["compiled_autograd"]["captures"] == 2 and not counters[
         "compiled_autograd_fallback"]
+
+
+def test_ddp_under_compiled_autograd_equals_eager():
+    """DDP's readiness (post-accumulate hooks), final callback and polling inside CA graphs."""
+    from hookgrad.nn.parallel import DistributedDataParallel
+    from hookgrad.testing.distributed import run_ranks
+    from tests.distributed.scenarios import batch, loss_of, make_model
+
+    def fn(rank: int, world: int) -> list:
+        ddp = DistributedDataParallel(make_model(hookgrad, rank))
+        out = []
+        for it in range(2):
+            ddp.zero_grad()
+            x, y = batch(hookgrad, rank, it)
+            loss_of(hookgrad, ddp, x, y).backward()
+            out.append([p.grad.numpy().tolist() for p in ddp.parameters()])
+        return out
+    eager = run_ranks(fn, 2)
+    with _ca(hookgrad, lambda gm: gm):
+        compiled = run_ranks(fn, 2)
+    assert compiled == eager and compiled[0] == compiled[1]
+    counters = hookgrad._dynamo.utils.counters
+    assert counters["compiled_autograd"]["captures"] >= 1
+    assert not counters["compiled_autograd_fallback"]
