@@ -261,7 +261,11 @@ def collect(roots: list, seeds: list) -> Collected:
     for node in order:
         hooked = node._has_hooks()
         layout = col.hook_layout(node) if hooked else _NO_HOOKS
-        body = col.node_entry(node)
+        try:
+            body = col.node_entry(node)
+        except RuntimeError as e:  # freed or modified saved values: eager raises at the node,
+            # after the hooks that run before it (collecting first would skip those)
+            raise Fallback(f"{node.name()}: {str(e).split('.')[0]}") from None
         post = col.post_hooks(node) if hooked else 0
         edges = tuple([(-1, 0) if n is None else (pos[n], slot) for n, slot in node._next_edges])
         entries.append((body, layout, post, edges, node._num_slots()))

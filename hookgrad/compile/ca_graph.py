@@ -88,7 +88,6 @@ def _node_body(em: _Emitter, body: tuple, edges: tuple, grads: list, seeds: list
                         name="call_accumulate_grad")
         for _ in range(body[4]):
             em.hook((var, grads[0]), "post_acc_grad_hook")
-        g.call_function(ca_ops.poll_pollers, (), name="poll_pollers")
         return []
     if kind == "bwhook":
         shapes = [em.shape(rank) for rank, _dt in body[1]]
@@ -113,6 +112,7 @@ def build_graph(key: tuple) -> Graph:
     (root_slot, seed_none), entries = key
     n_seeds = 1 if root_slot is not None else len(seed_none)
     seeds = [em.take("inputs") for _ in range(n_seeds)]
+    pollers = em.g.call_function(ca_ops.current_pollers, (), name="pollers")
     buffers: dict[int, list] = {}
     if root_slot is not None:
         buffers[0] = [None] * entries[0][4]
@@ -131,6 +131,7 @@ def build_graph(key: tuple) -> Graph:
         for _ in range(n_post):
             outs = em.pick(em.hook((list(outs), list(grads)), "post_hook"), len(outs))
         _route(em, entries, buffers, edges, outs)
+        em.g.call_function(ca_ops.poll_pollers, (pollers,), name="poll_pollers")
     em.g.call_function(ca_ops.exec_final_callbacks_stub, (), name="_exec_final_callbacks_stub")
     em.g.output([])
     return em.g
@@ -198,7 +199,11 @@ def python_code(graph: Graph) -> tuple[str, dict]:
                                           and id(node) not in last):
             continue
         lhs = f"{node.name} = " if id(node) in last else ""
-        if node.target is operator.getitem:
+        if node.target is ca_ops.poll_pollers:  # after every node: a cheap test inline
+            name = node.args[0].name
+            lines.append(f"    if {name}:\n        poll_pollers({name})")
+            ns["poll_pollers"] = ca_ops.poll_pollers
+        elif node.target is operator.getitem:
             lines.append(f"    {lhs}{_fmt(node.args[0])}[{node.args[1]!r}]")
         else:
             fname = names.get(id(node.target))

@@ -29,7 +29,7 @@ from hookgrad.autograd.engine import conform, current_graph_task
 from hookgrad.compile.ca_capture import PRIMS
 
 __all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook", "call_accumulate_grad",
-           "call_retain_grad", "accumulate_grad_buffer", "poll_pollers",
+           "call_retain_grad", "accumulate_grad_buffer", "current_pollers", "poll_pollers",
            "exec_final_callbacks_stub"]
 
 _make = Tensor._make
@@ -216,13 +216,16 @@ def accumulate_grad_buffer(old: Any, new: Any) -> Any:
     return old + new
 
 
-def poll_pollers() -> None:
-    """Call the pollers registered with ``poll_between_nodes`` during the pass (DDP advances
-    its collectives there); the graph polls after each leaf, where readiness events happen."""
+def current_pollers() -> list:
+    """The running pass's poller list (``poll_between_nodes`` appends to it during the pass)."""
     task = current_graph_task()
-    if task is not None and task.pollers:
-        for poll in task.pollers:
-            poll()
+    return task.pollers if task is not None else []
+
+
+def poll_pollers(pollers: list) -> None:
+    """Call every poller: after each node, as the engine does (DDP advances collectives)."""
+    for poll in pollers:
+        poll()
 
 
 def exec_final_callbacks_stub() -> None:

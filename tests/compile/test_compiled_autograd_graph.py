@@ -569,3 +569,25 @@ def test_ddp_under_compiled_autograd_equals_eager():
     counters = hookgrad._dynamo.utils.counters
     assert counters["compiled_autograd"]["captures"] >= 1
     assert not counters["compiled_autograd_fallback"]
+
+
+def test_hooks_are_collected_when_the_pass_starts(torch):
+    """Like PyTorch's compiled autograd (and unlike the eager engine), a hook registered during
+    the pass does not fire in it and a hook removed during the pass still fires."""
+    def scenario(lib: Any) -> list:
+        log: list = []
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = a * 2
+        z = y * 3
+        late = a.register_hook(lambda g: log.append("a-early"))
+
+        def on_z(g: Any) -> None:
+            log.append("z")
+            late.remove()
+            a.register_hook(lambda g: log.append("a-late"))
+        z.register_hook(on_z)
+        with _ca(lib):
+            z.sum().backward()
+        return log
+    ref, got = both(torch, scenario)
+    assert got == ref == ["z", "a-early"]
