@@ -224,8 +224,6 @@ class _Collector:
         kind = type(node)
         if kind is AccumulateGrad:
             return self.leaf(node)
-        if isinstance(node, PrimitiveNode):
-            return self.primitive(node)
         if kind is BackwardHookFunctionBackward:
             return self.module_hook(node)
         if kind is GraphRoot:
@@ -258,16 +256,18 @@ def collect(roots: list, seeds: list) -> Collected:
     order, deps = _schedule(root)
     pos = {node: i for i, node in enumerate(order)}
     entries = []
+    primitive = col.primitive
     for node in order:
         hooked = node._has_hooks()
         layout = col.hook_layout(node) if hooked else _NO_HOOKS
         try:
-            body = col.node_entry(node)
+            prim = isinstance(node, PrimitiveNode)
+            body = primitive(node) if prim else col.node_entry(node)
         except RuntimeError as e:  # freed or modified saved values: eager raises at the node,
             # after the hooks that run before it (collecting first would skip those)
             raise Fallback(f"{node.name()}: {str(e).split('.')[0]}") from None
         post = col.post_hooks(node) if hooked else 0
         edges = tuple([(-1, 0) if n is None else (pos[n], slot) for n, slot in node._next_edges])
-        entries.append((body, layout, post, edges, node._num_slots()))
+        entries.append((body, layout, post, edges, node._nout if prim else node._num_slots()))
     key = (header, tuple(entries))
     return Collected(key, col.inputs, col.sizes, col.scalars, col.hooks, col.packed, order, deps)
