@@ -9,9 +9,11 @@ functions dynamo cannot trace.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
+import numpy as np
 import pytest
 
 import hookgrad
@@ -591,3 +593,23 @@ def test_hooks_are_collected_when_the_pass_starts(torch):
         return log
     ref, got = both(torch, scenario)
     assert got == ref == ["z", "a-early"]
+
+
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_data_dependent_rules_under_a_tracing_compiler(backend):
+    """relu's and max's backward depend on the data: every step under ``hookgrad.compile``
+    (the compiler traces the CA graph once) must still follow this step's values."""
+    def run(ca: bool) -> list:
+        hookgrad.manual_seed(0)
+        w = hookgrad.randn(6, 6, requires_grad=True)
+        out = []
+        ctx = _ca(hookgrad, hookgrad.compile(backend=backend, fullgraph=True)) if ca else \
+            contextlib.nullcontext()
+        with ctx:
+            for step in range(4):
+                x = hookgrad.randn(5, 6) * (step - 1.5)
+                (x.mm(w).relu().amax(1) * 2).sum().backward()
+                out.append(w.grad.numpy().copy())
+        return out
+    for a, b in zip(run(False), run(True), strict=True):
+        np.testing.assert_array_equal(a, b)
