@@ -112,7 +112,7 @@ def build_graph(key: tuple) -> Graph:
     (root_slot, seed_none), entries = key
     n_seeds = 1 if root_slot is not None else len(seed_none)
     seeds = [em.take("inputs") for _ in range(n_seeds)]
-    pollers = em.g.call_function(ca_ops.current_pollers, (), name="pollers")
+    state = em.g.call_function(ca_ops.begin_pass, (em.ph["inputs"],), name="pass_state")
     buffers: dict[int, list] = {}
     if root_slot is not None:
         buffers[0] = [None] * entries[0][4]
@@ -127,11 +127,13 @@ def build_graph(key: tuple) -> Graph:
                                name="call_retain_grad")
         for _ in range(n_pre):
             grads = em.pick(em.hook((list(grads),), "pre_hook"), n_slots)
+        first = em.pos["inputs"]
         outs = _node_body(em, body, edges, grads, seeds)
+        used = tuple(range(first, em.pos["inputs"])) if body[0] == "prim" else ()
         for _ in range(n_post):
             outs = em.pick(em.hook((list(outs), list(grads)), "post_hook"), len(outs))
         _route(em, entries, buffers, edges, outs)
-        em.g.call_function(ca_ops.poll_pollers, (pollers,), name="poll_pollers")
+        em.g.call_function(ca_ops.node_done, (state, i, used), name="node_done")
     em.g.call_function(ca_ops.exec_final_callbacks_stub, (), name="_exec_final_callbacks_stub")
     em.g.output([])
     return em.g
@@ -191,6 +193,7 @@ def python_code(graph: Graph) -> tuple[str, dict]:
     ns: dict[str, Any] = {}
     names: dict[int, str] = {}
     lines = [f"def forward(self, {', '.join(PLACEHOLDERS)}):"]
+    # `inputs` stays referenced to the end: `node_done` drops its entries as nodes finish
     for i, node in enumerate(nodes):
         if node.op == "output":
             lines.append(f"    return {_fmt(node.args[0])}")
@@ -199,11 +202,7 @@ def python_code(graph: Graph) -> tuple[str, dict]:
                                           and id(node) not in last):
             continue
         lhs = f"{node.name} = " if id(node) in last else ""
-        if node.target is ca_ops.poll_pollers:  # after every node: a cheap test inline
-            name = node.args[0].name
-            lines.append(f"    if {name}:\n        poll_pollers({name})")
-            ns["poll_pollers"] = ca_ops.poll_pollers
-        elif node.target is operator.getitem:
+        if node.target is operator.getitem:
             lines.append(f"    {lhs}{_fmt(node.args[0])}[{node.args[1]!r}]")
         else:
             fname = names.get(id(node.target))

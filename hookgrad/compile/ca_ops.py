@@ -15,6 +15,7 @@ compiler tracing the graph records every primitive the rules run).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from hookgrad.autograd.engine import conform, current_graph_task
 from hookgrad.compile.ca_capture import PRIMS
 
 __all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook", "call_accumulate_grad",
-           "call_retain_grad", "accumulate_grad_buffer", "current_pollers", "poll_pollers",
+           "call_retain_grad", "accumulate_grad_buffer", "PASSES", "PassState", "begin_pass", "node_done",
            "exec_final_callbacks_stub"]
 
 _make = Tensor._make
@@ -216,16 +217,48 @@ def accumulate_grad_buffer(old: Any, new: Any) -> Any:
     return old + new
 
 
-def current_pollers() -> list:
-    """The running pass's poller list (``poll_between_nodes`` appends to it during the pass)."""
+class _Passes(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []  # per running pass: its nodes (freed as they run) or None
+
+
+PASSES = _Passes()
+
+
+class PassState:
+    """What the graph's per-node bookkeeping needs (see `node_done`)."""
+
+    __slots__ = ("pollers", "nodes", "inputs", "steal")
+
+    def __init__(self, pollers: list, nodes: Any, inputs: list, steal: bool) -> None:
+        self.pollers, self.nodes, self.inputs, self.steal = pollers, nodes, inputs, steal
+
+
+def begin_pass(inputs: list) -> PassState:
+    """The pass's pollers (``poll_between_nodes`` appends to the list during the pass) and the
+    nodes to free as they run (None under ``retain_graph``, or outside a compiled-autograd
+    pass). A compiler tracing the graph builds its guards from the inputs after the call, so
+    they are left in place then."""
     task = current_graph_task()
-    return task.pollers if task is not None else []
+    stack = PASSES.stack
+    nodes = stack[-1] if stack else None
+    return PassState(task.pollers if task is not None else [], nodes, inputs,
+                     not STATE.backward_seen)
 
 
-def poll_pollers(pollers: list) -> None:
-    """Call every poller: after each node, as the engine does (DDP advances collectives)."""
-    for poll in pollers:
-        poll()
+def node_done(state: PassState, pos: int, used: tuple) -> None:
+    """After each node, as the engine: free its saved values (and drop the runtime inputs that
+    held them, so memory is released as the pass goes), then call the pollers."""
+    nodes = state.nodes
+    if nodes is not None:
+        nodes[pos].release_saved()
+        if state.steal:
+            inputs = state.inputs
+            for i in used:
+                inputs[i] = None
+    if state.pollers:
+        for poll in state.pollers:
+            poll()
 
 
 def exec_final_callbacks_stub() -> None:

@@ -15,7 +15,8 @@ hook calls, the node's backward operator and the routing of gradients (`ca_ops`)
 with grad mode off, inside a `GraphTask` pushed on the thread's stack so that
 ``queue_callback``, ``current_graph_task_id`` and ``will_engine_execute_node`` work inside
 hooks, and marks ``in_compiled_autograd_region()``; a backward started inside it (re-entrant)
-runs eagerly. Saved values are freed after the pass unless ``retain_graph``.
+runs eagerly. Unless ``retain_graph``, each node's saved values are freed right after it runs
+(and the runtime inputs that held them dropped), as the eager engine frees them.
 
 Nodes that are not a primitive's (a custom ``autograd.Function``'s, ``CopySlices``, a
 compiled function's) are called through ``call_backward`` with the node as a runtime input.
@@ -38,7 +39,7 @@ from typing import Any
 from hookgrad._config import STATE, set_grad_mode
 from hookgrad.autograd import _api
 from hookgrad.autograd.engine import GraphTask
-from hookgrad.compile import config
+from hookgrad.compile import ca_ops, config
 from hookgrad.compile.ca_capture import Collected, Fallback, collect
 from hookgrad.compile.ca_graph import CompiledAutogradGraph
 from hookgrad.compile.counters import counters
@@ -158,15 +159,15 @@ def _run(compiled: Any, col: Collected, retain_graph: bool) -> None:
     STATE.graph_task_stack.append(task)
     running = _TLS.running
     running.append(True)
+    passes = ca_ops.PASSES.stack
+    passes.append(None if retain_graph else col.nodes)  # freed node by node (`node_done`)
     try:
         compiled(col.inputs, col.sizes, col.scalars, col.hooks, col.packed)
     finally:
+        passes.pop()
         running.pop()
         STATE.graph_task_stack.pop()
         set_grad_mode(prev)
-        if not retain_graph:
-            for node in col.nodes:
-                node.release_saved()
 
 
 @contextlib.contextmanager
