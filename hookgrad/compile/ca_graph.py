@@ -2,8 +2,9 @@
 
 `build_graph(key)` emits, node by node in the eager engine's order, what the engine would do:
 the hook calls, the node's backward operator, the routing of its outputs into the next nodes'
-input buffers (an ``accumulate_grad_buffer`` add where two gradients meet), and at the end the
-final-callbacks stub. The runtime inputs arrive through five placeholders, as in PyTorch:
+input buffers (an ``accumulate_grad_buffer`` add where two gradients meet), ``node_done``
+(free the node's saved values, call the pass's pollers), and at the end the final-callbacks
+stub. The runtime inputs arrive through five placeholders, as in PyTorch:
 ``inputs`` (seeds, saved tensors, retained tensors, leaves), ``sizes``, ``scalars``, ``hooks``
 and ``packed_data`` (values packed by saved-tensor hooks); they are read in the order
 `ca_capture` collected them (NOTE [Compiled autograd key]).
