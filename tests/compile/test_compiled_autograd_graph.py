@@ -661,3 +661,19 @@ def test_a_failed_pass_frees_only_the_nodes_that_ran():
         return [calls, plain(x.grad)]
     eager, ca = _eager_and_ca(scenario)
     assert ca == eager and ca[0] == [0, 1]
+
+
+def test_hook_trace_sees_hooks_run_by_the_graph():
+    from hookgrad.hooktools import HookTrace
+
+    def scenario() -> tuple:
+        x = hookgrad.ones(2, requires_grad=True)
+        with HookTrace() as trace:
+            y = x * 2
+            y.register_hook(lambda g: g * 3)
+            x.register_post_accumulate_grad_hook(lambda t: None)
+            y.sum().backward()
+        return [(e.kind, e.target) for e in trace.events], plain(x.grad)
+    eager, ca = _eager_and_ca(scenario)
+    assert ca == eager and len(ca[0]) == 2
+    assert hookgrad._dynamo.utils.counters["compiled_autograd"]["captures"] == 1
