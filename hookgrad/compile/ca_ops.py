@@ -29,9 +29,9 @@ from hookgrad.autograd._nodes import ACCUMULATE_LOCK, accumulate_into, plan_of
 from hookgrad.autograd.engine import conform, current_graph_task
 from hookgrad.compile.ca_capture import PRIMS
 
-__all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook", "call_accumulate_grad",
-           "call_retain_grad", "accumulate_grad_buffer", "PASSES", "PassState", "begin_pass", "node_done",
-           "exec_final_callbacks_stub"]
+__all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook",
+           "call_accumulate_grad", "call_retain_grad", "accumulate_grad_buffer", "PASSES",
+           "PassState", "begin_pass", "node_done", "exec_final_callbacks_stub"]
 
 _make = Tensor._make
 _EMPTY: dict = {}
@@ -77,12 +77,13 @@ class PrimitiveBackward:
             return self.none_out
         else:
             grad = None
-        values = dict(zip(self.saved_names, saved)) if saved else _EMPTY
+        values = dict(zip(self.saved_names, saved, strict=True)) if saved else _EMPTY
         params = self.static
         if scalars:
             params = dict(params)
-            params.update(zip(self.names, scalars))
-        meta = [None if s is None else (s, dt) for s, dt in zip(shapes, self.dtypes)]
+            params.update(zip(self.names, scalars, strict=True))
+        meta = [None if s is None else (s, dt)
+                for s, dt in zip(shapes, self.dtypes, strict=True)]
         plan = self.plan
         callers = plan.array_callers if _fast() else plan.callers
         grads = tuple(grads)
@@ -118,7 +119,7 @@ class ModuleHookBackward:
         like = next((g for g in grads if g is not None), None)
         xp = np if like is None else namespace_of(like._data)
         return tuple(_make(xp.zeros(shape, dt)) if g is None else g
-                     for g, shape, dt in zip(grads, shapes, self.dtypes))
+                     for g, shape, dt in zip(grads, shapes, self.dtypes, strict=True))
 
 
 def call_backward(node: Any, grads: list, n_edges: int) -> tuple:

@@ -14,8 +14,14 @@ import pytest
 
 import hookgrad
 from hookgrad.testing._opspec import all_specs, make_arrays
-from hookgrad.testing._oracle import build_inputs, call_spec, cotangents, diff_inputs, \
-    flat_tensors, spec_cases
+from hookgrad.testing._oracle import (
+    build_inputs,
+    call_spec,
+    cotangents,
+    diff_inputs,
+    flat_tensors,
+    spec_cases,
+)
 
 CASES, IDS = spec_cases(all_specs())
 
