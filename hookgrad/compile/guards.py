@@ -124,11 +124,14 @@ def _container_guards(gs: GuardSet, trace: Any) -> None:
     """Lists, tuples and dicts held by globals and closure cells the traced code can read:
     type, length (keys for dicts) and constant items, from before the trace. The tracer cannot
     see which items the code read, so it guards them all (PyTorch guards these containers too:
-    a changed unused key or a list the region appends to recompiles there as well)."""
+    a changed unused key recompiles there as well)."""
     old = {id(c): before for c, before in (*trace.snapshot.lists, *trace.snapshot.dicts)}
+    # (D) a container the region itself mutates (a log it appends to) is not guarded: its
+    # changes are replayed, and PyTorch's guard on it recompiles on every call
+    mutated = {id(ch.owner) for ch in trace.snapshot.diff() if ch.kind in ("list", "dict")}
     for src, value in list(trace.index.by_id.values()):
         kind = type(value)
-        if kind not in (list, tuple, dict) or not _held_directly(src):
+        if kind not in (list, tuple, dict) or not _held_directly(src) or id(value) in mutated:
             continue
         before = value if kind is tuple else old.get(id(value))
         if before is None:
