@@ -5,12 +5,16 @@ NOTE [Attribute reads]
 The tracer executes the user's code (NOTE [Execution tracing] in `tracer`), so a constant read
 from an object (``x * cfg.scale``) is baked into the graph as a number. A later call with
 ``cfg.scale`` changed must recompile, as PyTorch's guards make it (checked: every changed
-attribute read gave a new frame). To know what was read, every plain object and module with a
-source is given, for the duration of the trace only, a subclass of its own class whose
-``__getattribute__`` notes the names read (``__class__`` is restored when the trace ends,
-whatever happens; meanwhile ``obj.__class__`` answers the user's class and only ``type(obj)``
-shows the subclass). The guards then compare each read attribute's value from before the trace
-(instance dictionary or class attribute) and the object's type.
+attribute read gave a new frame). To know what was read, the *class* of every plain object and
+module with a source gets, for the duration of the trace only, a ``__getattribute__`` that notes
+the names read on its instances (restored when the trace ends, whatever happens). The class
+itself is patched, not swapped for a subclass, so ``type(obj) is Cfg`` stays true inside the
+traced code (a subclass swap made that test false and the traced call take the wrong branch).
+A class that refuses the patch (C types such as ``SimpleNamespace``) cannot report reads: every
+constant attribute of its instances is guarded instead.
+
+The guards then compare the object's type and each read attribute's value from before the
+trace (instance dictionary or class attribute).
 """
 
 from __future__ import annotations
@@ -26,42 +30,30 @@ from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 
 __all__ = ["AttrReads"]
 
-_SUBCLASSES: dict[type, type] = {}
 _SKIP_TYPES = (Tensor, type, types.ModuleType, types.FunctionType, types.MethodType,
                types.BuiltinFunctionType, HookRegistry, RemovableHandle, dict, list, tuple)
+_MISSING = object()
+_ALL = "*"  # "every attribute": the reads of this object cannot be seen
+_MAX_FALLBACK_ATTRS = 32
 
 
-def _tracking(cls: type) -> type:
-    sub = _SUBCLASSES.get(cls)
-    if sub is None:
-        base_get = cls.__getattribute__
-
-        def __getattribute__(self: Any, name: str) -> Any:
-            value = base_get(self, name)
-            if name[:2] != "__":
-                tr = current_trace()
-                if tr is not None and tr.recording and tr.attr_reads is not None:
-                    tr.attr_reads.note(self, name)
-            return value
-        # ``obj.__class__`` still answers the user's class (dataclass ``__eq__``, ``copy``,
-        # ``__reduce_ex__`` ask it); only ``type(obj)`` shows the tracking subclass
-        sub = _SUBCLASSES[cls] = type(cls)(cls.__name__, (cls,), {
-            "__getattribute__": __getattribute__, "__module__": cls.__module__,
-            "__qualname__": cls.__qualname__, "_hookgrad_tracking": True,
-            "__class__": property(lambda self, cls=cls: cls)})
-    return sub
-
-
-_SET_CLASS = object.__dict__["__class__"].__set__  # past the tracking class's read-only property
+def _noting(base_get: Any) -> Any:
+    def __getattribute__(self: Any, name: str) -> Any:
+        value = base_get(self, name)
+        if name[:2] != "__":
+            tr = current_trace()
+            if tr is not None and tr.recording and tr.attr_reads is not None:
+                tr.attr_reads.note(self, name)
+        return value
+    __getattribute__._hookgrad_noting = True  # type: ignore[attr-defined]
+    return __getattribute__
 
 
 def _instrumentable(value: Any) -> bool:
     if isinstance(value, _SKIP_TYPES) or not hasattr(value, "__dict__"):
         return False
     cls = type(value)
-    if cls.__module__.startswith("hookgrad.") and not isinstance(value, Module):
-        return False  # hookgrad's own objects (contexts, handles...): nothing user-tunable
-    return "_hookgrad_tracking" not in cls.__dict__
+    return not (cls.__module__.startswith("hookgrad.") and not isinstance(value, Module))
 
 
 class AttrReads:
@@ -70,7 +62,7 @@ class AttrReads:
     def __init__(self, index: Any) -> None:
         self.index = index
         self.read: dict[int, tuple[Any, set[str]]] = {}
-        self._swapped: list[tuple[Any, type]] = []
+        self._patched: list[tuple[type, Any]] = []  # (class, its own __getattribute__ or MISSING)
 
     def note(self, obj: Any, name: str) -> None:
         hit = self.read.get(id(obj))
@@ -79,20 +71,35 @@ class AttrReads:
         hit[1].add(name)
 
     def install(self) -> None:
+        done: set[int] = set()
+        failed: set[int] = set()
         for _src, value in list(self.index.by_id.values()):
             if not _instrumentable(value):
                 continue
             cls = type(value)
+            if id(cls) in failed:
+                self.note(value, _ALL)
+            if id(cls) in done:
+                continue
+            done.add(id(cls))
+            own = cls.__dict__.get("__getattribute__", _MISSING)
+            if getattr(own, "_hookgrad_noting", False):
+                continue  # an enclosing trace already patched it
             try:
-                _SET_CLASS(value, _tracking(cls))
-            except Exception:  # noqa: BLE001 - classes that refuse a subclass (enums, final
-                continue  # types, odd layouts): their reads are not guarded
-            self._swapped.append((value, cls))
+                cls.__getattribute__ = _noting(cls.__getattribute__)  # type: ignore[method-assign]
+            except (TypeError, AttributeError):  # a C type: every attribute counts as read
+                failed.add(id(cls))
+                self.note(value, _ALL)
+                continue
+            self._patched.append((cls, own))
 
     def uninstall(self) -> None:
-        for value, cls in reversed(self._swapped):
-            _SET_CLASS(value, cls)
-        self._swapped.clear()
+        for cls, own in reversed(self._patched):
+            if own is _MISSING:
+                del cls.__getattribute__
+            else:
+                cls.__getattribute__ = own  # type: ignore[method-assign]
+        self._patched.clear()
 
     def guards(self, snapshot: Any) -> list[tuple[Source, str, Any]]:
         """``(source, kind, value)``: ``("type", cls)`` or ``("attr", name, value)`` rows."""
@@ -104,12 +111,14 @@ class AttrReads:
                 continue
             cls = type(obj)
             before = old.get(id(obj), {})
+            if _ALL in names:
+                names = set(list(before)[:_MAX_FALLBACK_ATTRS])
             consts = []
             for name in sorted(names):
                 if isinstance(obj, Module) and (name.startswith("_") or name == "training"):
                     continue  # the module call path's own fields: guarded elsewhere
                 value = before[name] if name in before else _class_value(cls, name)
-                if value is not _NONE and is_constant(value):
+                if value is not _MISSING and is_constant(value):
                     consts.append((name, value))
             if consts:
                 rows.append((src, "type", cls))
@@ -117,12 +126,9 @@ class AttrReads:
         return rows
 
 
-_NONE = object()
-
-
 def _class_value(cls: type, name: str) -> Any:
     for klass in cls.__mro__:
         if name in klass.__dict__:
             value = klass.__dict__[name]
-            return _NONE if hasattr(value, "__get__") else value
-    return _NONE
+            return _MISSING if hasattr(value, "__get__") else value
+    return _MISSING

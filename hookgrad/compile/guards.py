@@ -9,11 +9,14 @@ hook dictionaries of modules and the global module hooks (§6.5).
 
 from __future__ import annotations
 
+import enum
 import functools
 import types
 import weakref
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from hookgrad._tensor import Tensor
 from hookgrad.compile.dynamic import DynamicPlan, dynamic_tensor_check
@@ -179,6 +182,8 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: Dynamic
         _equal(gs, src, value)
     elif isinstance(value, Tensor):
         _any_tensor(gs, src, tensor_meta(value), plan)
+    elif _other_value(gs, src, value):
+        pass
     elif isinstance(value, (list, tuple, dict)) and depth < 2:
         kind, n = type(value), len(value)
         gs.add(lambda ctx: type(v := src.get(ctx)) is kind and len(v) == n,
@@ -187,6 +192,24 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: Dynamic
         for key, item in items:
             if is_constant(key):
                 _arg_guards(gs, src.child(("item", key)), item, depth + 1, plan)
+    elif not isinstance(value, (Module, types.FunctionType, functools.partial,
+                                types.MethodType, types.ModuleType)):
+        kind = type(value)  # a user object: TYPE_MATCH (its attributes: `attr_reads`)
+        gs.add(lambda ctx: type(src.get(ctx)) is kind, f"type({src}) is {kind.__name__}")
+
+
+def _other_value(gs: GuardSet, src: Source, value: Any) -> bool:
+    """Values compared by identity or value that are not plain constants: enum members,
+    classes, NumPy scalars (PyTorch guards them too). True when a guard was added."""
+    if isinstance(value, (enum.Enum, type)):
+        gs.add(lambda ctx: src.get(ctx) is value, f"{src} is {value!r}")
+        return True
+    if isinstance(value, np.generic):
+        kind = type(value)
+        gs.add(lambda ctx: type(v := src.get(ctx)) is kind and bool(v == value),
+               f"{src} == {value!r}")
+        return True
+    return False
 
 
 def _function_guards(gs: GuardSet, trace: Any) -> None:
@@ -197,6 +220,8 @@ def _function_guards(gs: GuardSet, trace: Any) -> None:
         old = old_cells.get(id(cell))
         if old is not None and is_constant(old):
             _equal(gs, Source(("C", i)), old)
+        elif old is not None:
+            _other_value(gs, Source(("C", i)), old)
     _global_guards(gs, entry, old_globals)
     for src, value in list(trace.index.by_id.values()):
         if not isinstance(value, types.FunctionType) or value.__code__ not in trace.called_codes:
@@ -221,6 +246,8 @@ def _global_guards(gs: GuardSet, fn: Any, old_globals: dict) -> None:
     for name in fn.__code__.co_names:
         if name in g and is_constant(g[name]):
             _equal(gs, Source(("G", fn.__globals__, name)), g[name])
+        elif name in g:
+            _other_value(gs, Source(("G", fn.__globals__, name)), g[name])
 
 
 def _partial_guards(gs: GuardSet, src: Source, trace: Any) -> None:

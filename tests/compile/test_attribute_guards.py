@@ -185,3 +185,43 @@ def test_tracked_objects_keep_their_class_for_the_user():
     assert plain(opt(hookgrad.ones(1), p)) == [2.0]
     assert type(p) is Point
     assert plain(opt(hookgrad.ones(1), Point(3.0))) == [3.0]
+
+
+def test_enum_numpy_scalar_and_object_type_arguments_are_guarded(torch):
+    """Values that are neither tensors nor plain constants: an enum member (identity), a NumPy
+    scalar (value; PyTorch makes it a graph input instead: 1 frame where hookgrad takes 2) and a
+    user object (its type)."""
+    import enum
+
+    import numpy as np
+
+    class Mode(enum.Enum):
+        A = 1
+        B = 2
+
+    class Other(Cfg):
+        scale = 2
+
+    def scenario(lib: Any) -> dict:
+        by_mode = lib.compile(lambda x, m: x * (2 if m is Mode.A else 3), backend="eager")
+        by_np = lib.compile(lambda x, s: x * s, backend="eager")
+        cnt = dynamo(lib).testing.CompileCounter()
+        by_type = lib.compile(lambda x, c: x * (5 if type(c) is Cfg else 7), backend=cnt)
+        c, o = Cfg(), Other()
+        return {"mode": [plain(by_mode(lib.ones(1), m)) for m in (Mode.A, Mode.B, Mode.A)],
+                "np": [plain(by_np(lib.ones(1), np.float32(v))) for v in (2.0, 3.0)],
+                "type": [plain(by_type(lib.ones(1), v)) for v in (c, o, c)],
+                "type_fc": cnt.frame_count}
+    ref, got = both(torch, scenario)
+    assert got == ref
+    assert got["mode"] == [[2.0], [3.0], [2.0]] and got["np"] == [[2.0], [3.0]]
+
+
+def test_simple_namespace_attributes_are_guarded():
+    """A C class cannot report reads: every constant attribute of its instances is guarded."""
+    import types
+    a, b = types.SimpleNamespace(k=2), types.SimpleNamespace(k=5)
+    opt = hookgrad.compile(lambda x: x * a.k + b.k, backend="eager")
+    assert plain(opt(hookgrad.ones(1))) == [7.0]
+    b.k = 3
+    assert plain(opt(hookgrad.ones(1))) == [5.0]
