@@ -22,6 +22,7 @@ from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.autograd.function import Function
+from hookgrad.compile.codegen.backward import backward_source, live_values
 from hookgrad.compile.graph import GraphModule, Node
 from hookgrad.compile.recorder import PrimCall
 from hookgrad.nn import functional as _F
@@ -36,13 +37,16 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
     """True when `JointProgram` can run `gm` (see the module docstring)."""
     if STATE.saved_hooks_stack:
         return False
+    outputs = {id(v) for n in gm.graph.nodes if n.op == "output" for v in n.args[0]}
     for node in gm.graph.nodes:
         if node.op != "call_function":
             continue
         target = node.target
         if type(target) is PrimCall:
             prim = target.prim
-            if prim.num_outputs != 1 or target.cast is not None or prim.view or not prim.vjp:
+            if prim.num_outputs != 1 or target.cast is not None or not prim.vjp:
+                return False
+            if prim.view and id(node) in outputs:  # a returned view must alias its base
                 return False
         elif target is _LINEAR:
             if node.kwargs or len(node.args) not in (2, 3) or not _two_d(node, example_inputs):
@@ -59,6 +63,27 @@ def _two_d(node: Node, example_inputs: list) -> bool:
     return shape is not None and len(shape) == 2
 
 
+def _same(got: tuple, want: list, needed: tuple) -> bool:
+    """NOTE [Validated variants]: a generated backward is used only if, on its first run, it
+    gives the rule walk's gradients (same None-ness, shapes and dtypes, values within float
+    rounding): a template that disagrees with a rule falls back instead of changing results."""
+    for g, w, need in zip(got, want, needed):
+        if not need:
+            continue
+        if (g is None) != (w is None):
+            return False
+        if g is None:
+            continue
+        w = w._data
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return False
+        tol = 1e-4 if g.dtype.itemsize <= 4 else 1e-10
+        scale = float(np.max(np.abs(w), initial=0.0)) if w.size else 0.0
+        if not np.allclose(g, w, rtol=tol, atol=tol * (scale or 1.0), equal_nan=True):
+            return False
+    return True
+
+
 class CompiledFunction(Function):
     """The autograd node of a compiled graph (forward and backward are generated programs)."""
 
@@ -68,6 +93,7 @@ class CompiledFunction(Function):
         outs, env = program.fwd(*arrays)
         ctx.program = program
         ctx.env = env
+        ctx.set_materialize_grads(False)  # an unused output's gradient is pruned, not zeros
         return tuple(_make(o) for o in outs)
 
     @staticmethod
@@ -83,6 +109,8 @@ class JointProgram:
 
     def __init__(self, gm: GraphModule, fwd: Any) -> None:
         self.fwd = fwd
+        self.shapes: list[tuple] = []  # of every value, for the variant being generated
+        self.variants: dict[tuple, Any] = {}  # NOTE [Generated backward] in codegen/backward.py
         nodes = [n for n in gm.graph.nodes if n.op != "output"]
         self.index = {id(n): i for i, n in enumerate(nodes)}
         self.inputs = [self.index[id(n)] for n in nodes if n.op == "placeholder"]
@@ -93,7 +121,36 @@ class JointProgram:
     def __call__(self, *inputs: Tensor) -> tuple:
         return CompiledFunction.apply(self, *inputs)
 
+    def group_of(self, i: int) -> Any:
+        """The fused elementwise group computing value `i` (none without fusion)."""
+        return None
+
     def backward(self, env: tuple, grads: tuple, needed: tuple) -> list:
+        """The input gradients: the generated backward of this variant (validated against the
+        rule walk on its first run, NOTE [Validated variants]), else the walk."""
+        arrays = tuple(None if g is None else g._data for g in grads)
+        key = (needed, tuple(a is not None for a in arrays),
+               tuple(env[i].shape for i in self.inputs))
+        fn = self.variants.get(key)
+        if fn is None:
+            fn = self.variants[key] = self._variant(env, arrays, key)
+        if fn is not False:
+            return [None if g is None else _make(g) for g in fn(env, arrays)]
+        return self.walk(env, grads, needed)
+
+    def _variant(self, env: tuple, arrays: tuple, key: tuple) -> Any:
+        self.shapes = [np.shape(v) for v in env]
+        live = live_values(self, key[0])
+        src, ns = backward_source(self, live, key[1])
+        exec(compile(src, f"<hookgrad backward {id(self):x}>", "exec"), ns)  # noqa: S102
+        fn = ns["backward"]
+        self.backward_code = src
+        got = fn(env, arrays)
+        want = self.walk(env, tuple(None if a is None else _make(a) for a in arrays), key[0])
+        return fn if _same(got, want, key[0]) else False
+
+    def walk(self, env: tuple, grads: tuple, needed: tuple) -> list:
+        """The backward by calling each primitive's VJP rules in reverse (the reference)."""
         live = self._live(needed)
         acc: dict[int, Any] = {}
         for i, g in zip(self.outputs, grads):

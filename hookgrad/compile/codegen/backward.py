@@ -1,0 +1,206 @@
+"""Straight-line source for the backward of a joint program (NOTE [Generated backward]).
+
+NOTE [Generated backward]
+The backward of a compiled graph is one generated Python function over NumPy arrays:
+``backward(env, grads) -> input grads``, where ``env`` is the tuple of every node value the
+forward returned and ``grads`` the output gradients (arrays or None). It is generated per
+*variant*: which inputs need a gradient and which output gradients are present, both known
+when the backward runs, so every branch on them is decided at generation time. Values whose
+gradient is not needed are pruned (a value is *live* when it depends on an input that needs a
+gradient). The nodes are walked in reverse creation order, which is the order eager's engine
+runs their nodes in; each node's total gradient is formed before it is propagated.
+
+Per node, in order of preference:
+- an elementwise primitive of the `pointwise` table: its VJP expression inline, then a sum to
+  the input's shape where the input was broadcast (shapes are static: the graph is guarded on
+  them and the program is specialised on its input shapes);
+- ``F.linear`` on a 2-D input: ``np.dot`` (BLAS) for the input and weight, a column sum for
+  the bias;
+- a fused elementwise group (`fusion`): one kernel call;
+- any other primitive: one call of a per-node helper that runs its registered VJP rules on
+  arrays (`generic_vjp`), so every primitive with rules is supported.
+Gradients from several consumers are summed in consumer order (as eager's input buffers do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hookgrad._ops._elementwise import unbroadcast_arr
+from hookgrad._ops._rule_ops import expand_arr
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.compile.codegen.pointwise import lowerable, vjp_expr
+from hookgrad.compile.graph import Node
+from hookgrad.compile.recorder import PrimCall
+from hookgrad.nn import functional as _F
+
+__all__ = ["backward_source", "live_values", "generic_vjp"]
+
+_LINEAR = _F.linear
+_make = Tensor._make
+
+
+def live_values(prog: Any, needed: tuple) -> set:
+    """Positions of the values whose gradient is needed (they depend on a needed input)."""
+    live = {i for i, need in zip(prog.inputs, needed) if need}
+    for i, node in prog.steps:
+        if any(isinstance(a, Node) and prog.index[id(a)] in live for a in node.args):
+            live.add(i)
+    return live
+
+
+class _Emitter:
+    """Accumulates the backward's lines and its namespace."""
+
+    def __init__(self, prog: Any, live: set) -> None:
+        self.prog, self.live = prog, live
+        self.lines: list[str] = []
+        self.ns: dict[str, Any] = {"np": np, "_unb": unbroadcast_arr, "_asarray": np.asarray,
+                                   "_expand": expand_arr}
+        self.has_grad: set[int] = set()
+
+    def const(self, value: Any, hint: str) -> str:
+        name = f"_{hint}{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def arg(self, a: Any) -> str:
+        return f"v{self.prog.index[id(a)]}" if isinstance(a, Node) else self.const(a, "k")
+
+    def accumulate(self, j: int, expr: str, shape: tuple) -> None:
+        """Add the contribution `expr` (of shape `shape`) to the gradient of value `j`."""
+        if j not in self.live:
+            return
+        if shape != self.prog.shapes[j]:
+            expr = f"_unb({expr}, {self.prog.shapes[j]!r})"
+        if j in self.has_grad:
+            self.lines.append(f"    g{j} = g{j} + {expr}")
+        else:
+            self.lines.append(f"    g{j} = {expr}")
+            self.has_grad.add(j)
+
+
+def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str, Any]]:
+    """The source and namespace of ``backward(env, grads)`` for one variant (see the NOTE)."""
+    em = _Emitter(prog, live)
+    names = ", ".join(f"v{i}" for i in range(len(prog.shapes)))
+    em.lines += ["def backward(env, grads):", f"    ({names},) = env"]
+    for k, (j, here) in enumerate(zip(prog.outputs, present)):
+        if here:
+            em.accumulate(j, f"grads[{k}]", prog.shapes[j])
+    for i, node in reversed(prog.steps):
+        if i in em.has_grad and i in live:
+            _emit_node(em, i, node)
+    rets = [f"_asarray(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
+    em.lines.append(f"    return ({', '.join(rets)},)")
+    return "\n".join(em.lines) + "\n", em.ns
+
+
+def _emit_node(em: _Emitter, i: int, node: Node) -> None:
+    prog = em.prog
+    args = [em.arg(a) for a in node.args]
+    live_args = [k for k, a in enumerate(node.args)
+                 if isinstance(a, Node) and prog.index[id(a)] in em.live]
+    group = prog.group_of(i)
+    if group is not None:
+        group.emit_backward(em, i)
+        return
+    if node.target is _LINEAR:
+        for k in live_args:
+            expr = (f"np.dot(g{i}, {args[1]})", f"np.dot(g{i}.T, {args[0]})", f"g{i}.sum(0)")[k]
+            j = prog.index[id(node.args[k])]
+            em.accumulate(j, expr, prog.shapes[j])
+        return
+    call: PrimCall = node.target
+    if call.prim.name == "mm":  # BLAS through np.dot (see `_linear_np` in inductor.py)
+        for k in live_args:
+            expr = (f"np.dot(g{i}, {args[1]}.T)", f"np.dot({args[0]}.T, g{i})")[k]
+            j = prog.index[id(node.args[k])]
+            em.accumulate(j, expr, prog.shapes[j])
+        return
+    shaped = None
+    if isinstance(node.args[0], Node) if node.args else False:
+        shaped = _shape_vjp(call, f"g{i}", prog.shapes[prog.index[id(node.args[0])]])
+    if shaped is not None:
+        if live_args:
+            j = prog.index[id(node.args[0])]
+            em.accumulate(j, shaped, prog.shapes[j])
+        return
+    if lowerable(call.prim, call.params):
+        for k in live_args:
+            em.accumulate(prog.index[id(node.args[k])],
+                          vjp_expr(call.prim.name, k, args, f"v{i}", f"g{i}", call.params),
+                          prog.shapes[i])
+        return
+    helper = em.const(generic_vjp(node, [prog.shapes[prog.index[id(a)]] if isinstance(a, Node)
+                                         else np.shape(a) for a in node.args],
+                                  [k in live_args for k in range(len(node.args))]), "vjp")
+    em.lines.append(f"    _r = {helper}(g{i}, v{i}, {', '.join(args)})")
+    for k in live_args:
+        j = prog.index[id(node.args[k])]
+        em.accumulate(j, f"_r[{k}]", prog.shapes[j])
+
+
+def _shape_vjp(call: PrimCall, g: str, shape: tuple) -> str | None:
+    """The VJP of a full reduction or a view primitive (one input; shapes are static)."""
+    name, params = call.prim.name, call.params
+    if name in ("sum", "mean", "sum_dim", "mean_dim") and params.get("dtype") is None:
+        kept = _kept_shape(shape, params.get("dim"))
+        n = int(np.prod(shape)) // max(int(np.prod(kept)), 1)
+        src = g if kept == () or params.get("keepdim") else f"{g}.reshape({kept!r})"
+        expr = f"_expand({src}, {shape!r})"
+        return expr if name.startswith("sum") else f"({expr} / {n})"
+    if name in _RESHAPES:
+        return f"{g}.reshape({shape!r})"
+    if name == "expand":
+        return f"_unb({g}, {shape!r})"
+    if name == "t" or (name == "transpose" and len(shape) == 2):
+        return f"{g}.T"
+    if name == "permute":
+        return f"{g}.transpose({tuple(int(d) for d in np.argsort(params['dims']))!r})"
+    return None
+
+
+def _kept_shape(shape: tuple, dim: Any) -> tuple:
+    """`shape` with the reduced dims kept as size 1 (all of them when `dim` is None)."""
+    if dim is None:
+        return ()
+    dims = {d % len(shape) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+    return tuple(1 if k in dims else n for k, n in enumerate(shape))
+
+
+_RESHAPES = ("view", "alias", "squeeze", "squeeze_dim", "squeeze_dims", "unsqueeze")
+
+
+def generic_vjp(node: Node, shapes: list, wanted: list) -> Callable[..., tuple]:
+    """``f(grad, result, *inputs) -> grads`` running `node`'s VJP rules on arrays.
+
+    The rules are called through their plan's callers (tensor in, tensor out: rules without
+    an ``ops`` argument compute on tensors), with no graph recorded (grad mode is off in a
+    backward that builds no graph).
+    """
+    call: PrimCall = node.target
+    prim = call.prim
+    plan = _PLANS.get(prim) or plan_of(prim)
+    mask = sum(1 << k for k, pos in enumerate(prim.diff_inputs) if wanted[pos])
+    saves = plan.saves_for(prim, mask)
+    callers = [(pos, caller) for pos, caller in zip(prim.diff_inputs, plan.array_callers)
+               if wanted[pos]]
+    params = call.params
+    n = len(node.args)
+
+    def vjp(grad: Any, result: Any, *values: Any) -> tuple:
+        saved = {name: _make(np.asarray(result if src == -1 else values[src]))
+                 for name, src in saves}
+        meta = tuple((shape, np.asarray(v).dtype) for shape, v in zip(shapes, values))
+        g = _make(np.asarray(grad))
+        out: list[Any] = [None] * n
+        for pos, caller in callers:
+            res = caller(g, (g,), saved, params, meta)
+            out[pos] = None if res is None else res._data
+        return tuple(out)
+    return vjp
