@@ -16,29 +16,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
-from hookgrad.compile.graph import GraphModule, Node
+from hookgrad.compile.codegen.forward import numpy_source
+from hookgrad.compile.codegen.kernels import numba_mode
+from hookgrad.compile.graph import GraphModule
 from hookgrad.compile.joint import JointProgram, joint_supported
 from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
 __all__ = ["inductor", "numpy_source"]
 
-_ndarray = np.ndarray
 _LINEAR = _F.linear
-
-
-def _arr(value: Any) -> Any:
-    return value if type(value) is _ndarray else np.asarray(value)
-
-
-def _linear_np(x: Any, w: Any, b: Any = None) -> Any:
-    # np.dot, not `@`: NumPy's matmul skips BLAS for a transposed operand (4x slower here)
-    out = np.dot(x, w.T) if x.ndim == 2 else x @ w.T
-    return out if b is None else out + b
 
 
 def _optimisable(gm: GraphModule, example_inputs: list) -> bool:
@@ -51,56 +40,6 @@ def _optimisable(gm: GraphModule, example_inputs: list) -> bool:
                 or (node.target is _LINEAR and not node.kwargs)):
             return False
     return True
-
-
-def numpy_source(gm: GraphModule, joint: bool = False) -> tuple[str, dict[str, Any]]:
-    """The generated array-level source of `gm` and its namespace.
-
-    `joint`: take and return arrays, plus a tuple of every node value (for the backward).
-    """
-    ns: dict[str, Any] = {"_arr": _arr, "_make": Tensor._make, "_linear": _linear_np}
-    params = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
-    lines = [f"def forward({', '.join(params)}):"]
-    if not joint:
-        lines += [f"    {p} = {p}._data" for p in params]
-    for node in gm.graph.nodes:
-        if node.op == "get_attr":
-            ns[f"_c_{node.name}"] = getattr(gm, node.target)._data
-            lines.append(f"    {node.name} = _c_{node.name}")
-        elif node.op == "call_function":
-            lines.append(f"    {node.name} = {_call(node, ns)}")
-        elif node.op == "output" and joint:
-            outs = "".join(f"_arr({_name(v)}), " for v in node.args[0])
-            env = "".join(f"{n.name}, " for n in gm.graph.nodes if n.op != "output")
-            lines.append(f"    return ({outs}), ({env})")
-        elif node.op == "output":
-            outs = "".join(f"_make(_arr({_name(v)})), " for v in node.args[0])
-            lines.append(f"    return ({outs})")
-    return "\n".join(lines) + "\n", ns
-
-
-def _name(value: Any) -> str:
-    return value.name if isinstance(value, Node) else repr(value)
-
-
-def _call(node: Node, ns: dict[str, Any]) -> str:
-    args = [_name(a) for a in node.args]
-    if node.target is getitem:
-        return f"{args[0]}[{args[1]}]"
-    if node.target is _LINEAR:
-        return f"_linear({', '.join(args)})"
-    call: PrimCall = node.target
-    fn = f"_impl_{len(ns)}"
-    ns[fn] = call.prim.impl
-    if call.cast is not None:
-        ns[f"{fn}_dt"] = call.cast.np
-        args = [f"{a}.astype({fn}_dt, copy=False)" for a in args]
-    kw = "".join(f", {k}={fn}_p[{k!r}]" for k in call.params)
-    if call.params:
-        ns[f"{fn}_p"] = call.params
-        if not args:
-            kw = kw[2:]
-    return f"_arr({fn}({', '.join(args)}{kw}))"
 
 
 def inductor(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
@@ -116,4 +55,7 @@ def inductor(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     exec(compile(src, f"<hookgrad inductor {id(gm):x}>", "exec"), ns)  # noqa: S102
     if _optimisable(gm, example_inputs):
         return ns["forward"]
-    return JointProgram(gm, ns["forward"])
+    program = JointProgram(gm, ns["forward"])
+    if numba_mode():
+        program.fuse(gm, example_inputs)
+    return program

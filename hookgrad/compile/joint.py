@@ -23,6 +23,8 @@ from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.autograd.function import Function
 from hookgrad.compile.codegen.backward import backward_source, live_values
+from hookgrad.compile.codegen.forward import numpy_source
+from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.graph import GraphModule, Node
 from hookgrad.compile.recorder import PrimCall
 from hookgrad.nn import functional as _F
@@ -74,7 +76,7 @@ def _same(got: tuple, want: list, needed: tuple) -> bool:
             return False
         if g is None:
             continue
-        w = w._data
+        w = w._data if isinstance(w, Tensor) else w
         if g.shape != w.shape or g.dtype != w.dtype:
             return False
         tol = 1e-4 if g.dtype.itemsize <= 4 else 1e-10
@@ -89,10 +91,10 @@ class CompiledFunction(Function):
 
     @staticmethod
     def forward(ctx: Any, program: JointProgram, *inputs: Tensor) -> Any:
-        arrays = [t._data for t in inputs]
-        outs, env = program.fwd(*arrays)
+        outs, env, fused = program.forward([t._data for t in inputs])
         ctx.program = program
         ctx.env = env
+        ctx.fused = fused
         ctx.set_materialize_grads(False)  # an unused output's gradient is pruned, not zeros
         return tuple(_make(o) for o in outs)
 
@@ -101,7 +103,8 @@ class CompiledFunction(Function):
         if STATE.grad_enabled:
             raise RuntimeError("double backward through a graph compiled by hookgrad's "
                                "\"inductor\" backend is not supported; use backend=\"eager\"")
-        return (None, *ctx.program.backward(ctx.env, grads, ctx.needs_input_grad[1:]))
+        return (None, *ctx.program.backward(ctx.env, grads, ctx.needs_input_grad[1:],
+                                            ctx.fused))
 
 
 class JointProgram:
@@ -117,36 +120,85 @@ class JointProgram:
         out = next(n for n in gm.graph.nodes if n.op == "output")
         self.outputs = [self.index[id(v)] for v in out.args[0]]
         self.steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
+        self.fused: Any = None  # the fused forward (`fuse`), checked on its first run
+        self.checked = False
+        self.signature: tuple = ()
+        self.groups: dict[int, Any] = {}
+        self.fusing = False
 
     def __call__(self, *inputs: Tensor) -> tuple:
         return CompiledFunction.apply(self, *inputs)
 
-    def group_of(self, i: int) -> Any:
-        """The fused elementwise group computing value `i` (none without fusion)."""
-        return None
+    # ------------------------------------------------------------ fusion
+    def fuse(self, gm: GraphModule, example_inputs: list) -> None:
+        """Find fused groups on a probe run of `example_inputs` and build the fused forward
+        (NOTE [Fused groups] in codegen/fusion.py). Without groups nothing changes."""
+        if len(example_inputs) != len(self.inputs) or not all(
+                isinstance(t, Tensor) for t in example_inputs):
+            return
+        arrays = [t._data for t in example_inputs]
+        env = self.fwd(*arrays)[1]
+        groups = find_groups(gm.graph.nodes, self.steps, env, self.index)
+        if not groups:
+            return
+        src, ns = numpy_source(gm, joint=True, groups=groups)
+        exec(compile(src, f"<hookgrad fused {id(self):x}>", "exec"), ns)  # noqa: S102
+        gm.fused_code = src
+        self.groups = {i: g for g in groups for i, _ in g.steps}
+        self.fused = ns["forward"]
+        self.signature = tuple((a.shape, a.dtype) for a in arrays)
 
-    def backward(self, env: tuple, grads: tuple, needed: tuple) -> list:
+    def forward(self, arrays: list) -> tuple:
+        """``(outputs, env, fused)``: the fused forward when it applies (its outputs checked
+        against the plain forward's on its first run, NOTE [Validated variants]), else the
+        plain one."""
+        if self.fused is not None and tuple((a.shape, a.dtype) for a in arrays) == self.signature:
+            if self.checked:
+                return (*self.fused(*arrays), True)
+            outs, env = self.fused(*arrays)
+            plain = self.fwd(*arrays)
+            self.checked = _same(outs, plain[0], (True,) * len(outs))
+            if self.checked:
+                return outs, env, True
+            self.fused = None
+            return (*plain, False)
+        return (*self.fwd(*arrays), False)
+
+    def group_of(self, i: int) -> Any:
+        """The fused group computing value `i` while a fused variant is generated."""
+        return self.groups.get(i) if self.fusing else None
+
+    # ------------------------------------------------------------ backward
+    def backward(self, env: tuple, grads: tuple, needed: tuple, fused: bool) -> list:
         """The input gradients: the generated backward of this variant (validated against the
         rule walk on its first run, NOTE [Validated variants]), else the walk."""
         arrays = tuple(None if g is None else g._data for g in grads)
         key = (needed, tuple(a is not None for a in arrays),
-               tuple(env[i].shape for i in self.inputs))
+               tuple(env[i].shape for i in self.inputs), fused)
         fn = self.variants.get(key)
         if fn is None:
             fn = self.variants[key] = self._variant(env, arrays, key)
         if fn is not False:
             return [None if g is None else _make(g) for g in fn(env, arrays)]
-        return self.walk(env, grads, needed)
+        return self.walk(self._full(env, fused), grads, needed)
+
+    def _full(self, env: tuple, fused: bool) -> tuple:
+        """Every value (a fused forward leaves group internals out: recompute them)."""
+        return self.fwd(*[env[i] for i in self.inputs])[1] if fused else env
 
     def _variant(self, env: tuple, arrays: tuple, key: tuple) -> Any:
-        self.shapes = [np.shape(v) for v in env]
-        live = live_values(self, key[0])
-        src, ns = backward_source(self, live, key[1])
+        full = self._full(env, key[3])
+        self.shapes = [np.shape(v) for v in full]
+        self.fusing = key[3]
+        try:
+            src, ns = backward_source(self, live_values(self, key[0]), key[1])
+        finally:
+            self.fusing = False
         exec(compile(src, f"<hookgrad backward {id(self):x}>", "exec"), ns)  # noqa: S102
         fn = ns["backward"]
         self.backward_code = src
         got = fn(env, arrays)
-        want = self.walk(env, tuple(None if a is None else _make(a) for a in arrays), key[0])
+        want = self.walk(full, tuple(None if a is None else _make(a) for a in arrays), key[0])
         return fn if _same(got, want, key[0]) else False
 
     def walk(self, env: tuple, grads: tuple, needed: tuple) -> list:

@@ -14,7 +14,7 @@ Per node, in order of preference:
 - an elementwise primitive of the `pointwise` table: its VJP expression inline, then a sum to
   the input's shape where the input was broadcast (shapes are static: the graph is guarded on
   them and the program is specialised on its input shapes);
-- ``F.linear`` on a 2-D input: ``np.dot`` (BLAS) for the input and weight, a column sum for
+- ``F.linear`` on a 2-D input: matrix products (BLAS) for the input and weight, a column sum for
   the bias;
 - a fused elementwise group (`fusion`): one kernel call;
 - any other primitive: one call of a per-node helper that runs its registered VJP rules on
@@ -93,7 +93,10 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
         if here:
             em.accumulate(j, f"grads[{k}]", prog.shapes[j])
     for i, node in reversed(prog.steps):
-        if i in em.has_grad and i in live:
+        group = prog.group_of(i)
+        if group is not None:  # one kernel call, at the group's last member
+            group.emit_backward(em, i)
+        elif i in em.has_grad and i in live:
             _emit_node(em, i, node)
     rets = [f"_asarray(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
     em.lines.append(f"    return ({', '.join(rets)},)")
@@ -105,20 +108,16 @@ def _emit_node(em: _Emitter, i: int, node: Node) -> None:
     args = [em.arg(a) for a in node.args]
     live_args = [k for k, a in enumerate(node.args)
                  if isinstance(a, Node) and prog.index[id(a)] in em.live]
-    group = prog.group_of(i)
-    if group is not None:
-        group.emit_backward(em, i)
-        return
     if node.target is _LINEAR:
         for k in live_args:
-            expr = (f"np.dot(g{i}, {args[1]})", f"np.dot(g{i}.T, {args[0]})", f"g{i}.sum(0)")[k]
+            expr = (f"(g{i} @ {args[1]})", f"(g{i}.T @ {args[0]})", f"g{i}.sum(0)")[k]
             j = prog.index[id(node.args[k])]
             em.accumulate(j, expr, prog.shapes[j])
         return
     call: PrimCall = node.target
-    if call.prim.name == "mm":  # BLAS through np.dot (see `_linear_np` in inductor.py)
+    if call.prim.name == "mm":  # eager's products (NumPy's matmul calls BLAS for 2-D)
         for k in live_args:
-            expr = (f"np.dot(g{i}, {args[1]}.T)", f"np.dot({args[0]}.T, g{i})")[k]
+            expr = (f"(g{i} @ {args[1]}.T)", f"({args[0]}.T @ g{i})")[k]
             j = prog.index[id(node.args[k])]
             em.accumulate(j, expr, prog.shapes[j])
         return

@@ -1,0 +1,203 @@
+"""Fusion of elementwise chains into Numba kernels (NOTE [Fused groups]).
+
+NOTE [Fused groups]
+A *group* is a run of consecutive primitive nodes of the `pointwise` table that all produce
+the same shape and floating dtype and read only values of that shape and dtype, or constants
+of one element baked into the graph (written into the kernel as literals of the group's
+dtype). Its *outputs* are the members read after the group (by other nodes or as graph
+outputs). The forward runs the group as one loop over the elements (`forward_kernel`),
+writing only the outputs; values inside the group are never materialised. The backward
+recomputes the group's forward per element from the group's inputs, then runs the members'
+VJP expressions in reverse on scalars (`backward_kernel`): one pass, no saved intermediates,
+which is what makes a 200-op chain cost about one memory pass each way. Groups are found on
+the values of a probe run (shapes and dtypes are static: the program is specialised on its
+input shapes, and `JointProgram` checks them on every call).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad.compile.codegen.fastmath import TANH32_SOURCE
+from hookgrad.compile.codegen.kernels import load_kernel
+from hookgrad.compile.codegen.pointwise import forward_expr, lowerable, vjp_expr
+from hookgrad.compile.graph import Node
+from hookgrad.compile.recorder import PrimCall
+
+__all__ = ["Group", "find_groups"]
+
+MIN_GROUP = 2
+
+
+def _fusable(node: Node) -> bool:
+    call = node.target
+    return (type(call) is PrimCall and call.cast is None and lowerable(call.prim, call.params)
+            and all(isinstance(a, Node) for a in node.args))
+
+
+def find_groups(nodes: list, steps: list, env: tuple, index: dict) -> list:
+    """The fused groups of a joint program (see the NOTE): `nodes` are the graph's nodes,
+    `steps` its ``(position, node)`` calls, `env` a probe's values by position."""
+    n_values = len(index)
+    readers: dict[int, list[int]] = {}  # value -> positions reading it (outputs: n_values)
+    for node in nodes:
+        args = node.args[0] if node.op == "output" else node.args
+        for a in args if node.op in ("call_function", "output") else ():
+            if isinstance(a, Node):
+                readers.setdefault(index[id(a)], []).append(index.get(id(node), n_values))
+    groups: list[Group] = []
+    run: list[tuple[int, Node]] = []
+    for i, node in steps + [(-1, None)]:
+        if node is not None and _fusable(node) and _joins(run, i, node, env, index):
+            run.append((i, node))
+            continue
+        if len(run) >= MIN_GROUP:
+            group = Group(run, env, index, readers, n_values)
+            if group.inputs and group.outputs:
+                groups.append(group)
+        run = [(i, node)] if node is not None and _fusable(node) and \
+            _joins([], i, node, env, index) else []
+    return groups
+
+
+def _joins(run: list, i: int, node: Node, env: tuple, index: dict) -> bool:
+    out = env[i]
+    if out.dtype.kind != "f" or out.ndim == 0:
+        return False
+    if run and (env[run[0][0]].shape != out.shape or env[run[0][0]].dtype != out.dtype):
+        return False
+    members = {id(n) for _, n in run}
+    for a in node.args:
+        v = env[index[id(a)]]
+        if v.dtype != out.dtype:
+            return False
+        if v.shape != out.shape and not (a.op == "get_attr" and v.size == 1) \
+                and id(a) not in members:
+            return False
+    return True
+
+
+class Group:
+    """One fused group: its members, inputs, outputs and kernels (see the NOTE)."""
+
+    def __init__(self, run: list, env: tuple, index: dict, readers: dict, n_values: int) -> None:
+        self.steps = run
+        self.nodes = [n for _, n in run]
+        self.index = index
+        positions = {i for i, _ in run}
+        last = run[-1][0]
+        self.outputs = [n for i, n in run
+                        if any(r > last or r == n_values for r in readers.get(i, ()))]
+        self.dtype = env[run[0][0]].dtype
+        self.shape = env[run[0][0]].shape
+        self.consts: dict[int, float] = {}
+        self.inputs: list[Node] = []
+        for _, node in run:
+            for a in node.args:
+                j = index[id(a)]
+                if j in positions or j in self.consts or a in self.inputs:
+                    continue
+                if a.op == "get_attr" and env[j].size == 1:
+                    self.consts[j] = float(env[j].reshape(-1)[0])
+                else:
+                    self.inputs.append(a)
+        self.fwd_kernel: Any = None
+
+    # ------------------------------------------------------------ source pieces
+    def _prelude(self) -> list[str]:
+        dt = f"np.{self.dtype.name}"
+        lines = ["import numba", "import numpy as np", "", f"_c0 = {dt}(0)", f"_c1 = {dt}(1)",
+                 f"_c2 = {dt}(2)"]
+        if self.dtype == np.float32:  # NOTE [Kernel tanh]
+            lines += TANH32_SOURCE.splitlines()
+        lines += [f"_k{j} = {dt}({v!r})" for j, v in self.consts.items()]
+        return lines
+
+    def _name(self, a: Node) -> str:
+        j = self.index[id(a)]
+        return f"_k{j}" if j in self.consts else f"v{j}"
+
+    def _forward_body(self) -> list[str]:
+        consts = {"c0": "_c0", "c1": "_c1", "c2": "_c2"}
+        lines = [f"        v{self.index[id(a)]} = i{k}[e]" for k, a in enumerate(self.inputs)]
+        for i, node in self.steps:
+            call: PrimCall = node.target
+            expr = forward_expr(call.prim.name, [self._name(a) for a in node.args], call.params,
+                                consts)
+            if call.prim.name == "tanh" and self.dtype == np.float32:
+                expr = expr.replace("np.tanh(", "_tanh32(")
+            lines.append(f"        v{i} = {expr}")
+        return lines
+
+    # ------------------------------------------------------------ forward
+    def forward_line(self, ns: dict[str, Any]) -> str:
+        """The generated forward's line running this group (the kernel is built here)."""
+        ins = [f"i{k}" for k in range(len(self.inputs))]
+        outs = [f"o{k}" for k in range(len(self.outputs))]
+        src = self._prelude() + ["", f"def kernel({', '.join(ins + outs)}):",
+                                 f"    for e in range({outs[0]}.shape[0]):"]
+        src += self._forward_body()
+        src += [f"        o{k}[e] = v{self.index[id(n)]}" for k, n in enumerate(self.outputs)]
+        kernel = load_kernel("\n".join(src) + "\n", "kernel")
+        fn = f"_group_fwd_{len(ns)}"
+        ns[fn] = _runner(kernel, len(self.outputs), self.shape, self.dtype)
+        targets = "".join(f"{n.name}, " for n in self.outputs)
+        return f"    ({targets}) = {fn}({', '.join(a.name for a in self.inputs)})"
+
+    # ------------------------------------------------------------ backward
+    def emit_backward(self, em: Any, i: int) -> None:
+        """Emit the group's backward into `em` (once, at its last member; see the NOTE)."""
+        if i != self.steps[-1][0]:
+            return
+        grads = [n for n in self.outputs if self.index[id(n)] in em.has_grad]
+        wanted = [a for a in self.inputs if self.index[id(a)] in em.live]
+        if not grads or not wanted:
+            return
+        src, flows = self._backward_source(grads, wanted, em.live)
+        kernel = load_kernel(src, "kernel")
+        fn = em.const(_runner(kernel, len(flows), self.shape, self.dtype), "group_bwd")
+        args = [f"v{self.index[id(a)]}" for a in self.inputs]
+        args += [f"g{self.index[id(n)]}" for n in grads]
+        em.lines.append(f"    _r = {fn}({', '.join(args)})")
+        for k, a in enumerate(flows):
+            j = self.index[id(a)]
+            em.accumulate(j, f"_r[{k}]", em.prog.shapes[j])
+
+    def _backward_source(self, grads: list, wanted: list, live: set) -> tuple[str, list]:
+        consts = {"c0": "_c0", "c1": "_c1", "c2": "_c2"}
+        body = self._forward_body()
+        has = {self.index[id(n)] for n in grads}
+        body += [f"        g{self.index[id(n)]} = go{k}[e]" for k, n in enumerate(grads)]
+        for i, node in reversed(self.steps):
+            if i not in has:
+                continue
+            call: PrimCall = node.target
+            names = [self._name(a) for a in node.args]
+            for k, a in enumerate(node.args):
+                j = self.index[id(a)]
+                if j not in live or j in self.consts:
+                    continue
+                expr = vjp_expr(call.prim.name, k, names, f"v{i}", f"g{i}", call.params,
+                                consts, scalar=True)
+                body.append(f"        g{j} = g{j} + {expr}" if j in has
+                            else f"        g{j} = {expr}")
+                has.add(j)
+        flows = [a for a in wanted if self.index[id(a)] in has]
+        ins = [f"i{k}" for k in range(len(self.inputs))] + [f"go{k}" for k in range(len(grads))]
+        outs = [f"o{k}" for k in range(len(flows))]
+        src = self._prelude() + ["", f"def kernel({', '.join(ins + outs)}):",
+                                 f"    for e in range(i0.shape[0]):"] + body
+        src += [f"        o{k}[e] = g{self.index[id(a)]}" for k, a in enumerate(flows)]
+        return "\n".join(src) + "\n", flows
+
+
+def _runner(kernel: Any, n_out: int, shape: tuple, dtype: Any) -> Any:
+    """``run(*arrays) -> outputs``: flat contiguous views in, fresh arrays of `shape` out."""
+    def run(*arrays: Any) -> tuple:
+        outs = [np.empty(shape, dtype) for _ in range(n_out)]
+        kernel(*[np.ascontiguousarray(a).reshape(-1) for a in arrays],
+               *[o.reshape(-1) for o in outs])
+        return tuple(outs)
+    return run
