@@ -143,7 +143,7 @@ class JointProgram:
             return
         src, ns = numpy_source(gm, joint=True, groups=groups)
         exec(compile(src, f"<hookgrad fused {id(self):x}>", "exec"), ns)  # noqa: S102
-        gm.fused_code = src
+        self.fused_code = gm.fused_code = src
         self.groups = {i: g for g in groups for i, _ in g.steps}
         self.fused = ns["forward"]
         self.signature = tuple((a.shape, a.dtype) for a in arrays)
