@@ -1,15 +1,16 @@
-"""Generated forward plus a compiled backward for graphs that record gradients ("inductor").
+"""The joint program of the ``"inductor"``/``"aot_eager"`` backends: one autograd node for a graph.
 
-The forward is the straight-line NumPy code of `inductor.numpy_source`, extended to also return
-every node value. The whole graph becomes one autograd node, ``CompiledFunctionBackward`` (the
-name PyTorch's AOT autograd gives it). Its backward walks the primitives in reverse and calls
-their VJP rules on arrays wrapped as tensors. The rules run in "raw" mode (NOTE [Raw backward]),
-so the per-op engine scheduling and the forward's per-op node building are both skipped.
+The whole graph becomes one autograd node, ``CompiledFunctionBackward`` (the name PyTorch's AOT
+autograd gives it). Its forward is generated straight-line NumPy code (`codegen.forward`; with
+Numba, fused groups run as kernels, `codegen.fusion`) returning every value the backward needs.
+Its backward is generated code too (NOTE [Generated backward] in codegen/backward.py), one
+function per variant, checked against the rule walk (`codegen.walk`) on its first run.
+Intermediate hooks (``register_hook`` operators) fire inside it (NOTE [Hooks in the generated
+backward] in codegen/hooks.py).
 
-Only graphs of single-output primitives and 2-D ``F.linear`` without casts qualify, and only
-while no saved-tensor hooks are active (their state is part of the entry key). Anything else
-(hook operators, in-place ops, multi-output ops) runs the graph's own code, so hooks keep eager's
-semantics. Double backward (``create_graph=True``) through this node raises.
+Graphs of single-output primitives, 2-D ``F.linear`` and hook operators on intermediates
+qualify, while no saved-tensor hooks are active (their state is part of the entry key);
+anything else runs the graph's own code. Double backward through this node raises.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ import numpy as np
 
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.autograd.function import Function
 from hookgrad.compile.codegen.backward import backward_source, live_values
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.fusion import find_groups
+from hookgrad.compile.codegen.hooks import bases_of, fire, hook_supported, is_hook_op, skip
+from hookgrad.compile.codegen.walk import walk
 from hookgrad.compile.graph import GraphModule, Node
 from hookgrad.compile.recorder import PrimCall
 from hookgrad.nn import functional as _F
@@ -53,7 +55,7 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
         elif target is _LINEAR:
             if node.kwargs or len(node.args) not in (2, 3) or not _two_d(node, example_inputs):
                 return False
-        else:
+        elif not (is_hook_op(node) and hook_supported(node)):
             return False
     return True
 
@@ -120,6 +122,11 @@ class JointProgram:
         out = next(n for n in gm.graph.nodes if n.op == "output")
         self.outputs = [self.index[id(v)] for v in out.args[0]]
         self.steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
+        self.bases = bases_of(nodes, self.index)  # hook operators alias their base value
+        self.hooks_of: dict[int, list[int]] = {}
+        for i, n in self.steps:
+            if is_hook_op(n):
+                self.hooks_of.setdefault(self.bases[i], []).append(i)
         self.fused: Any = None  # the fused forward (`fuse`), checked on its first run
         self.checked = False
         self.signature: tuple = ()
@@ -137,8 +144,9 @@ class JointProgram:
                 isinstance(t, Tensor) for t in example_inputs):
             return
         arrays = [t._data for t in example_inputs]
-        env = self.fwd(*arrays)[1]
-        groups = find_groups(gm.graph.nodes, self.steps, env, self.index)
+        env = self.fwd(*arrays, _hooks=False)[1]
+        groups = find_groups(gm.graph.nodes, self.steps, env, self.index, self.bases,
+                             set(self.hooks_of))
         if not groups:
             return
         src, ns = numpy_source(gm, joint=True, groups=groups)
@@ -156,12 +164,10 @@ class JointProgram:
             if self.checked:
                 return (*self.fused(*arrays), True)
             outs, env = self.fused(*arrays)
-            plain = self.fwd(*arrays)
-            self.checked = _same(outs, plain[0], (True,) * len(outs))
+            self.checked = _same(outs, self.fwd(*arrays, _hooks=False)[0], (True,) * len(outs))
             if self.checked:
                 return outs, env, True
             self.fused = None
-            return (*plain, False)
         return (*self.fwd(*arrays), False)
 
     def group_of(self, i: int) -> Any:
@@ -179,16 +185,23 @@ class JointProgram:
         if fn is None:
             fn = self.variants[key] = self._variant(env, arrays, key)
         if fn is not False:
-            return [None if g is None else _make(g) for g in fn(env, arrays)]
+            return [None if g is None else _make(g) for g in fn(env, arrays, fire)]
         return self.walk(self._full(env, fused), grads, needed)
 
     def _full(self, env: tuple, fused: bool) -> tuple:
-        """Every value (a fused forward leaves group internals out: recompute them)."""
-        return self.fwd(*[env[i] for i in self.inputs])[1] if fused else env
+        """Every value (a fused forward leaves group internals out: recompute them, keeping
+        this call's hook registries)."""
+        if not fused:
+            return env
+        full = list(self.fwd(*[env[i] for i in self.inputs], _hooks=False)[1])
+        for hooks in self.hooks_of.values():
+            for h in hooks:
+                full[h] = env[h]
+        return tuple(full)
 
     def _variant(self, env: tuple, arrays: tuple, key: tuple) -> Any:
         full = self._full(env, key[3])
-        self.shapes = [np.shape(v) for v in full]
+        self.shapes = [np.shape(full[b]) for b in self.bases]
         self.fusing = key[3]
         try:
             src, ns = backward_source(self, live_values(self, key[0]), key[1])
@@ -197,60 +210,14 @@ class JointProgram:
         exec(compile(src, f"<hookgrad backward {id(self):x}>", "exec"), ns)  # noqa: S102
         fn = ns["backward"]
         self.backward_code = src
-        got = fn(env, arrays)
-        want = self.walk(full, tuple(None if a is None else _make(a) for a in arrays), key[0])
+        got = fn(env, arrays, skip)  # hooks fire once: in the real run, not in the check
+        want = self.walk(full, tuple(None if a is None else _make(a) for a in arrays), key[0],
+                         skip)
         return fn if _same(got, want, key[0]) else False
 
-    def walk(self, env: tuple, grads: tuple, needed: tuple) -> list:
-        """The backward by calling each primitive's VJP rules in reverse (the reference)."""
-        live = self._live(needed)
-        acc: dict[int, Any] = {}
-        for i, g in zip(self.outputs, grads):
-            if g is not None:
-                acc[i] = acc[i] + g._data if i in acc else g._data
-        for i, node in reversed(self.steps):
-            g = acc.pop(i, None)
-            if g is None:
-                continue
-            args = [self.index[id(a)] if isinstance(a, Node) else None for a in node.args]
-            for j, gj in self._vjp(node, env, i, args, g, live):
-                if j in live and gj is not None:
-                    acc[j] = acc[j] + gj if j in acc else gj
+    def walk(self, env: tuple, grads: tuple, needed: tuple, hooks: Any = fire) -> list:
+        """The backward by the rule walk (`codegen.walk`); `env` holds every value."""
+        acc = walk(self, env, tuple(None if g is None else g._data for g in grads),
+                   live_values(self, needed), hooks)
         return [_make(np.asarray(acc[i])) if need and i in acc else None
                 for i, need in zip(self.inputs, needed)]
-
-    def _live(self, needed: tuple) -> set:
-        """Values whose gradient is needed: those depending on an input that needs one."""
-        live = {i for i, need in zip(self.inputs, needed) if need}
-        for i, node in self.steps:
-            if any(isinstance(a, Node) and self.index[id(a)] in live for a in node.args):
-                live.add(i)
-        return live
-
-    def _vjp(self, node: Node, env: tuple, i: int, args: list, g: Any, live: set) -> list:
-        if node.target is _LINEAR:
-            x, w = env[args[0]], env[args[1]]
-            out = []
-            if args[0] in live:
-                out.append((args[0], np.dot(g, w)))
-            if args[1] in live:
-                out.append((args[1], np.dot(g.T, x)))
-            if len(args) == 3 and args[2] in live:
-                out.append((args[2], g.sum(0)))
-            return out
-        call: PrimCall = node.target
-        prim = call.prim
-        plan = _PLANS.get(prim) or plan_of(prim)
-        values = [_make(env[a]) for a in args]
-        saved: dict[str, Any] = {}
-        for name, src in plan.saves_for(prim, (1 << len(prim.diff_inputs)) - 1):
-            saved[name] = _make(env[i]) if src == -1 else values[src]
-        meta = tuple((env[a].shape, env[a].dtype) for a in args)
-        grad = _make(g)
-        out = []
-        for k, caller in enumerate(plan.callers):
-            if args[prim.diff_inputs[k]] not in live:
-                continue
-            res = caller(grad, (grad,), saved, call.params, meta)
-            out.append((args[prim.diff_inputs[k]], None if res is None else res._data))
-        return out

@@ -33,6 +33,7 @@ from hookgrad._ops._elementwise import unbroadcast_arr
 from hookgrad._ops._rule_ops import expand_arr
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.compile.codegen.hooks import is_hook_op
 from hookgrad.compile.codegen.pointwise import lowerable, vjp_expr
 from hookgrad.compile.graph import Node
 from hookgrad.compile.recorder import PrimCall
@@ -69,10 +70,17 @@ class _Emitter:
         return name
 
     def arg(self, a: Any) -> str:
-        return f"v{self.prog.index[id(a)]}" if isinstance(a, Node) else self.const(a, "k")
+        if not isinstance(a, Node):
+            return self.const(a, "k")
+        return f"v{self.prog.bases[self.prog.index[id(a)]]}"
+
+    def pos(self, a: Node) -> int:
+        """The value position of `a` (a hook operator's is its base's)."""
+        return self.prog.bases[self.prog.index[id(a)]]
 
     def accumulate(self, j: int, expr: str, shape: tuple) -> None:
         """Add the contribution `expr` (of shape `shape`) to the gradient of value `j`."""
+        j = self.prog.bases[j]
         if j not in self.live:
             return
         if shape != self.prog.shapes[j]:
@@ -88,11 +96,16 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
     """The source and namespace of ``backward(env, grads)`` for one variant (see the NOTE)."""
     em = _Emitter(prog, live)
     names = ", ".join(f"v{i}" for i in range(len(prog.shapes)))
-    em.lines += ["def backward(env, grads):", f"    ({names},) = env"]
+    em.lines += ["def backward(env, grads, _fire):", f"    ({names},) = env"]
     for k, (j, here) in enumerate(zip(prog.outputs, present)):
         if here:
             em.accumulate(j, f"grads[{k}]", prog.shapes[j])
     for i, node in reversed(prog.steps):
+        if is_hook_op(node):
+            continue
+        hooks = prog.hooks_of.get(i)
+        if hooks and i in em.has_grad and i in live:  # NOTE [Hooks in the generated backward]
+            em.lines.append(f"    g{i} = _fire(({''.join(f'v{h}, ' for h in hooks)}), g{i})")
         group = prog.group_of(i)
         if group is not None:  # one kernel call, at the group's last member
             group.emit_backward(em, i)
@@ -107,40 +120,40 @@ def _emit_node(em: _Emitter, i: int, node: Node) -> None:
     prog = em.prog
     args = [em.arg(a) for a in node.args]
     live_args = [k for k, a in enumerate(node.args)
-                 if isinstance(a, Node) and prog.index[id(a)] in em.live]
+                 if isinstance(a, Node) and em.pos(a) in em.live]
     if node.target is _LINEAR:
         for k in live_args:
             expr = (f"(g{i} @ {args[1]})", f"(g{i}.T @ {args[0]})", f"g{i}.sum(0)")[k]
-            j = prog.index[id(node.args[k])]
+            j = em.pos(node.args[k])
             em.accumulate(j, expr, prog.shapes[j])
         return
     call: PrimCall = node.target
     if call.prim.name == "mm":  # eager's products (NumPy's matmul calls BLAS for 2-D)
         for k in live_args:
             expr = (f"(g{i} @ {args[1]}.T)", f"({args[0]}.T @ g{i})")[k]
-            j = prog.index[id(node.args[k])]
+            j = em.pos(node.args[k])
             em.accumulate(j, expr, prog.shapes[j])
         return
     shaped = None
     if isinstance(node.args[0], Node) if node.args else False:
-        shaped = _shape_vjp(call, f"g{i}", prog.shapes[prog.index[id(node.args[0])]])
+        shaped = _shape_vjp(call, f"g{i}", prog.shapes[em.pos(node.args[0])])
     if shaped is not None:
         if live_args:
-            j = prog.index[id(node.args[0])]
+            j = em.pos(node.args[0])
             em.accumulate(j, shaped, prog.shapes[j])
         return
     if lowerable(call.prim, call.params):
         for k in live_args:
-            em.accumulate(prog.index[id(node.args[k])],
+            em.accumulate(em.pos(node.args[k]),
                           vjp_expr(call.prim.name, k, args, f"v{i}", f"g{i}", call.params),
                           prog.shapes[i])
         return
-    helper = em.const(generic_vjp(node, [prog.shapes[prog.index[id(a)]] if isinstance(a, Node)
+    helper = em.const(generic_vjp(node, [prog.shapes[em.pos(a)] if isinstance(a, Node)
                                          else np.shape(a) for a in node.args],
                                   [k in live_args for k in range(len(node.args))]), "vjp")
     em.lines.append(f"    _r = {helper}(g{i}, v{i}, {', '.join(args)})")
     for k in live_args:
-        j = prog.index[id(node.args[k])]
+        j = em.pos(node.args[k])
         em.accumulate(j, f"_r[{k}]", prog.shapes[j])
 
 

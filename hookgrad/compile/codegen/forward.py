@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._tensor import Tensor
+from hookgrad.compile.codegen.hooks import is_hook_op, new_hooks
 from hookgrad.compile.graph import GraphModule, Node
 from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
@@ -49,15 +50,22 @@ def numpy_source(gm: GraphModule, joint: bool = False,
     ns: dict[str, Any] = {"_arr": as_array, "_make": Tensor._make, "_linear": linear_np}
     nodes = gm.graph.nodes
     params = [n.name for n in nodes if n.op == "placeholder"]
-    lines = [f"def forward({', '.join(params)}):"]
+    lines = [f"def forward({', '.join(params + ['_hooks=True'])}):"]
     if not joint:
         lines += [f"    {p} = {p}._data" for p in params]
     first = {id(g.nodes[0]): g for g in groups or ()}
     inside = {id(n) for g in groups or () for n in g.nodes}
     for node in nodes:
         if node.op == "get_attr":
-            ns[f"_c_{node.name}"] = getattr(gm, node.target)._data
+            attr = getattr(gm, node.target)
+            ns[f"_c_{node.name}"] = attr._data if isinstance(attr, Tensor) else attr
             lines.append(f"    {node.name} = _c_{node.name}")
+        elif is_hook_op(node):  # NOTE [Hooks in the generated backward]
+            ns["_new_hooks"] = new_hooks
+            body, *free = [_name(a) for a in node.args[1:]]
+            call = ", ".join([body, str(node.kwargs.get("handle_slot", -1)), *free])
+            lines += [f"    {node.name} = {_name(node.args[0])}",
+                      f"    _hk_{node.name} = _new_hooks({call}) if _hooks else None"]
         elif node.op == "call_function" and id(node) in first:
             lines.append(first[id(node)].forward_line(ns))
         elif node.op == "call_function" and id(node) not in inside:
@@ -73,7 +81,8 @@ def _return_line(node: Node, nodes: list, joint: bool, first: dict, inside: set)
         return f"    return ({outs})"
     outs = "".join(f"_arr({_name(v)}), " for v in node.args[0])
     kept = {id(n) for g in first.values() for n in g.outputs}
-    env = "".join(f"{n.name}, " if id(n) not in inside or id(n) in kept else "None, "
+    env = "".join(f"_hk_{n.name}, " if is_hook_op(n) else
+                  f"{n.name}, " if id(n) not in inside or id(n) in kept else "None, "
                   for n in nodes if n.op != "output")
     return f"    return ({outs}), ({env})"
 

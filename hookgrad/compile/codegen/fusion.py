@@ -37,10 +37,15 @@ def _fusable(node: Node) -> bool:
             and all(isinstance(a, Node) for a in node.args))
 
 
-def find_groups(nodes: list, steps: list, env: tuple, index: dict) -> list:
+def find_groups(nodes: list, steps: list, env: tuple, index: dict, bases: list,
+                hooked: set) -> list:
     """The fused groups of a joint program (see the NOTE): `nodes` are the graph's nodes,
-    `steps` its ``(position, node)`` calls, `env` a probe's values by position."""
+    `steps` its ``(position, node)`` calls, `env` a probe's values by position, `bases` the
+    value each position aliases and `hooked` the values with hooks (NOTE [Hooks in the
+    generated backward]): a hooked value may only be the last member of a group."""
     n_values = len(index)
+    by_pos = {index[id(n)]: n for n in nodes if id(n) in index}
+    pos = _Positions(index, bases, by_pos)
     readers: dict[int, list[int]] = {}  # value -> positions reading it (outputs: n_values)
     for node in nodes:
         args = node.args[0] if node.op == "output" else node.args
@@ -49,32 +54,50 @@ def find_groups(nodes: list, steps: list, env: tuple, index: dict) -> list:
                 readers.setdefault(index[id(a)], []).append(index.get(id(node), n_values))
     groups: list[Group] = []
     run: list[tuple[int, Node]] = []
-    for i, node in steps + [(-1, None)]:
-        if node is not None and _fusable(node) and _joins(run, i, node, env, index):
-            run.append((i, node))
-            continue
+
+    def close() -> None:
         if len(run) >= MIN_GROUP:
-            group = Group(run, env, index, readers, n_values)
+            group = Group(list(run), env, pos, readers, n_values)
             if group.inputs and group.outputs:
                 groups.append(group)
-        run = [(i, node)] if node is not None and _fusable(node) and \
-            _joins([], i, node, env, index) else []
+        run.clear()
+
+    for i, node in steps:
+        if not (_fusable(node) and _joins(run, i, node, env, pos)):
+            close()
+            if not (_fusable(node) and _joins(run, i, node, env, pos)):
+                continue
+        run.append((i, node))
+        if i in hooked:  # its hooks fire on its total gradient: no member may read it
+            close()
+    close()
     return groups
 
 
-def _joins(run: list, i: int, node: Node, env: tuple, index: dict) -> bool:
+class _Positions:
+    """Value positions of argument nodes, through hook aliases to their base."""
+
+    def __init__(self, index: dict, bases: list, by_pos: dict) -> None:
+        self.index, self.bases, self.by_pos = index, bases, by_pos
+
+    def __call__(self, a: Node) -> int:
+        return self.bases[self.index[id(a)]]
+
+    def node(self, a: Node) -> Node:
+        return self.by_pos[self(a)]
+
+
+def _joins(run: list, i: int, node: Node, env: tuple, pos: _Positions) -> bool:
     out = env[i]
     if out.dtype.kind != "f" or out.ndim == 0:
         return False
     if run and (env[run[0][0]].shape != out.shape or env[run[0][0]].dtype != out.dtype):
         return False
-    members = {id(n) for _, n in run}
     for a in node.args:
-        v = env[index[id(a)]]
+        v = env[pos(a)]
         if v.dtype != out.dtype:
             return False
-        if v.shape != out.shape and not (a.op == "get_attr" and v.size == 1) \
-                and id(a) not in members:
+        if v.shape != out.shape and not (pos.node(a).op == "get_attr" and v.size == 1):
             return False
     return True
 
@@ -82,10 +105,11 @@ def _joins(run: list, i: int, node: Node, env: tuple, index: dict) -> bool:
 class Group:
     """One fused group: its members, inputs, outputs and kernels (see the NOTE)."""
 
-    def __init__(self, run: list, env: tuple, index: dict, readers: dict, n_values: int) -> None:
+    def __init__(self, run: list, env: tuple, pos: _Positions, readers: dict,
+                 n_values: int) -> None:
         self.steps = run
         self.nodes = [n for _, n in run]
-        self.index = index
+        self.pos = pos
         positions = {i for i, _ in run}
         last = run[-1][0]
         self.outputs = [n for i, n in run
@@ -96,13 +120,13 @@ class Group:
         self.inputs: list[Node] = []
         for _, node in run:
             for a in node.args:
-                j = index[id(a)]
-                if j in positions or j in self.consts or a in self.inputs:
+                j, base = pos(a), pos.node(a)
+                if j in positions or j in self.consts or base in self.inputs:
                     continue
-                if a.op == "get_attr" and env[j].size == 1:
+                if base.op == "get_attr" and env[j].size == 1:
                     self.consts[j] = float(env[j].reshape(-1)[0])
                 else:
-                    self.inputs.append(a)
+                    self.inputs.append(base)
         self.fwd_kernel: Any = None
 
     # ------------------------------------------------------------ source pieces
@@ -116,12 +140,12 @@ class Group:
         return lines
 
     def _name(self, a: Node) -> str:
-        j = self.index[id(a)]
+        j = self.pos(a)
         return f"_k{j}" if j in self.consts else f"v{j}"
 
     def _forward_body(self) -> list[str]:
         consts = {"c0": "_c0", "c1": "_c1", "c2": "_c2"}
-        lines = [f"        v{self.index[id(a)]} = i{k}[e]" for k, a in enumerate(self.inputs)]
+        lines = [f"        v{self.pos(a)} = i{k}[e]" for k, a in enumerate(self.inputs)]
         for i, node in self.steps:
             call: PrimCall = node.target
             expr = forward_expr(call.prim.name, [self._name(a) for a in node.args], call.params,
@@ -139,7 +163,7 @@ class Group:
         src = self._prelude() + ["", f"def kernel({', '.join(ins + outs)}):",
                                  f"    for e in range({outs[0]}.shape[0]):"]
         src += self._forward_body()
-        src += [f"        o{k}[e] = v{self.index[id(n)]}" for k, n in enumerate(self.outputs)]
+        src += [f"        o{k}[e] = v{self.pos(n)}" for k, n in enumerate(self.outputs)]
         kernel = load_kernel("\n".join(src) + "\n", "kernel")
         fn = f"_group_fwd_{len(ns)}"
         ns[fn] = _runner(kernel, len(self.outputs), self.shape, self.dtype)
@@ -151,32 +175,32 @@ class Group:
         """Emit the group's backward into `em` (once, at its last member; see the NOTE)."""
         if i != self.steps[-1][0]:
             return
-        grads = [n for n in self.outputs if self.index[id(n)] in em.has_grad]
-        wanted = [a for a in self.inputs if self.index[id(a)] in em.live]
+        grads = [n for n in self.outputs if self.pos(n) in em.has_grad]
+        wanted = [a for a in self.inputs if self.pos(a) in em.live]
         if not grads or not wanted:
             return
         src, flows = self._backward_source(grads, wanted, em.live)
         kernel = load_kernel(src, "kernel")
         fn = em.const(_runner(kernel, len(flows), self.shape, self.dtype), "group_bwd")
-        args = [f"v{self.index[id(a)]}" for a in self.inputs]
-        args += [f"g{self.index[id(n)]}" for n in grads]
+        args = [f"v{self.pos(a)}" for a in self.inputs]
+        args += [f"g{self.pos(n)}" for n in grads]
         em.lines.append(f"    _r = {fn}({', '.join(args)})")
         for k, a in enumerate(flows):
-            j = self.index[id(a)]
+            j = self.pos(a)
             em.accumulate(j, f"_r[{k}]", em.prog.shapes[j])
 
     def _backward_source(self, grads: list, wanted: list, live: set) -> tuple[str, list]:
         consts = {"c0": "_c0", "c1": "_c1", "c2": "_c2"}
         body = self._forward_body()
-        has = {self.index[id(n)] for n in grads}
-        body += [f"        g{self.index[id(n)]} = go{k}[e]" for k, n in enumerate(grads)]
+        has = {self.pos(n) for n in grads}
+        body += [f"        g{self.pos(n)} = go{k}[e]" for k, n in enumerate(grads)]
         for i, node in reversed(self.steps):
             if i not in has:
                 continue
             call: PrimCall = node.target
             names = [self._name(a) for a in node.args]
             for k, a in enumerate(node.args):
-                j = self.index[id(a)]
+                j = self.pos(a)
                 if j not in live or j in self.consts:
                     continue
                 expr = vjp_expr(call.prim.name, k, names, f"v{i}", f"g{i}", call.params,
@@ -184,12 +208,12 @@ class Group:
                 body.append(f"        g{j} = g{j} + {expr}" if j in has
                             else f"        g{j} = {expr}")
                 has.add(j)
-        flows = [a for a in wanted if self.index[id(a)] in has]
+        flows = [a for a in wanted if self.pos(a) in has]
         ins = [f"i{k}" for k in range(len(self.inputs))] + [f"go{k}" for k in range(len(grads))]
         outs = [f"o{k}" for k in range(len(flows))]
         src = self._prelude() + ["", f"def kernel({', '.join(ins + outs)}):",
                                  f"    for e in range(i0.shape[0]):"] + body
-        src += [f"        o{k}[e] = g{self.index[id(a)]}" for k, a in enumerate(flows)]
+        src += [f"        o{k}[e] = g{self.pos(a)}" for k, a in enumerate(flows)]
         return "\n".join(src) + "\n", flows
 
 

@@ -1,0 +1,79 @@
+"""The reference backward of a joint program: each primitive's registered VJP rules, in reverse.
+
+It is what a generated backward is checked against on its first run (NOTE [Validated
+variants] in joint.py) and what runs when a variant fails that check. Hook operators are
+aliases of their base, whose hooks fire on its total gradient (NOTE [Hooks in the generated
+backward]), exactly as in the generated code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.compile.codegen.hooks import is_hook_op
+from hookgrad.compile.graph import Node
+from hookgrad.compile.recorder import PrimCall
+from hookgrad.nn import functional as _F
+
+__all__ = ["walk"]
+
+_make = Tensor._make
+_LINEAR = _F.linear
+
+
+def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any) -> dict:
+    """``{value position: gradient array}`` for the live values reached from `grads`.
+
+    `env` holds every value (hook operators: their registries); `fire(registries, g)` runs
+    hooks.
+    """
+    bases = prog.bases
+    acc: dict[int, Any] = {}
+    for i, g in zip(prog.outputs, grads):
+        if g is not None:
+            i = bases[i]
+            acc[i] = acc[i] + g if i in acc else g
+    for i, node in reversed(prog.steps):
+        if is_hook_op(node) or i not in live or i not in acc:
+            continue
+        g = acc[i]
+        if prog.hooks_of.get(i):
+            g = acc[i] = fire(tuple(env[h] for h in prog.hooks_of[i]), g)
+        args = [bases[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
+        for j, gj in _vjp(node, env, i, args, g, live):
+            if j in live and gj is not None:
+                acc[j] = acc[j] + gj if j in acc else gj
+    return acc
+
+
+def _vjp(node: Node, env: tuple, i: int, args: list, g: Any, live: set) -> list:
+    if node.target is _LINEAR:
+        x, w = env[args[0]], env[args[1]]
+        out = []
+        if args[0] in live:
+            out.append((args[0], g @ w))
+        if args[1] in live:
+            out.append((args[1], g.T @ x))
+        if len(args) == 3 and args[2] in live:
+            out.append((args[2], g.sum(0)))
+        return out
+    call: PrimCall = node.target
+    prim = call.prim
+    plan = _PLANS.get(prim) or plan_of(prim)
+    values = [_make(np.asarray(env[a])) for a in args]
+    saved: dict[str, Any] = {}
+    for name, src in plan.saves_for(prim, (1 << len(prim.diff_inputs)) - 1):
+        saved[name] = _make(np.asarray(env[i])) if src == -1 else values[src]
+    meta = tuple((np.shape(env[a]), np.asarray(env[a]).dtype) for a in args)
+    grad = _make(np.asarray(g))
+    out = []
+    for k, caller in enumerate(plan.callers):
+        if args[prim.diff_inputs[k]] not in live:
+            continue
+        res = caller(grad, (grad,), saved, call.params, meta)
+        out.append((args[prim.diff_inputs[k]], None if res is None else res._data))
+    return out
