@@ -10,7 +10,8 @@ backward] in codegen/hooks.py).
 
 Graphs of single-output primitives, 2-D ``F.linear`` and hook operators on intermediates
 qualify, while no saved-tensor hooks are active (their state is part of the entry key);
-anything else runs the graph's own code. Double backward through this node raises.
+anything else runs the graph's own code. Double backward re-runs the graph's own code
+(NOTE [Differentiable backward]).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ import numpy as np
 
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._api import grad as autograd_grad
 from hookgrad.autograd.function import Function
+from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.compile.codegen.backward import backward_source, live_values
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.fusion import find_groups
@@ -95,6 +98,7 @@ class CompiledFunction(Function):
     def forward(ctx: Any, program: JointProgram, *inputs: Tensor) -> Any:
         outs, env, fused = program.forward([t._data for t in inputs])
         ctx.program = program
+        ctx.inputs = inputs
         ctx.env = env
         ctx.fused = fused
         ctx.set_materialize_grads(False)  # an unused output's gradient is pruned, not zeros
@@ -102,11 +106,28 @@ class CompiledFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        if STATE.grad_enabled:
-            raise RuntimeError("double backward through a graph compiled by hookgrad's "
-                               "\"inductor\" backend is not supported; use backend=\"eager\"")
-        return (None, *ctx.program.backward(ctx.env, grads, ctx.needs_input_grad[1:],
-                                            ctx.fused))
+        needed = ctx.needs_input_grad[1:]
+        if STATE.grad_enabled:  # create_graph: NOTE [Differentiable backward]
+            return (None, *_differentiable_backward(ctx.program, ctx.inputs, grads, needed))
+        return (None, *ctx.program.backward(ctx.env, grads, needed, ctx.fused))
+
+
+def _differentiable_backward(program: JointProgram, inputs: tuple, grads: tuple,
+                             needed: tuple) -> list:
+    """NOTE [Differentiable backward]: with ``create_graph=True`` the gradients must
+    themselves be differentiable, which arrays are not: the graph's own code (hookgrad ops) is
+    re-run on the call's inputs with grad mode on and differentiated by the engine with
+    ``create_graph=True``. Values equal eager's; intermediate hooks fire once, on that graph."""
+    with enable_grad():
+        outs = program.graph_forward(*inputs)
+    pairs = [(o, g) for o, g in zip(outs, grads)
+             if g is not None and isinstance(o, Tensor) and o.requires_grad]
+    wanted = [t for t, need in zip(inputs, needed) if need]
+    if not pairs or not wanted:
+        return [None] * len(inputs)
+    res = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                             create_graph=True, allow_unused=True))
+    return [next(res) if need else None for need in needed]
 
 
 class JointProgram:
@@ -114,6 +135,7 @@ class JointProgram:
 
     def __init__(self, gm: GraphModule, fwd: Any) -> None:
         self.fwd = fwd
+        self.graph_forward = gm.forward  # NOTE [Differentiable backward]
         self.shapes: list[tuple] = []  # of every value, for the variant being generated
         self.variants: dict[tuple, Any] = {}  # NOTE [Generated backward] in codegen/backward.py
         nodes = [n for n in gm.graph.nodes if n.op != "output"]
