@@ -347,6 +347,17 @@ def _number_or_tensor(fn: Any) -> Any:
     return op
 
 
+def _mul_operator(self: Tensor, other: Any) -> Any:
+    """``t * other`` and ``other * t``: `_number_or_tensor(mul)` with `mul`'s body inline (one
+    call less per product, the most frequent operator of elementwise code)."""
+    if isinstance(other, _OPERANDS) or hasattr(other, "dtype"):
+        return binary(_MUL, self, other)
+    return NotImplemented
+
+
+_MUL = P["mul"]
+
+
 METHODS = {
     "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div,
     "divide": div, "true_divide": div, "neg": neg, "negative": neg, "exp": exp,
@@ -360,7 +371,7 @@ METHODS = {
     "__iadd__": _inplace_binary("add"),
     "__sub__": _number_or_tensor(sub), "__rsub__": _number_or_tensor(rsub),
     "__isub__": _inplace_binary("sub"),
-    "__mul__": _number_or_tensor(mul), "__rmul__": _number_or_tensor(mul), "__imul__": mul_,
+    "__mul__": _mul_operator, "__rmul__": _mul_operator, "__imul__": mul_,
     "__truediv__": _number_or_tensor(div), "__rtruediv__": _number_or_tensor(_rdiv),
     "__itruediv__": div_,
     "__pow__": _number_or_tensor(pow), "__rpow__": _number_or_tensor(_rpow), "__ipow__": pow_,

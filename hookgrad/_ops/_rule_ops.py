@@ -40,6 +40,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import from_numpy_dtype, result_type_of
 from hookgrad._ops._elementwise import quiet, unbroadcast_arr
+from hookgrad._ops._matmul import mm_arrays
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
 
@@ -131,8 +132,8 @@ class ArrayOps:
 
     @staticmethod
     def mm(a: Any, b: Any) -> Any:
-        """Matrix product of two matrices (``Tensor.mm``)."""
-        return a @ b
+        """Matrix product of two matrices (``Tensor.mm``; NOTE [np.dot for matrix products])."""
+        return mm_arrays(a, b)
 
     @staticmethod
     def bmm(a: Any, b: Any) -> Any:
@@ -162,7 +163,7 @@ class ArrayOps:
     @staticmethod
     def mv(a: Any, v: Any) -> Any:
         """Matrix-vector product (``Tensor.mv``)."""
-        return a @ v
+        return mm_arrays(a, v)
 
     @staticmethod
     def sum(a: Any, dims: Sequence[int], keepdim: bool = False) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._matmul import mm_arrays
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops._rules import (
     all_dims,
@@ -36,7 +37,7 @@ def _mm_mat2(grad: Any, self: Any, ops: Any) -> Any:
     return ops.mm(ops.t(self), grad)
 
 
-defop("mm", impl=np.matmul, inputs=("self", "mat2"), saves=("mat2", "self"),
+defop("mm", impl=mm_arrays, inputs=("self", "mat2"), saves=("mat2", "self"),
       vjp={"self": _mm_self, "mat2": _mm_mat2},
       jvp={"self": lambda t, mat2: t.mm(mat2), "mat2": lambda t, self: self.mm(t)})
 
@@ -52,7 +53,7 @@ defop("dot", impl=lambda self, tensor: namespace_of(self).asarray(np.dot(self, t
       vjp={"self": lambda grad, tensor: grad * tensor, "tensor": lambda grad, self: grad * self},
       jvp={"self": lambda t, tensor: t.dot(tensor), "tensor": lambda t, self: self.dot(t)})
 
-defop("mv", impl=np.matmul, inputs=("self", "vec"), saves=("self", "vec"),
+defop("mv", impl=mm_arrays, inputs=("self", "vec"), saves=("self", "vec"),
       vjp={"self": lambda grad, vec, ops: ops.outer(grad, vec),
            "vec": lambda grad, self, ops: ops.mv(ops.t(self), grad)},
       jvp={"self": lambda t, vec: t.mv(vec), "vec": lambda t, self: self.mv(t)})
@@ -60,7 +61,7 @@ defop("mv", impl=np.matmul, inputs=("self", "vec"), saves=("self", "vec"),
 
 # ---------------------------------------------------------------- addmm
 def _addmm_impl(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
-    out = mat1 @ mat2
+    out = mm_arrays(mat1, mat2)
     if alpha != 1:
         out *= alpha
     if beta == 1:

@@ -26,7 +26,7 @@ from hookgrad._ops._rule_ops import ARRAY_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._node import Node
-from hookgrad.autograd._plans import RulePlan
+from hookgrad.autograd._plans import RulePlan, saved_arrays
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
 
 ACCUMULATE_GRAD_SEQ = 2**64 - 1
@@ -56,13 +56,22 @@ class PrimitiveNode(Node):
     def apply(self, grads: tuple, needed: tuple | None = None) -> tuple:
         prim = self._prim
         plan = _PLANS.get(prim) or plan_of(prim)
+        # NOTE [Rule operations]: the engine chose the rules' operations for this pass
+        stack = STATE.graph_task_stack
+        arrays = stack and stack[-1].rule_ops is ARRAY_OPS
         # Every saved value is unpacked once per execution, in save order, before any rule
-        # runs (PyTorch's generated apply does the same; unpack hooks observe it).
+        # runs (PyTorch's generated apply does the same; unpack hooks observe it). Rules that
+        # all run on arrays get arrays: no tensor is built for a saved output.
         saved = self._saved
         if saved:
             values = {}
-            for k, s in saved.items():
-                values[k] = s.unpack(self) if type(s) is SavedTensor else self._unpack(s)
+            if arrays and plan.saved_as_arrays:
+                for k, s in saved.items():
+                    values[k] = (s.unpack_data(self) if type(s) is SavedTensor
+                                 else saved_arrays(self._unpack(s)))
+            else:
+                for k, s in saved.items():
+                    values[k] = s.unpack(self) if type(s) is SavedTensor else self._unpack(s)
             saved = values
         edges = self._next_edges
         if prim.num_outputs == 1:
@@ -73,9 +82,7 @@ class PrimitiveNode(Node):
             return (None,) * len(edges)
         else:
             grad = None
-        # NOTE [Rule operations]: the engine chose the rules' operations for this pass
-        stack = STATE.graph_task_stack
-        callers = plan.array_callers if stack and stack[-1].rule_ops is ARRAY_OPS else plan.callers
+        callers = plan.array_callers if arrays else plan.callers
         if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)
             if edges[0][0] is None or (needed is not None and not needed[0]):
                 return (None,)

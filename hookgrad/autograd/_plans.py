@@ -22,14 +22,16 @@ arrays of ``grad``/``grads`` and of the saved values, and wraps the array the ru
 a tensor with no history::
 
     def call(grad, grads, saved, params, meta):
-        r = rule(grad._data, (v._data if type(v := saved.get('other')) is _T else _arr(v)),
-                 meta[0][0], AOPS)
+        r = rule(grad._data, (v if type(v := saved.get('other')) is _nd else
+                              v._data if type(v) is _T else _arr(v)), meta[0][0], AOPS)
         if type(r) is _nd:
             return _make(r)
         return r if r is None else _wrap(r)
 
 `PrimitiveNode.apply` picks the array callers when the engine chose arrays for the pass. A rule
-without ``ops`` has one caller for both (it always computes on tensors).
+without ``ops`` has one caller for both (it always computes on tensors). When every rule of a
+node takes ``ops``, `apply` unpacks the saved values as arrays (`SavedTensor.unpack_data`),
+which the array caller's first test passes through.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ _make = Tensor._make
 class RulePlan:
     """Per-primitive precomputed data of the backward hot path (NOTE [Rule plans])."""
 
-    __slots__ = ("cls", "callers", "array_callers", "single", "uses", "save_lists", "meta_all")
+    __slots__ = ("cls", "callers", "array_callers", "single", "uses", "save_lists", "meta_all",
+                 "saved_as_arrays")
 
     def __init__(self, prim: Primitive, cls: type) -> None:
         self.cls = cls  # the PrimitiveNode subclass named after the node
@@ -65,6 +68,8 @@ class RulePlan:
         self.uses = tuple(frozenset(prim.uses[name]) for name in names)
         self.save_lists: dict[int, tuple] = {}  # edge bitmask -> ((name, source), ...)
         self.meta_all = len(prim.diff_inputs) == len(prim.inputs)
+        # every rule runs on arrays in array mode: saved values are unpacked as arrays then
+        self.saved_as_arrays = all("ops" in prim.rule_args[name] for name in names)
 
     def saves_for(self, prim: Primitive, mask: int) -> tuple:
         """``(name, source)`` to save when the diff inputs in bitmask `mask` need gradients.
@@ -100,7 +105,7 @@ def rule_caller(prim: Primitive, name: str, arrays: bool = False) -> Any:
     """
     args = ", ".join(_expression(prim, a, arrays) for a in prim.rule_args[name])
     scope = {"rule": prim.vjp[name], "defaults": dict(prim.defaults), "dtype": from_numpy_dtype,
-             "AOPS": ARRAY_OPS, "TOPS": TENSOR_OPS, "_arr": _arr, "_nd": np.ndarray,
+             "AOPS": ARRAY_OPS, "TOPS": TENSOR_OPS, "_arr": saved_arrays, "_nd": np.ndarray,
              "_wrap": _wrap, "_make": _make, "_T": Tensor}
     if not arrays:
         return eval(f"lambda grad, grads, saved, params, meta: rule({args})", scope)  # noqa: S307
@@ -113,13 +118,16 @@ def rule_caller(prim: Primitive, name: str, arrays: bool = False) -> Any:
     return scope["call"]
 
 
-def _arr(v: Any) -> Any:
-    """The array(s) of a saved value or of ``grads``: a tensor, None, or a tuple of them."""
+def saved_arrays(v: Any) -> Any:
+    """The array(s) of a saved value or of ``grads``: a tensor, None, or a tuple of them.
+
+    Values `PrimitiveNode.apply` unpacked as arrays already (of any backend) pass unchanged.
+    """
     if v is None:
         return None
     if type(v) is tuple:
-        return tuple(None if x is None else x._data for x in v)
-    return v._data
+        return tuple(x._data if isinstance(x, Tensor) else x for x in v)
+    return v._data if isinstance(v, Tensor) else v
 
 
 def _wrap(r: Any) -> Tensor:
@@ -136,8 +144,9 @@ def _expression(prim: Primitive, arg: str, arrays: bool) -> str:
             return "grad._data" if arg == "grad" else "_arr(grads)"
         return arg
     if arg in prim.saves:
-        if arrays:  # a tensor's array inline; None and tuples through `_arr`
-            return (f"(v._data if type(v := saved.get({arg!r})) is _T else _arr(v))")
+        if arrays:  # an array or a tensor's array inline; None and tuples through `_arr`
+            return (f"(v if type(v := saved.get({arg!r})) is _nd else "
+                    f"v._data if type(v) is _T else _arr(v))")
         return f"saved.get({arg!r})"
     if arg in prim.params:
         return f"params.get({arg!r}, defaults.get({arg!r}))"
@@ -148,4 +157,4 @@ def _expression(prim: Primitive, arg: str, arrays: bool) -> str:
     raise KeyError(arg)  # pragma: no cover - defop validated every name
 
 
-__all__ = ["RulePlan", "rule_caller"]
+__all__ = ["RulePlan", "rule_caller", "saved_arrays"]

@@ -18,11 +18,13 @@ _FLOAT_KINDS = "fc"
 
 
 def build_node(
-    prim: Primitive, inputs: tuple, params: dict, outs: tuple,
+    prim: Primitive, inputs: tuple, params: dict, outs: tuple, cast: Any = None,
     original: Tensor | None = None, target: Tensor | None = None,
 ) -> PrimitiveNode | None:
     """Create the node for one recorded call and attach it to `outs`; None if nothing needs grad.
 
+    The signature starts with the recorder protocol's ``record`` (`cast` is unused: the engine
+    casts gradients back by the inputs' metadata), so `GradRecorder.record` *is* this function.
     `target`/`original`: for in-place ops, the tensor being modified and a copy of its pre-op
     value to save in its place (PyTorch saves ``original_self`` the same way).
     """
@@ -63,7 +65,8 @@ def build_node(
                 o._grad_fn = node
                 o._output_nr = j
     if prim.saves:
-        node._saved = _save(plan.saves_for(prim, mask), inputs, outs, node, original, target)
+        wanted = plan.save_lists.get(mask) or plan.saves_for(prim, mask)
+        node._saved = _save(wanted, inputs, outs, node, original, target)
     else:
         node._saved = _NOTHING_SAVED
     return node
@@ -131,13 +134,9 @@ class GradRecorder:
         # threads and nested in-place ops never take each other's entries
         self._pending: dict = {}
 
-    def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple,
-               cast: Any = None) -> None:
-        # only called while grad mode is on (NOTE [Recorder tuples] in _config)
-        for t in inputs:
-            if t._requires_grad:
-                build_node(prim, inputs, params, outs)
-                return
+    # Only called while grad mode is on (NOTE [Recorder tuples] in _config). `bind` calls it
+    # once per op: the function itself, not a method forwarding to it (one frame less per op).
+    record = staticmethod(build_node)
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
                        target: Tensor, cast: Any = None) -> None:
@@ -151,7 +150,7 @@ class GradRecorder:
             # A copy with the target's old gradient edge stands in for the overwritten value.
             original = Tensor._make(target._data.copy(), True)
             original._grad_fn, original._output_nr = gradient_edge(target)
-        node = build_node(prim, inputs, params, (out,), original, target)
+        node = build_node(prim, inputs, params, (out,), cast, original, target)
         if node is not None:
             self._pending[id(out)] = node
 

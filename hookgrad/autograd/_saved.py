@@ -149,6 +149,26 @@ class SavedTensor:
             out._fw_grads = self._fw_grads
         return out
 
+    def unpack_data(self, node: Any = None) -> Any:
+        """The saved value's array, for rules that run on arrays (NOTE [Rule operations]).
+
+        `unpack` without the tensor it would build for a saved output: the same freed and
+        version checks, and the unpack hook when one was registered.
+        """
+        if self._unpack is not None or self._freed:
+            return self.unpack(node)._data
+        vc = self._vc
+        if self._is_output:
+            data = self._data
+        else:
+            t = self._tensor
+            data = t._data
+            if vc is None:
+                vc = t._version_counter
+        if vc is not None and vc.value != self._version and not self._wrapped:
+            raise RuntimeError(self._version_message(node))
+        return data
+
     def _unpack_with_hook(self, node: Any) -> Tensor:
         data = self._unpack(self._packed)
         if not isinstance(data, Tensor):
