@@ -166,7 +166,7 @@ class Group:
         src += [f"        o{k}[e] = v{self.pos(n)}" for k, n in enumerate(self.outputs)]
         kernel = load_kernel("\n".join(src) + "\n", "kernel")
         fn = f"_group_fwd_{len(ns)}"
-        ns[fn] = _runner(kernel, len(self.outputs), self.shape, self.dtype)
+        ns[fn] = _runner(kernel, len(self.inputs), len(self.outputs), self.shape, self.dtype)
         targets = "".join(f"{n.name}, " for n in self.outputs)
         return f"    ({targets}) = {fn}({', '.join(a.name for a in self.inputs)})"
 
@@ -181,7 +181,8 @@ class Group:
             return
         src, flows = self._backward_source(grads, wanted, em.live)
         kernel = load_kernel(src, "kernel")
-        fn = em.const(_runner(kernel, len(flows), self.shape, self.dtype), "group_bwd")
+        fn = em.const(_runner(kernel, len(self.inputs) + len(grads), len(flows), self.shape,
+                              self.dtype), "group_bwd")
         args = [f"v{self.pos(a)}" for a in self.inputs]
         args += [f"g{self.pos(n)}" for n in grads]
         em.lines.append(f"    _r = {fn}({', '.join(args)})")
@@ -217,11 +218,16 @@ class Group:
         return "\n".join(src) + "\n", flows
 
 
-def _runner(kernel: Any, n_out: int, shape: tuple, dtype: Any) -> Any:
-    """``run(*arrays) -> outputs``: flat contiguous views in, fresh arrays of `shape` out."""
-    def run(*arrays: Any) -> tuple:
-        outs = [np.empty(shape, dtype) for _ in range(n_out)]
-        kernel(*[np.ascontiguousarray(a).reshape(-1) for a in arrays],
-               *[o.reshape(-1) for o in outs])
-        return tuple(outs)
-    return run
+def _runner(kernel: Any, n_in: int, n_out: int, shape: tuple, dtype: Any) -> Any:
+    """``run(*arrays) -> outputs``: flat C-ordered inputs (``reshape(-1)`` copies only what is
+    not contiguous), fresh arrays of `shape` out. Generated for its arity: it runs once per
+    group per call, where a generic loop cost more than small kernels."""
+    ins = [f"a{k}" for k in range(n_in)]
+    outs = [f"o{k}" for k in range(n_out)]
+    lines = [f"def run({', '.join(ins)}):"]
+    lines += [f"    {o} = _empty(_shape, _dtype)" for o in outs]
+    flat = [f"{a}.reshape(-1)" for a in ins] + [f"{o}.reshape(-1)" for o in outs]
+    lines += [f"    _kernel({', '.join(flat)})", f"    return ({''.join(o + ', ' for o in outs)})"]
+    ns = {"_empty": np.empty, "_shape": shape, "_dtype": dtype, "_kernel": kernel}
+    exec("\n".join(lines) + "\n", ns)  # noqa: S102
+    return ns["run"]
