@@ -12,7 +12,7 @@ from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.compile.graph import GraphModule
 from hookgrad.compile.inductor import inductor, numpy_source
-from hookgrad.compile.joint import JointProgram, joint_supported
+from hookgrad.compile.joint import JointProgram, joint_supported, requires_grad_names
 
 __all__ = ["lookup_backend", "register_backend", "list_backends", "eager"]
 
@@ -65,7 +65,7 @@ def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     if not any(isinstance(t, Tensor) and t.requires_grad for t in example_inputs) or \
             not STATE.grad_enabled or not joint_supported(gm, example_inputs):
         return gm.forward
-    src, ns = numpy_source(gm, joint=True)
+    src, ns = numpy_source(gm, joint=True, requires=requires_grad_names(gm, example_inputs))
     gm.numpy_code = src
     exec(compile(src, f"<hookgrad aot {id(gm):x}>", "exec"), ns)  # noqa: S102
     return JointProgram(gm, ns["forward"])

@@ -21,7 +21,7 @@ from hookgrad._tensor import Tensor
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.kernels import numba_mode
 from hookgrad.compile.graph import GraphModule
-from hookgrad.compile.joint import JointProgram, joint_supported
+from hookgrad.compile.joint import JointProgram, joint_supported, requires_grad_names
 from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
@@ -48,7 +48,8 @@ def inductor(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     if _optimisable(gm, example_inputs):
         src, ns = numpy_source(gm)
     elif joint_supported(gm, example_inputs):
-        src, ns = numpy_source(gm, joint=True)
+        src, ns = numpy_source(gm, joint=True,
+                               requires=requires_grad_names(gm, example_inputs))
     else:
         return gm.forward
     gm.numpy_code = src

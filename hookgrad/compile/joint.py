@@ -29,12 +29,13 @@ from hookgrad.compile.codegen.backward import backward_source, live_values
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.codegen.hooks import bases_of, fire, hook_supported, is_hook_op, skip
+from hookgrad.compile.codegen.modhooks import is_setup, setup_supported
 from hookgrad.compile.codegen.walk import walk
 from hookgrad.compile.graph import GraphModule, Node
-from hookgrad.compile.recorder import PrimCall
+from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
-__all__ = ["joint_supported", "JointProgram"]
+__all__ = ["joint_supported", "JointProgram", "requires_grad_names"]
 
 _make = Tensor._make
 _LINEAR = _F.linear
@@ -58,9 +59,28 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
         elif target is _LINEAR:
             if node.kwargs or len(node.args) not in (2, 3) or not _two_d(node, example_inputs):
                 return False
+        elif target is getitem:
+            if not (isinstance(node.args[0], Node) and is_setup(node.args[0])):
+                return False
+        elif is_setup(node):
+            if not setup_supported(node):
+                return False
         elif not (is_hook_op(node) and hook_supported(node)):
             return False
     return True
+
+
+def requires_grad_names(gm: GraphModule, example_inputs: list) -> set:
+    """Names of the graph values that require grad in calls of this entry (its inputs'
+    ``requires_grad`` are guarded)."""
+    nodes = gm.graph.nodes
+    names = {n.name for n, t in zip([n for n in nodes if n.op == "placeholder"], example_inputs)
+             if isinstance(t, Tensor) and t.requires_grad}
+    for node in nodes:
+        if node.op == "call_function" and any(
+                isinstance(a, Node) and a.name in names for a in node.args):
+            names.add(node.name)
+    return names
 
 
 def _two_d(node: Node, example_inputs: list) -> bool:
@@ -139,16 +159,24 @@ class JointProgram:
         self.shapes: list[tuple] = []  # of every value, for the variant being generated
         self.variants: dict[tuple, Any] = {}  # NOTE [Generated backward] in codegen/backward.py
         nodes = [n for n in gm.graph.nodes if n.op != "output"]
+        self.nodes = nodes
         self.index = {id(n): i for i, n in enumerate(nodes)}
         self.inputs = [self.index[id(n)] for n in nodes if n.op == "placeholder"]
         out = next(n for n in gm.graph.nodes if n.op == "output")
         self.outputs = [self.index[id(v)] for v in out.args[0]]
         self.steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
         self.bases = bases_of(nodes, self.index)  # hook operators alias their base value
+        self.vals = list(self.bases)  # where each value's array is (a setup's: its tensor's)
+        for j, n in enumerate(nodes):
+            if is_setup(n) and n.args[2]:
+                self.vals[j] = self.vals[self.index[id(n.args[3])]]
         self.hooks_of: dict[int, list[int]] = {}
+        self.items_of: dict[int, dict[int, int]] = {}  # setup operator -> {k: its getitem}
         for i, n in self.steps:
             if is_hook_op(n):
                 self.hooks_of.setdefault(self.bases[i], []).append(i)
+            elif n.target is getitem:
+                self.items_of.setdefault(self.index[id(n.args[0])], {})[n.args[1]] = i
         self.fused: Any = None  # the fused forward (`fuse`), checked on its first run
         self.checked = False
         self.signature: tuple = ()
@@ -162,8 +190,9 @@ class JointProgram:
     def fuse(self, gm: GraphModule, example_inputs: list) -> None:
         """Find fused groups on a probe run of `example_inputs` and build the fused forward
         (NOTE [Fused groups] in codegen/fusion.py). Without groups nothing changes."""
-        if len(example_inputs) != len(self.inputs) or not all(
-                isinstance(t, Tensor) for t in example_inputs):
+        if len(example_inputs) != len(self.inputs) or self.items_of or not all(
+                isinstance(t, Tensor) for t in example_inputs) or any(
+                is_setup(n) for _, n in self.steps):  # module hooks: per-node gradients
             return
         arrays = [t._data for t in example_inputs]
         env = self.fwd(*arrays, _hooks=False)[1]
@@ -216,14 +245,20 @@ class JointProgram:
         if not fused:
             return env
         full = list(self.fwd(*[env[i] for i in self.inputs], _hooks=False)[1])
-        for hooks in self.hooks_of.values():
-            for h in hooks:
-                full[h] = env[h]
+        for i, node in self.steps:
+            if is_hook_op(node) or is_setup(node):
+                full[i] = env[i]
         return tuple(full)
+
+    def _shape(self, full: tuple, j: int) -> tuple:
+        node = self.nodes[j]
+        if is_setup(node):  # its value is its tensor (one) or a tuple of them
+            return self._shape(full, self.index[id(node.args[3])]) if node.args[2] else ()
+        return np.shape(full[self.bases[j]])
 
     def _variant(self, env: tuple, arrays: tuple, key: tuple) -> Any:
         full = self._full(env, key[3])
-        self.shapes = [np.shape(full[b]) for b in self.bases]
+        self.shapes = [self._shape(full, j) for j in range(len(full))]
         self.fusing = key[3]
         try:
             src, ns = backward_source(self, live_values(self, key[0]), key[1])

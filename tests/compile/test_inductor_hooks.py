@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import hookgrad
+from hookgrad.compile.backends import lookup_backend
 from hookgrad.compile.joint import JointProgram
-from tests.compile._libs import is_torch
+from tests.compile._libs import is_torch, plain
 
 X = np.random.default_rng(5).normal(size=(3, 4))
 
@@ -127,3 +128,62 @@ def test_removing_the_returned_handle_disables_the_hook(torch):
     for k in range(4):
         np.testing.assert_allclose(results[4 + k], results[k], rtol=1e-10)
     assert not np.allclose(results[0], results[1])
+
+
+def _module_scenario(lib: Any, backend: Any, x_grad: bool) -> dict:
+    """Two hooked Linear layers; the pre-hook of ``b`` scales grad_output and the full hook of
+    ``a`` replaces grad_input (when there is one)."""
+    log: list = []
+    lib.manual_seed(0)
+    net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2))
+    with lib.no_grad():
+        for i, p in enumerate(net.parameters()):
+            p.copy_(lib.linspace(-1.0, 1.0, p.numel()).reshape(p.shape) * (i + 1) / 3)
+
+    def pre(m: Any, go: tuple) -> Any:
+        log.append(("pre", type(m).__name__, [plain(g) for g in go]))
+        return (go[0] * 2,) if m is net[2] else None
+
+    def full(m: Any, gi: tuple, go: tuple) -> Any:
+        log.append(("full", type(m).__name__, [plain(g) for g in gi], [plain(g) for g in go]))
+        return (gi[0] * 0.5,) if m is net[0] and gi[0] is not None else None
+
+    for k in (0, 2):
+        net[k].register_full_backward_pre_hook(pre)
+        net[k].register_full_backward_hook(full)
+    f = lib.compile(net, backend=backend) if backend else net
+    grads = []
+    for _ in range(3):
+        x = lib.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], requires_grad=x_grad)
+        if x_grad:
+            (f(x) * lib.tensor([1.0, 2.0])).sum().backward()
+        else:
+            with pytest.warns(UserWarning, match="Full backward hook is firing"):
+                (f(x) * lib.tensor([1.0, 2.0])).sum().backward()
+        grads.append((plain(x.grad), plain(net[0].weight.grad), plain(net[2].bias.grad)))
+        net.zero_grad()
+    return {"log": log, "grads": grads}
+
+
+@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning:torch.*")
+@pytest.mark.parametrize("x_grad", [True, False])
+@pytest.mark.parametrize("backend", ["inductor", "aot_eager"])
+def test_module_backward_hooks_in_generated_backward(backend, x_grad, torch):
+    got = _module_scenario(hookgrad, backend, x_grad)
+    assert got == _module_scenario(hookgrad, None, x_grad)
+    assert got == _module_scenario(torch, None, x_grad)
+    programs = []
+
+    def recording(gm: Any, example_inputs: list) -> Any:
+        programs.append(lookup_backend(backend)(gm, example_inputs))
+        return programs[-1]
+
+    mod = hookgrad.nn.Linear(3, 2)
+    mod.register_full_backward_hook(lambda m, gi, go: None)
+    opt = hookgrad.compile(mod, backend=recording)
+    for _ in range(2):
+        opt(hookgrad.ones(1, 3, requires_grad=True)).sum().backward()
+    (program,) = programs
+    assert isinstance(program, JointProgram)
+    assert "_run_node" in program.backward_code
+    assert all(v is not False for v in program.variants.values())

@@ -34,9 +34,10 @@ from hookgrad._ops._rule_ops import expand_arr
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.compile.codegen.hooks import is_hook_op
+from hookgrad.compile.codegen.modhooks import is_setup, run_node
 from hookgrad.compile.codegen.pointwise import lowerable, vjp_expr
 from hookgrad.compile.graph import Node
-from hookgrad.compile.recorder import PrimCall
+from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
 __all__ = ["backward_source", "live_values", "generic_vjp"]
@@ -60,9 +61,11 @@ class _Emitter:
     def __init__(self, prog: Any, live: set) -> None:
         self.prog, self.live = prog, live
         self.lines: list[str] = []
-        self.ns: dict[str, Any] = {"np": np, "_unb": unbroadcast_arr, "_asarray": np.asarray,
-                                   "_expand": expand_arr}
+        self.ns: dict[str, Any] = {"np": np, "_unb": unbroadcast_arr, "_out": _out,
+                                   "_expand": expand_arr, "_run_node": run_node}
         self.has_grad: set[int] = set()
+        self.maybe: set[int] = set()  # gradients that may be None at run time (module hooks)
+        self.in_maybe = False  # emitting inside an ``if g is not None:`` block
 
     def const(self, value: Any, hint: str) -> str:
         name = f"_{hint}{len(self.ns)}"
@@ -72,24 +75,37 @@ class _Emitter:
     def arg(self, a: Any) -> str:
         if not isinstance(a, Node):
             return self.const(a, "k")
-        return f"v{self.prog.bases[self.prog.index[id(a)]]}"
+        return f"v{self.prog.vals[self.prog.index[id(a)]]}"
 
     def pos(self, a: Node) -> int:
         """The value position of `a` (a hook operator's is its base's)."""
         return self.prog.bases[self.prog.index[id(a)]]
 
-    def accumulate(self, j: int, expr: str, shape: tuple) -> None:
-        """Add the contribution `expr` (of shape `shape`) to the gradient of value `j`."""
+    def accumulate(self, j: int, expr: str, shape: tuple, maybe_none: bool = False) -> None:
+        """Add the contribution `expr` (of shape `shape`; None allowed if `maybe_none`) to the
+        gradient of value `j`."""
         j = self.prog.bases[j]
         if j not in self.live:
             return
-        if shape != self.prog.shapes[j]:
-            expr = f"_unb({expr}, {self.prog.shapes[j]!r})"
-        if j in self.has_grad:
-            self.lines.append(f"    g{j} = g{j} + {expr}")
+        unb = (lambda e: f"_unb({e}, {self.prog.shapes[j]!r})") if shape != \
+            self.prog.shapes[j] else (lambda e: e)
+        if maybe_none:
+            self.lines += [f"    _t = {expr}", "    if _t is not None:",
+                           f"        _t = {unb('_t')}",
+                           f"        g{j} = _t if g{j} is None else g{j} + _t"]
+            self.maybe.add(j)
+        elif self.in_maybe or j in self.maybe:
+            self.lines.append(f"    g{j} = {unb(expr)} if g{j} is None else g{j} + {unb(expr)}")
+            self.maybe.add(j)
+        elif j in self.has_grad:
+            self.lines.append(f"    g{j} = g{j} + {unb(expr)}")
         else:
-            self.lines.append(f"    g{j} = {expr}")
-            self.has_grad.add(j)
+            self.lines.append(f"    g{j} = {unb(expr)}")
+        self.has_grad.add(j)
+
+
+def _out(g: Any) -> Any:
+    return None if g is None else np.asarray(g)
 
 
 def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str, Any]]:
@@ -97,23 +113,55 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
     em = _Emitter(prog, live)
     names = ", ".join(f"v{i}" for i in range(len(prog.shapes)))
     em.lines += ["def backward(env, grads, _fire):", f"    ({names},) = env"]
+    head = len(em.lines)
     for k, (j, here) in enumerate(zip(prog.outputs, present)):
         if here:
             em.accumulate(j, f"grads[{k}]", prog.shapes[j])
     for i, node in reversed(prog.steps):
-        if is_hook_op(node):
+        if is_hook_op(node) or node.target is getitem:
             continue
-        hooks = prog.hooks_of.get(i)
-        if hooks and i in em.has_grad and i in live:  # NOTE [Hooks in the generated backward]
-            em.lines.append(f"    g{i} = _fire(({''.join(f'v{h}, ' for h in hooks)}), g{i})")
-        group = prog.group_of(i)
-        if group is not None:  # one kernel call, at the group's last member
-            group.emit_backward(em, i)
-        elif i in em.has_grad and i in live:
-            _emit_node(em, i, node)
-    rets = [f"_asarray(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
+        start, em.in_maybe = len(em.lines), i in em.maybe and not is_setup(node)
+        _emit_step(em, i, node)
+        if em.in_maybe and len(em.lines) > start:
+            em.lines[start:] = [f"    if g{i} is not None:"] + \
+                ["    " + line for line in em.lines[start:]]
+        em.in_maybe = False
+    em.lines[head:head] = [f"    g{j} = None" for j in sorted(em.maybe)]
+    rets = [f"_out(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
     em.lines.append(f"    return ({', '.join(rets)},)")
     return "\n".join(em.lines) + "\n", em.ns
+
+
+def _emit_step(em: _Emitter, i: int, node: Node) -> None:
+    prog, live = em.prog, em.live
+    if is_setup(node):  # NOTE [Module hooks in the generated backward]
+        _emit_setup(em, i, node)
+        return
+    hooks = prog.hooks_of.get(i)
+    if hooks and i in em.has_grad and i in live:  # NOTE [Hooks in the generated backward]
+        em.lines.append(f"    g{i} = _fire(({''.join(f'v{h}, ' for h in hooks)}), g{i})")
+    group = prog.group_of(i)
+    if group is not None:  # one kernel call, at the group's last member
+        group.emit_backward(em, i)
+    elif i in em.has_grad and i in live:
+        _emit_node(em, i, node)
+
+
+def _emit_setup(em: _Emitter, i: int, node: Node) -> None:
+    items = em.prog.items_of.get(i)
+    if items is None:  # one wrapped tensor: the operator's own gradient
+        grads = [f"g{i}" if i in em.has_grad else "None"]
+    else:
+        grads = [f"g{items[k]}" if items.get(k) in em.has_grad else "None"
+                 for k in range(len(node.args) - 3)]
+    if all(g == "None" for g in grads) or i not in em.live:
+        return
+    values = "".join(f"{em.arg(a)}, " for a in node.args[3:])
+    em.lines.append(f"    _r = _run_node(v{i}, ({''.join(g + ', ' for g in grads)}), "
+                    f"({values}), _fire)")
+    for k, a in enumerate(node.args[3:]):
+        j = em.pos(a)
+        em.accumulate(j, f"_r[{k}]", em.prog.shapes[j], maybe_none=True)
 
 
 def _emit_node(em: _Emitter, i: int, node: Node) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from hookgrad._tensor import Tensor
 from hookgrad.compile.codegen.hooks import is_hook_op, new_hooks
+from hookgrad.compile.codegen.modhooks import is_setup, make_setup
 from hookgrad.compile.graph import GraphModule, Node
 from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
@@ -40,12 +41,13 @@ def linear_np(x: Any, w: Any, b: Any = None) -> Any:
     return out
 
 
-def numpy_source(gm: GraphModule, joint: bool = False,
-                 groups: list | None = None) -> tuple[str, dict[str, Any]]:
+def numpy_source(gm: GraphModule, joint: bool = False, groups: list | None = None,
+                 requires: set | None = None) -> tuple[str, dict[str, Any]]:
     """The generated array-level source of `gm` and its namespace.
 
     `joint`: take and return arrays, plus a tuple of every node value (for the backward).
     `groups`: fused groups (`fusion.Group`), each run as one kernel call.
+    `requires`: the names of the values that require grad (for module hook operators).
     """
     ns: dict[str, Any] = {"_arr": as_array, "_make": Tensor._make, "_linear": linear_np}
     nodes = gm.graph.nodes
@@ -66,6 +68,8 @@ def numpy_source(gm: GraphModule, joint: bool = False,
             call = ", ".join([body, str(node.kwargs.get("handle_slot", -1)), *free])
             lines += [f"    {node.name} = {_name(node.args[0])}",
                       f"    _hk_{node.name} = _new_hooks({call}) if _hooks else None"]
+        elif is_setup(node):  # NOTE [Module hooks in the generated backward]
+            lines += _setup_lines(node, ns, requires or set())
         elif node.op == "call_function" and id(node) in first:
             lines.append(first[id(node)].forward_line(ns))
         elif node.op == "call_function" and id(node) not in inside:
@@ -81,10 +85,21 @@ def _return_line(node: Node, nodes: list, joint: bool, first: dict, inside: set)
         return f"    return ({outs})"
     outs = "".join(f"_arr({_name(v)}), " for v in node.args[0])
     kept = {id(n) for g in first.values() for n in g.outputs}
-    env = "".join(f"_hk_{n.name}, " if is_hook_op(n) else
+    env = "".join(f"_hk_{n.name}, " if is_hook_op(n) or is_setup(n) else
                   f"{n.name}, " if id(n) not in inside or id(n) in kept else "None, "
                   for n in nodes if n.op != "output")
     return f"    return ({outs}), ({env})"
+
+
+def _setup_lines(node: Node, ns: dict[str, Any], requires: set) -> list[str]:
+    slot, kind, single = node.args[:3]
+    tensors = [_name(a) for a in node.args[3:]]
+    req = tuple(a.name in requires for a in node.args[3:])
+    ns["_make_setup"] = make_setup
+    value = tensors[0] if single else f"({''.join(t + ', ' for t in tensors)})"
+    return [f"    {node.name} = {value}",
+            f"    _hk_{node.name} = _make_setup({slot}, {kind!r}, {req!r}) if _hooks else "
+            f"(None, {kind!r}, {req!r})"]
 
 
 def _name(value: Any) -> str:
