@@ -219,15 +219,17 @@ class Group:
 
 
 def _runner(kernel: Any, n_in: int, n_out: int, shape: tuple, dtype: Any) -> Any:
-    """``run(*arrays) -> outputs``: flat C-ordered inputs (``reshape(-1)`` copies only what is
-    not contiguous), fresh arrays of `shape` out. Generated for its arity: it runs once per
-    group per call, where a generic loop cost more than small kernels."""
+    """``run(*arrays) -> outputs``: flat C-contiguous inputs (``reshape(-1)`` alone keeps a
+    broadcast gradient's zero strides, and a strided kernel does not vectorise), fresh arrays
+    of `shape` out. Generated for its arity: it runs once per group per call, where a generic
+    loop cost more than small kernels."""
     ins = [f"a{k}" for k in range(n_in)]
     outs = [f"o{k}" for k in range(n_out)]
     lines = [f"def run({', '.join(ins)}):"]
     lines += [f"    {o} = _empty(_shape, _dtype)" for o in outs]
-    flat = [f"{a}.reshape(-1)" for a in ins] + [f"{o}.reshape(-1)" for o in outs]
+    flat = [f"_c({a}).reshape(-1)" for a in ins] + [f"{o}.reshape(-1)" for o in outs]
     lines += [f"    _kernel({', '.join(flat)})", f"    return ({''.join(o + ', ' for o in outs)})"]
-    ns = {"_empty": np.empty, "_shape": shape, "_dtype": dtype, "_kernel": kernel}
+    ns = {"_empty": np.empty, "_shape": shape, "_dtype": dtype, "_kernel": kernel,
+          "_c": np.ascontiguousarray}
     exec("\n".join(lines) + "\n", ns)  # noqa: S102
     return ns["run"]

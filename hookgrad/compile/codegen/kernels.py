@@ -31,6 +31,9 @@ __all__ = ["numba_mode", "set_numba", "load_kernel", "cache_dir", "STATS"]
 STATS: Counter = Counter()
 _FORCED: list[bool | None] = [None]
 _LOADED: dict[str, Any] = {}
+# Numba's cache index is keyed by the function's code, not by these options: they are written
+# into the source (so into the file name) instead.
+_OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 _HINT = ("Numba is not installed: fused kernels need the optional extra "
          "(pip install 'hookgrad[compile]', or pip install numba)")
 
@@ -63,6 +66,7 @@ def cache_dir() -> Path:
 
 def load_kernel(source: str, name: str) -> Any:
     """The njit-compiled function `name` of `source` (module text defining it undecorated)."""
+    source = f"# hookgrad kernel; njit options {_OPTIONS!r}\n{source}"  # options: part of the key
     digest = hashlib.sha256(source.encode()).hexdigest()[:32]
     key = f"hg_{digest}"
     fn = _LOADED.get(key)
@@ -80,7 +84,7 @@ def load_kernel(source: str, name: str) -> Any:
     sys.modules[key] = module  # Numba's cache locator finds the function through its module
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     import numba
-    fn = numba.njit(cache=True, error_model="numpy", nogil=True)(getattr(module, name))
+    fn = numba.njit(**_OPTIONS)(getattr(module, name))
     _LOADED[key] = fn
     STATS["kernels_loaded"] += 1
     return fn
