@@ -16,6 +16,7 @@ input shapes, and `JointProgram` checks them on every call).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -164,7 +165,7 @@ class Group:
                                  f"    for e in range({outs[0]}.shape[0]):"]
         src += self._forward_body()
         src += [f"        o{k}[e] = v{self.pos(n)}" for k, n in enumerate(self.outputs)]
-        kernel = load_kernel("\n".join(src) + "\n", "kernel")
+        kernel = load_kernel(canonical("\n".join(src) + "\n"), "kernel")
         fn = f"_group_fwd_{len(ns)}"
         ns[fn] = _runner(kernel, len(self.inputs), len(self.outputs), self.shape, self.dtype)
         targets = "".join(f"{n.name}, " for n in self.outputs)
@@ -180,7 +181,7 @@ class Group:
         if not grads or not wanted:
             return
         src, flows = self._backward_source(grads, wanted, em.live)
-        kernel = load_kernel(src, "kernel")
+        kernel = load_kernel(canonical(src), "kernel")
         fn = em.const(_runner(kernel, len(self.inputs) + len(grads), len(flows), self.shape,
                               self.dtype), "group_bwd")
         args = [f"v{self.pos(a)}" for a in self.inputs]
@@ -216,6 +217,23 @@ class Group:
                                  f"    for e in range(i0.shape[0]):"] + body
         src += [f"        o{k}[e] = g{self.pos(a)}" for k, a in enumerate(flows)]
         return "\n".join(src) + "\n", flows
+
+
+_TOKEN = re.compile(r"\b(v|g|_k)(\d+)\b")
+
+
+def canonical(src: str) -> str:
+    """`src` with value, gradient and constant names renumbered by first appearance: groups
+    of the same structure (the links of a chain) then share one kernel source, so one
+    compilation and one cache file."""
+    seen: dict[str, str] = {}
+
+    def rename(m: re.Match) -> str:
+        key = m.group(0)
+        if key not in seen:
+            seen[key] = f"{m.group(1)}{sum(k[0] == m.group(1)[0] for k in seen)}"
+        return seen[key]
+    return _TOKEN.sub(rename, src)
 
 
 def _runner(kernel: Any, n_in: int, n_out: int, shape: tuple, dtype: Any) -> Any:
