@@ -160,3 +160,23 @@ def test_numba_requested_but_missing_raises_a_clear_error(monkeypatch):
         kernels.numba_mode()
     monkeypatch.delenv("HOOKGRAD_NUMBA")
     assert kernels.numba_mode() is False  # not requested: quietly the NumPy code
+
+
+def test_links_of_one_structure_share_one_kernel(numba_on):
+    def fn(x: Any) -> Any:
+        y = x
+        for _ in range(6):
+            y = (y * 1.25).tanh()
+            y.register_hook(lambda g: None)  # ends each group: six groups of (mul, tanh)
+        return y.sum()
+
+    opt = hookgrad.compile(fn)
+    before = dict(kernels.STATS)
+    for _ in range(3):
+        x = hookgrad.tensor(X, requires_grad=True)
+        opt(x).backward()
+    loaded = kernels.STATS["kernels_loaded"] - before.get("kernels_loaded", 0)
+    reused = kernels.STATS["memory_hits"] - before.get("memory_hits", 0)
+    program = opt._hookgrad_cache[0].artifact
+    assert len(set(map(id, program.groups.values()))) == 6
+    assert loaded <= 2 and reused >= 10  # 6 forward + 6 backward groups, 2 kernel sources
