@@ -17,12 +17,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bench import peers
 from bench import workloads as W
 
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
 def _import(lib_name: str) -> Any:
+    if lib_name in peers.PEERS:  # a peer's workloads module (it imports the peer library)
+        return importlib.import_module(peers.PEERS[lib_name].module)
     lib = importlib.import_module(lib_name)
     if lib_name == "torch":
         lib.set_num_threads(1)
@@ -52,10 +55,20 @@ def sample(step: Callable[[], None], n: int, clock: Callable[[], float]) -> floa
     return (clock() - t0) / n
 
 
+def _build(lib_name: str, lib: Any, name: str) -> tuple[Callable[[], None], float]:
+    if lib_name in peers.PEERS:
+        return lib.build(name)
+    return W.TABLE[name][0](lib)
+
+
 def _versions(lib_name: str, lib: Any) -> dict:
+    import importlib.metadata
+
     import numpy
 
-    return {"library": getattr(lib, "__version__", "?"), "numpy": numpy.__version__,
+    version = (importlib.metadata.version(peers.PEERS[lib_name].distribution)
+               if lib_name in peers.PEERS else getattr(lib, "__version__", "?"))
+    return {"library": version, "numpy": numpy.__version__,
             "python": sys.version.split()[0], "machine": platform.platform()}
 
 
@@ -71,11 +84,13 @@ def serve(lib_name: str, conn: Any) -> None:
             if op == "versions":
                 value: Any = _versions(lib_name, lib)
             elif op == "build":
-                steps[args[0]], value = W.TABLE[args[0]][0](lib)
+                steps[args[0]], value = _build(lib_name, lib, args[0])
             elif op == "calibrate":
                 value = calibrate(steps[args[0]], args[1], CLOCKS[args[2]])
             elif op == "sample":
                 value = sample(steps[args[0]], args[1], CLOCKS[args[2]])
+            elif op == "notes":  # a peer's labels per workload, e.g. "workaround"
+                value = getattr(lib, "NOTES", {})
             elif op == "peak_memory":
                 value = W.peak_memory_mb(lib)
             else:

@@ -1,11 +1,12 @@
 """Run every workload for hookgrad and (when installed) PyTorch; print a ratio table, write JSON.
 
-Usage: ``python -m bench [--quick] [--clock {cpu,wall}] [--json PATH] [--only NAME ...]``.
+Usage: ``python -m bench [--quick] [--peers] [--clock {cpu,wall}] [--json PATH] [--only NAME ...]``.
 Each library runs in its own worker process (`bench._worker`), one thread each, after a
 warm-up; each sample times a loop of steps, samples of the two libraries alternate, and the
 reported time is the median over samples. The default clock is the worker's CPU time, which a
 machine shared with other work disturbs far less than elapsed time (``--clock wall`` for
-elapsed time). Never used by unit tests for timing.
+elapsed time). ``--peers`` also times the installed pure-Python autograd peers
+(`bench.peers`), each in its own worker too. Never used by unit tests for timing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import multiprocessing
 import statistics
 from typing import Any
 
-from bench import _worker
+from bench import _worker, peers
 from bench import workloads as W
 
 WORKLOADS = W.TABLE
@@ -41,11 +42,23 @@ class _Worker:
         self.process.join(timeout=30)
 
 
-def _lib_names() -> list[str]:
+def _lib_names(with_peers: bool = False) -> tuple[list[str], list[str]]:
+    """(the libraries to time, one-line notes on the peers left out)."""
     names = ["hookgrad"]
     if importlib.util.find_spec("torch") is not None:
         names.append("torch")
-    return names
+    if not with_peers:
+        return names, []
+    peer_names, notes = peers.installed()
+    return names + peer_names, notes
+
+
+def _first_values_agree(firsts: dict[str, float]) -> bool | None:
+    """Every library's first value equals PyTorch's (hookgrad's when torch did not run)."""
+    ref = firsts.get("torch", firsts.get("hookgrad"))
+    if ref is None or len(firsts) < 2:
+        return None
+    return all(abs(v - ref) <= 1e-3 * max(1.0, abs(ref)) for v in firsts.values())
 
 
 def _row(name: str, workers: dict[str, _Worker], samples: int, min_time: float,
@@ -74,19 +87,23 @@ def _row(name: str, workers: dict[str, _Worker], samples: int, min_time: float,
     scale = 1e6 if unit.startswith("us") else 1e3
     for lib_name, ts in times.items():
         row[lib_name] = statistics.median(ts) * scale / divisor if ts else None
-    if len(firsts) == 2:
-        a, b = firsts["hookgrad"], firsts["torch"]
-        row["first_value_agrees"] = abs(a - b) <= 1e-3 * max(1.0, abs(b))
+    if (agrees := _first_values_agree(firsts)) is not None:
+        row["first_value_agrees"] = agrees
     return row
 
 
-def run(names: list[str], quick: bool, clock: str = "cpu") -> dict:
+def run(names: list[str], quick: bool, clock: str = "cpu", with_peers: bool = False) -> dict:
     samples, min_time = (3, 0.05) if quick else (7, 0.2)
-    workers = {lib_name: _Worker(lib_name) for lib_name in _lib_names()}
+    lib_names, peer_notes = _lib_names(with_peers)
+    workers = {lib_name: _Worker(lib_name) for lib_name in lib_names}
     try:
         results: dict = {"quick": quick, "clock": clock, "samples": samples,
                          "min_sample_s": min_time, "processes": "one per library",
                          "versions": {k: w.call("versions")[1] for k, w in workers.items()},
+                         "peers": [k for k in workers if k in peers.PEERS],
+                         "peer_notes": peer_notes,
+                         "peer_labels": {k: workers[k].call("notes")[1]
+                                         for k in workers if k in peers.PEERS},
                          "workloads": {}}
         if "chain_hooks" in names and "chain" not in names:
             names = ["chain", *names]  # chain_hooks is reported relative to chain
@@ -101,6 +118,9 @@ def run(names: list[str], quick: bool, clock: str = "cpu") -> dict:
     for row in results["workloads"].values():
         if row.get("hookgrad") and row.get("torch"):
             row["ratio"] = row["hookgrad"] / row["torch"]
+        for peer in results["peers"]:
+            if row.get(peer) and row.get("torch"):
+                row[peer + "_ratio"] = row[peer] / row["torch"]
     return results
 
 
@@ -115,20 +135,42 @@ def _per_hook(rows: dict, lib_names: list[str]) -> None:
             hooked[lib_name] = (hooked[lib_name] * hooks - base[lib_name] * W.CHAIN_OPS) / hooks
 
 
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3g}"
+
+
+def _peer_cells(results: dict, name: str, row: dict) -> str:
+    """`` | time | ratio`` per peer: "-" where the peer cannot express the workload."""
+    cells = ""
+    for peer in results.get("peers", []):
+        if _unavailable(row, peer):
+            cells += " | - | -"
+            continue
+        label = results["peer_labels"].get(peer, {}).get(name)
+        ratio = _fmt(row.get(peer + "_ratio")) + (f" ({label})" if label else "")
+        cells += f" | {_fmt(row.get(peer))} | {ratio}"
+    return cells
+
+
+def _unavailable(row: dict, lib: str) -> bool:
+    return str(row.get(lib + "_error", "")).startswith(peers.Unavailable.__name__ + ":")
+
+
 def format_table(results: dict) -> str:
-    lines = ["| workload | unit | hookgrad | PyTorch | ratio | same first loss |",
-             "|---|---|---|---|---|---|"]
+    titles = [peers.PEERS[p].title for p in results.get("peers", [])]
+    head = "".join(f" {t} | {t} ratio |" for t in titles)
+    lines = [f"| workload | unit | hookgrad | PyTorch | ratio |{head} same first loss |",
+             "|---|---|---|---|---|" + "---|---|" * len(titles) + "---|"]
     for name, row in results["workloads"].items():
-        def fmt(v):
-            return "n/a" if v is None else f"{v:.3g}"
         lines.append(
-            f"| {name} | {row['unit']} | {fmt(row.get('hookgrad'))} | {fmt(row.get('torch'))} | "
-            f"{fmt(row.get('ratio'))} | {row.get('first_value_agrees', 'n/a')} |"
+            f"| {name} | {row['unit']} | {_fmt(row.get('hookgrad'))} | "
+            f"{_fmt(row.get('torch'))} | {_fmt(row.get('ratio'))}"
+            f"{_peer_cells(results, name, row)} | {row.get('first_value_agrees', 'n/a')} |"
         )
-        for lib in ("hookgrad", "torch"):
-            if row.get(lib + "_error"):
+        for lib in ("hookgrad", "torch", *results.get("peers", [])):
+            if row.get(lib + "_error") and not _unavailable(row, lib):
                 lines.append(f"|  ({lib} failed: {row[lib + '_error'][:80]}) | | | | | |")
-    return "\n".join(lines)
+    return "\n".join(lines + [f"- {note}" for note in results.get("peer_notes", [])])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,11 +178,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer samples (< 2 minutes)")
     parser.add_argument("--json", default="bench_results.json", help="where to write results")
     parser.add_argument("--only", nargs="*", choices=sorted(WORKLOADS), help="subset")
+    parser.add_argument("--peers", action="store_true",
+                        help="also time the installed pure-Python peers (HIPS autograd, MyGrad)")
     parser.add_argument("--clock", choices=sorted(_worker.CLOCKS), default="cpu",
                         help="cpu: process CPU time (robust on a shared machine; default); "
                              "wall: elapsed time")
     args = parser.parse_args(argv)
-    results = run(args.only or list(WORKLOADS), args.quick, args.clock)
+    results = run(args.only or list(WORKLOADS), args.quick, args.clock, args.peers)
     print(format_table(results))
     print("peak memory of one MLP step:", results["peak_memory_mb_mlp64_step"])
     with open(args.json, "w") as f:

@@ -51,10 +51,9 @@ class SavedTensor:
     # the forward path of every recorded op.
     __slots__ = (
         "_tensor", "_data", "_vc", "_version", "_output_nr", "_requires_grad", "_is_output",
-        "_freed", "__dict__", "__weakref__",
+        "_freed", "_wrapped", "__dict__", "__weakref__",
     )
     _fw_grads = None  # forward-AD tangents of a saved output (forward-over-reverse)
-    _wrapped = False  # a wrapped Python number: no hooks, no version check
     _unpack = None  # the unpack hook, when pack hooks were applied
     _packed = None
 
@@ -77,9 +76,11 @@ class SavedTensor:
             self._data = None
         self._vc = vc
         self._version = 0 if vc is None else vc.value
-        if t._wrapped_number or t._absent:  # never packed, like PyTorch's numbers and Nones
-            self._wrapped = True
-        elif STATE.saved_hooks_stack:
+        # A wrapped Python number (``x * 2.0``: every scalar operand) or an absent input: never
+        # packed, like PyTorch's numbers and Nones, and no version check. A slot, not a class
+        # default: setting the default's override would create an instance dict per scalar op.
+        self._wrapped = wrapped = t._wrapped_number or t._absent
+        if not wrapped and STATE.saved_hooks_stack:
             pack, unpack = STATE.saved_hooks_stack[-1]
             self._apply_pack(pack, unpack, t)
 
