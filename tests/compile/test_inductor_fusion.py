@@ -172,8 +172,8 @@ def test_links_of_one_structure_share_one_kernel(numba_on):
 
     opt = hookgrad.compile(fn)
     before = dict(kernels.STATS)
-    for _ in range(3):
-        x = hookgrad.tensor(X, requires_grad=True)
+    for _ in range(3):  # 64 elements: interleaved halves (NOTE [Interleaved chains])
+        x = hookgrad.tensor(np.resize(X, (8, 8)), requires_grad=True)
         opt(x).backward()
     loaded = kernels.STATS["kernels_loaded"] - before.get("kernels_loaded", 0)
     reused = kernels.STATS["memory_hits"] - before.get("memory_hits", 0)
