@@ -57,10 +57,11 @@ def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     """One autograd node for the whole graph when it records gradients (as PyTorch's AOT
     autograd: ``CompiledFunctionBackward``), else the graph's own code.
 
-    The joint program is `joint.JointProgram` (forward code plus a reverse walk over the VJP
-    rules). Graphs with hook operators, in-place or multi-output ops run the graph's code, and
-    hookgrad's engine runs their backward, so intermediate hooks fire as in eager (they are not
-    placed into a partitioned backward graph).
+    The joint program is `joint.JointProgram`: generated forward and backward code (no
+    fusion: that is ``"inductor"``), with intermediate hooks placed in the backward right after
+    the intermediate's total gradient is formed (spec §9.3) and module backward hooks fired
+    as their identity nodes would be. Graphs with in-place or multi-output ops run the graph's
+    code, and hookgrad's engine runs their backward.
     """
     if not any(isinstance(t, Tensor) and t.requires_grad for t in example_inputs) or \
             not STATE.grad_enabled or not joint_supported(gm, example_inputs):

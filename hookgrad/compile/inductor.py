@@ -1,14 +1,17 @@
-"""The optimised backend (``"inductor"``): straight-line NumPy code for a captured graph.
+"""The optimised backend (``"inductor"``): generated code for a captured graph.
 
-When a graph needs no autograd (grad mode off, or no input requires grad: both are guarded, so
-this is known when the graph is compiled) and holds only primitives (and ``F.linear``), it is
-turned into one generated Python function that calls each primitive's array implementation on
-NumPy arrays directly: no `Tensor` objects between ops, no `bind`, no recorder loop. Anything
-else (graphs that record gradients, hook operators, in-place ops) runs the graph's own code
-(the ``"eager"`` path), so hooks and gradients keep eager's semantics.
-
-Future work (not done): a partitioned joint forward/backward so training steps run generated
-code too, fusion of elementwise chains, and the Numba extra of issue 11.
+- A graph that needs no autograd (grad mode off, or no input requires grad: both are guarded,
+  so this is known when the graph is compiled) and holds only primitives (and ``F.linear``)
+  becomes one generated Python function calling each primitive's array implementation on
+  NumPy arrays: no `Tensor` objects between ops, no `bind`, no recorder loop.
+- A graph that records gradients becomes a `joint.JointProgram`: one autograd node whose
+  forward and backward are generated code (NOTE [Generated backward] in codegen/backward.py),
+  with intermediate tensor hooks and module backward hooks fired inside the backward. With
+  Numba (the ``hookgrad[compile]`` extra; `codegen.kernels`), elementwise chains are fused
+  into kernels cached on disk (NOTE [Fused groups] in codegen/fusion.py); without it the same
+  graph runs as generated NumPy code.
+- Anything else (in-place or multi-output ops, casts, saved-tensor hooks active) runs the
+  graph's own code (the ``"eager"`` path), so hooks and gradients keep eager's semantics.
 """
 
 from __future__ import annotations
