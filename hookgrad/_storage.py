@@ -31,14 +31,14 @@ __all__ = ["UntypedStorage", "TypedStorage", "install"]
 
 
 def _base_array(t: Tensor) -> np.ndarray:
-    base = t._base if t._base is not None else t
-    return base._data
+    return t._storage_data()  # NOTE [Storage arrays] in _tensor.py
 
 
 def _flat(arr: np.ndarray) -> np.ndarray:
-    # The buffer in memory order; a non-contiguous base (rare: from_numpy of a strided array)
-    # is flattened by copy, which only affects element reads.
-    return arr.reshape(-1)
+    # The buffer in memory order (a view also for a Fortran-ordered base); a non-contiguous
+    # base (rare: from_numpy of a strided array) is flattened by copy, which only affects
+    # element reads.
+    return arr.reshape(-1, order="A")
 
 
 class _StorageBase:
@@ -173,24 +173,46 @@ def _set_(self: Tensor, source: Any = None, storage_offset: int = 0, size: Any =
     if self._requires_grad and self._grad_fn is None and STATE.grad_enabled:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation.")
+    store = None
     if source is None:
         new = np.empty((0,), dtype=self._data.dtype)
     elif isinstance(source, Tensor):
-        new = source._data if size is None else _StorageBase(_base_array(source))._as_tensor(
+        store = _base_array(source)
+        new = source._data if size is None else _StorageBase(store)._as_tensor(
             source.dtype, storage_offset, size, stride)._data
     elif isinstance(source, _StorageBase):
+        store = source._array
         new = source._as_tensor(self.dtype, storage_offset, size, stride)._data
     else:
         raise TypeError(f"set_(): expected a Tensor or a Storage, got {type(source).__name__}")
     self._data = new
-    for name in ("_base", "_view_chain", "_view_version", "_creation_meta"):
+    for name in ("_base", "_view_chain", "_view_version", "_creation_meta", "_storage_array"):
         self.__dict__.pop(name, None)  # no longer a view of its old base
+    if store is not None and store is not new:
+        self._storage_array = store  # NOTE [Storage arrays] in _tensor.py
     self._vc().value += 1
     return self
 
 
+def _is_set_to(self: Tensor, tensor: Any) -> bool:
+    """Whether both tensors view one storage with equal offset, sizes and strides.
+
+    Mirrors: ``torch.Tensor.is_set_to``.
+    """
+    if not isinstance(tensor, Tensor):
+        raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    mine, theirs = _base_array(self), _base_array(tensor)
+    same = mine is theirs or (
+        UntypedStorage(mine).data_ptr() == UntypedStorage(theirs).data_ptr()
+        and mine.nbytes == theirs.nbytes)
+    return bool(same and self.storage_offset() == tensor.storage_offset()
+                and self.shape == tensor.shape and self.stride() == tensor.stride())
+
+
 def install() -> None:
-    """Install ``storage``, ``untyped_storage`` and ``set_`` on `Tensor`."""
+    """Install ``storage``, ``untyped_storage``, ``set_`` and ``is_set_to`` on `Tensor`."""
+    Tensor.is_set_to = _is_set_to  # type: ignore[attr-defined]
     Tensor.storage = _storage  # type: ignore[attr-defined]
     Tensor.untyped_storage = _untyped_storage  # type: ignore[attr-defined]
     Tensor.set_ = _set_  # type: ignore[attr-defined]

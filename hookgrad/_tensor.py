@@ -12,6 +12,16 @@ tensor costs four attribute stores, and reading an unused hook table costs one l
 version counter is a slot although it starts as None: every tensor a node saves gets one, and
 setting a slot is much cheaper than creating the instance ``__dict__`` for it.
 
+NOTE [Storage arrays]
+A tensor's storage is the array of its view base (``_base``, else itself), unless that tensor
+records ``_storage_array``: the array its ``_data`` lies in when the tensor is not an autograd
+view of it. Loading (`hookgrad.load`, ``load_pickle``, unpickling, ``deepcopy``), ``set_``,
+``detach``/``.data`` of a view, ``.data = view`` and ``Parameter(view)`` set it, as PyTorch's
+tensors then share a storage without being views (``_base is None``, no view grad_fn); it is
+ignored once ``_data`` no longer lies in it. ``storage_offset()``
+(`_functional._slicing.storage_offset_of`), ``untyped_storage()`` and the archive writers read
+it through `_storage_data`.
+
 NOTE [Version counter]
 A `VersionCounter` is shared by a tensor, its views and its detached aliases. In-place ops bump it;
 `SavedTensor.unpack` compares it with the value recorded at save time and raises PyTorch's error
@@ -67,6 +77,7 @@ class Tensor:
     _is_param = False
     _leaf_alias_of: Tensor | None = None  # an unpacked saved leaf stands for this leaf
     _creation_meta: Any = None  # how a view may be modified in place (NOTE in _views.py)
+    _storage_array: Any = None  # NOTE [Storage arrays]
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -139,6 +150,16 @@ class Tensor:
             return 0
         return int(_backend.element_offset(self._data, base._data))
 
+    def _storage_data(self) -> Any:
+        """The array holding this tensor's storage (NOTE [Storage arrays])."""
+        root = self if self._base is None else self._base
+        store = root._storage_array
+        if store is None or type(store) is not type(root._data):
+            return root._data
+        # a recorded storage goes stale when ``_data`` is rebound (``out=``, ``set_``, ...)
+        inside = 0 <= _backend.element_offset(root._data, store) <= store.size
+        return store if inside else root._data
+
     def get_device(self) -> int:
         """-1 on CPU, else the device index. Mirrors: ``torch.Tensor.get_device``."""
         index = self.device.index
@@ -180,7 +201,9 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def data_ptr(self) -> int:
-        return int(self._data.__array_interface__["data"][0])
+        """Address of the first element; 0 for an empty tensor. Mirrors: ``Tensor.data_ptr``."""
+        data = self._data
+        return int(data.__array_interface__["data"][0]) if data.size else 0
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """The legacy type name (``'torch.FloatTensor'``), or a cast to `dtype`.
@@ -296,18 +319,25 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing storage, detached from autograd, with its own version counter."""
-        return Tensor._make(self._data)
+        out = Tensor._make(self._data)
+        if self._base is not None or self._storage_array is not None:
+            out._storage_array = self._storage_data()  # NOTE [Storage arrays]
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
+        if self._storage_array is not None or value._storage_data() is not value._data:
+            self._storage_array = value._storage_data()  # NOTE [Storage arrays]
 
     def detach(self) -> Tensor:
         """Mirrors: ``torch.Tensor.detach`` (shares storage and version counter)."""
         out = Tensor._make(self._data)
         out._version_counter = self._vc()
+        if self._base is not None or self._storage_array is not None:
+            out._storage_array = self._storage_data()  # NOTE [Storage arrays]
         return out
 
     def detach_(self) -> Tensor:

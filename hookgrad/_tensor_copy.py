@@ -1,15 +1,17 @@
 """``copy.deepcopy`` and pickling of tensors (installed into ``STATE_HOOKS``).
 
 Layer 4. NOTE [Tensor copy protocols]
-- ``deepcopy`` (PyTorch's ``Tensor.__deepcopy__``): leaves only; tensors that share memory in
-  the original share memory in the copy (the memo maps each memory owner to its copy, as
-  PyTorch's memo maps each storage); ``requires_grad``, ``.grad`` (deep-copied) and user
+- ``deepcopy`` (PyTorch's ``Tensor.__deepcopy__``): leaves only; each copy lies in a copy of
+  the original's whole storage at the same offset and strides (`hookgrad._storage_layout`), and
+  tensors that share a storage in the original share the copied one (the memo maps each
+  storage to its copy, as PyTorch's does); ``requires_grad``, ``.grad`` (deep-copied) and user
   attributes carry over; hooks, views and version counters do not.
-- pickling (PyTorch's ``__reduce_ex__``): the array is pickled by NumPy, so a tensor and its
-  ``detach()`` (the same array object) still share memory after loading, strides of C- and
-  F-contiguous layouts survive, and ``copy.copy`` shares memory with the original. A non-leaf
-  loads as a leaf with ``requires_grad=True``; ``.grad`` is not pickled. One difference: PyTorch
-  pickles a view's whole storage, hookgrad only the view's elements.
+- pickling (PyTorch's ``__reduce_ex__``): a tensor pickles as its whole storage (an array
+  pickled by NumPy) plus offset, sizes and strides, as PyTorch's does, so a view loads with its
+  storage offset and strides. A tensor and its ``detach()`` (the same array object) still share
+  memory after loading, and so do a tensor and its views pickled together (PyTorch pickles each
+  tensor's storage separately: they load unshared there); ``copy.copy`` shares memory with the
+  original. A non-leaf loads as a leaf with ``requires_grad=True``; ``.grad`` is not pickled.
 User attributes are the instance ``__dict__`` entries that are not hookgrad's own lazily-set
 fields (those always shadow a class-level default on `Tensor`; NOTE [Tensor fields]).
 """
@@ -19,9 +21,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import numpy as np
-
 from hookgrad import _backend
+from hookgrad._storage_layout import storage_layout, tensor_on_storage
 from hookgrad._tensor import STATE_HOOKS, Tensor
 
 _DEEPCOPY_NONLEAF = (
@@ -39,25 +40,17 @@ def _user_state(t: Tensor) -> dict:
     return {k: v for k, v in state.items() if not hasattr(Tensor, k)}
 
 
-def _copy_memory(arr: Any, memo: dict) -> Any:
-    """`arr`'s elements in a copy of its memory owner, shared through `memo` (NOTE above)."""
-    owner = _backend.memory_owner(arr)
-    if not (owner.flags.c_contiguous or owner.flags.f_contiguous):
-        return arr.copy()
-    key = ("hookgrad-memory", id(owner))
-    new_owner = memo.get(key)
-    if new_owner is None:
-        new_owner = memo[key] = owner.copy(order="K")
+def _copy_storage(t: Tensor, memo: dict) -> Tensor:
+    """A copy of `t` in a copy of its whole storage, shared through `memo` (NOTE above)."""
+    layout = storage_layout(t)
+    key = ("hookgrad-storage", id(layout.store))
+    new_flat = memo.get(key)
+    if new_flat is None:
+        new_flat = memo[key] = layout.flat.copy()
         # the memo only keys by id; keep the original alive as copy.deepcopy's memo does
-        memo.setdefault(id(memo), []).append(owner)
-    offset = _backend.element_offset(arr, owner)
-    item = arr.itemsize
-    strides = tuple(s // item for s in arr.strides)
-    flat = new_owner.reshape(-1, order="A")
-    if arr.size == 0:
-        return np.empty(arr.shape, dtype=arr.dtype)
-    return np.lib.stride_tricks.as_strided(
-        flat[offset:], shape=arr.shape, strides=tuple(s * item for s in strides))
+        memo.setdefault(id(memo), []).append(layout.store)
+    return tensor_on_storage(new_flat, layout.offset, t._data.shape, layout.stride,
+                             t._requires_grad, type(t))
 
 
 def deepcopy_tensor(t: Tensor, memo: dict) -> Tensor:
@@ -69,9 +62,7 @@ def deepcopy_tensor(t: Tensor, memo: dict) -> Tensor:
         raise RuntimeError(_DEEPCOPY_NONLEAF)
     if id(t) in memo:
         return memo[id(t)]
-    xp = _backend.namespace_of(t._data)
-    data = _copy_memory(t._data, memo) if xp is np else t._data.copy()
-    new = type(t)._make(data, t._requires_grad)
+    new = _copy_storage(t, memo)
     if t._grad is not None:
         new._grad = deepcopy_tensor(t._grad, memo)
     state = _user_state(t)
@@ -83,8 +74,19 @@ def deepcopy_tensor(t: Tensor, memo: dict) -> Tensor:
 
 def _rebuild_tensor(data: Any, requires_grad: bool, cls: type | None = None,
                     state: dict | None = None) -> Tensor:
-    """Unpickle a tensor (module-level so pickle can find it)."""
+    """Unpickle a tensor pickled as its own array (before storages were pickled)."""
     t = (Tensor if cls is None else cls)._make(data, requires_grad)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+def _rebuild_on_storage(store: Any, offset: int, size: tuple, stride: tuple,
+                        requires_grad: bool, cls: type | None = None,
+                        state: dict | None = None) -> Tensor:
+    """Unpickle a tensor lying in the (unpickled) storage array `store`."""
+    t = tensor_on_storage(store.reshape(-1, order="A"), offset, size, stride, requires_grad,
+                          cls, store=store)
     if state:
         t.__dict__.update(state)
     return t
@@ -95,9 +97,11 @@ def reduce_tensor(t: Tensor) -> Any:
 
     Mirrors: ``torch.Tensor.__reduce_ex__``.
     """
-    data = _backend.to_numpy(t._data)
+    layout = storage_layout(t)
+    store = _backend.to_numpy(layout.store)  # GPU arrays are pickled from a host copy
     cls = None if type(t) is Tensor else type(t)
-    return (_rebuild_tensor, (data, t._requires_grad, cls, _user_state(t) or None))
+    return (_rebuild_on_storage, (store, layout.offset, tuple(t._data.shape), layout.stride,
+                                  t._requires_grad, cls, _user_state(t) or None))
 
 
 def install() -> None:

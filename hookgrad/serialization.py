@@ -1,20 +1,30 @@
 """`save` / `load`: checkpoints of tensors and state dicts that never execute code on load.
 
-File format (``hookgrad-checkpoint``, version 1)
+File format (``hookgrad-checkpoint``, version 2)
 -------------------------------------------------
 A ZIP archive (members stored uncompressed) holding:
 
 ``hookgrad_checkpoint.json``
     UTF-8 JSON manifest::
 
-        {"format": "hookgrad-checkpoint", "version": 1,
-         "tensors": [{"file": "arrays/0.npy", "dtype": "float32", "shape": [2, 3],
-                      "requires_grad": false, "parameter": false, "device": "cpu"}, ...],
+        {"format": "hookgrad-checkpoint", "version": 2,
+         "storages": [{"file": "storages/0.npy", "dtype": "float32", "numel": 10,
+                       "device": "cpu"}, ...],
+         "tensors": [{"storage": 0, "offset": 2, "shape": [3], "stride": [1],
+                      "dtype": "float32", "requires_grad": false, "parameter": false}, ...],
          "root": <node>}
 
-``arrays/<n>.npy``
-    One array per distinct tensor, in NumPy's ``.npy`` format written with
+``storages/<n>.npy``
+    One flat (1-D) array per distinct storage, in NumPy's ``.npy`` format written with
     ``allow_pickle=False`` (so object arrays cannot occur).
+
+As in PyTorch, a tensor is written as its whole storage plus its element offset, sizes and
+strides there (`hookgrad._storage_layout`): a ``[2:5]`` slice of a 10-element tensor writes 10
+elements and loads with ``storage_offset() == 2``; tensors sharing a storage (a tensor and its
+views, transposes, ``detach()``) write it once and load sharing one storage again, so in-place
+writes through one are seen by the others, although none is an autograd view of another
+(``_base is None``). Version 1 files (one ``arrays/<n>.npy`` per tensor, entries with ``file``
+instead of ``storage``/``offset``/``stride``, nothing shared) are still read.
 
 A ``<node>`` is a JSON object tagged by ``"kind"``:
 
@@ -32,19 +42,20 @@ A ``<node>`` is a JSON object tagged by ``"kind"``:
 ``{"kind": "tensor", "ref": i}``     ``tensors[i]`` of the manifest
 ===================================  =====================================================
 
-A tensor reachable several times is stored once and loads as one object (views of one storage
-are stored separately and load unshared). ``requires_grad`` and the ``nn.Parameter`` type are
-restored; autograd history is not.
+A tensor reachable several times is stored once and loads as one object. ``requires_grad``
+and the ``nn.Parameter`` type are restored; autograd history is not.
 
 Loading only parses JSON and ``.npy`` headers: nothing is unpickled and no code runs, so
 ``weights_only`` makes no difference. Reading goes through one bounded reader
-(`hookgrad.utils._bounded_read`): members must be stored uncompressed, every tensor entry has its
-own array member, and a ``.npy`` header's shape must match the bytes actually present, so what
-is allocated is bounded by the size of the file. Any file that is not a well-formed checkpoint
-(a pickle, a ``torch.save`` archive, flipped bits, truncation, compressed members, objects nested
-more than `MAX_DEPTH` levels, an array whose dtype or shape disagrees with the manifest) raises
-``pickle.UnpicklingError``, the type torch's weights-only loader raises, with the reason in its
-message. A missing or unreadable *path* raises the `OSError` ``open`` gives, as in torch.
+(`hookgrad.utils._bounded_read`): members must be stored uncompressed, every storage (version
+1: every tensor) has its own array member, and a ``.npy`` header's shape must match the bytes
+actually present, so what is allocated is bounded by the size of the file; every tensor's
+offset, sizes and strides must lie inside its storage. Any file that is not a well-formed
+checkpoint (a pickle, a ``torch.save`` archive, flipped bits, truncation, compressed members,
+objects nested more than `MAX_DEPTH` levels, an array whose dtype or shape disagrees with the
+manifest) raises ``pickle.UnpicklingError``, the type torch's weights-only loader raises, with
+the reason in its message. A missing or unreadable *path* raises the `OSError` ``open`` gives,
+as in torch.
 
 Saving to a path (`hookgrad.utils._safe_write`) is atomic for regular files: the archive is
 written to a temporary file ``.<name>.hookgrad-save.<host>.<pid>.<random>.tmp`` in the same
@@ -67,6 +78,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dtypes import ALL_DTYPES, from_numpy_dtype
+from hookgrad._storage_layout import storage_layout, tensor_on_storage
 from hookgrad._tensor import Tensor
 from hookgrad.nn.parameter import Parameter
 from hookgrad.utils._bounded_read import Malformed, guarded, open_archive, read_member, read_npy
@@ -75,7 +87,8 @@ from hookgrad.utils._safe_write import write_file
 __all__ = ["save", "load"]
 
 FORMAT = "hookgrad-checkpoint"
-VERSION = 1
+VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 MANIFEST = "hookgrad_checkpoint.json"
 _MAP_KINDS = {dict: "dict", OrderedDict: "ordered_dict", Counter: "counter"}
 _MAP_TYPES = {kind: cls for cls, kind in _MAP_KINDS.items()}
@@ -131,23 +144,40 @@ class _Encoder:
         return ref
 
 
-def _tensor_entry(i: int, t: Tensor) -> dict[str, Any]:
-    return {"file": f"arrays/{i}.npy", "dtype": t.dtype.name, "shape": list(t.shape),
-            "requires_grad": bool(t.requires_grad), "parameter": isinstance(t, Parameter),
-            "device": str(t.device)}
+def _tensor_tables(tensors: list[Tensor]) -> tuple[list, list, list]:
+    """Storage entries, tensor entries and the flat storage arrays to write (one per storage)."""
+    storages: list[dict] = []
+    entries: list[dict] = []
+    flats: list[Any] = []
+    index: dict[int, int] = {}
+    keep = []  # storage arrays stay alive, so an id is not reused within one save
+    for t in tensors:
+        layout = storage_layout(t)
+        i = index.get(id(layout.store))
+        if i is None:
+            i = index[id(layout.store)] = len(storages)
+            storages.append({"file": f"storages/{i}.npy", "dtype": t.dtype.name,
+                             "numel": int(layout.flat.size), "device": str(t.device)})
+            flats.append(layout.flat)
+            keep.append(layout.store)
+        entries.append({"storage": i, "offset": layout.offset, "shape": list(t.shape),
+                        "stride": list(layout.stride), "dtype": t.dtype.name,
+                        "requires_grad": bool(t.requires_grad),
+                        "parameter": isinstance(t, Parameter)})
+    return storages, entries, flats
 
 
 def _write_archive(fh: Any, obj: Any) -> None:
     """Write the whole checkpoint of `obj` into the binary file object `fh`."""
     enc = _Encoder()
     root = enc.node(obj)  # encode first: an unsupported object fails before any write
-    manifest = {"format": FORMAT, "version": VERSION,
-                "tensors": [_tensor_entry(i, t) for i, t in enumerate(enc.tensors)],
-                "root": root}
+    storages, entries, flats = _tensor_tables(enc.tensors)
+    manifest = {"format": FORMAT, "version": VERSION, "storages": storages,
+                "tensors": entries, "root": root}
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
-        for entry, t in zip(manifest["tensors"], enc.tensors, strict=True):
+        for entry, flat in zip(storages, flats, strict=True):
             with zf.open(entry["file"], "w", force_zip64=True) as member:
-                _write_array(member, _backend.to_numpy(t._data))
+                _write_array(member, _backend.to_numpy(flat))
         zf.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False))
 
 
@@ -204,12 +234,17 @@ def _refuse(reason: str) -> pickle.UnpicklingError:
 class _Decoder:
     """Rebuilds the object tree from manifest nodes, reading each tensor once."""
 
-    def __init__(self, zf: zipfile.ZipFile, entries: list, map_location: Any) -> None:
-        self.zf, self.entries, self.map_location = zf, entries, map_location
+    def __init__(self, zf: zipfile.ZipFile, manifest: dict, map_location: Any) -> None:
+        self.zf, self.map_location = zf, map_location
+        self.entries = _typed(manifest.get("tensors"), list)
+        self.version = manifest["version"]
+        self.storages = _typed(manifest.get("storages"), list) if self.version >= 2 else []
+        self.flats: dict[int, Any] = {}  # storage index -> its loaded flat array
         self.loaded: dict[int, Tensor] = {}
-        files = [e.get("file") if isinstance(e, dict) else None for e in entries]
+        members = self.storages if self.version >= 2 else self.entries
+        files = [e.get("file") if isinstance(e, dict) else None for e in members]
         if len(set(files)) != len(files):  # one array member per entry, as the writer makes
-            raise Malformed("several tensor entries share one array member")
+            raise Malformed("several entries share one array member")
 
     def node(self, n: Any, key: bool = False, depth: int = 0) -> Any:
         """The object for manifest node `n`; anything malformed is refused."""
@@ -251,9 +286,46 @@ class _Decoder:
             return self.loaded[ref]
         if not 0 <= ref < len(self.entries):
             raise Malformed("tensor reference out of range")
-        t = _read_tensor(self.zf, self.entries[ref], self.map_location)
+        if self.version >= 2:
+            t = self._stored_tensor(self.entries[ref])
+        else:
+            t = _read_tensor(self.zf, self.entries[ref], self.map_location)
         self.loaded[ref] = t
         return t
+
+    def storage(self, i: int) -> tuple[Any, str]:
+        """The flat array of storage `i` (read and placed once) and its saved device."""
+        if not 0 <= i < len(self.storages) or not isinstance(self.storages[i], dict):
+            raise Malformed("storage reference out of range")
+        entry = self.storages[i]
+        location = _typed(entry.get("device", "cpu"), str)
+        if i not in self.flats:
+            flat = _read_array(self.zf, _typed(entry.get("file"), str))
+            if from_numpy_dtype(flat.dtype).name != entry.get("dtype") or flat.ndim != 1 or \
+                    flat.size != _typed(entry.get("numel"), int):
+                raise Malformed(f"array {entry['file']!r} does not match its manifest entry")
+            if not callable(self.map_location):  # a callable gets each tensor instead
+                flat = _placed(Tensor._make(flat), location, self.map_location)._data
+            self.flats[i] = flat
+        return self.flats[i], location
+
+    def _stored_tensor(self, entry: Any) -> Tensor:
+        """A version 2 tensor: a view of its (shared) storage, not an autograd view."""
+        if not isinstance(entry, dict):
+            raise Malformed("malformed tensor entry")
+        flat, location = self.storage(_typed(entry.get("storage"), int))
+        dtype = from_numpy_dtype(flat.dtype)
+        if entry.get("dtype") != dtype.name:
+            raise Malformed("a tensor's dtype differs from its storage's")
+        offset = _typed(entry.get("offset"), int)
+        shape, stride = (_int_list(entry.get(k)) for k in ("shape", "stride"))
+        try:
+            t = tensor_on_storage(flat, offset, shape, stride)
+        except RuntimeError as e:
+            raise Malformed(f"tensor layout outside its storage ({e})") from None
+        if callable(self.map_location):
+            t = _placed(t, location, self.map_location)
+        return _finish(t, entry, dtype.is_floating_point)
 
 
 def _typed(value: Any, kind: type) -> Any:
@@ -262,25 +334,41 @@ def _typed(value: Any, kind: type) -> Any:
     return value
 
 
-def _read_tensor(zf: zipfile.ZipFile, entry: Any, map_location: Any) -> Tensor:
-    if not isinstance(entry, dict):
-        raise Malformed("malformed tensor entry")
-    name = _typed(entry.get("file"), str)
+def _int_list(value: Any) -> list:
+    if type(value) is not list or any(type(v) is not int for v in value):
+        raise Malformed("expected a JSON list of ints in the manifest")
+    return value
+
+
+def _read_array(zf: zipfile.ZipFile, name: str) -> np.ndarray:
     if name not in zf.NameToInfo:
         raise Malformed(f"array member {name!r} is missing")
     try:
-        arr = read_npy(read_member(zf, name, zf.NameToInfo[name].file_size), _ARRAY_DTYPES)
+        return read_npy(read_member(zf, name, zf.NameToInfo[name].file_size), _ARRAY_DTYPES)
     except Malformed as e:
         raise Malformed(f"bad array {name!r} ({e})") from None
+
+
+def _read_tensor(zf: zipfile.ZipFile, entry: Any, map_location: Any) -> Tensor:
+    """A version 1 tensor: its own array member."""
+    if not isinstance(entry, dict):
+        raise Malformed("malformed tensor entry")
+    name = _typed(entry.get("file"), str)
+    arr = _read_array(zf, name)
     if from_numpy_dtype(arr.dtype).name != entry.get("dtype") or \
             list(arr.shape) != entry.get("shape"):
         raise Malformed(f"array {name!r} does not match its manifest entry")
     location = _typed(entry.get("device", "cpu"), str)
+    t = _placed(Tensor._make(arr), location, map_location)
+    return _finish(t, entry, from_numpy_dtype(arr.dtype).is_floating_point)
+
+
+def _finish(t: Tensor, entry: dict, floating: bool) -> Tensor:
+    """Restore ``requires_grad`` and the ``Parameter`` type of a loaded tensor."""
     requires_grad = _typed(entry.get("requires_grad", False), bool)
     parameter = _typed(entry.get("parameter", False), bool)
-    if requires_grad and not from_numpy_dtype(arr.dtype).is_floating_point:
-        raise Malformed(f"array {name!r}: only floating tensors can require grad")
-    t = _placed(Tensor._make(arr), location, map_location)
+    if requires_grad and not floating:
+        raise Malformed("only floating tensors can require grad")
     if parameter:
         return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
@@ -323,7 +411,8 @@ def _read_manifest(zf: zipfile.ZipFile) -> dict:
         manifest = json.loads(read_member(zf, MANIFEST, MAX_MANIFEST).decode("utf-8"))
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise Malformed("unknown format")
-    if manifest.get("version") != VERSION:
+    version = manifest.get("version")
+    if type(version) is not int or version not in _READABLE_VERSIONS:
         raise Malformed(f"unsupported checkpoint version {manifest.get('version')!r}")
     return manifest
 
@@ -331,9 +420,8 @@ def _read_manifest(zf: zipfile.ZipFile) -> dict:
 def _load_checked(f: Any, map_location: Any) -> Any:
     with open_archive(f) as zf:
         manifest = _read_manifest(zf)
-        entries = _typed(manifest.get("tensors"), list)
         with guarded("malformed manifest"):
-            return _Decoder(zf, entries, map_location).node(manifest.get("root"))
+            return _Decoder(zf, manifest, map_location).node(manifest.get("root"))
 
 
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,

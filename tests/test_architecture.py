@@ -26,7 +26,7 @@ LAYERS: dict[str, int] = {
     "hookgrad.utils": 0,
     "hookgrad._ops.registry": 1, "hookgrad._ops._shapes": 1, "hookgrad._dtypes": 1,
     "hookgrad._backend": 1, "hookgrad.return_types": 1,
-    "hookgrad._tensor": 2, "hookgrad._dispatch": 2,
+    "hookgrad._tensor": 2, "hookgrad._dispatch": 2, "hookgrad._storage_layout": 2,
     "hookgrad._ops.": 3, "hookgrad._ops": 3,
     "hookgrad._functional.": 4, "hookgrad._functional": 4, "hookgrad._tensor_methods": 4,
     "hookgrad._tensor_str": 4, "hookgrad._tensor_copy": 4, "hookgrad.linalg": 4,

@@ -115,14 +115,22 @@ def test_copy_protocols_preserve_values_dtype_requires_grad(torch, how):
     assert grads[0] == grads[1]
 
 
-def test_deepcopy_keeps_memory_sharing_between_copies():
-    base = np.arange(6.0)
-    a = hookgrad.from_numpy(base)
-    v = hookgrad.from_numpy(base[2:5])
-    ca, cv = copy.deepcopy([a, v])
-    ca.numpy()[3] = 100.0
-    assert cv.tolist() == [2.0, 100.0, 4.0]
-    assert base[3] == 3.0  # the originals are untouched
+def _deepcopy_sharing(lib):
+    base = lib.arange(6.0)
+    buf = np.arange(6.0)
+    # a view shares its base's storage; from_numpy of a NumPy slice is a storage of its own
+    cb, cv, ca, cw = copy.deepcopy([base, base[2:5], lib.from_numpy(buf),
+                                    lib.from_numpy(buf[2:5])])
+    cb[3] = 100.0
+    ca[3] = 100.0
+    return (cv.tolist(), cv.storage_offset(), cw.tolist(), cw.storage_offset(), base.tolist(),
+            buf.tolist())
+
+
+@pytest.mark.oracle
+def test_deepcopy_keeps_storage_sharing_between_copies(torch):
+    assert _deepcopy_sharing(hookgrad) == _deepcopy_sharing(torch)
+    assert _deepcopy_sharing(hookgrad)[:2] == ([2.0, 100.0, 4.0], 2)
 
 
 def test_pickle_shares_detached_aliases_and_copy_shares_memory():

@@ -148,18 +148,18 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
         raise RuntimeError("mismatch in length of strides and shape")
     own = storage_offset_of(input)
     offset = own if storage_offset is None else int(storage_offset)
-    root = input._base if input._base is not None else input
+    store = input._storage_data()
     need = (
         offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=False))
         if all(size)
         else 0
     )
-    if need > root._data.size or offset < 0:
+    if need > store.size or offset < 0:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
             f"and itemsize {input._data.itemsize} requiring a storage size of "
             f"{need * input._data.itemsize} are out of bounds for storage of size "
-            f"{root._data.size * input._data.itemsize}"
+            f"{store.size * input._data.itemsize}"
         )
     params = {
         "size": size,
@@ -171,9 +171,13 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None
 
 
 def storage_offset_of(t: Tensor) -> int:
-    """Mirrors: ``torch.Tensor.storage_offset`` (elements from the first element of the base)."""
-    if t._base is None:
-        return 0
+    """Mirrors: ``torch.Tensor.storage_offset`` (elements from the first element of the base,
+    or of the storage array a loaded tensor lies in: NOTE [Storage arrays] in ``_tensor.py``)."""
     from hookgrad._backend import element_offset
 
-    return int(element_offset(t._data, t._base._data))
+    base = t._base
+    store = t._storage_data()
+    if store is (t if base is None else base)._data:
+        return 0 if base is None else int(element_offset(t._data, base._data))
+    offset = int(element_offset(t._data, store))
+    return offset if 0 <= offset <= store.size else 0  # an empty non-view may point anywhere

@@ -51,6 +51,9 @@ class Parameter(Tensor):
             )
         p = cls._make(data._data, bool(requires_grad))
         p._version_counter = data._vc()
+        store = data._storage_data()
+        if store is not data._data:  # a view's storage (NOTE [Storage arrays] in _tensor.py)
+            p._storage_array = store
         return p
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

@@ -2,8 +2,9 @@
 
 A tensor pickles as ``_rebuild_tensor(storage, offset, size, stride, requires_grad, hooks)``
 where ``storage`` is a persistent id ``("storage", dtype name, key, device, numel)``. The key
-is given per memory owner, so views and tensors sharing memory write one member and load
-sharing one array again. PyTorch archives (``.storage`` members) are readable too.
+is given per storage (`hookgrad._storage_layout`): a view writes its base's whole storage, and
+tensors sharing a storage write one member and load sharing one storage again, with PyTorch's
+offsets and strides. PyTorch archives (``.storage`` members) are readable too.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
+from hookgrad._storage_layout import storage_layout, tensor_on_storage
 from hookgrad._tensor import Tensor
 from hookgrad._tensor_copy import _user_state
 from hookgrad.nn.parameter import Parameter
@@ -50,27 +52,23 @@ class StorageRef:
 
 
 class StorageTable:
-    """Storages of one exporter, keyed by the identity of the memory owner."""
+    """Storages of one exporter, keyed by the identity of the storage array."""
 
     def __init__(self) -> None:
-        self._by_owner: dict[int, tuple[Any, StorageRef]] = {}
+        self._by_store: dict[int, tuple[Any, StorageRef]] = {}
         self.new: list[StorageRef] = []  # written by the exporter, then cleared
 
-    def storage_of(self, arr: np.ndarray, location: str = "cpu") -> tuple[StorageRef, int]:
-        """``(storage, element offset)`` of `arr` inside its memory owner."""
-        owner = _backend.memory_owner(arr)
-        usable = (isinstance(owner, np.ndarray) and owner.dtype == arr.dtype and owner.size > 0
-                  and (owner.flags.c_contiguous or owner.flags.f_contiguous))
-        if not usable:  # unusual memory (foreign buffer, reinterpreted dtype): copy it alone
-            owner = np.ascontiguousarray(arr)
-        entry = self._by_owner.get(id(owner))
+    def storage_of(self, t: Tensor) -> tuple[StorageRef, int, tuple]:
+        """``(storage, element offset, element strides)`` of `t` in its storage."""
+        layout = storage_layout(t)
+        entry = self._by_store.get(id(layout.store))
         if entry is None:
-            ref = StorageRef(owner.reshape(-1, order="A"), len(self._by_owner), location)
-            # keep `owner` alive so its id is not reused by another array during this export
-            self._by_owner[id(owner)] = entry = (owner, ref)
+            # GPU arrays are copied to the host for writing, once per storage
+            ref = StorageRef(_backend.to_numpy(layout.flat), len(self._by_store), str(t.device))
+            # keep the store alive so its id is not reused by another array during this export
+            self._by_store[id(layout.store)] = entry = (layout.store, ref)
             self.new.append(ref)
-        offset = _backend.element_offset(arr, owner) if arr.size else 0
-        return entry[1], int(offset)
+        return entry[1], layout.offset, layout.stride
 
 
 def npy_bytes(flat: np.ndarray) -> bytes:
@@ -102,10 +100,8 @@ def reduce_tensor(t: Tensor, table: StorageTable) -> tuple:
     """
     if not isinstance(t, Parameter):
         warn_if_has_hooks(t)
-    arr = _backend.to_numpy(t._data)  # GPU arrays are copied to the host for writing
-    ref, offset = table.storage_of(arr, str(t.device))
-    stride = tuple(s // arr.itemsize for s in arr.strides) if arr.size else t.stride()
-    args = (ref, offset, tuple(arr.shape), stride, bool(t._requires_grad), OrderedDict())
+    ref, offset, stride = table.storage_of(t)
+    args = (ref, offset, tuple(t._data.shape), stride, bool(t._requires_grad), OrderedDict())
     state = _user_state(t) or None  # attributes a user set on the tensor travel with it
     if isinstance(t, Parameter):
         data = (_rebuild_tensor, args[:4] + (False, OrderedDict()))
@@ -131,18 +127,12 @@ class _Rebuilt:
 def _rebuild_tensor(storage: np.ndarray, storage_offset: int, size: tuple, stride: tuple,
                     requires_grad: bool, backward_hooks: Any, cls: type | None = None,
                     state: dict | None = None) -> Tensor:
-    """A tensor viewing `storage` (a flat array) with element `stride` from `storage_offset`.
+    """A tensor lying in `storage` (a flat array) with element `stride` from `storage_offset`;
+    tensors of one storage share it (NOTE [Storage arrays] in ``hookgrad/_tensor.py``).
 
     Mirrors: ``torch._utils._rebuild_tensor_v2``.
     """
-    size, stride = tuple(size), tuple(stride)
-    if 0 in size:
-        data = np.empty(size, dtype=storage.dtype)
-    else:
-        item = storage.itemsize
-        data = np.lib.stride_tricks.as_strided(
-            storage[storage_offset:], shape=size, strides=tuple(s * item for s in stride))
-    t = (Tensor if cls is None else cls)._make(data, bool(requires_grad))
+    t = tensor_on_storage(storage, storage_offset, size, stride, requires_grad, cls)
     if state:
         t.__dict__.update(state)
     return t
@@ -151,7 +141,7 @@ def _rebuild_tensor(storage: np.ndarray, storage_offset: int, size: tuple, strid
 def _rebuild_parameter(data: Tensor, requires_grad: bool, backward_hooks: Any,
                        cls: type | None = None, state: dict | None = None) -> Parameter:
     """Mirrors: ``torch._utils._rebuild_parameter`` (with ``_rebuild_parameter_with_state``)."""
-    p = (Parameter if cls is None else cls)(data, requires_grad)
+    p = (Parameter if cls is None else cls)(data, requires_grad)  # shares `data`'s storage
     if state:
         p.__dict__.update(state)
     return p
