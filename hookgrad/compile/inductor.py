@@ -19,9 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.compile.codegen.forward import numpy_source
+from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.codegen.kernels import numba_mode
 from hookgrad.compile.graph import GraphModule
 from hookgrad.compile.joint import JointProgram, joint_supported, requires_grad_names
@@ -58,8 +61,52 @@ def inductor(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     gm.numpy_code = src
     exec(compile(src, f"<hookgrad inductor {id(gm):x}>", "exec"), ns)  # noqa: S102
     if _optimisable(gm, example_inputs):
-        return ns["forward"]
+        fused = _fused_inference(gm, example_inputs, ns["forward"]) if numba_mode() else None
+        return fused or ns["forward"]
     program = JointProgram(gm, ns["forward"])
     if numba_mode():
         program.fuse(gm, example_inputs)
     return program
+
+
+def _fused_inference(gm: GraphModule, example_inputs: list, plain: Any) -> Any:
+    """The inference forward with fused groups (NOTE [Fused groups]), or None without any."""
+    nodes = [n for n in gm.graph.nodes if n.op != "output"]
+    if len(example_inputs) != sum(n.op == "placeholder" for n in nodes) or not all(
+            isinstance(t, Tensor) for t in example_inputs):
+        return None
+    index = {id(n): i for i, n in enumerate(nodes)}
+    steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
+    probe_src, probe_ns = numpy_source(gm, joint=True)
+    exec(compile(probe_src, f"<hookgrad probe {id(gm):x}>", "exec"), probe_ns)  # noqa: S102
+    env = probe_ns["forward"](*[t._data for t in example_inputs])[1]
+    groups = find_groups(gm.graph.nodes, steps, env, index, list(range(len(nodes))), set())
+    if not groups:
+        return None
+    src, ns = numpy_source(gm, groups=groups)
+    gm.fused_code = src
+    exec(compile(src, f"<hookgrad fused {id(gm):x}>", "exec"), ns)  # noqa: S102
+    return CheckedForward(ns["forward"], plain, example_inputs)
+
+
+class CheckedForward:
+    """A fused inference forward used for inputs of the probe's shapes and dtypes, once its
+    first outputs matched the plain forward's (NOTE [Validated variants] in joint.py)."""
+
+    def __init__(self, fused: Any, plain: Any, example_inputs: list) -> None:
+        self.fused, self.plain = fused, plain
+        self.signature = tuple((t._data.shape, t._data.dtype) for t in example_inputs)
+        self.checked = False
+
+    def __call__(self, *inputs: Tensor) -> Any:
+        if self.fused is None or tuple(
+                (t._data.shape, t._data.dtype) for t in inputs) != self.signature:
+            return self.plain(*inputs)
+        if self.checked:
+            return self.fused(*inputs)
+        got, want = self.fused(*inputs), self.plain(*inputs)
+        self.checked = all(np.allclose(g._data, w._data, rtol=1e-4, atol=1e-6, equal_nan=True)
+                           and g._data.dtype == w._data.dtype for g, w in zip(got, want))
+        if not self.checked:
+            self.fused = None
+        return want

@@ -180,3 +180,22 @@ def test_links_of_one_structure_share_one_kernel(numba_on):
     program = opt._hookgrad_cache[0].artifact
     assert len(set(map(id, program.groups.values()))) == 6
     assert loaded <= 2 and reused >= 10  # 6 forward + 6 backward groups, 2 kernel sources
+
+
+def test_inference_graph_runs_fused_kernels(numba_on, torch):
+    def chain(lib: Any, x: Any) -> Any:
+        y = x
+        for _ in range(30):
+            y = (y * 1.01).tanh()
+        return y + 1
+
+    x0 = RNG.normal(size=(8, 8)).astype(np.float32)
+    opt = hookgrad.compile(lambda x: chain(hookgrad, x))
+    with hookgrad.no_grad():
+        outs = [opt(hookgrad.tensor(x0)).numpy() for _ in range(3)]
+    oracle = chain(torch, torch.tensor(x0)).numpy()
+    for out in outs:
+        np.testing.assert_allclose(out, oracle, rtol=1e-5, atol=1e-6)
+    entry = opt._hookgrad_cache[0]
+    assert type(entry.artifact).__name__ == "CheckedForward" and entry.artifact.checked
+    assert "_group_fwd" in entry.gm.fused_code
