@@ -182,6 +182,8 @@ class JointProgram:
         self.signature: tuple = ()
         self.groups: dict[int, Any] = {}
         self.fusing = False
+        self.fusion_error: Exception | None = None  # why fusion was given up, if it was
+        self.variant_errors: list[Exception] = []  # generated variants that failed to run
 
     def __call__(self, *inputs: Tensor) -> tuple:
         return CompiledFunction.apply(self, *inputs)
@@ -200,7 +202,11 @@ class JointProgram:
                              set(self.hooks_of))
         if not groups:
             return
-        src, ns = numpy_source(gm, joint=True, groups=groups)
+        try:  # a kernel that cannot be built (cache dir, Numba) leaves the program unfused
+            src, ns = numpy_source(gm, joint=True, groups=groups)
+        except Exception as e:  # noqa: BLE001 - recorded, and the plain code runs
+            self.fusion_error = e
+            return
         exec(compile(src, f"<hookgrad fused {id(self):x}>", "exec"), ns)  # noqa: S102
         self.fused_code = gm.fused_code = src
         self.groups = {i: g for g in groups for i, _ in g.steps}
@@ -214,7 +220,11 @@ class JointProgram:
         if self.fused is not None and tuple((a.shape, a.dtype) for a in arrays) == self.signature:
             if self.checked:
                 return (*self.fused(*arrays), True)
-            outs, env = self.fused(*arrays)
+            try:  # the first run also compiles the kernels
+                outs, env = self.fused(*arrays)
+            except Exception as e:  # noqa: BLE001 - recorded, and the plain code runs
+                self.fusion_error, self.fused = e, None
+                return (*self.fwd(*arrays), False)
             self.checked = _same(outs, self.fwd(*arrays, _hooks=False)[0], (True,) * len(outs))
             if self.checked:
                 return outs, env, True
@@ -267,7 +277,11 @@ class JointProgram:
         exec(compile(src, f"<hookgrad backward {id(self):x}>", "exec"), ns)  # noqa: S102
         fn = ns["backward"]
         self.backward_code = src
-        got = fn(env, arrays, skip)  # hooks fire once: in the real run, not in the check
+        try:  # no user code runs here (hooks are skipped): an error is the generator's
+            got = fn(env, arrays, skip)  # hooks fire once: in the real run, not in the check
+        except Exception as e:  # noqa: BLE001 - recorded, and the rule walk runs
+            self.variant_errors.append(e)
+            return False
         want = self.walk(full, tuple(None if a is None else _make(a) for a in arrays), key[0],
                          skip)
         return fn if _same(got, want, key[0]) else False

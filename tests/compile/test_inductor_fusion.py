@@ -62,6 +62,7 @@ def test_fused_program_matches_eager(numba_on, dtype):
         np.testing.assert_allclose(g, r, **tol)
     program = opt._hookgrad_cache[0].artifact
     assert program.fused is not None and program.checked and program.groups
+    assert program.fusion_error is None and not program.variant_errors
     assert "_group_fwd" in program.fused_code
     assert all(v is not False for v in program.variants.values())
     assert "_group_bwd" in program.backward_code
@@ -199,3 +200,19 @@ def test_inference_graph_runs_fused_kernels(numba_on, torch):
     entry = opt._hookgrad_cache[0]
     assert type(entry.artifact).__name__ == "CheckedForward" and entry.artifact.checked
     assert "_group_fwd" in entry.gm.fused_code
+
+
+def test_unbuildable_kernels_leave_the_program_unfused(numba_on, monkeypatch):
+    """A cache dir that cannot be written (or a kernel Numba rejects) falls back, recorded."""
+    def broken(source: str, name: str) -> Any:
+        raise OSError("read-only cache dir")
+
+    monkeypatch.setattr("hookgrad.compile.codegen.fusion.load_kernel", broken)
+    fn = _mixed(hookgrad)
+    ref = _run(fn, hookgrad.float64)
+    opt = hookgrad.compile(fn)
+    for _ in range(2):
+        got = _run(opt, hookgrad.float64)
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
+    program = opt._hookgrad_cache[0].artifact
+    assert program.fused is None and isinstance(program.fusion_error, OSError)

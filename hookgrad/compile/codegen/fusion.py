@@ -30,6 +30,7 @@ from hookgrad.compile.recorder import PrimCall
 __all__ = ["Group", "find_groups"]
 
 MIN_GROUP = 2
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # what kernels compute in
 # A longer run is split into groups of at most MAX_GROUP members: LLVM's compile time grows
 # faster than linearly with a kernel's length, and the links of a long chain then share
 # kernels (`canonical`), at one kernel call per group and direction (about 1.5 us each).
@@ -101,7 +102,7 @@ class _Positions:
 
 def _joins(run: list, i: int, node: Node, env: tuple, pos: _Positions) -> bool:
     out = env[i]
-    if out.dtype.kind != "f" or out.ndim == 0:
+    if out.dtype not in _FLOATS or out.ndim == 0:
         return False
     if run and (env[run[0][0]].shape != out.shape or env[run[0][0]].dtype != out.dtype):
         return False
