@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -128,7 +129,8 @@ print(json.dumps(dict(kernels.STATS)))
 
 def test_kernels_are_cached_on_disk_across_processes(tmp_path):
     pytest.importorskip("numba")
-    env = dict(os.environ, HOOKGRAD_CACHE_DIR=str(tmp_path), PYTHONPATH=os.getcwd())
+    root = str(Path(__file__).resolve().parents[2])  # this checkout, not an installed copy
+    env = dict(os.environ, HOOKGRAD_CACHE_DIR=str(tmp_path), PYTHONPATH=root)
     runs = [json.loads(subprocess.run([sys.executable, "-c", _CHILD], env=env, check=True,
                                       capture_output=True, text=True).stdout.splitlines()[-1])
             for _ in range(2)]
