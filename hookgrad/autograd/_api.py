@@ -17,7 +17,7 @@ from hookgrad.autograd._edges import gradient_edge
 from hookgrad.autograd._node import GradientEdge
 
 __all__ = ["backward", "grad", "add_backward_observer", "remove_backward_observer",
-           "BackwardCall"]
+           "BackwardCall", "BACKWARD_EXECUTORS"]
 
 # NOTE [Backward observers]
 # Tools that watch or take over backward passes (``hooktools.HookTrace``, compiled autograd)
@@ -36,6 +36,14 @@ class BackwardCall(NamedTuple):
     inputs: Any
     create_graph: bool
     run: Any
+
+
+# NOTE [Backward executors]
+# Compiled autograd runs a validated ``backward()`` itself: ``executor(roots, seeds,
+# retain_graph, targets) -> bool`` is asked (innermost last) right before `engine.execute`, with
+# the root edges and seeds `_backward` has checked; True means it ran the pass. Empty: one truth
+# test per pass.
+BACKWARD_EXECUTORS: list = []
 
 
 def add_backward_observer(observer: Any) -> None:
@@ -213,6 +221,9 @@ def _backward(tensors: Any, grad_tensors: Any, retain_graph: bool | None, create
                 t.retain_grad()  # type: ignore[attr-defined]
             node, slot = gradient_edge(t)
             targets.append((node, slot, i))
+    if BACKWARD_EXECUTORS and not create_graph and BACKWARD_EXECUTORS[-1](
+            roots, seeds, retain_graph, targets):
+        return
     engine.execute(roots, seeds, create_graph=create_graph, retain_graph=retain_graph,
                    targets=targets, accumulate=True)
 

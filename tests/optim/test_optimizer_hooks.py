@@ -125,10 +125,13 @@ def _subclass_scenario(lib, log):
             return "ret"
 
     opt = MyOpt([_param(lib)])
-    _global(lib).register_optimizer_step_pre_hook(lambda o, a, k: log.append("G-pre"))
+    handle = _global(lib).register_optimizer_step_pre_hook(lambda o, a, k: log.append("G-pre"))
     opt.register_step_pre_hook(lambda o, a, k: log.append(("L-pre", type(o).__name__)))
     opt.register_step_post_hook(lambda o, a, k: log.append("L-post"))
-    log.append(opt.step())
+    try:
+        log.append(opt.step())
+    finally:  # a global hook must not outlive its test
+        handle.remove()
     return MyOpt.step.hooked, MyOpt.step.__wrapped__.__qualname__
 
 
@@ -165,8 +168,11 @@ def test_hooks_fire_once_when_a_subclass_calls_super_step():
     p.grad = hookgrad.ones(2)
     opt = Custom([p], lr=0.5)
     opt.register_step_pre_hook(lambda o, a, k: log.append("pre"))
-    register_optimizer_step_post_hook(lambda o, a, k: log.append("G-post"))
-    opt.step()
+    handle = register_optimizer_step_post_hook(lambda o, a, k: log.append("G-post"))
+    try:
+        opt.step()
+    finally:  # a global hook must not outlive its test
+        handle.remove()
     assert log == ["pre", "custom", "G-post"]
     assert p.tolist() == [0.5, 0.5]
 

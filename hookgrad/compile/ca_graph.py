@@ -1,0 +1,254 @@
+"""Compiled autograd, step 2: the backward graph built from a capture key (spec §10.2).
+
+`build_graph(key)` emits, node by node in the eager engine's order, what the engine would do:
+the hook calls, the node's backward operator, the routing of its outputs into the next nodes'
+input buffers (an ``accumulate_grad_buffer`` add where two gradients meet), ``node_done``
+(free the node's saved values, call the pass's pollers), and at the end the final-callbacks
+stub. The runtime inputs arrive through five placeholders, as in PyTorch:
+``inputs`` (seeds, saved tensors, retained tensors, leaves), ``sizes``, ``scalars``, ``hooks``
+and ``packed_data`` (values packed by saved-tensor hooks); they are read in the order
+`ca_capture` collected them (NOTE [Compiled autograd key]).
+
+For ``y = x * x; y.register_hook(h); y.sum().backward()`` with a post-accumulate hook on ``x``
+the generated code reads (names shortened)::
+
+    getitem = inputs[0]                                         # the seed
+    sum_backward0 = SumBackward0([getitem], [], [(sizes[0],)], [])
+    call_hook = call_hook(hooks[0], sum_backward0[0], hook_type='tensor_pre_hook')
+    mul_backward0 = MulBackward0([call_hook], [inputs[1], inputs[2]], [...], [])
+    accumulate_grad_buffer = accumulate_grad_buffer(mul_backward0[0], mul_backward0[1])
+    call_accumulate_grad(inputs[3], accumulate_grad_buffer)
+    call_hook(hooks[1], inputs[3], accumulate_grad_buffer, hook_type='post_acc_grad_hook')
+    exec_final_callbacks_stub()
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from typing import Any
+
+from hookgrad.compile import ca_ops
+from hookgrad.compile.graph import Graph, GraphModule, Node
+
+__all__ = ["CompiledAutogradGraph", "build_graph"]
+
+PLACEHOLDERS = ("inputs", "sizes", "scalars", "hooks", "packed_data")
+
+
+class _Emitter:
+    """Graph under construction plus the read positions in each runtime-input list."""
+
+    def __init__(self) -> None:
+        self.g = Graph()
+        self.ph = {name: self.g.placeholder(name) for name in PLACEHOLDERS}
+        self.pos = dict.fromkeys(PLACEHOLDERS, 0)
+
+    def take(self, which: str) -> Any:
+        i = self.pos[which]
+        self.pos[which] = i + 1
+        return self.g.call_function(operator.getitem, (self.ph[which], i), name="getitem")
+
+    def shape(self, rank: int) -> tuple:
+        return tuple(self.take("sizes") for _ in range(rank))
+
+    def pick(self, value: Any, n: int) -> list:
+        return [self.g.call_function(operator.getitem, (value, j), name="getitem")
+                for j in range(n)]
+
+    def hook(self, args: tuple, hook_type: str) -> Any:
+        return self.g.call_function(ca_ops.call_hook, (self.take("hooks"), *args),
+                                    name="call_hook", kwargs={"hook_type": hook_type})
+
+
+def _saved_value(em: _Emitter, layout: Any) -> Any:
+    if layout == "none":
+        return None
+    if layout == "tensor":
+        return em.take("inputs")
+    if layout == "packed":
+        return em.hook((em.take("packed_data"),), "unpack_hook")
+    return tuple(_saved_value(em, x) for x in layout)
+
+
+def _node_body(em: _Emitter, body: tuple, edges: tuple, grads: list, seeds: list) -> list:
+    """The node's own computation; returns its outputs, one per edge (or fewer)."""
+    kind = body[0]
+    g = em.g
+    if kind == "prim":
+        saved = [_saved_value(em, layout) for _name, layout in body[3]]
+        shapes = [None if m is None else em.shape(m[0]) for m in body[4]]
+        scalars = [em.take("scalars") for _ in body[6]]
+        op = ca_ops.PrimitiveBackward(body, edges)
+        out = g.call_function(op, (list(grads), saved, shapes, scalars),
+                              name=_snake(op.__name__))
+        return em.pick(out, len(edges))
+    if kind == "leaf":
+        var = em.take("inputs")
+        g.call_function(ca_ops.call_accumulate_grad, (var, grads[0]),
+                        name="call_accumulate_grad")
+        for _ in range(body[4]):
+            em.hook((var, grads[0]), "post_acc_grad_hook")
+        return []
+    if kind == "bwhook":
+        shapes = [em.shape(rank) for rank, _dt in body[1]]
+        op = ca_ops.ModuleHookBackward(tuple(dt for _rank, dt in body[1]))
+        out = g.call_function(op, (list(grads), shapes), name="backward_hook_function_backward")
+        return em.pick(out, len(grads))
+    if kind == "node":
+        out = g.call_function(ca_ops.call_backward, (em.take("hooks"), list(grads), len(edges)),
+                              name="call_backward")
+        return em.pick(out, len(edges))
+    return list(seeds)  # the graph root hands the seeds to its edges
+
+
+def _snake(name: str) -> str:
+    out = [("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(name)]
+    return "".join(out)
+
+
+def build_graph(key: tuple) -> Graph:
+    """The backward graph of capture `key` (see the module docstring)."""
+    em = _Emitter()
+    (root_slot, seed_none), entries = key
+    n_seeds = 1 if root_slot is not None else len(seed_none)
+    seeds = [em.take("inputs") for _ in range(n_seeds)]
+    state = em.g.call_function(ca_ops.begin_pass, (em.ph["inputs"],), name="pass_state")
+    buffers: dict[int, list] = {}
+    if root_slot is not None:
+        buffers[0] = [None] * entries[0][4]
+        buffers[0][root_slot] = seeds[0]
+    for i, (body, (groups, retain, n_pre), n_post, edges, n_slots) in enumerate(entries):
+        grads = buffers.pop(i, None) or [None] * n_slots
+        for slot, n in groups:
+            for _ in range(n):
+                grads[slot] = em.hook((grads[slot],), "tensor_pre_hook")
+        for slot in retain:
+            em.g.call_function(ca_ops.call_retain_grad, (em.take("inputs"), grads[slot]),
+                               name="call_retain_grad")
+        for _ in range(n_pre):
+            grads = em.pick(em.hook((list(grads),), "pre_hook"), n_slots)
+        first = em.pos["inputs"]
+        outs = _node_body(em, body, edges, grads, seeds)
+        used = tuple(range(first, em.pos["inputs"])) if body[0] == "prim" else ()
+        for _ in range(n_post):
+            outs = em.pick(em.hook((list(outs), list(grads)), "post_hook"), len(outs))
+        _route(em, entries, buffers, edges, outs)
+        em.g.call_function(ca_ops.node_done, (state, i, used), name="node_done")
+    em.g.call_function(ca_ops.exec_final_callbacks_stub, (), name="_exec_final_callbacks_stub")
+    em.g.output([])
+    return em.g
+
+
+def _route(em: _Emitter, entries: tuple, buffers: dict, edges: tuple, outs: list) -> None:
+    for k, (dst, slot) in enumerate(edges):
+        if dst < 0:
+            continue
+        buf = buffers.get(dst)
+        if buf is None:
+            buf = buffers[dst] = [None] * entries[dst][4]
+        val = outs[k] if k < len(outs) else None
+        if val is None:
+            continue
+        old = buf[slot]
+        buf[slot] = val if old is None else em.g.call_function(
+            ca_ops.accumulate_grad_buffer, (old, val), name="accumulate_grad_buffer")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, Node):
+        return value.name
+    if isinstance(value, tuple):
+        inner = ", ".join(_fmt(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    return repr(value)  # None, ints and hook-type strings only
+
+
+def _uses(value: Any, out: list) -> list:
+    if isinstance(value, Node):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _uses(v, out)
+    return out
+
+
+def python_code(graph: Graph) -> tuple[str, dict]:
+    """``forward``'s source and namespace; ``getitem`` nodes become subscripts.
+
+    A value is dropped (``x = None``) after its last use, as in PyTorch's generated code:
+    saved tensors are freed as the pass goes, and a gradient reaching ``call_accumulate_grad``
+    is held only by the graph, so ``.grad`` may keep its memory (NOTE [Stealing a gradient]).
+    """
+    nodes = graph.nodes
+    last: dict[int, int] = {}
+    for i, node in enumerate(nodes):
+        for used in _uses((node.args, list(node.kwargs.values())), []):
+            last[id(used)] = i
+    drops: dict[int, list] = {}
+    for node in nodes:
+        if id(node) in last:
+            drops.setdefault(last[id(node)], []).append(node.name)
+    ns: dict[str, Any] = {}
+    names: dict[int, str] = {}
+    lines = [f"def forward(self, {', '.join(PLACEHOLDERS)}):"]
+    # `inputs` stays referenced to the end: `node_done` drops its entries as nodes finish
+    for i, node in enumerate(nodes):
+        if node.op == "output":
+            lines.append(f"    return {_fmt(node.args[0])}")
+            continue
+        if node.op != "call_function" or (node.target is operator.getitem
+                                          and id(node) not in last):
+            continue
+        lhs = f"{node.name} = " if id(node) in last else ""
+        if node.target is operator.getitem:
+            lines.append(f"    {lhs}{_fmt(node.args[0])}[{node.args[1]!r}]")
+        else:
+            fname = names.get(id(node.target))
+            if fname is None:
+                fname = names[id(node.target)] = f"{node.name}_op"
+                ns[fname] = node.target
+            args = [_fmt(a) for a in node.args]
+            args += [f"{k}={_fmt(v)}" for k, v in node.kwargs.items()]
+            lines.append(f"    {lhs}{fname}({', '.join(args)})")
+        if i in drops:
+            lines.append("    " + " = ".join(drops[i]) + " = None")
+    return "\n".join(lines) + "\n", ns
+
+
+class CompiledAutogradGraph(GraphModule):
+    """The graph module a compiled-autograd capture hands to its compiler.
+
+    ``forward(inputs, sizes, scalars, hooks, packed_data)`` runs the backward pass. It is bound
+    per instance to the generated function, so a compiler keyed by code objects
+    (``hookgrad.compile``) sees one code key per capture.
+
+    NOTE [Compiling a compiled-autograd graph]
+    ``hookgrad.compile`` traces the graph's code on the first call (the hooks it calls are traced
+    and guarded by their code, a hook it cannot trace raises `Unsupported` under fullgraph) and
+    then, on every call its guards accept, runs this graph's generated code
+    (``_hookgrad_run_original``): the execution tracer cannot represent writes to ``.grad`` or
+    the data-dependent constants some backward rules compute, so its own artifact is not trusted
+    with them.
+
+    Mirrors: the ``GraphModule`` compiled autograd hands to its compiler.
+    """
+
+    _hookgrad_run_original = True
+
+    def __init__(self, key: tuple, capture_id: int) -> None:
+        self.key = key
+        self.id = capture_id
+        super().__init__(build_graph(key))
+
+    def recompile(self) -> None:
+        """Generate ``.code`` (subscripts inline: a backward reads many runtime inputs)."""
+        self.code, ns = python_code(self.graph)
+        exec(compile(self.code, f"<compiled autograd graph {self.id}>", "exec"), ns)  # noqa: S102
+        self._fn = ns["forward"]
+        self.forward = types.MethodType(self._fn, self)  # type: ignore[method-assign]
+
+    def __call__(self, *args: Any) -> Any:
+        return self._fn(self, *args)
