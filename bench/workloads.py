@@ -203,7 +203,7 @@ def _compiled(lib, fn):
     return lib.compile(fn)
 
 
-def chain_compile(lib):
+def chain_compile(lib, hooks=False):
     x0 = np.random.default_rng(0).normal(size=(16, 16)).astype(np.float32)
     x = _t(lib, x0, True)
 
@@ -211,6 +211,8 @@ def chain_compile(lib):
         y = t
         for _ in range(CHAIN_OPS // 2):
             y = lib.tanh(y * 1.01)
+            if hooks:
+                y.register_hook(_noop)
         return y.sum()
     opt = _compiled(lib, f)
 
@@ -239,6 +241,52 @@ def mlp_compile(lib, batch, hooks=False):
         opt.step()
 
     return _quiet(step, first) if hooks else (step, first)
+
+
+def cnn_compile(lib, batch=64):
+    """cnn with the model under ``lib.compile`` (loss and optimizer stay eager)."""
+    rng = np.random.default_rng(2)
+    conv, lin = lib.nn.Conv2d(1, 8, 3), lib.nn.Linear(8 * 13 * 13, 10)
+    with lib.no_grad():
+        conv.weight.copy_(lib.tensor(rng.uniform(-0.3, 0.3, size=(8, 1, 3, 3)).astype(np.float32)))
+        conv.bias.copy_(lib.tensor(rng.uniform(-0.3, 0.3, size=(8,)).astype(np.float32)))
+    _load_linear(lin, rng.uniform(-0.03, 0.03, size=(10, 8 * 13 * 13)).astype(np.float32),
+                 rng.uniform(-0.03, 0.03, size=(10,)).astype(np.float32), lib)
+    model = lib.nn.Sequential(conv, lib.nn.ReLU(), lib.nn.MaxPool2d(2), lib.nn.Flatten(), lin)
+    x = _t(lib, rng.normal(size=(batch, 1, 28, 28)))
+    y = lib.tensor(rng.integers(0, 10, size=batch).astype(np.int64))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = lib.nn.CrossEntropyLoss()
+    first = float(loss_fn(model(x), y).item())
+    cmodel = _compiled(lib, model)
+
+    def step():
+        opt.zero_grad()
+        loss_fn(cmodel(x), y).backward()
+        opt.step()
+
+    return step, first
+
+
+def hvp_compile(lib):
+    """hvp with the loss under ``lib.compile`` (the double backward goes through it)."""
+    rng = np.random.default_rng(3)
+    w1 = _t(lib, rng.normal(size=(10, 32)) * 0.3, True)
+    w2 = _t(lib, rng.normal(size=(32, 1)) * 0.3, True)
+    x = _t(lib, rng.normal(size=(16, 10)))
+    v1 = _t(lib, rng.normal(size=(10, 32)))
+    v2 = _t(lib, rng.normal(size=(32, 1)))
+
+    def loss(a, b):
+        return (lib.tanh(x @ a) @ b).pow(2).mean()
+    closs = _compiled(lib, loss)
+
+    def step():
+        g1, g2 = lib.autograd.grad(closs(w1, w2), (w1, w2), create_graph=True)
+        dot = (g1 * v1).sum() + (g2 * v2).sum()
+        lib.autograd.grad(dot, (w1, w2))
+
+    return step, float(loss(w1, w2).item())
 
 
 def peak_memory_mb(lib) -> float:
@@ -271,6 +319,12 @@ TABLE = {
                    "MLP batch 64 with fwd pre/post + full backward hooks on every layer"),
     "chain_compile": (lambda lib: chain_compile(lib), CHAIN_OPS, "us/op",
                       "chain under lib.compile (torch: backend eager)"),
+    "chain_hooks_compile": (lambda lib: chain_compile(lib, hooks=True), CHAIN_OPS // 2,
+                            "us/hook", "chain_hooks under lib.compile (torch: backend eager)"),
+    "cnn_compile": (lambda lib: cnn_compile(lib), 1, "ms/step",
+                    "cnn with the model under lib.compile (torch: backend eager)"),
+    "hvp_compile": (lambda lib: hvp_compile(lib), 1, "ms/step",
+                    "hvp with the loss under lib.compile (torch: backend eager)"),
     "mlp64_compile": (lambda lib: mlp_compile(lib, 64), 1, "ms/step",
                       "mlp64 with the model under lib.compile (torch: backend eager)"),
     "hooked_mlp_compile": (lambda lib: mlp_compile(lib, 64, hooks=True), 1, "ms/step",

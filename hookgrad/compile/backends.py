@@ -12,7 +12,7 @@ from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.compile.graph import GraphModule
 from hookgrad.compile.inductor import inductor, numpy_source
-from hookgrad.compile.joint import JointProgram, joint_supported
+from hookgrad.compile.joint import JointProgram, joint_supported, requires_grad_names
 
 __all__ = ["lookup_backend", "register_backend", "list_backends", "eager"]
 
@@ -57,15 +57,16 @@ def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     """One autograd node for the whole graph when it records gradients (as PyTorch's AOT
     autograd: ``CompiledFunctionBackward``), else the graph's own code.
 
-    The joint program is `joint.JointProgram` (forward code plus a reverse walk over the VJP
-    rules). Graphs with hook operators, in-place or multi-output ops run the graph's code, and
-    hookgrad's engine runs their backward, so intermediate hooks fire as in eager (they are not
-    placed into a partitioned backward graph).
+    The joint program is `joint.JointProgram`: generated forward and backward code (no
+    fusion: that is ``"inductor"``), with intermediate hooks placed in the backward right after
+    the intermediate's total gradient is formed (spec §9.3) and module backward hooks fired
+    as their identity nodes would be. Graphs with in-place or multi-output ops run the graph's
+    code, and hookgrad's engine runs their backward.
     """
     if not any(isinstance(t, Tensor) and t.requires_grad for t in example_inputs) or \
             not STATE.grad_enabled or not joint_supported(gm, example_inputs):
         return gm.forward
-    src, ns = numpy_source(gm, joint=True)
+    src, ns = numpy_source(gm, joint=True, requires=requires_grad_names(gm, example_inputs))
     gm.numpy_code = src
     exec(compile(src, f"<hookgrad aot {id(gm):x}>", "exec"), ns)  # noqa: S102
     return JointProgram(gm, ns["forward"])

@@ -1,15 +1,17 @@
-"""Generated forward plus a compiled backward for graphs that record gradients ("inductor").
+"""The joint program of the ``"inductor"``/``"aot_eager"`` backends: one autograd node for a graph.
 
-The forward is the straight-line NumPy code of `inductor.numpy_source`, extended to also return
-every node value. The whole graph becomes one autograd node, ``CompiledFunctionBackward`` (the
-name PyTorch's AOT autograd gives it). Its backward walks the primitives in reverse and calls
-their VJP rules on arrays wrapped as tensors. The rules run in "raw" mode (NOTE [Raw backward]),
-so the per-op engine scheduling and the forward's per-op node building are both skipped.
+The whole graph becomes one autograd node, ``CompiledFunctionBackward`` (the name PyTorch's AOT
+autograd gives it). Its forward is generated straight-line NumPy code (`codegen.forward`; with
+Numba, fused groups run as kernels, `codegen.fusion`) returning every value the backward needs.
+Its backward is generated code too (NOTE [Generated backward] in codegen/backward.py), one
+function per variant, checked against the rule walk (`codegen.walk`) on its first run.
+Intermediate hooks (``register_hook`` operators) fire inside it (NOTE [Hooks in the generated
+backward] in codegen/hooks.py).
 
-Only graphs of single-output primitives and 2-D ``F.linear`` without casts qualify, and only
-while no saved-tensor hooks are active (their state is part of the entry key). Anything else
-(hook operators, in-place ops, multi-output ops) runs the graph's own code, so hooks keep eager's
-semantics. Double backward (``create_graph=True``) through this node raises.
+Graphs of single-output primitives, 2-D ``F.linear`` and hook operators on intermediates
+qualify, while no saved-tensor hooks are active (their state is part of the entry key);
+anything else runs the graph's own code. Double backward re-runs the graph's own code
+(NOTE [Differentiable backward]).
 """
 
 from __future__ import annotations
@@ -20,13 +22,20 @@ import numpy as np
 
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.autograd._api import grad as autograd_grad
 from hookgrad.autograd.function import Function
+from hookgrad.autograd.grad_mode import enable_grad
+from hookgrad.compile.codegen.backward import backward_source, live_values
+from hookgrad.compile.codegen.forward import numpy_source
+from hookgrad.compile.codegen.fusion import find_groups
+from hookgrad.compile.codegen.hooks import bases_of, fire, hook_supported, is_hook_op, skip
+from hookgrad.compile.codegen.modhooks import is_setup, setup_supported
+from hookgrad.compile.codegen.walk import walk
 from hookgrad.compile.graph import GraphModule, Node
-from hookgrad.compile.recorder import PrimCall
+from hookgrad.compile.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
-__all__ = ["joint_supported", "JointProgram"]
+__all__ = ["joint_supported", "JointProgram", "requires_grad_names"]
 
 _make = Tensor._make
 _LINEAR = _F.linear
@@ -36,20 +45,42 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
     """True when `JointProgram` can run `gm` (see the module docstring)."""
     if STATE.saved_hooks_stack:
         return False
+    outputs = {id(v) for n in gm.graph.nodes if n.op == "output" for v in n.args[0]}
     for node in gm.graph.nodes:
         if node.op != "call_function":
             continue
         target = node.target
         if type(target) is PrimCall:
             prim = target.prim
-            if prim.num_outputs != 1 or target.cast is not None or prim.view or not prim.vjp:
+            if prim.num_outputs != 1 or target.cast is not None or not prim.vjp:
+                return False
+            if prim.view and id(node) in outputs:  # a returned view must alias its base
                 return False
         elif target is _LINEAR:
             if node.kwargs or len(node.args) not in (2, 3) or not _two_d(node, example_inputs):
                 return False
-        else:
+        elif target is getitem:
+            if not (isinstance(node.args[0], Node) and is_setup(node.args[0])):
+                return False
+        elif is_setup(node):
+            if not setup_supported(node):
+                return False
+        elif not (is_hook_op(node) and hook_supported(node)):
             return False
     return True
+
+
+def requires_grad_names(gm: GraphModule, example_inputs: list) -> set:
+    """Names of the graph values that require grad in calls of this entry (its inputs'
+    ``requires_grad`` are guarded)."""
+    nodes = gm.graph.nodes
+    names = {n.name for n, t in zip([n for n in nodes if n.op == "placeholder"], example_inputs)
+             if isinstance(t, Tensor) and t.requires_grad}
+    for node in nodes:
+        if node.op == "call_function" and any(
+                isinstance(a, Node) and a.name in names for a in node.args):
+            names.add(node.name)
+    return names
 
 
 def _two_d(node: Node, example_inputs: list) -> bool:
@@ -59,23 +90,64 @@ def _two_d(node: Node, example_inputs: list) -> bool:
     return shape is not None and len(shape) == 2
 
 
+def _same(got: tuple, want: list, needed: tuple) -> bool:
+    """NOTE [Validated variants]: a generated backward is used only if, on its first run, it
+    gives the rule walk's gradients (same None-ness, shapes and dtypes, values within float
+    rounding): a template that disagrees with a rule falls back instead of changing results."""
+    for g, w, need in zip(got, want, needed):
+        if not need:
+            continue
+        if (g is None) != (w is None):
+            return False
+        if g is None:
+            continue
+        w = w._data if isinstance(w, Tensor) else w
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return False
+        tol = 1e-4 if g.dtype.itemsize <= 4 else 1e-10
+        scale = float(np.max(np.abs(w), initial=0.0)) if w.size else 0.0
+        if not np.allclose(g, w, rtol=tol, atol=tol * (scale or 1.0), equal_nan=True):
+            return False
+    return True
+
+
 class CompiledFunction(Function):
     """The autograd node of a compiled graph (forward and backward are generated programs)."""
 
     @staticmethod
     def forward(ctx: Any, program: JointProgram, *inputs: Tensor) -> Any:
-        arrays = [t._data for t in inputs]
-        outs, env = program.fwd(*arrays)
+        outs, env, fused = program.forward([t._data for t in inputs])
         ctx.program = program
+        ctx.inputs = inputs
         ctx.env = env
+        ctx.fused = fused
+        ctx.set_materialize_grads(False)  # an unused output's gradient is pruned, not zeros
         return tuple(_make(o) for o in outs)
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        if STATE.grad_enabled:
-            raise RuntimeError("double backward through a graph compiled by hookgrad's "
-                               "\"inductor\" backend is not supported; use backend=\"eager\"")
-        return (None, *ctx.program.backward(ctx.env, grads, ctx.needs_input_grad[1:]))
+        needed = ctx.needs_input_grad[1:]
+        if STATE.grad_enabled:  # create_graph: NOTE [Differentiable backward]
+            return (None, *_differentiable_backward(ctx.program, ctx.inputs, grads, needed))
+        return (None, *ctx.program.backward(ctx.env, grads, needed, ctx.fused))
+
+
+def _differentiable_backward(program: JointProgram, inputs: tuple, grads: tuple,
+                             needed: tuple) -> list:
+    """NOTE [Differentiable backward]: with ``create_graph=True`` the gradients must
+    themselves be differentiable, which arrays are not: the graph's own code (hookgrad ops) is
+    re-run on the call's inputs with grad mode on and differentiated by the engine with
+    ``create_graph=True``. Values equal eager's; intermediate hooks fire once, on that graph."""
+    with enable_grad():
+        outs = program.graph_forward(*inputs)
+    pairs = [(o, g) for o, g in zip(outs, grads)
+             if g is not None and isinstance(o, Tensor) and o.requires_grad]
+    wanted = [t for t, need in zip(inputs, needed) if need]
+    if not pairs or not wanted:
+        return [None] * len(inputs)
+    res = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                             create_graph=True, allow_unused=True))
+    return [next(res) if need else None for need in needed]
 
 
 class JointProgram:
@@ -83,65 +155,140 @@ class JointProgram:
 
     def __init__(self, gm: GraphModule, fwd: Any) -> None:
         self.fwd = fwd
+        self.graph_forward = gm.forward  # NOTE [Differentiable backward]
+        self.shapes: list[tuple] = []  # of every value, for the variant being generated
+        self.variants: dict[tuple, Any] = {}  # NOTE [Generated backward] in codegen/backward.py
         nodes = [n for n in gm.graph.nodes if n.op != "output"]
+        self.nodes = nodes
         self.index = {id(n): i for i, n in enumerate(nodes)}
         self.inputs = [self.index[id(n)] for n in nodes if n.op == "placeholder"]
         out = next(n for n in gm.graph.nodes if n.op == "output")
         self.outputs = [self.index[id(v)] for v in out.args[0]]
         self.steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
+        self.bases = bases_of(nodes, self.index)  # hook operators alias their base value
+        self.vals = list(self.bases)  # where each value's array is (a setup's: its tensor's)
+        for j, n in enumerate(nodes):
+            if is_setup(n) and n.args[2]:
+                self.vals[j] = self.vals[self.index[id(n.args[3])]]
+        self.hooks_of: dict[int, list[int]] = {}
+        self.items_of: dict[int, dict[int, int]] = {}  # setup operator -> {k: its getitem}
+        for i, n in self.steps:
+            if is_hook_op(n):
+                self.hooks_of.setdefault(self.bases[i], []).append(i)
+            elif n.target is getitem:
+                self.items_of.setdefault(self.index[id(n.args[0])], {})[n.args[1]] = i
+        self.fused: Any = None  # the fused forward (`fuse`), checked on its first run
+        self.checked = False
+        self.signature: tuple = ()
+        self.groups: dict[int, Any] = {}
+        self.fusing = False
+        self.fusion_error: Exception | None = None  # why fusion was given up, if it was
+        self.variant_errors: list[Exception] = []  # generated variants that failed to run
 
     def __call__(self, *inputs: Tensor) -> tuple:
         return CompiledFunction.apply(self, *inputs)
 
-    def backward(self, env: tuple, grads: tuple, needed: tuple) -> list:
-        live = self._live(needed)
-        acc: dict[int, Any] = {}
-        for i, g in zip(self.outputs, grads):
-            if g is not None:
-                acc[i] = acc[i] + g._data if i in acc else g._data
-        for i, node in reversed(self.steps):
-            g = acc.pop(i, None)
-            if g is None:
-                continue
-            args = [self.index[id(a)] if isinstance(a, Node) else None for a in node.args]
-            for j, gj in self._vjp(node, env, i, args, g, live):
-                if j in live and gj is not None:
-                    acc[j] = acc[j] + gj if j in acc else gj
+    # ------------------------------------------------------------ fusion
+    def fuse(self, gm: GraphModule, example_inputs: list) -> None:
+        """Find fused groups on a probe run of `example_inputs` and build the fused forward
+        (NOTE [Fused groups] in codegen/fusion.py). Without groups nothing changes."""
+        if len(example_inputs) != len(self.inputs) or self.items_of or not all(
+                isinstance(t, Tensor) for t in example_inputs) or any(
+                is_setup(n) for _, n in self.steps):  # module hooks: per-node gradients
+            return
+        arrays = [t._data for t in example_inputs]
+        env = self.fwd(*arrays, _hooks=False)[1]
+        groups = find_groups(gm.graph.nodes, self.steps, env, self.index, self.bases,
+                             set(self.hooks_of))
+        if not groups:
+            return
+        try:  # a kernel that cannot be built (cache dir, Numba) leaves the program unfused
+            src, ns = numpy_source(gm, joint=True, groups=groups)
+        except Exception as e:  # noqa: BLE001 - recorded, and the plain code runs
+            self.fusion_error = e
+            return
+        exec(compile(src, f"<hookgrad fused {id(self):x}>", "exec"), ns)  # noqa: S102
+        self.fused_code = gm.fused_code = src
+        self.groups = {i: g for g in groups for i, _ in g.steps}
+        self.fused = ns["forward"]
+        self.signature = tuple((a.shape, a.dtype) for a in arrays)
+
+    def forward(self, arrays: list) -> tuple:
+        """``(outputs, env, fused)``: the fused forward when it applies (its outputs checked
+        against the plain forward's on its first run, NOTE [Validated variants]), else the
+        plain one."""
+        if self.fused is not None and tuple((a.shape, a.dtype) for a in arrays) == self.signature:
+            if self.checked:
+                return (*self.fused(*arrays), True)
+            try:  # the first run also compiles the kernels
+                outs, env = self.fused(*arrays)
+            except Exception as e:  # noqa: BLE001 - recorded, and the plain code runs
+                self.fusion_error, self.fused = e, None
+                return (*self.fwd(*arrays), False)
+            self.checked = _same(outs, self.fwd(*arrays, _hooks=False)[0], (True,) * len(outs))
+            if self.checked:
+                return outs, env, True
+            self.fused = None
+        return (*self.fwd(*arrays), False)
+
+    def group_of(self, i: int) -> Any:
+        """The fused group computing value `i` while a fused variant is generated."""
+        return self.groups.get(i) if self.fusing else None
+
+    # ------------------------------------------------------------ backward
+    def backward(self, env: tuple, grads: tuple, needed: tuple, fused: bool) -> list:
+        """The input gradients: the generated backward of this variant (validated against the
+        rule walk on its first run, NOTE [Validated variants]), else the walk."""
+        arrays = tuple(None if g is None else g._data for g in grads)
+        key = (needed, tuple(a is not None for a in arrays),
+               tuple(env[i].shape for i in self.inputs), fused)
+        fn = self.variants.get(key)
+        if fn is None:
+            fn = self.variants[key] = self._variant(env, arrays, key)
+        if fn is not False:
+            return [None if g is None else _make(g) for g in fn(env, arrays, fire)]
+        return self.walk(self._full(env, fused), grads, needed)
+
+    def _full(self, env: tuple, fused: bool) -> tuple:
+        """Every value (a fused forward leaves group internals out: recompute them, keeping
+        this call's hook registries)."""
+        if not fused:
+            return env
+        full = list(self.fwd(*[env[i] for i in self.inputs], _hooks=False)[1])
+        for i, node in self.steps:
+            if is_hook_op(node) or is_setup(node):
+                full[i] = env[i]
+        return tuple(full)
+
+    def _shape(self, full: tuple, j: int) -> tuple:
+        node = self.nodes[j]
+        if is_setup(node):  # its value is its tensor (one) or a tuple of them
+            return self._shape(full, self.index[id(node.args[3])]) if node.args[2] else ()
+        return np.shape(full[self.bases[j]])
+
+    def _variant(self, env: tuple, arrays: tuple, key: tuple) -> Any:
+        full = self._full(env, key[3])
+        self.shapes = [self._shape(full, j) for j in range(len(full))]
+        self.fusing = key[3]
+        try:
+            src, ns = backward_source(self, live_values(self, key[0]), key[1])
+        finally:
+            self.fusing = False
+        exec(compile(src, f"<hookgrad backward {id(self):x}>", "exec"), ns)  # noqa: S102
+        fn = ns["backward"]
+        self.backward_code = src
+        try:  # no user code runs here (hooks are skipped): an error is the generator's
+            got = fn(env, arrays, skip)  # hooks fire once: in the real run, not in the check
+        except Exception as e:  # noqa: BLE001 - recorded, and the rule walk runs
+            self.variant_errors.append(e)
+            return False
+        want = self.walk(full, tuple(None if a is None else _make(a) for a in arrays), key[0],
+                         skip)
+        return fn if _same(got, want, key[0]) else False
+
+    def walk(self, env: tuple, grads: tuple, needed: tuple, hooks: Any = fire) -> list:
+        """The backward by the rule walk (`codegen.walk`); `env` holds every value."""
+        acc = walk(self, env, tuple(None if g is None else g._data for g in grads),
+                   live_values(self, needed), hooks)
         return [_make(np.asarray(acc[i])) if need and i in acc else None
                 for i, need in zip(self.inputs, needed)]
-
-    def _live(self, needed: tuple) -> set:
-        """Values whose gradient is needed: those depending on an input that needs one."""
-        live = {i for i, need in zip(self.inputs, needed) if need}
-        for i, node in self.steps:
-            if any(isinstance(a, Node) and self.index[id(a)] in live for a in node.args):
-                live.add(i)
-        return live
-
-    def _vjp(self, node: Node, env: tuple, i: int, args: list, g: Any, live: set) -> list:
-        if node.target is _LINEAR:
-            x, w = env[args[0]], env[args[1]]
-            out = []
-            if args[0] in live:
-                out.append((args[0], np.dot(g, w)))
-            if args[1] in live:
-                out.append((args[1], np.dot(g.T, x)))
-            if len(args) == 3 and args[2] in live:
-                out.append((args[2], g.sum(0)))
-            return out
-        call: PrimCall = node.target
-        prim = call.prim
-        plan = _PLANS.get(prim) or plan_of(prim)
-        values = [_make(env[a]) for a in args]
-        saved: dict[str, Any] = {}
-        for name, src in plan.saves_for(prim, (1 << len(prim.diff_inputs)) - 1):
-            saved[name] = _make(env[i]) if src == -1 else values[src]
-        meta = tuple((env[a].shape, env[a].dtype) for a in args)
-        grad = _make(g)
-        out = []
-        for k, caller in enumerate(plan.callers):
-            if args[prim.diff_inputs[k]] not in live:
-                continue
-            res = caller(grad, (grad,), saved, call.params, meta)
-            out.append((args[prim.diff_inputs[k]], None if res is None else res._data))
-        return out

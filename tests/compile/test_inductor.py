@@ -86,12 +86,24 @@ def test_saved_tensor_hooks_use_the_recording_path():
     assert packed and type(out.grad_fn).__name__ != "CompiledFunctionBackward"
 
 
-def test_double_backward_through_generated_backward_raises():
-    opt = hookgrad.compile(lambda x: (x * x).sum())
-    opt(hookgrad.ones(2, requires_grad=True))
-    out = opt(hookgrad.ones(2, requires_grad=True))
-    with pytest.raises(RuntimeError, match="double backward"):
-        out.backward(create_graph=True)
+def test_double_backward_through_compiled_function_matches_eager():
+    """NOTE [Differentiable backward]: create_graph=True gives eager's Hessian products."""
+    def loss(w: Any) -> Any:
+        return (hookgrad.tanh(w * 1.5) * w).pow(2).sum()
+
+    opt = hookgrad.compile(loss)
+    v = hookgrad.tensor(X0[0])
+    results = []
+    for f in (loss, opt, opt, opt):
+        w = hookgrad.tensor(X0[1], requires_grad=True)
+        (g,) = hookgrad.autograd.grad(f(w), (w,), create_graph=True)
+        (hv,) = hookgrad.autograd.grad((g * v).sum(), (w,))
+        results.append((g.detach().numpy(), hv.numpy()))
+    for g, hv in results[1:]:
+        np.testing.assert_allclose(g, results[0][0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(hv, results[0][1], rtol=1e-5, atol=1e-6)
+    out = opt(hookgrad.tensor(X0[1], requires_grad=True))
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
 
 
 def test_aot_eager_builds_one_compiled_node_and_matches_eager():

@@ -1,0 +1,266 @@
+"""Straight-line source for the backward of a joint program (NOTE [Generated backward]).
+
+NOTE [Generated backward]
+The backward of a compiled graph is one generated Python function over NumPy arrays:
+``backward(env, grads) -> input grads``, where ``env`` is the tuple of every node value the
+forward returned and ``grads`` the output gradients (arrays or None). It is generated per
+*variant*: which inputs need a gradient and which output gradients are present, both known
+when the backward runs, so every branch on them is decided at generation time. Values whose
+gradient is not needed are pruned (a value is *live* when it depends on an input that needs a
+gradient). The nodes are walked in reverse creation order, which is the order eager's engine
+runs their nodes in; each node's total gradient is formed before it is propagated.
+
+Per node, in order of preference:
+- an elementwise primitive of the `pointwise` table: its VJP expression inline, then a sum to
+  the input's shape where the input was broadcast (shapes are static: the graph is guarded on
+  them and the program is specialised on its input shapes);
+- ``F.linear`` on a 2-D input: matrix products (BLAS) for the input and weight, a column sum for
+  the bias;
+- a fused elementwise group (`fusion`): one kernel call;
+- any other primitive: one call of a per-node helper that runs its registered VJP rules on
+  arrays (`generic_vjp`), so every primitive with rules is supported.
+Gradients from several consumers are summed in consumer order (as eager's input buffers do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hookgrad._ops._elementwise import unbroadcast_arr
+from hookgrad._ops._rule_ops import expand_arr
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.compile.codegen.hooks import is_hook_op
+from hookgrad.compile.codegen.modhooks import is_setup, run_node
+from hookgrad.compile.codegen.pointwise import lowerable, vjp_expr
+from hookgrad.compile.graph import Node
+from hookgrad.compile.recorder import PrimCall, getitem
+from hookgrad.nn import functional as _F
+
+__all__ = ["backward_source", "live_values", "generic_vjp"]
+
+_LINEAR = _F.linear
+_make = Tensor._make
+
+
+def live_values(prog: Any, needed: tuple) -> set:
+    """Positions of the values whose gradient is needed (they depend on a needed input)."""
+    live = {i for i, need in zip(prog.inputs, needed) if need}
+    for i, node in prog.steps:
+        if any(isinstance(a, Node) and prog.index[id(a)] in live for a in node.args):
+            live.add(i)
+    return live
+
+
+class _Emitter:
+    """Accumulates the backward's lines and its namespace."""
+
+    def __init__(self, prog: Any, live: set) -> None:
+        self.prog, self.live = prog, live
+        self.lines: list[str] = []
+        self.ns: dict[str, Any] = {"np": np, "_unb": unbroadcast_arr, "_out": _out,
+                                   "_expand": expand_arr, "_run_node": run_node}
+        self.has_grad: set[int] = set()
+        self.maybe: set[int] = set()  # gradients that may be None at run time (module hooks)
+        self.in_maybe = False  # emitting inside an ``if g is not None:`` block
+
+    def const(self, value: Any, hint: str) -> str:
+        name = f"_{hint}{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def arg(self, a: Any) -> str:
+        if not isinstance(a, Node):
+            return self.const(a, "k")
+        return f"v{self.prog.vals[self.prog.index[id(a)]]}"
+
+    def pos(self, a: Node) -> int:
+        """The value position of `a` (a hook operator's is its base's)."""
+        return self.prog.bases[self.prog.index[id(a)]]
+
+    def accumulate(self, j: int, expr: str, shape: tuple, maybe_none: bool = False) -> None:
+        """Add the contribution `expr` (of shape `shape`; None allowed if `maybe_none`) to the
+        gradient of value `j`."""
+        j = self.prog.bases[j]
+        if j not in self.live:
+            return
+        unb = (lambda e: f"_unb({e}, {self.prog.shapes[j]!r})") if shape != \
+            self.prog.shapes[j] else (lambda e: e)
+        if maybe_none:
+            self.lines += [f"    _t = {expr}", "    if _t is not None:",
+                           f"        _t = {unb('_t')}",
+                           f"        g{j} = _t if g{j} is None else g{j} + _t"]
+            self.maybe.add(j)
+        elif self.in_maybe or j in self.maybe:
+            self.lines.append(f"    g{j} = {unb(expr)} if g{j} is None else g{j} + {unb(expr)}")
+            self.maybe.add(j)
+        elif j in self.has_grad:
+            self.lines.append(f"    g{j} = g{j} + {unb(expr)}")
+        else:
+            self.lines.append(f"    g{j} = {unb(expr)}")
+        self.has_grad.add(j)
+
+
+def _out(g: Any) -> Any:
+    return None if g is None else np.asarray(g)
+
+
+def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str, Any]]:
+    """The source and namespace of ``backward(env, grads)`` for one variant (see the NOTE)."""
+    em = _Emitter(prog, live)
+    names = ", ".join(f"v{i}" for i in range(len(prog.shapes)))
+    em.lines += ["def backward(env, grads, _fire):", f"    ({names},) = env"]
+    head = len(em.lines)
+    for k, (j, here) in enumerate(zip(prog.outputs, present)):
+        if here:
+            em.accumulate(j, f"grads[{k}]", prog.shapes[j])
+    for i, node in reversed(prog.steps):
+        if is_hook_op(node) or node.target is getitem:
+            continue
+        start, em.in_maybe = len(em.lines), i in em.maybe and not is_setup(node)
+        _emit_step(em, i, node)
+        if em.in_maybe and len(em.lines) > start:
+            em.lines[start:] = [f"    if g{i} is not None:"] + \
+                ["    " + line for line in em.lines[start:]]
+        em.in_maybe = False
+    em.lines[head:head] = [f"    g{j} = None" for j in sorted(em.maybe)]
+    rets = [f"_out(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
+    em.lines.append(f"    return ({', '.join(rets)},)")
+    return "\n".join(em.lines) + "\n", em.ns
+
+
+def _emit_step(em: _Emitter, i: int, node: Node) -> None:
+    prog, live = em.prog, em.live
+    if is_setup(node):  # NOTE [Module hooks in the generated backward]
+        _emit_setup(em, i, node)
+        return
+    hooks = prog.hooks_of.get(i)
+    if hooks and i in em.has_grad and i in live:  # NOTE [Hooks in the generated backward]
+        em.lines.append(f"    g{i} = _fire(({''.join(f'v{h}, ' for h in hooks)}), g{i})")
+    group = prog.group_of(i)
+    if group is not None:  # one kernel call, at the group's last member
+        group.emit_backward(em, i)
+    elif i in em.has_grad and i in live:
+        _emit_node(em, i, node)
+
+
+def _emit_setup(em: _Emitter, i: int, node: Node) -> None:
+    items = em.prog.items_of.get(i)
+    if items is None:  # one wrapped tensor: the operator's own gradient
+        grads = [f"g{i}" if i in em.has_grad else "None"]
+    else:
+        grads = [f"g{items[k]}" if items.get(k) in em.has_grad else "None"
+                 for k in range(len(node.args) - 3)]
+    if all(g == "None" for g in grads) or i not in em.live:
+        return
+    values = "".join(f"{em.arg(a)}, " for a in node.args[3:])
+    em.lines.append(f"    _r = _run_node(v{i}, ({''.join(g + ', ' for g in grads)}), "
+                    f"({values}), _fire)")
+    for k, a in enumerate(node.args[3:]):
+        j = em.pos(a)
+        em.accumulate(j, f"_r[{k}]", em.prog.shapes[j], maybe_none=True)
+
+
+def _emit_node(em: _Emitter, i: int, node: Node) -> None:
+    prog = em.prog
+    args = [em.arg(a) for a in node.args]
+    live_args = [k for k, a in enumerate(node.args)
+                 if isinstance(a, Node) and em.pos(a) in em.live]
+    if node.target is _LINEAR:
+        for k in live_args:
+            expr = (f"(g{i} @ {args[1]})", f"(g{i}.T @ {args[0]})", f"g{i}.sum(0)")[k]
+            j = em.pos(node.args[k])
+            em.accumulate(j, expr, prog.shapes[j])
+        return
+    call: PrimCall = node.target
+    if call.prim.name == "mm":  # eager's products (NumPy's matmul calls BLAS for 2-D)
+        for k in live_args:
+            expr = (f"(g{i} @ {args[1]}.T)", f"({args[0]}.T @ g{i})")[k]
+            j = em.pos(node.args[k])
+            em.accumulate(j, expr, prog.shapes[j])
+        return
+    shaped = None
+    if isinstance(node.args[0], Node) if node.args else False:
+        shaped = _shape_vjp(call, f"g{i}", prog.shapes[em.pos(node.args[0])])
+    if shaped is not None:
+        if live_args:
+            j = em.pos(node.args[0])
+            em.accumulate(j, shaped, prog.shapes[j])
+        return
+    if lowerable(call.prim, call.params):
+        for k in live_args:
+            em.accumulate(em.pos(node.args[k]),
+                          vjp_expr(call.prim.name, k, args, f"v{i}", f"g{i}", call.params),
+                          prog.shapes[i])
+        return
+    helper = em.const(generic_vjp(node, [prog.shapes[em.pos(a)] if isinstance(a, Node)
+                                         else np.shape(a) for a in node.args],
+                                  [k in live_args for k in range(len(node.args))]), "vjp")
+    em.lines.append(f"    _r = {helper}(g{i}, v{i}, {', '.join(args)})")
+    for k in live_args:
+        j = em.pos(node.args[k])
+        em.accumulate(j, f"_r[{k}]", prog.shapes[j])
+
+
+def _shape_vjp(call: PrimCall, g: str, shape: tuple) -> str | None:
+    """The VJP of a full reduction or a view primitive (one input; shapes are static)."""
+    name, params = call.prim.name, call.params
+    if name in ("sum", "mean", "sum_dim", "mean_dim") and params.get("dtype") is None:
+        kept = _kept_shape(shape, params.get("dim"))
+        n = int(np.prod(shape)) // max(int(np.prod(kept)), 1)
+        src = g if kept == () or params.get("keepdim") else f"{g}.reshape({kept!r})"
+        expr = f"_expand({src}, {shape!r})"
+        return expr if name.startswith("sum") else f"({expr} / {n})"
+    if name in _RESHAPES:
+        return f"{g}.reshape({shape!r})"
+    if name == "expand":
+        return f"_unb({g}, {shape!r})"
+    if name == "t" or (name == "transpose" and len(shape) == 2):
+        return f"{g}.T"
+    if name == "permute":
+        return f"{g}.transpose({tuple(int(d) for d in np.argsort(params['dims']))!r})"
+    return None
+
+
+def _kept_shape(shape: tuple, dim: Any) -> tuple:
+    """`shape` with the reduced dims kept as size 1 (all of them when `dim` is None)."""
+    if dim is None:
+        return ()
+    dims = {d % len(shape) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+    return tuple(1 if k in dims else n for k, n in enumerate(shape))
+
+
+_RESHAPES = ("view", "alias", "squeeze", "squeeze_dim", "squeeze_dims", "unsqueeze")
+
+
+def generic_vjp(node: Node, shapes: list, wanted: list) -> Callable[..., tuple]:
+    """``f(grad, result, *inputs) -> grads`` running `node`'s VJP rules on arrays.
+
+    The rules are called through their plan's callers (tensor in, tensor out: rules without
+    an ``ops`` argument compute on tensors), with no graph recorded (grad mode is off in a
+    backward that builds no graph).
+    """
+    call: PrimCall = node.target
+    prim = call.prim
+    plan = _PLANS.get(prim) or plan_of(prim)
+    mask = sum(1 << k for k, pos in enumerate(prim.diff_inputs) if wanted[pos])
+    saves = plan.saves_for(prim, mask)
+    callers = [(pos, caller) for pos, caller in zip(prim.diff_inputs, plan.array_callers)
+               if wanted[pos]]
+    params = call.params
+    n = len(node.args)
+
+    def vjp(grad: Any, result: Any, *values: Any) -> tuple:
+        saved = {name: _make(np.asarray(result if src == -1 else values[src]))
+                 for name, src in saves}
+        meta = tuple((shape, np.asarray(v).dtype) for shape, v in zip(shapes, values))
+        g = _make(np.asarray(grad))
+        out: list[Any] = [None] * n
+        for pos, caller in callers:
+            res = caller(g, (g,), saved, params, meta)
+            out[pos] = None if res is None else res._data
+        return tuple(out)
+    return vjp

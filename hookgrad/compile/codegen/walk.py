@@ -1,0 +1,99 @@
+"""The reference backward of a joint program: each primitive's registered VJP rules, in reverse.
+
+It is what a generated backward is checked against on its first run (NOTE [Validated
+variants] in joint.py) and what runs when a variant fails that check. Hook operators are
+aliases of their base, whose hooks fire on its total gradient (NOTE [Hooks in the generated
+backward]), exactly as in the generated code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad._tensor import Tensor
+from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.compile.codegen.hooks import is_hook_op
+from hookgrad.compile.codegen.modhooks import is_setup, run_node
+from hookgrad.compile.graph import Node
+from hookgrad.compile.recorder import PrimCall, getitem
+from hookgrad.nn import functional as _F
+
+__all__ = ["walk"]
+
+_make = Tensor._make
+_LINEAR = _F.linear
+
+
+def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any) -> dict:
+    """``{value position: gradient array}`` for the live values reached from `grads`.
+
+    `env` holds every value (hook operators: their registries); `fire(registries, g)` runs
+    hooks.
+    """
+    bases = prog.bases
+    acc: dict[int, Any] = {}
+    for i, g in zip(prog.outputs, grads):
+        if g is not None:
+            i = bases[i]
+            acc[i] = acc[i] + g if i in acc else g
+    for i, node in reversed(prog.steps):
+        if is_setup(node) and i in live:
+            _setup(prog, env, acc, live, i, node, fire)
+            continue
+        if is_hook_op(node) or node.target is getitem or i not in live or i not in acc:
+            continue
+        g = acc[i]
+        if prog.hooks_of.get(i):
+            g = acc[i] = fire(tuple(env[h] for h in prog.hooks_of[i]), g)
+        args = [bases[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
+        vals = [prog.vals[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
+        for j, gj in _vjp(node, env, i, args, vals, g, live):
+            if j in live and gj is not None:
+                acc[j] = acc[j] + gj if j in acc else gj
+    return acc
+
+
+def _setup(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire: Any) -> None:
+    """A module hook operator (NOTE [Module hooks in the generated backward])."""
+    items = prog.items_of.get(i)
+    tensors = node.args[3:]
+    grads = (acc.get(i),) if items is None else tuple(
+        acc.get(items[k]) if k in items else None for k in range(len(tensors)))
+    positions = [prog.bases[prog.index[id(a)]] for a in tensors]
+    values = tuple(env[prog.vals[prog.index[id(a)]]] for a in tensors)
+    for j, r in zip(positions, run_node(env[i], grads, values, fire)):
+        if r is not None and j in live:
+            acc[j] = acc[j] + r if j in acc else r
+
+
+def _vjp(node: Node, env: tuple, i: int, args: list, vals: list, g: Any, live: set) -> list:
+    """``(target position, gradient)`` pairs; `args` are the gradient targets, `vals` where
+    the argument values are."""
+    if node.target is _LINEAR:
+        x, w = env[vals[0]], env[vals[1]]
+        out = []
+        if args[0] in live:
+            out.append((args[0], g @ w))
+        if args[1] in live:
+            out.append((args[1], g.T @ x))
+        if len(args) == 3 and args[2] in live:
+            out.append((args[2], g.sum(0)))
+        return out
+    call: PrimCall = node.target
+    prim = call.prim
+    plan = _PLANS.get(prim) or plan_of(prim)
+    values = [_make(np.asarray(env[a])) for a in vals]
+    saved: dict[str, Any] = {}
+    for name, src in plan.saves_for(prim, (1 << len(prim.diff_inputs)) - 1):
+        saved[name] = _make(np.asarray(env[i])) if src == -1 else values[src]
+    meta = tuple((np.shape(env[a]), np.asarray(env[a]).dtype) for a in vals)
+    grad = _make(np.asarray(g))
+    out = []
+    for k, caller in enumerate(plan.callers):
+        if args[prim.diff_inputs[k]] not in live:
+            continue
+        res = caller(grad, (grad,), saved, call.params, meta)
+        out.append((args[prim.diff_inputs[k]], None if res is None else res._data))
+    return out
