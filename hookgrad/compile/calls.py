@@ -6,10 +6,10 @@ arguments are kept as they were, so dtypes, devices and generators never go thro
 source). Two users:
 
 * dynamic traces record every call this way (NOTE [Dynamic traces] in `symtrace`);
-* every trace records tensor *factories* this way (``ones``, ``randn``, ``arange``,
-  ``zeros_like``, ``tensor([...])``, in-place random fills...), as PyTorch's graphs hold them as
-  nodes: a random factory draws fresh numbers on every call, from the same generator and in the
-  same order as the eager call, instead of baking the trace's draw into the graph (so do the
+* every trace records *random* tensor factories this way (``randn``, ``rand_like``, in-place
+  random fills, ``empty``...), as PyTorch's graphs hold them as nodes: a random factory draws
+  fresh numbers on every call, from the same generator and in the same order as the eager
+  call, instead of baking the trace's draw into the graph (so do the
   random functionals: ``dropout`` and its kin, ``rrelu``, ``gumbel_softmax``; and seeding).
   Python's and NumPy's own randomness and clock reads cannot be recomputed by a graph: they
   are graph breaks (spec §3.1).
@@ -136,14 +136,15 @@ def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict,
 
 
 # ------------------------------------------------------------------ factories in every trace
+# Deterministic factories with constant arguments (``ones(3)``, ``tensor(W)``) stay baked
+# into static graphs as constants (the backends fold them; PyTorch counts them as ops, so
+# hookgrad's op count is one lower there). Random ones, and ``empty`` (filled in place next),
+# must run on every call. Dynamic traces record every call anyway (`symtrace`).
 _FACTORIES = (
-    "ones", "zeros", "full", "empty", "arange", "linspace", "logspace", "eye", "rand", "randn",
-    "randint", "randperm", "rand_like", "randn_like", "randint_like", "zeros_like", "ones_like",
-    "full_like", "empty_like", "tensor", "as_tensor", "scalar_tensor", "normal", "bernoulli",
-    "multinomial", "poisson")
+    "empty", "empty_like", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+    "randint_like", "normal", "bernoulli", "multinomial", "poisson")
 _FILLS = ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauchy_",
-          "log_normal_", "geometric_", "new_ones", "new_zeros", "new_full", "new_empty",
-          "new_tensor")
+          "log_normal_", "geometric_", "new_empty")
 
 
 def _factory(real: Any, always: bool = False) -> Any:
@@ -169,8 +170,6 @@ def _function_apply(real: Any) -> Any:
 
 _TABLE: list[tuple[Any, str, Any]] = []
 _SAVED: list[list[tuple[Any, str, Any]]] = []
-
-
 _SEEDING = ("manual_seed", "seed", "set_rng_state")
 _RANDOM_FUNCTIONAL = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
                       "feature_alpha_dropout", "rrelu", "gumbel_softmax")
