@@ -29,7 +29,8 @@ from hookgrad.compile.state import current_trace
 from hookgrad.compile.symbolic import is_sym, plain, specialised
 from hookgrad.nn import functional as _F
 
-__all__ = ["CompositeCall", "record_call", "install_factories", "uninstall_factories"]
+__all__ = ["CompositeCall", "SourcedObject", "record_call", "object_leaf", "install_factories",
+           "uninstall_factories"]
 
 
 class _Hole:
@@ -73,22 +74,24 @@ class CompositeCall:
         return self.fn(*args, **kwargs)
 
 
-def _split(value: Any, leaves: list, tensors: list) -> Any:
-    if isinstance(value, Tensor) or is_sym(value):
-        leaves.append(value)
+def _split(value: Any, leaves: list, tensors: list, objects: dict) -> Any:
+    leaf = objects.get(id(value)) if objects else None
+    if leaf is not None or isinstance(value, Tensor) or is_sym(value):
+        leaves.append(leaf if leaf is not None else value)
         if isinstance(value, Tensor):
             tensors.append(value)
         return _Hole(len(leaves) - 1)
     kind = type(value)
     if kind is tuple or kind is list:
-        return kind(_split(v, leaves, tensors) for v in value)
+        return kind(_split(v, leaves, tensors, objects) for v in value)
     if isinstance(value, Size):
-        return _SizeT(_split(v, leaves, tensors) for v in value)
+        return _SizeT(_split(v, leaves, tensors, objects) for v in value)
     if kind is dict:
-        return {k: _split(v, leaves, tensors) for k, v in value.items()}
+        return {k: _split(v, leaves, tensors, objects) for k, v in value.items()}
     if kind is slice:
-        return slice(_split(value.start, leaves, tensors), _split(value.stop, leaves, tensors),
-                     _split(value.step, leaves, tensors))
+        return slice(_split(value.start, leaves, tensors, objects),
+                     _split(value.stop, leaves, tensors, objects),
+                     _split(value.step, leaves, tensors, objects))
     return value
 
 
@@ -99,15 +102,16 @@ def _has_tensor(value: Any) -> bool:
 
 
 def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict,
-                always: bool = False) -> Any:
+                always: bool = False, objects: dict | None = None) -> Any:
     """Run ``fn(*args, **kwargs)`` (concrete numbers, nothing recorded inside) and record it
     as one `CompositeCall` node of `rec`'s graph (`always`: even without tensors, for calls
-    whose effect is the point, such as seeding the generator)."""
+    whose effect is the point, such as seeding the generator; `objects`: id of an argument ->
+    its `SourcedObject`, for arguments fetched from their sources at run time)."""
     if rec is not trace.rec:  # a hook body's sub-graph: symbolic numbers of the outer graph
         args, kwargs = specialised(args), specialised(kwargs)  # become guarded constants
     leaves: list[Any] = []
     tensors: list[Tensor] = []
-    template = _split((args, kwargs), leaves, tensors)
+    template = _split((args, kwargs), leaves, tensors, objects or {})
     rec.suspended += 1
     try:
         result = fn(*plain(args), **plain(kwargs))
@@ -117,11 +121,53 @@ def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict,
         return result
     if not (always or _has_tensor(result) or (result is None and tensors)):
         return result  # a Python answer (``is_contiguous()``...): nothing to record
+    if type(result) in (tuple, list) and trace.sym is not None and rec is trace.rec:
+        _fix_piece_count(trace, leaves)
     try:
         nodes = tuple(rec.node_of(x) if isinstance(x, Tensor) else x.node for x in leaves)
     except Exception as e:  # noqa: BLE001 - an untracked tensor: the recorder's graph break
         rec._untracked(e)
         return result
+    return _record(rec, fn, template, nodes, tensors, result)
+
+
+def _fix_piece_count(trace: Any, leaves: list) -> None:
+    """A call returning a sequence (``split``, ``chunk``, ``unbind``) whose length the traced
+    code then iterates over: its length follows the sizes and numbers it got, so those are
+    specialised (guarded, or a break for an intermediate's size): the unrolled loop stays
+    right. (Named tuples, ``max(dim)`` and the like, have a fixed length and never get here.)"""
+    for leaf in leaves:
+        if isinstance(leaf, Tensor):
+            specialised(trace.sym.shape(leaf))
+        elif is_sym(leaf):
+            specialised(leaf)
+
+
+class SourcedObject:
+    """A pre-existing object (a module) passed to a composite call: a graph input fetched from
+    its source on every call, so instances sharing one artifact each run their own."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+
+
+def object_leaf(trace: Any, obj: Any) -> Any:
+    """`obj` as a composite-call argument: a `SourcedObject` when it has a source (its graph
+    input made once per trace), else `obj` itself (kept as a constant)."""
+    src = trace.index.source_of(obj)
+    if src is None or trace.sub:
+        return obj
+    inputs = trace.__dict__.setdefault("_object_inputs", {})
+    node = inputs.get(str(src))
+    if node is None:
+        node = inputs[str(src)] = trace.rec.graph.placeholder(src.name())
+        trace.rec.placeholders.append((node, src, None))
+    return SourcedObject(node)
+
+
+def _record(rec: Any, fn: Any, template: Any, nodes: tuple, tensors: list, result: Any) -> Any:
     node = rec.graph.call_function(CompositeCall(fn, template), nodes)
     given = {id(t) for t in tensors}
     if isinstance(result, Tensor):

@@ -302,9 +302,9 @@ def _module_check(src: Source, training: bool, dicts: tuple) -> Callable[..., bo
         for name, unchanged, passed in pairs:
             registry = d[name]
             hit = passed.get(id(registry))  # the version fast path, inlined (hot)
-            if hit is None or hit[1] != registry._version or hit[0]() is not registry:
-                if not unchanged(registry):
-                    return False
+            if (hit is None or hit[1] != registry._version or hit[0]() is not registry) \
+                    and not unchanged(registry):
+                return False
         return True
     return check
 

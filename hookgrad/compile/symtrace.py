@@ -27,12 +27,13 @@ from typing import Any
 
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
-from hookgrad.compile.calls import record_call
+from hookgrad.compile.calls import object_leaf, record_call
 from hookgrad.compile.dynamic import DynamicPlan
 from hookgrad.compile.sources import Source
 from hookgrad.compile.state import current_trace
 from hookgrad.compile.symbolic import is_sym, make_sym, plain, specialised
 from hookgrad.nn import functional as _F
+from hookgrad.nn.modules.module import Module
 
 __all__ = ["SymTrace", "SymSize", "sym_size", "sym_arguments", "desym", "install",
            "uninstall"]
@@ -97,6 +98,15 @@ class SymTrace:
     def composite(self, fn: Any, args: tuple, kwargs: dict) -> Any:
         return record_call(self.trace, self.trace.rec, fn, args, kwargs)
 
+    def module_forward(self, forward: Any, mod: Any, args: tuple, kwargs: dict) -> Any:
+        """A hookgrad module's own ``forward``: one node, the module fetched from its source
+        (hookgrad's module code reads sizes and builds tensors through internal functions
+        that the composite wrappers do not see, so it must run whole, at run time)."""
+        leaf = object_leaf(self.trace, mod)
+        objects = {id(mod): leaf} if leaf is not mod else None
+        return record_call(self.trace, self.trace.rec, forward, (mod, *args), kwargs,
+                           objects=objects)
+
 
 # ------------------------------------------------------------------ interception
 def _active() -> Any:
@@ -115,6 +125,33 @@ def _wrap(real: Any) -> Any:
                 if _any_sym(args, kwargs) else real(*args, **kwargs)
         return tr.sym.composite(real, args, kwargs)
     return wrapper
+
+
+def _wrap_forward(real: Any) -> Any:
+    @functools.wraps(real)
+    def forward(self: Any, *args: Any, **kwargs: Any) -> Any:
+        tr = _active()
+        if tr is None:
+            return real(self, *specialised(args), **specialised(kwargs)) \
+                if _any_sym(args, kwargs) else real(self, *args, **kwargs)
+        return tr.sym.module_forward(real, self, args, kwargs)
+    return forward
+
+
+def _module_forwards() -> list[tuple[Any, str, Any]]:
+    """The ``forward`` of every module class hookgrad defines (``hookgrad.nn``)."""
+    table = []
+    todo, seen = [Module], set()
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                todo.append(sub)
+        if (cls.__module__.startswith("hookgrad.nn.")
+                and isinstance(cls.__dict__.get("forward"), types.FunctionType)):
+            table.append((cls, "forward", _wrap_forward(cls.__dict__["forward"])))
+    return table
 
 
 def _any_sym(args: tuple, kwargs: dict) -> bool:
@@ -229,6 +266,7 @@ def _table() -> list[tuple[Any, str, Any]]:
                     and value.__module__.startswith(_FUNCTION_MODULES)
                     and not inspect.isgeneratorfunction(value)):
                 table.append((owner, name, _wrap(value)))
+    table.extend(_module_forwards())
     table.append((builtins, "range", _range))
     table.append((builtins, "len", _builtin_len))
     return table
