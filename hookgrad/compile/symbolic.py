@@ -21,8 +21,9 @@ which specialise (below). The price: ``isinstance(n, int)`` is false inside a dy
 * Using one where Python needs a concrete answer (``if n > 3``, ``bool(n)``, ``int(n)``,
   ``range(n)``, ``lst[n]``, ``d[n]``, ``math.sqrt(n)``) *specialises* it: the real answer is
   returned and a guard records that a later call must give the same answer
-  (``L['n'] > 3 == False``). A number read from an intermediate tensor's size has no ``expr`` (it cannot be computed before the graph runs): specialising it
-  is a graph break, so the call runs eagerly and stays correct for every size.
+  (``L['n'] > 3 == False``). A number read from an intermediate tensor's size has no ``expr``
+  (it cannot be computed before the graph runs): specialising it is a graph break, so the call
+  runs eagerly and stays correct for every size.
 * Handed to a hookgrad function or tensor method, a symbolic number makes the call one graph
   node that recomputes the call with the run-time value (`composite`), so shape parameters
   derived inside hookgrad are never baked.
