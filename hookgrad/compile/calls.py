@@ -101,23 +101,39 @@ def _has_tensor(value: Any) -> bool:
     return isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value)
 
 
+_USER_CODE = ("Python side effects inside a custom autograd.Function or a module forward that "
+              "runs as one node (they would happen twice on later calls)")
+
+
+def _effects_mark(trace: Any) -> tuple:
+    return len(trace.effects), len(trace.seen_hooks), len(trace.snapshot.diff())
+
+
 def record_call(trace: Any, rec: Any, fn: Any, args: tuple, kwargs: dict,
-                always: bool = False, objects: dict | None = None) -> Any:
+                always: bool = False, objects: dict | None = None,
+                user_code: bool = False) -> Any:
     """Run ``fn(*args, **kwargs)`` (concrete numbers, nothing recorded inside) and record it
     as one `CompositeCall` node of `rec`'s graph (`always`: even without tensors, for calls
     whose effect is the point, such as seeding the generator; `objects`: id of an argument ->
-    its `SourcedObject`, for arguments fetched from their sources at run time)."""
+    its `SourcedObject`, for arguments fetched from their sources at run time; `user_code`:
+    the call runs user Python, whose side effects make it a graph break)."""
     if rec is not trace.rec:  # a hook body's sub-graph: symbolic numbers of the outer graph
         args, kwargs = specialised(args), specialised(kwargs)  # become guarded constants
     leaves: list[Any] = []
     tensors: list[Tensor] = []
     template = _split((args, kwargs), leaves, tensors, objects or {})
+    mark = _effects_mark(trace) if user_code else None
     rec.suspended += 1
     try:
         result = fn(*plain(args), **plain(kwargs))
     finally:
         rec.suspended -= 1
     if not trace.recording or rec.suspended:
+        return result
+    if mark is not None and _effects_mark(trace) != mark:
+        # the node re-runs this call on every compiled call: its side effects must not also
+        # be replayed from the log, so such a call stays eager
+        trace.graph_break(_USER_CODE)
         return result
     if not (always or _has_tensor(result) or (result is None and tensors)):
         return result  # a Python answer (``is_contiguous()``...): nothing to record
@@ -193,7 +209,7 @@ _FILLS = ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauch
           "log_normal_", "geometric_", "new_empty")
 
 
-def _factory(real: Any, always: bool = False) -> Any:
+def _factory(real: Any, always: bool = False, user_code: bool = False) -> Any:
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         tr = current_trace()
@@ -202,7 +218,7 @@ def _factory(real: Any, always: bool = False) -> Any:
         rec = tr.active_recorder()
         if not tr.recording or rec.suspended:  # runs eagerly: plain (guarded) numbers
             return real(*specialised(args), **specialised(kwargs))
-        return record_call(tr, rec, real, args, kwargs, always)
+        return record_call(tr, rec, real, args, kwargs, always, user_code=user_code)
     return wrapper
 
 
@@ -210,7 +226,7 @@ def _function_apply(real: Any) -> Any:
     def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
         bound = functools.partial(real, cls)
         bound.__name__ = f"{cls.__name__}_apply"  # type: ignore[attr-defined]
-        return _factory(bound)(*args, **kwargs)
+        return _factory(bound, user_code=True)(*args, **kwargs)
     return classmethod(apply)
 
 

@@ -105,7 +105,7 @@ class SymTrace:
         leaf = object_leaf(self.trace, mod)
         objects = {id(mod): leaf} if leaf is not mod else None
         return record_call(self.trace, self.trace.rec, forward, (mod, *args), kwargs,
-                           objects=objects)
+                           objects=objects, user_code=True)
 
 
 # ------------------------------------------------------------------ interception
@@ -131,6 +131,8 @@ def _wrap_forward(real: Any) -> Any:
     @functools.wraps(real)
     def forward(self: Any, *args: Any, **kwargs: Any) -> Any:
         tr = _active()
+        if tr is not None and self._modules:  # a container: its children's calls are traced
+            return real(self, *args, **kwargs)
         if tr is None:
             return real(self, *specialised(args), **specialised(kwargs)) \
                 if _any_sym(args, kwargs) else real(self, *args, **kwargs)

@@ -85,3 +85,28 @@ def test_symbolic_number_outliving_a_broken_dynamic_trace():
     assert plain(out) == [3.0, 3.0]
     assert plain(hookgrad.ones(2) * holder.k) == [3.0, 3.0]  # used after the trace
     assert plain(holder.k * hookgrad.ones(1)) == [3.0]
+
+
+def test_function_with_python_side_effects_runs_them_once_per_call(torch):
+    """A Function whose forward appends to a list: the node would re-run the append, and the
+    side-effect log would replay it too, so hookgrad keeps such a call eager (graph break)."""
+    def scenario(lib: Any) -> dict:
+        calls: list = []
+
+        class Logged(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                calls.append(1)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 2
+        def fn(x: Any) -> Any:
+            assert isinstance(calls, list)  # `calls` is reachable from the region
+            return Logged.apply(x).sum()
+        opt = lib.compile(fn, backend="eager")
+        outs = [plain(opt(lib.ones(2))) for _ in range(3)]
+        return {"outs": outs, "calls": len(calls)}
+    ref, got = both(torch, scenario)
+    assert got == ref == {"outs": [4.0, 4.0, 4.0], "calls": 3}
