@@ -183,7 +183,8 @@ class HookRegistry(OrderedDict):
         hid = handle.id = RemovableHandle.next_id
         RemovableHandle.next_id = hid + 1
         handle.extra_dict_ref = ()
-        self[hid] = fn
+        _od_setitem(self, hid, fn)  # `__setitem__` inline: no Python frame per tensor hook
+        self._version += 1
         return handle
 
     def add(
