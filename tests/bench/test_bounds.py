@@ -29,3 +29,11 @@ def test_one_workload_report_has_every_column(capsys):
     assert cells[0] == "chain_hooks" and cells[1].endswith("us/hook")
     assert int(cells[3]) > 1000 and int(cells[4]) > 0  # 100 hooks and 200 ops per step
     assert "most own time under cProfile" in out
+
+
+def test_no_names_means_every_eager_workload(monkeypatch):
+    seen = []
+    monkeypatch.setattr(bounds, "bound", lambda name: seen.append(name) or {
+        "time": "1 us/op", "gc": "0.0%", "python calls/step": 1, "C calls/step": 1, "top": []})
+    bounds.main([])
+    assert seen == bounds.EAGER
