@@ -112,9 +112,12 @@ def bound(name: str) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.bounds", description=__doc__)
-    parser.add_argument("names", nargs="*", choices=list(W.TABLE),
-                        help="workloads (default: every eager one)")
+    # (no ``choices=``: with ``nargs="*"`` argparse checks an empty list against them)
+    parser.add_argument("names", nargs="*", help="workloads (default: every eager one)")
     args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in W.TABLE]
+    if unknown:
+        parser.error(f"unknown workloads {unknown}; choose from {sorted(W.TABLE)}")
     args.names = args.names or EAGER
     print("| workload | time | GC share | Python calls/step | C calls/step |")
     print("|---|---|---|---|---|")
