@@ -38,14 +38,17 @@ from hookgrad.autograd._node import Node
 from hookgrad.autograd.anomaly_mode import check_nan_outputs
 
 
-class _Ready:
+class ReadyNode:
+    """An entry of the ready heap, ordered as NOTE [Engine order] says (also used by compiled
+    autograd's capture, which replays this schedule)."""
+
     __slots__ = ("key", "node")
 
     def __init__(self, node: Node) -> None:
         self.key = -node._seq
         self.node = node
 
-    def __lt__(self, other: _Ready) -> bool:
+    def __lt__(self, other: ReadyNode) -> bool:
         return self.key < other.key
 
 
@@ -90,7 +93,7 @@ class GraphTask:
         self.captures: dict[Node, list] = {}
         self.captured: list = []
         self.buffers: dict[Node, list] = {}
-        self.heap: list[_Ready] = []
+        self.heap: list[ReadyNode] = []
         self.callbacks: list = []
         self.pollers: list = []  # called after every node (`poll_between_nodes`)
 
@@ -155,7 +158,7 @@ class GraphTask:
 
     # ------------------------------------------------------------------ running
     def push(self, node: Node) -> None:
-        heapq.heappush(self.heap, _Ready(node))
+        heapq.heappush(self.heap, ReadyNode(node))
 
     def add_to_buffer(self, node: Node, slot: int, grad: Any) -> None:
         buf = self.buffers.get(node)
@@ -465,6 +468,6 @@ class _ExecutionEngine:
 ENGINE = _ExecutionEngine()
 
 __all__ = [
-    "execute", "queue_callback", "poll_between_nodes", "GraphTask", "GraphRoot", "ENGINE", "current_graph_task_id",
-    "current_graph_task", "will_engine_execute_node",
+    "ReadyNode", "execute", "queue_callback", "poll_between_nodes", "GraphTask", "GraphRoot",
+    "ENGINE", "current_graph_task_id", "current_graph_task", "will_engine_execute_node",
 ]

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from hookgrad._config import GLOBAL
 from hookgrad.autograd._nodes import AccumulateGrad, PrimitiveNode
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd.engine import GraphRoot
+from hookgrad.autograd.engine import GraphRoot, ReadyNode
 from hookgrad.nn.modules._backward_hook import BackwardHookFunctionBackward
 
 __all__ = ["Collected", "collect", "Fallback", "PRIMS"]
@@ -52,19 +52,6 @@ class Collected(NamedTuple):
     packed: list
     nodes: list  # the autograd nodes in execution order (saved values are freed after)
     deps: dict  # node -> dependency count (for `will_engine_execute_node` inside hooks)
-
-
-class _Ready:
-    """A heap item ordered as the engine's (NOTE [Engine order])."""
-
-    __slots__ = ("key", "node")
-
-    def __init__(self, node: Any) -> None:
-        self.key = -node._seq
-        self.node = node
-
-    def __lt__(self, other: _Ready) -> bool:
-        return self.key < other.key
 
 
 def _schedule(root: Any) -> tuple[list, dict]:
@@ -95,11 +82,11 @@ def _schedule(root: Any) -> tuple[list, dict]:
             remaining[nxt] = left
             if left == 0:
                 if ready is not None:
-                    heapq.heappush(heap, _Ready(ready))
+                    heapq.heappush(heap, ReadyNode(ready))
                 ready = nxt
         # as the engine's `route`: a lone ready node with an empty heap runs next directly
         if ready is not None and heap:
-            heapq.heappush(heap, _Ready(ready))
+            heapq.heappush(heap, ReadyNode(ready))
             ready = None
         node = ready if ready is not None else (heapq.heappop(heap).node if heap else None)
     return order, deps

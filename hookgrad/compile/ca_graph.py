@@ -29,7 +29,7 @@ import types
 from typing import Any
 
 from hookgrad.compile import ca_ops
-from hookgrad.compile.graph import Graph, GraphModule, Node
+from hookgrad.compile.graph import Graph, GraphModule, Node, format_arg
 
 __all__ = ["CompiledAutogradGraph", "build_graph"]
 
@@ -155,17 +155,6 @@ def _route(em: _Emitter, entries: tuple, buffers: dict, edges: tuple, outs: list
             ca_ops.accumulate_grad_buffer, (old, val), name="accumulate_grad_buffer")
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, Node):
-        return value.name
-    if isinstance(value, tuple):
-        inner = ", ".join(_fmt(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(_fmt(v) for v in value) + "]"
-    return repr(value)  # None, ints and hook-type strings only
-
-
 def _uses(value: Any, out: list) -> list:
     if isinstance(value, Node):
         out.append(value)
@@ -197,21 +186,21 @@ def python_code(graph: Graph) -> tuple[str, dict]:
     # `inputs` stays referenced to the end: `node_done` drops its entries as nodes finish
     for i, node in enumerate(nodes):
         if node.op == "output":
-            lines.append(f"    return {_fmt(node.args[0])}")
+            lines.append(f"    return {format_arg(node.args[0])}")
             continue
         if node.op != "call_function" or (node.target is operator.getitem
                                           and id(node) not in last):
             continue
         lhs = f"{node.name} = " if id(node) in last else ""
         if node.target is operator.getitem:
-            lines.append(f"    {lhs}{_fmt(node.args[0])}[{node.args[1]!r}]")
+            lines.append(f"    {lhs}{format_arg(node.args[0])}[{node.args[1]!r}]")
         else:
             fname = names.get(id(node.target))
             if fname is None:
                 fname = names[id(node.target)] = f"{node.name}_op"
                 ns[fname] = node.target
-            args = [_fmt(a) for a in node.args]
-            args += [f"{k}={_fmt(v)}" for k, v in node.kwargs.items()]
+            args = [format_arg(a) for a in node.args]
+            args += [f"{k}={format_arg(v)}" for k, v in node.kwargs.items()]
             lines.append(f"    {lhs}{fname}({', '.join(args)})")
         if i in drops:
             lines.append("    " + " = ".join(drops[i]) + " = None")

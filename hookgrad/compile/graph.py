@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Node", "Graph", "GraphModule"]
+__all__ = ["Node", "Graph", "GraphModule", "format_arg"]
 
 
 class Node:
@@ -95,13 +95,13 @@ class Graph:
                 fname = f"_{_target_name(node.target)}_{len(ns)}"
                 fname = "".join(c if c.isalnum() or c == "_" else "_" for c in fname)
                 ns[fname] = node.target
-                args = ", ".join(_fmt(a) for a in node.args)
-                kw = "".join(f", {k} = {_fmt(v)}" for k, v in node.kwargs.items())
+                args = ", ".join(format_arg(a) for a in node.args)
+                kw = "".join(f", {k} = {format_arg(v)}" for k, v in node.kwargs.items())
                 if kw and not args:
                     kw = kw[2:]
                 lines.append(f"    {node.name} = {fname}({args}{kw})")
             elif node.op == "output":
-                lines.append(f"    return {_fmt(node.args[0])}")
+                lines.append(f"    return {format_arg(node.args[0])}")
         if self._nodes and self._nodes[-1].op != "output":
             lines.append("    return None")
         return "\n".join(lines) + "\n", ns
@@ -112,14 +112,15 @@ class Graph:
         return "\n".join(rows)
 
 
-def _fmt(value: Any) -> str:
+def format_arg(value: Any) -> str:
+    """A node argument as generated source: a node by its name, containers recursively."""
     if isinstance(value, Node):
         return value.name
     if isinstance(value, tuple):
-        inner = ", ".join(_fmt(v) for v in value)
+        inner = ", ".join(format_arg(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
-        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+        return "[" + ", ".join(format_arg(v) for v in value) + "]"
     return repr(value)
 
 
