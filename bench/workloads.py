@@ -71,14 +71,16 @@ def _mlp_setup(lib, batch):
     return model, x, y
 
 
-def _train_step(lib, model, x, y):
+def _train_step(lib, model, x, y, forward=None):
+    """An SGD step with cross-entropy; `forward` (default `model`) runs the model in the step."""
     opt = lib.optim.SGD(model.parameters(), lr=0.01)
     loss_fn = lib.nn.CrossEntropyLoss()
     first = float(loss_fn(model(x), y).item())
+    run = model if forward is None else forward
 
     def step():
         opt.zero_grad()
-        loss_fn(model(x), y).backward()
+        loss_fn(run(x), y).backward()
         opt.step()
 
     return step, first
@@ -131,7 +133,7 @@ def _quiet(step, first):
     return quiet_step, first
 
 
-def cnn(lib, batch=64):
+def _cnn_setup(lib, batch):
     rng = np.random.default_rng(2)
     conv = lib.nn.Conv2d(1, 8, 3)
     lin = lib.nn.Linear(8 * 13 * 13, 10)
@@ -146,25 +148,25 @@ def cnn(lib, batch=64):
     model = lib.nn.Sequential(conv, lib.nn.ReLU(), lib.nn.MaxPool2d(2), lib.nn.Flatten(), lin)
     x = _t(lib, rng.normal(size=(batch, 1, 28, 28)))
     y = lib.tensor(rng.integers(0, 10, size=batch).astype(np.int64))
-    opt = lib.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = lib.nn.CrossEntropyLoss()
-    first = float(loss_fn(model(x), y).item())
-
-    def step():
-        opt.zero_grad()
-        loss_fn(model(x), y).backward()
-        opt.step()
-
-    return step, first
+    return model, x, y
 
 
-def hvp(lib):
+def cnn(lib, batch=64):
+    return _train_step(lib, *_cnn_setup(lib, batch))
+
+
+def _hvp_setup(lib):
     rng = np.random.default_rng(3)
     w1 = _t(lib, rng.normal(size=(10, 32)) * 0.3, True)
     w2 = _t(lib, rng.normal(size=(32, 1)) * 0.3, True)
     x = _t(lib, rng.normal(size=(16, 10)))
     v1 = _t(lib, rng.normal(size=(10, 32)))
     v2 = _t(lib, rng.normal(size=(32, 1)))
+    return w1, w2, x, v1, v2
+
+
+def hvp(lib):
+    w1, w2, x, v1, v2 = _hvp_setup(lib)
 
     def loss():
         return (lib.tanh(x @ w1) @ w2).pow(2).mean()
@@ -230,52 +232,19 @@ def mlp_compile(lib, batch, hooks=False):
             layer.register_forward_pre_hook(lambda m, args: None)
             layer.register_forward_hook(lambda m, args, out: None)
             layer.register_full_backward_hook(lambda m, gi, go: None)
-    opt = lib.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = lib.nn.CrossEntropyLoss()
-    cmodel = _compiled(lib, model)
-    first = float(loss_fn(model(x), y).item())
-
-    def step():
-        opt.zero_grad()
-        loss_fn(cmodel(x), y).backward()
-        opt.step()
-
+    step, first = _train_step(lib, model, x, y, forward=_compiled(lib, model))
     return _quiet(step, first) if hooks else (step, first)
 
 
 def cnn_compile(lib, batch=64):
     """cnn with the model under ``lib.compile`` (loss and optimizer stay eager)."""
-    rng = np.random.default_rng(2)
-    conv, lin = lib.nn.Conv2d(1, 8, 3), lib.nn.Linear(8 * 13 * 13, 10)
-    with lib.no_grad():
-        conv.weight.copy_(lib.tensor(rng.uniform(-0.3, 0.3, size=(8, 1, 3, 3)).astype(np.float32)))
-        conv.bias.copy_(lib.tensor(rng.uniform(-0.3, 0.3, size=(8,)).astype(np.float32)))
-    _load_linear(lin, rng.uniform(-0.03, 0.03, size=(10, 8 * 13 * 13)).astype(np.float32),
-                 rng.uniform(-0.03, 0.03, size=(10,)).astype(np.float32), lib)
-    model = lib.nn.Sequential(conv, lib.nn.ReLU(), lib.nn.MaxPool2d(2), lib.nn.Flatten(), lin)
-    x = _t(lib, rng.normal(size=(batch, 1, 28, 28)))
-    y = lib.tensor(rng.integers(0, 10, size=batch).astype(np.int64))
-    opt = lib.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = lib.nn.CrossEntropyLoss()
-    first = float(loss_fn(model(x), y).item())
-    cmodel = _compiled(lib, model)
-
-    def step():
-        opt.zero_grad()
-        loss_fn(cmodel(x), y).backward()
-        opt.step()
-
-    return step, first
+    model, x, y = _cnn_setup(lib, batch)
+    return _train_step(lib, model, x, y, forward=_compiled(lib, model))
 
 
 def hvp_compile(lib):
     """hvp with the loss under ``lib.compile`` (the double backward goes through it)."""
-    rng = np.random.default_rng(3)
-    w1 = _t(lib, rng.normal(size=(10, 32)) * 0.3, True)
-    w2 = _t(lib, rng.normal(size=(32, 1)) * 0.3, True)
-    x = _t(lib, rng.normal(size=(16, 10)))
-    v1 = _t(lib, rng.normal(size=(10, 32)))
-    v2 = _t(lib, rng.normal(size=(32, 1)))
+    w1, w2, x, v1, v2 = _hvp_setup(lib)
 
     def loss(a, b):
         return (lib.tanh(x @ a) @ b).pow(2).mean()

@@ -73,7 +73,8 @@ class GraphTask:
 
     __slots__ = (
         "deps", "exec_info", "reached", "captures", "captured", "buffers", "heap", "callbacks",
-        "create_graph", "retain_graph", "is_backward", "task_id", "hook_state", "pollers", "rule_ops",
+        "create_graph", "retain_graph", "is_backward", "task_id", "hook_state", "pollers",
+        "rule_ops",
     )
     _ids = itertools.count()  # next() on a count is atomic: threads get distinct ids
 
@@ -99,18 +100,7 @@ class GraphTask:
 
     # ------------------------------------------------------------------ graph analysis
     def count_dependencies(self, root: Node) -> None:
-        deps = self.deps
-        stack = [root]
-        while stack:  # the graph is acyclic: a node is new exactly when it has no count yet
-            for nxt, _ in stack.pop()._next_edges:
-                if nxt is None:
-                    continue
-                count = deps.get(nxt)
-                if count is None:
-                    deps[nxt] = 1
-                    stack.append(nxt)
-                else:
-                    deps[nxt] = count + 1
+        count_dependencies(root, self.deps)
 
     def compute_needed(self, root: Node, targets: list, accumulate: bool) -> None:
         """Count dependencies and mark the nodes on a path to a target, in one walk.
@@ -301,6 +291,25 @@ class GraphTask:
             i += 1
 
 
+def count_dependencies(root: Node, deps: dict) -> dict:
+    """Count, into `deps`, the edges into every node reachable from `root`; returns `deps`.
+
+    (Also the first step of compiled autograd's capture, which replays this engine's order.)
+    """
+    stack = [root]
+    while stack:  # the graph is acyclic: a node is new exactly when it has no count yet
+        for nxt, _ in stack.pop()._next_edges:
+            if nxt is None:
+                continue
+            count = deps.get(nxt)
+            if count is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
+    return deps
+
+
 def conform(node: Node, i: int, g: Tensor, meta: Any) -> Tensor:
     """PyTorch's validate_outputs: cast to the input's dtype, reduce broadcast shapes."""
     if meta is None:
@@ -468,6 +477,7 @@ class _ExecutionEngine:
 ENGINE = _ExecutionEngine()
 
 __all__ = [
-    "ReadyNode", "execute", "queue_callback", "poll_between_nodes", "GraphTask", "GraphRoot",
-    "ENGINE", "current_graph_task_id", "current_graph_task", "will_engine_execute_node",
+    "ReadyNode", "count_dependencies", "execute", "queue_callback", "poll_between_nodes",
+    "GraphTask", "GraphRoot", "ENGINE", "current_graph_task_id", "current_graph_task",
+    "will_engine_execute_node",
 ]

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from hookgrad._config import GLOBAL
 from hookgrad.autograd._nodes import AccumulateGrad, PrimitiveNode
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd.engine import GraphRoot, ReadyNode
+from hookgrad.autograd.engine import GraphRoot, ReadyNode, count_dependencies
 from hookgrad.nn.modules._backward_hook import BackwardHookFunctionBackward
 
 __all__ = ["Collected", "collect", "Fallback", "PRIMS"]
@@ -56,18 +56,7 @@ class Collected(NamedTuple):
 
 def _schedule(root: Any) -> tuple[list, dict]:
     """The nodes the eager engine would run, in its order, and their dependency counts."""
-    deps: dict = {}
-    stack = [root]
-    while stack:
-        for nxt, _ in stack.pop()._next_edges:
-            if nxt is None:
-                continue
-            count = deps.get(nxt)
-            if count is None:
-                deps[nxt] = 1
-                stack.append(nxt)
-            else:
-                deps[nxt] = count + 1
+    deps = count_dependencies(root, {})
     remaining = dict(deps)
     heap: list = []
     order = []
