@@ -203,7 +203,8 @@ class HookRegistry(OrderedDict):
             self.flags[handle.id] = HookEntry(fn, with_kwargs, always_call)
         else:  # no side-table entry to clean up: skip the second weak reference
             handle = RemovableHandle(self)
-        self[handle.id] = fn
+        _od_setitem(self, handle.id, fn)  # `__setitem__` inline (module hooks: per forward)
+        self._version += 1
         if prepend:
             self.move_to_end(handle.id, last=False)
         return handle
