@@ -13,10 +13,12 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.compile.state import current_run
 
-__all__ = ["register_hook", "register_hook_deferred", "make_trampoline"]
+__all__ = ["register_hook", "register_hook_deferred", "make_trampoline", "store_handle"]
 
 
-def _store_handle(slot: int, handle: Any) -> None:
+def store_handle(slot: int, handle: Any) -> None:
+    """Keep the `RemovableHandle` of a registration made in a compiled call in the call's `slot`
+    (where the side-effect replay finds it); a negative slot keeps nothing."""
     run = current_run()
     if run is not None and slot >= 0:
         run.slots[slot] = handle
@@ -29,13 +31,13 @@ def register_hook(t: Tensor, body: Any, *free: Tensor, handle_slot: int = -1) ->
             return body(grad, *free)
     else:
         hook = body
-    _store_handle(handle_slot, t.register_hook(hook))
+    store_handle(handle_slot, t.register_hook(hook))
     return t
 
 
 def register_hook_deferred(t: Tensor, slot: int, kind: str, handle_slot: int = -1) -> Tensor:
     """Register a trampoline to ``run.hooks[slot]`` (the call's BackwardState); return `t`."""
-    _store_handle(handle_slot, getattr(t, kind)(make_trampoline(current_run().hooks, slot)))
+    store_handle(handle_slot, getattr(t, kind)(make_trampoline(current_run().hooks, slot)))
     return t
 
 

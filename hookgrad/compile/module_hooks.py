@@ -19,12 +19,14 @@ from hookgrad.nn.modules._backward_hook import BackwardHook
 from hookgrad.nn.modules._call import _backward_hooks
 from hookgrad.nn.modules._global_hooks import _global_backward_hooks, _global_backward_pre_hooks
 
-__all__ = ["backward_hook_setup", "REAL_SETUP"]
+__all__ = ["backward_hook_setup", "new_backward_hook", "REAL_SETUP"]
 
 REAL_SETUP = {"input": BackwardHook.setup_input_hook, "output": BackwardHook.setup_output_hook}
 
 
-def _new_backward_hook(module: Any) -> BackwardHook:
+def new_backward_hook(module: Any) -> BackwardHook:
+    """A `BackwardHook` for `module` with the full backward (pre-)hooks registered right now,
+    global ones first, as eager's ``Module.__call__`` builds it for one call."""
     pre: list = []
     if module._backward_pre_hooks or _global_backward_pre_hooks:
         pre = [*_global_backward_pre_hooks.values(), *module._backward_pre_hooks.values()]
@@ -39,6 +41,6 @@ def backward_hook_setup(slot: int, kind: str, single: bool, *tensors: Tensor) ->
     run = current_run()
     bw = run.bwhooks.get(slot)
     if bw is None:
-        bw = run.bwhooks[slot] = _new_backward_hook(run.objects[slot])
+        bw = run.bwhooks[slot] = new_backward_hook(run.objects[slot])
     arg = tensors[0] if single else tuple(tensors)
     return REAL_SETUP[kind](bw, arg)

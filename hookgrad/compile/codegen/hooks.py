@@ -62,7 +62,7 @@ def new_hooks(body: Any, slot: int, *free: Any) -> HookRegistry:
     else:
         hook = body
     registry = HookRegistry()
-    hops._store_handle(slot, registry.add_plain(hook))
+    hops.store_handle(slot, registry.add_plain(hook))
     return registry
 
 

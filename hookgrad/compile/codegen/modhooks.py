@@ -27,7 +27,7 @@ from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_tuple
 from hookgrad.compile.codegen.hooks import skip
 from hookgrad.compile.graph import Node
-from hookgrad.compile.module_hooks import _new_backward_hook, backward_hook_setup
+from hookgrad.compile.module_hooks import backward_hook_setup, new_backward_hook
 from hookgrad.compile.state import current_run
 
 __all__ = ["is_setup", "setup_supported", "make_setup", "run_node"]
@@ -49,7 +49,7 @@ def make_setup(slot: int, kind: str, requires: tuple) -> Any:
     run = current_run()
     bw = run.bwhooks.get(slot)
     if bw is None:
-        bw = run.bwhooks[slot] = _new_backward_hook(run.objects[slot])
+        bw = run.bwhooks[slot] = new_backward_hook(run.objects[slot])
     index = list(range(len(requires))) if any(requires) else None
     if kind == "input":
         bw.n_inputs, bw.input_tensors_index = len(requires), index
