@@ -153,22 +153,14 @@ class SavedTensor:
     def unpack_data(self, node: Any = None) -> Any:
         """The saved value's array, for rules that run on arrays (NOTE [Rule operations]).
 
-        `unpack` without the tensor it would build for a saved output: the same freed and
-        version checks, and the unpack hook when one was registered.
+        `unpack` without the tensor it would build for a saved output (a saved input unpacks
+        as itself, so it simply goes through `unpack`, as do freed and hooked values).
         """
-        if self._unpack is not None or self._freed:
+        if self._unpack is not None or self._freed or not self._is_output:
             return self.unpack(node)._data
-        vc = self._vc
-        if self._is_output:
-            data = self._data
-        else:
-            t = self._tensor
-            data = t._data
-            if vc is None:
-                vc = t._version_counter
-        if vc is not None and vc.value != self._version and not self._wrapped:
+        if self._vc.value != self._version and not self._wrapped:
             raise RuntimeError(self._version_message(node))
-        return data
+        return self._data
 
     def _unpack_with_hook(self, node: Any) -> Tensor:
         data = self._unpack(self._packed)
