@@ -50,38 +50,36 @@ def is_sym(value: Any) -> bool:
     return isinstance(value, SymNum)
 
 
-def plain(value: Any) -> Any:
-    """`value` with every symbolic number replaced by its concrete value (containers walked)."""
+def _map_numbers(value: Any, leaf: Any) -> Any:
+    """`value` with `leaf` applied to every symbolic number in it (containers walked)."""
     if isinstance(value, SymNum):
-        return value.value
+        return leaf(value)
     kind = type(value)
     if kind is tuple or kind is list:
-        return kind(plain(v) for v in value)
+        return kind(_map_numbers(v, leaf) for v in value)
     if isinstance(value, Size):
-        return Size([plain(v) for v in value])
+        return Size([_map_numbers(v, leaf) for v in value])
     if kind is dict:
-        return {k: plain(v) for k, v in value.items()}
+        return {k: _map_numbers(v, leaf) for k, v in value.items()}
     if kind is slice:
-        return slice(plain(value.start), plain(value.stop), plain(value.step))
+        return slice(_map_numbers(value.start, leaf), _map_numbers(value.stop, leaf),
+                     _map_numbers(value.step, leaf))
     return value
+
+
+def _concrete(num: SymNum) -> Any:
+    return num.value
+
+
+def plain(value: Any) -> Any:
+    """`value` with every symbolic number replaced by its concrete value (containers walked)."""
+    return _map_numbers(value, _concrete)
 
 
 def specialised(value: Any) -> Any:
     """Like `plain`, but every symbolic number met is specialised (guarded): for values that
     reach code which does not record them (a hook body being speculated, for example)."""
-    if isinstance(value, SymNum):
-        return _specialise_value(value)
-    kind = type(value)
-    if kind is tuple or kind is list:
-        return kind(specialised(v) for v in value)
-    if isinstance(value, Size):
-        return Size([specialised(v) for v in value])
-    if kind is dict:
-        return {k: specialised(v) for k, v in value.items()}
-    if kind is slice:
-        return slice(specialised(value.start), specialised(value.stop),
-                     specialised(value.step))
-    return value
+    return _map_numbers(value, _specialise_value)
 
 
 def node_or_value(value: Any) -> Any:
