@@ -9,9 +9,12 @@ from hookgrad.fx import immutable_collections, node  # noqa: F401
 from hookgrad.fx._symbolic_trace import PH, ParameterProxy, Tracer, symbolic_trace, wrap
 from hookgrad.fx.graph import Graph
 from hookgrad.fx.graph_module import GraphModule
+from hookgrad.fx.interpreter import Interpreter, Transformer
 from hookgrad.fx.node import Node, map_arg
 from hookgrad.fx.proxy import Proxy, TraceError
-from hookgrad.fx import graph, graph_module, proxy  # noqa: E402,F401
+from hookgrad.fx import graph, graph_module, interpreter, passes, proxy  # noqa: E402,F401
+from hookgrad.fx import subgraph_rewriter  # noqa: E402,F401
+from hookgrad.fx.subgraph_rewriter import replace_pattern  # noqa: E402
 
-__all__ = ["Graph", "GraphModule", "Node", "PH", "ParameterProxy", "Proxy", "TraceError",
-           "Tracer", "map_arg", "symbolic_trace", "wrap"]
+__all__ = ["Graph", "GraphModule", "Interpreter", "Transformer", "Node", "PH", "ParameterProxy", "Proxy", "TraceError",
+           "Tracer", "map_arg", "replace_pattern", "symbolic_trace", "wrap"]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hookgrad._tensor import Tensor
 from hookgrad.fx._kinds import check_covers
 from hookgrad.fx._names import CUSTOM_BUILTINS, Namespace, public_functions, qualified_name
+from hookgrad.fx._wrap import wrap
 from hookgrad.fx.node import Node
 
 if TYPE_CHECKING:
@@ -99,6 +100,17 @@ class _Emitter:
             return f"slice({self.repr(arg.start)}, {self.repr(arg.stop)}, {self.repr(arg.step)})"
         return repr(arg)
 
+    def type_repr(self, o: Any) -> str:
+        """`` : <type>`` for a node annotated with a class (empty for anything else)."""
+        if not isinstance(o, type):
+            return ""
+        if o.__module__ == "builtins":
+            return f" : {o.__qualname__}"
+        package = sys.modules["hookgrad"]
+        if getattr(package, o.__name__, None) is o:
+            return f" : torch.{o.__name__}"  # as torch prints it; ``torch`` is a global here
+        return f" : {self.add_global(f'{o.__module__}.{o.__qualname__}', o)}"
+
     def args(self, args: tuple, kwargs: dict) -> str:
         parts = [self.repr(a) for a in args] + [f"{k} = {self.repr(v)}" for k, v in kwargs.items()]
         return ", ".join(parts)
@@ -106,7 +118,7 @@ class _Emitter:
     # ---------------------------------------------------------------- one method per node kind
     def placeholder(self, node: Node, root: str, free_vars: list[str]) -> str | None:
         default = f" = {self.repr(node.args[0])}" if node.args else ""
-        free_vars.append(f"{node.target}{default}")
+        free_vars.append(f"{node.target}{self.type_repr(node.type)}{default}")
         raw = node.target.replace("*", "")
         return f"{node.name} = {raw}" if raw != node.name else None
 
@@ -187,11 +199,11 @@ def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
     wrap_name = em.add_global("wrap", _wrap_fn()) if em.wrapped else ""
     wraps = "\n".join(f'{wrap_name}("{name}")' for name in em.wrapped)
     signature = ", ".join([root_module, *free_vars])
-    src = f"\n{wraps}\n\ndef forward({signature}):\n{code}"
+    out_type = next((em.type_repr(n.type) for n in nodes if n.op == "output"), "")
+    returns = f" -> {out_type[3:]}" if out_type else ""
+    src = f"\n{wraps}\n\ndef forward({signature}){returns}:\n{code}"
     return PythonCode(src, em.globals)
 
 
 def _wrap_fn() -> Any:
-    from hookgrad.fx._symbolic_trace import wrap  # noqa: PLC0415 - the tracer imports the emitter
-
     return wrap

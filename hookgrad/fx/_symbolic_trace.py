@@ -20,6 +20,7 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.fx._names import public_functions
 from hookgrad.fx._patcher import Patcher, proxy_aware, public_entries
+from hookgrad.fx._wrap import PH, PHBase, _assert, _assert_is_none, _wrapped_fns_to_patch, wrap
 from hookgrad.fx.graph import Graph
 from hookgrad.fx.graph_module import GraphModule
 from hookgrad.fx.node import Argument, Node
@@ -30,59 +31,6 @@ __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "ParameterProxy"]
 
 _orig_module_call = Module.__call__
 _orig_module_getattr = Module.__getattr__
-
-# (id(globals), name) -> globals: the functions registered with `wrap`.
-_wrapped_fns_to_patch: dict[tuple[int, str], dict[str, Any]] = {}
-
-
-class PHBase:
-    """A placeholder marker usable inside ``concrete_args``. Mirrors: ``fx._symbolic_trace.PHBase``."""
-
-    def __repr__(self) -> str:
-        return "PH"
-
-
-PH = PHBase()
-
-
-def _assert(condition: Any, message: str) -> None:
-    """Raise AssertionError(`message`) unless `condition` (checks of specialised arguments)."""
-    if not condition:
-        raise AssertionError(message)
-
-
-def _assert_is_none(value: Any, msg: str) -> None:
-    """Raise AssertionError(`msg`) unless `value` is None (an argument specialised to None)."""
-    if value is not None:
-        raise AssertionError(msg)
-
-
-def wrap(fn_or_name: str | Callable[..., Any]) -> str | Callable[..., Any]:
-    """Make a module-level function a leaf: traced calls record it as one ``call_function``.
-
-    Must be called at the top level of the module that defines (or imports) the function.
-
-    Raises:
-        NotImplementedError: when called inside a function.
-        RuntimeError: for a callable without a name.
-
-    Mirrors: ``torch.fx.wrap``.
-    """
-    if not callable(fn_or_name) and not isinstance(fn_or_name, str):
-        raise AssertionError("Unsupported type for global function! Must be either a callable "
-                             "or string name")
-    if callable(fn_or_name):
-        if isinstance(fn_or_name, str):
-            raise AssertionError("a callable is expected")
-        fn_name = fn_or_name.__name__
-    else:
-        fn_name = fn_or_name
-    caller = inspect.currentframe().f_back  # type: ignore[union-attr]
-    if caller is None or caller.f_code.co_name != "<module>":
-        raise NotImplementedError("wrap must be called at the top level of a module")
-    _wrapped_fns_to_patch[(id(caller.f_globals), fn_name)] = caller.f_globals
-    return fn_or_name
-
 
 class ParameterProxy(Proxy):
     """A parameter's Proxy that answers shape questions with the real values.
@@ -235,7 +183,7 @@ class Tracer(TracerBase):
 
         Mirrors: ``torch.fx.Tracer.trace``.
         """
-        from hookgrad.fx._trace_root import bind_inputs, collect_tensor_attrs  # noqa: PLC0415
+        from hookgrad.fx._trace_root import bind_inputs, collect_tensor_attrs, type_hints  # noqa: PLC0415
 
         if isinstance(root, Module):
             self.root, fn = root, type(root).forward
@@ -245,6 +193,7 @@ class Tracer(TracerBase):
         self.graph = Graph(tracer_cls=getattr(self, "__class__", None))
         self.tensor_attrs = collect_tensor_attrs(self.root)
         fn_globals = getattr(fn, "__globals__", {})
+        return_type = type_hints(fn).get("return")
         fn, args = bind_inputs(self, fn, isinstance(root, Module), concrete_args)
         cache: dict[str, Any] = {}
         try:
@@ -252,7 +201,7 @@ class Tracer(TracerBase):
                 self._install(patcher, fn_globals, cache)
                 result = fn(*args)
                 self.create_node("output", "output", (self.create_arg(result),), {},
-                                 type_expr=getattr(fn, "__annotations__", {}).get("return"))
+                                 type_expr=return_type)
         finally:
             self.submodule_paths = None
         return self.graph

@@ -10,16 +10,18 @@ from __future__ import annotations
 import inspect
 import operator
 import types
+import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hookgrad._tensor import Tensor
+from hookgrad.fx._wrap import PHBase, _assert, _assert_is_none
 
 if TYPE_CHECKING:
     from hookgrad.fx._symbolic_trace import Tracer
     from hookgrad.nn import Module
 
-__all__ = ["bind_inputs", "collect_tensor_attrs"]
+__all__ = ["bind_inputs", "collect_tensor_attrs", "type_hints"]
 
 _SCALARS = (bool, int, float, complex, str)
 
@@ -39,9 +41,17 @@ def collect_tensor_attrs(root: Module) -> dict[int, str]:
     return out
 
 
-def _specialise(tracer: Tracer, name: str, value: Any, default: tuple) -> Any:
-    from hookgrad.fx._symbolic_trace import PHBase, _assert, _assert_is_none  # noqa: PLC0415
+def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """`fn`'s annotations, evaluated (modules using ``from __future__ import annotations``
+    store strings); an annotation that cannot be evaluated is left out."""
+    try:
+        return typing.get_type_hints(fn)
+    except Exception:  # noqa: BLE001 - names imported only under TYPE_CHECKING, etc.
+        return {k: v for k, v in getattr(fn, "__annotations__", {}).items()
+                if not isinstance(v, str)}
 
+
+def _specialise(tracer: Tracer, name: str, value: Any, default: tuple) -> Any:
     out = tracer.create_proxy("placeholder", f"{name}_1", default, {})
     if isinstance(value, PHBase):
         return out
@@ -97,7 +107,7 @@ def bind_inputs(tracer: Tracer, root_fn: Callable[..., Any], is_module: bool,
                                f"{len(concrete_args)} concrete arguments")
         concrete_args = dict(zip(arg_names, concrete_args, strict=True))
     concrete = dict(concrete_args or {})
-    annotations = getattr(fn, "__annotations__", {})
+    annotations = type_hints(fn)
     args.extend(_placeholder(tracer, n, sig, concrete, annotations) for n in arg_names)
     extra = total
     if co.co_flags & inspect.CO_VARARGS:

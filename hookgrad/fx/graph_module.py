@@ -80,11 +80,12 @@ class GraphModule(Module):
 
     Example:
         >>> import hookgrad as torch
-        >>> gm = torch.fx.symbolic_trace(torch.nn.ReLU())
+        >>> gm = torch.fx.symbolic_trace(lambda x: torch.relu(x) * 2)
         >>> print(gm.code.strip())
-        def forward(self, input):
-            relu = hookgrad.relu(input);  input = None
-            return relu
+        def forward(self, x):
+            relu = hookgrad.relu(x);  x = None
+            mul = relu * 2;  relu = None
+            return mul
 
     Mirrors: ``torch.fx.GraphModule``.
     """
