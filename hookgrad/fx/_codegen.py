@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from hookgrad._tensor import Tensor
 from hookgrad.fx._kinds import check_covers
 from hookgrad.fx._names import CUSTOM_BUILTINS, Namespace, public_functions, qualified_name
-from hookgrad.fx._wrap import wrap
 from hookgrad.fx.node import Node
 
 if TYPE_CHECKING:
@@ -196,7 +195,8 @@ def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
         body.append("pass\n")
     code = "".join(body)
     code = "\n".join("    " + line for line in code.split("\n"))
-    wrap_name = em.add_global("wrap", _wrap_fn()) if em.wrapped else ""
+    # Spelled as torch spells it; resolvable through the ``hookgrad`` global.
+    wrap_name = "hookgrad.fx._symbolic_trace.wrap"
     wraps = "\n".join(f'{wrap_name}("{name}")' for name in em.wrapped)
     signature = ", ".join([root_module, *free_vars])
     out_type = next((em.type_repr(n.type) for n in nodes if n.op == "output"), "")
@@ -204,6 +204,3 @@ def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
     src = f"\n{wraps}\n\ndef forward({signature}){returns}:\n{code}"
     return PythonCode(src, em.globals)
 
-
-def _wrap_fn() -> Any:
-    return wrap

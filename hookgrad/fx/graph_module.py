@@ -107,13 +107,17 @@ class GraphModule(Module):
                 if node.op in ("get_attr", "call_module"):
                     _copy_attr(root, self, node.target)
         elif isinstance(root, dict):
+            targets = []
             for node in graph.nodes:
                 if node.op in ("get_attr", "call_module"):
                     if node.target not in root:
                         raise RuntimeError(f"Node {node.name} referenced target {node.target} "
                                            "but that target was not provided in ``root``!")
-                    *prefix, field = node.target.split(".")
-                    _assign(_walk_to(self, prefix, create=True), field, root[node.target])
+                    targets.append(node.target)
+            # Shallow paths first, so a parent given explicitly is installed before children.
+            for target in sorted(targets, key=lambda t: t.count(".")):
+                *prefix, field = target.split(".")
+                _assign(_walk_to(self, prefix, create=True), field, root[target])
         else:
             raise RuntimeError("Unsupported type " + str(root) + " passed for root!")
         self.meta: dict[str, Any] = getattr(root, "meta", {}) if isinstance(root, Module) else {}
