@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
 import inspect
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from hookgrad.fx._codegen import PythonCode, python_code
 from hookgrad.fx._kinds import NODE_KINDS
-from hookgrad.fx._names import Namespace, snake_case
+from hookgrad.fx._names import Namespace, public_functions, snake_case
 from hookgrad.fx.immutable_collections import immutable_dict
 from hookgrad.fx.node import Argument, Node, Target, map_aggregate, map_arg
 
@@ -67,6 +68,22 @@ class _NodeRef:
         return (_NodeRef, (self.name,))
 
 
+class _PublicRef:
+    """A public function inside a pickled graph record, by its dotted path."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def resolve(self) -> Any:
+        module, name = self.path.rsplit(".", 1)
+        return getattr(importlib.import_module(module), name)
+
+    def __reduce__(self) -> tuple:
+        return (_PublicRef, (self.path,))
+
+
 def _graph_from_records(records: list, tracer_cls: type | None) -> Graph:
     """Rebuild a pickled `Graph`."""
     g = Graph(tracer_cls=tracer_cls)
@@ -75,6 +92,8 @@ def _graph_from_records(records: list, tracer_cls: type | None) -> Graph:
         return by_name[a.name] if isinstance(a, _NodeRef) else a
 
     for op, target, args, kwargs, name, type_expr, meta in records:
+        if isinstance(target, _PublicRef):
+            target = target.resolve()
         node = g.create_node(op, target, map_aggregate(args, resolve),
                              map_aggregate(kwargs, resolve), name, type_expr)
         node.meta = meta
@@ -299,7 +318,11 @@ class Graph:
 
     def __reduce__(self) -> tuple:
         # Nodes are written as flat records (a pickled linked list would recurse once per node).
-        records = [(n.op, n.target, map_arg(n.args, _NodeRef.of), map_arg(n.kwargs, _NodeRef.of),
+        # Public functions are written by their public path: several are generated (their
+        # ``__qualname__`` does not resolve), and a reader of the pickle knows them by that name.
+        public = public_functions()
+        records = [(n.op, _PublicRef(public[id(n.target)]) if id(n.target) in public else n.target,
+                    map_arg(n.args, _NodeRef.of), map_arg(n.kwargs, _NodeRef.of),
                     n.name, n.type, n.meta) for n in self.nodes]
         return (_graph_from_records, (records, self._tracer_cls))
 

@@ -176,3 +176,12 @@ def test_print_readable_matches_torch(torch, capsys):
     hg.print_readable()
     assert "class Net(torch.nn.Module):" in capsys.readouterr().out
     assert P.normalise(str(hg)) == str(tg)
+
+
+def test_pickle_graph_with_generated_public_functions():
+    # hookgrad.tanh is generated (its __qualname__ does not resolve): found by a fuzz program.
+    gm = hookgrad.fx.symbolic_trace(lambda x: hookgrad.tanh(x) + hookgrad.sigmoid(x))
+    clone = pickle.loads(pickle.dumps(gm))
+    assert [n.target for n in clone.graph.nodes][1] is hookgrad.tanh
+    x = hookgrad.randn(3)
+    _assert_same(clone(x), gm(x))
