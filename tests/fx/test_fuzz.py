@@ -115,12 +115,12 @@ def _run(lib, module, arrays):
     return [o.detach().numpy() for o in out], grads, params
 
 
-def _close(a, b):
+def _close(a, b, rtol=1e-5, atol=1e-6):
     for u, v in zip(a, b, strict=True):
         if u is None or v is None:
             assert u is None and v is None
         else:
-            np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(u, v, rtol=rtol, atol=atol)
 
 
 def check_program(seed: int, torch=None) -> None:
@@ -156,8 +156,9 @@ def check_program(seed: int, torch=None) -> None:
         t_gm = torch.fx.symbolic_trace(t_model)
         assert P.normalise(gm.code) == t_gm.code, (seed, program)
         t_out = _run(torch, t_gm, arrays)
-        _close(eager[0], t_out[0])
-        _close(eager[1], t_out[1])
+        # float32 sums may round differently in the two libraries
+        _close(eager[0], t_out[0], rtol=1e-4, atol=1e-5)
+        _close(eager[1], t_out[1], rtol=1e-4, atol=1e-5)
         assert sorted(t_out[2]) == sorted(eager[2])
 
 

@@ -228,3 +228,42 @@ def test_shape_prop_records_requires_grad_and_nested_outputs():
     assert isinstance(out_meta[0], TensorMetadata) and out_meta[0].requires_grad
     assert out_meta[1][0].shape == hookgrad.Size([])
     assert np.isclose(float(gm(hookgrad.ones(2, 2))[1][0]), 4.0)
+
+
+def test_tracer_hooks_can_be_overridden(torch):
+    def scenario(lib):
+        calls = []
+
+        class Recording(lib.fx.Tracer):
+            def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+                node = super().create_node(kind, target, args, kwargs, name, type_expr)
+                node.meta["order"] = len(calls)
+                calls.append(kind)
+                return node
+
+            def call_module(self, m, forward, args, kwargs):
+                calls.append(f"module:{self.path_of_module(m)}")
+                return super().call_module(m, forward, args, kwargs)
+
+            def getattr(self, attr, attr_val, parameter_proxy_cache):
+                calls.append(f"attr:{attr}")
+                return super().getattr(attr, attr_val, parameter_proxy_cache)
+
+        graph = Recording().trace(P.mixed_module(lib))
+        return calls, [n.meta["order"] for n in graph.nodes]
+
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_proxy_reflected_ops_and_attribute_nodes(torch):
+    def scenario(lib):
+        def fn(x):
+            y = 2 + x
+            z = 3 * y - x.T
+            return (1 / z) ** x.ndim, x.dtype, (-x) // 2 % 3, 1 - x > 0.5, ~(x > 0)
+
+        gm = lib.fx.symbolic_trace(fn)
+        return [(n.op, str(n.target), str(n.args)) for n in gm.graph.nodes]
+
+    h, t = scenario(hookgrad), scenario(torch)
+    assert [(a, P.normalise(b), c) for a, b, c in h] == t
