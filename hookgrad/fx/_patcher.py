@@ -76,7 +76,9 @@ def find_proxy(*values: Any) -> Proxy | None:
     return None
 
 
-_WRAPPERS: dict[tuple[int, bool], Callable[..., Any]] = {}
+# (id(orig), mark_wrapped) -> (orig, wrapper). `orig` is kept so an id reused by another
+# function after `orig` died cannot return a stale wrapper.
+_WRAPPERS: dict[tuple[int, bool], tuple[Any, Callable[..., Any]]] = {}
 
 
 def proxy_aware(orig: Callable[..., Any], mark_wrapped: bool) -> Callable[..., Any]:
@@ -86,21 +88,24 @@ def proxy_aware(orig: Callable[..., Any], mark_wrapped: bool) -> Callable[..., A
     which makes the emitted code re-register them with `wrap` so a retrace keeps them leaves.
     """
     key = (id(orig), mark_wrapped)
-    wrapper = _WRAPPERS.get(key)
-    if wrapper is None:
+    cached = _WRAPPERS.get(key)
+    if cached is not None and cached[0] is orig:
+        return cached[1]
 
-        @functools.wraps(orig)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            proxy = find_proxy(args, kwargs)
-            if proxy is None:
-                return orig(*args, **kwargs)
-            out = proxy.tracer.create_proxy("call_function", orig, args, kwargs)
-            if mark_wrapped:
-                out.node.meta["is_wrapped"] = True
-            return out
+    @functools.wraps(orig)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        proxy = find_proxy(args, kwargs)
+        if proxy is None:
+            return orig(*args, **kwargs)
+        out = proxy.tracer.create_proxy("call_function", orig, args, kwargs)
+        if mark_wrapped:
+            out.node.meta["is_wrapped"] = True
+        return out
 
-        wrapper.__fx_original__ = orig  # type: ignore[attr-defined]
-        _WRAPPERS[key] = wrapper
+    wrapper.__fx_original__ = orig  # type: ignore[attr-defined]
+    if len(_WRAPPERS) > 10_000:  # user functions come and go; public ones are re-made cheaply
+        _WRAPPERS.clear()
+    _WRAPPERS[key] = (orig, wrapper)
     return wrapper
 
 

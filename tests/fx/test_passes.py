@@ -112,7 +112,12 @@ def test_interpreter_overrides_and_initial_env(torch):
         same = bool((out == gm(x)).all())
         with pytest.raises(RuntimeError, match="Expected positional argument"):
             lib.fx.Interpreter(gm).run()
-        return seen, same
+        # initial_env pre-fills values: the nodes given are not run again
+        first_block = next(n for n in gm.graph.nodes if n.op == "call_module")
+        interp = lib.fx.Interpreter(gm)
+        fixed = interp.run(x, initial_env={first_block: lib.zeros(2, 4)})
+        boxed = lib.fx.Interpreter(gm).boxed_run([x])
+        return seen, same, tuple(fixed.shape), bool((fixed == out).all()), bool((boxed == out).all())
 
     assert scenario(hookgrad) == scenario(torch)
 
@@ -202,6 +207,19 @@ def test_graph_setter_recompiles_and_state_dict_matches(torch):
         gm.graph = g
         return code1 == P.normalise(gm.code), "add_1 = 1 + sum_1" in code1, \
             sorted(gm.state_dict()), sorted(n for n, _ in gm.named_parameters())
+
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_concrete_args_placeholder_and_none(torch):
+    def scenario(lib):
+        def fn(x, y, flag):
+            return x + y if flag is None else x
+
+        gm = lib.fx.symbolic_trace(fn, concrete_args={"y": lib.fx.PH, "flag": None})
+        with pytest.raises(AssertionError, match="specialized to have value None"):
+            gm(lib.ones(1), lib.ones(1), 1)
+        return [(n.op, n.name) for n in gm.graph.nodes], gm(lib.ones(1), lib.ones(1), None).tolist()
 
     assert scenario(hookgrad) == scenario(torch)
 
