@@ -153,6 +153,10 @@ class Tracer(TracerBase):
                 if a is p:
                     return self.create_node("get_attr", name, (), {})
             raise NameError("parameter is not a member of this module")
+        if isinstance(a, tuple) and hasattr(a, "_fields"):
+            # A named tuple built from traced values: its construction becomes a node.
+            return self.create_node("call_function", type(a),
+                                    tuple(self.create_arg(e) for e in a), {})
         if isinstance(a, Module):
             for name, m in self.root.named_modules():
                 if a is m:

@@ -52,6 +52,13 @@ OPS = {
     "softmax": lambda lib, m, a, b, c, k: a.softmax(dim=-1),
     "chunk": lambda lib, m, a, b, c, k: _swap_halves(lib, a),
     "param": lambda lib, m, a, b, c, k: a * m.scale,
+    "buffer": lambda lib, m, a, b, c, k: a - m.offset,
+    "alpha": lambda lib, m, a, b, c, k: lib.add(a, b, alpha=c),
+    "transpose": lambda lib, m, a, b, c, k: a.transpose(0, 1).contiguous().transpose(0, 1),
+    "stack": lambda lib, m, a, b, c, k: lib.stack([a, b]).sum(0),
+    "masked_fill": lambda lib, m, a, b, c, k: a.masked_fill(a > b, c),
+    "constant": lambda lib, m, a, b, c, k: a + m.const,
+    "index": lambda lib, m, a, b, c, k: a[:, None, :].squeeze(1)[[2, 0, 1]],
 }
 
 
@@ -88,6 +95,8 @@ def build(lib, program):
             self.act = lib.nn.Tanh()
             self.block = Block()
             self.scale = lib.nn.Parameter(lib.ones(D) * 0.5)
+            self.register_buffer("offset", lib.arange(D) * 0.25)
+            self.const = lib.ones(B, 1) * 0.1  # a plain tensor attribute: a traced constant
 
         def forward(self, x, y):
             vals = [x, y]
