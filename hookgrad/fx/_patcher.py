@@ -17,7 +17,7 @@ from typing import Any
 from hookgrad.fx._names import PUBLIC_NAMESPACES
 from hookgrad.fx.proxy import Proxy
 
-__all__ = ["Patcher", "find_proxy", "proxy_aware", "public_entries"]
+__all__ = ["Patcher", "find_proxy", "patch_public", "proxy_aware", "public_entries"]
 
 # Public functions that inspect their argument rather than compute with it: they must see the
 # Proxy itself (``hookgrad.is_tensor(proxy)`` is False, as in torch).
@@ -76,6 +76,35 @@ def find_proxy(*values: Any) -> Proxy | None:
     return None
 
 
+class _ProxyAware:
+    """A patched public function. It compares and hashes equal to the function it stands for,
+    so code running while the patch is in place (tracer overrides, a Transformer's
+    ``if target == hookgrad.sigmoid``) still recognises it."""
+
+    def __init__(self, orig: Callable[..., Any], mark_wrapped: bool) -> None:
+        self.__fx_original__ = orig
+        self._mark_wrapped = mark_wrapped
+        functools.update_wrapper(self, orig)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        proxy = find_proxy(args, kwargs)
+        if proxy is None:
+            return self.__fx_original__(*args, **kwargs)
+        out = proxy.tracer.create_proxy("call_function", self.__fx_original__, args, kwargs)
+        if self._mark_wrapped:
+            out.node.meta["is_wrapped"] = True
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or other is self.__fx_original__
+
+    def __hash__(self) -> int:
+        return hash(self.__fx_original__)
+
+    def __repr__(self) -> str:
+        return repr(self.__fx_original__)
+
+
 # (id(orig), mark_wrapped) -> (orig, wrapper). `orig` is kept so an id reused by another
 # function after `orig` died cannot return a stale wrapper.
 _WRAPPERS: dict[tuple[int, bool], tuple[Any, Callable[..., Any]]] = {}
@@ -91,18 +120,7 @@ def proxy_aware(orig: Callable[..., Any], mark_wrapped: bool) -> Callable[..., A
     cached = _WRAPPERS.get(key)
     if cached is not None and cached[0] is orig:
         return cached[1]
-
-    @functools.wraps(orig)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        proxy = find_proxy(args, kwargs)
-        if proxy is None:
-            return orig(*args, **kwargs)
-        out = proxy.tracer.create_proxy("call_function", orig, args, kwargs)
-        if mark_wrapped:
-            out.node.meta["is_wrapped"] = True
-        return out
-
-    wrapper.__fx_original__ = orig  # type: ignore[attr-defined]
+    wrapper = _ProxyAware(orig, mark_wrapped)
     if len(_WRAPPERS) > 10_000:  # user functions come and go; public ones are re-made cheaply
         _WRAPPERS.clear()
     _WRAPPERS[key] = (orig, wrapper)
@@ -124,3 +142,9 @@ def public_entries() -> list[tuple[Any, str, Any]]:
                     continue
                 _ENTRIES.append((ns, name, obj))
     return _ENTRIES
+
+
+def patch_public(patcher: Patcher) -> None:
+    """Make every public function proxy-aware until `patcher` exits."""
+    for ns, name, fn in public_entries():
+        patcher.patch(ns, name, proxy_aware(fn, mark_wrapped=False))

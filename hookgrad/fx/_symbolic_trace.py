@@ -19,7 +19,7 @@ from typing import Any
 
 from hookgrad._tensor import Tensor
 from hookgrad.fx._names import public_functions
-from hookgrad.fx._patcher import Patcher, proxy_aware, public_entries
+from hookgrad.fx._patcher import Patcher, patch_public, proxy_aware
 from hookgrad.fx._wrap import PH, PHBase, _assert, _assert_is_none, _wrapped_fns_to_patch, wrap
 from hookgrad.fx.graph import Graph
 from hookgrad.fx.graph_module import GraphModule
@@ -227,8 +227,7 @@ class Tracer(TracerBase):
 
         patcher.patch(Module, "__getattr__", module_getattr_wrapper)
         patcher.patch(Module, "__call__", module_call_wrapper)
-        for ns, name, fn in public_entries():
-            patcher.patch(ns, name, proxy_aware(fn, mark_wrapped=False))
+        patch_public(patcher)
         for (_, name), frame_globals in _wrapped_fns_to_patch.items():
             if name not in frame_globals and hasattr(builtins, name):
                 orig = getattr(builtins, name)  # e.g. wrap("len")

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hookgrad.fx._kinds import check_covers
+from hookgrad.fx._patcher import Patcher, patch_public
 from hookgrad.fx._symbolic_trace import Tracer
 from hookgrad.fx.graph import Graph
 from hookgrad.fx.graph_module import GraphModule
@@ -241,7 +242,10 @@ class Transformer(Interpreter):
 
         Mirrors: ``torch.fx.Transformer.transform``.
         """
-        result = super().run(enable_io_processing=False)
+        # Overrides may call public functions on the Proxies they receive (``hookgrad.neg(*args)``)
+        with Patcher() as patcher:
+            patch_public(patcher)
+            result = super().run(enable_io_processing=False)
         if result is not None:
             value = map_aggregate(result, lambda a: a.node if isinstance(a, Proxy) else a)
             out = self.new_graph.output(value)
