@@ -40,10 +40,11 @@ class _NodeList:
         step = "_prev" if self._reverse else "_next"
         cur = getattr(root, step)
         while cur is not root:
-            nxt = getattr(cur, step)  # read first: the caller may erase `cur`
             if not cur._erased:
                 yield cur
-            cur = nxt
+            # An erased node keeps its links, so a walk continues past a node erased meanwhile;
+            # a node inserted right after `cur` during the walk is visited, as in torch.
+            cur = getattr(cur, step)
 
     def __reversed__(self) -> Iterator[Node]:
         return iter(_NodeList(self._graph, not self._reverse))

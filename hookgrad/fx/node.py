@@ -162,9 +162,9 @@ class Node:
         self._next.prepend(x)
 
     def _remove_from_list(self) -> None:
+        # The node keeps its own links: a graph walk standing on it can still move on.
         p, n = self._prev, self._next
         p._next, n._prev = n, p
-        self._prev = self._next = self
 
     # ------------------------------------------------------------------ arguments
     @property

@@ -163,3 +163,19 @@ def test_create_node_validates_op_and_target():
         g.create_node("call_method", operator.add)
     with pytest.raises(ValueError):
         g.create_node("call_function", "add")
+
+
+def test_walk_survives_erasing_and_sees_insertions(torch):
+    def scenario(lib):
+        g, x, y, a, r, s = _simple(lib)
+        seen = []
+        for node in g.nodes:
+            seen.append(node.name)
+            if node is a:
+                with g.inserting_after(a):
+                    g.call_function(operator.neg, (a,))
+            if node.name == "neg":
+                g.erase_node(node)
+        return seen, [n.name for n in g.nodes], len(g.nodes)
+
+    assert scenario(hookgrad) == scenario(torch)
