@@ -18,7 +18,7 @@ from hookgrad.fx._codegen import MAGIC_METHODS, REFLECTABLE_MAGIC_METHODS
 from hookgrad.fx.graph import Graph
 from hookgrad.fx.node import Argument, Node, Target
 
-__all__ = ["TraceError", "TracerBase", "Proxy", "Attribute"]
+__all__ = ["TraceError", "TracerBase", "Proxy", "Attribute", "GraphAppendingTracer"]
 
 _BASE_TYPES = (str, int, float, bool, complex, type(None), type(...), bytes)
 
@@ -147,7 +147,7 @@ class Proxy:
 
     def __init__(self, node: Node, tracer: TracerBase | None = None) -> None:
         if tracer is None:
-            tracer = _GraphAppendingTracer(node.graph)
+            tracer = GraphAppendingTracer(node.graph)
         self.tracer = tracer
         self.node = node
 
@@ -222,8 +222,11 @@ class Attribute(Proxy):
         return self.tracer.create_proxy("call_method", self.attr, (self.root, *args), kwargs)
 
 
-class _GraphAppendingTracer(TracerBase):
-    """The tracer of a Proxy built directly on a graph node (no symbolic trace running)."""
+class GraphAppendingTracer(TracerBase):
+    """A tracer that only appends to `graph`: the tracer of Proxies built by hand on nodes.
+
+    Mirrors: ``torch.fx.proxy.GraphAppendingTracer``.
+    """
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph

@@ -300,3 +300,26 @@ def test_proxy_reflected_ops_and_attribute_nodes(torch):
 
     h, t = scenario(hookgrad), scenario(torch)
     assert [(a, P.normalise(b), c) for a, b, c in h] == t
+
+
+def test_decomposition_with_hand_made_proxies(torch):
+    # torch.fx's decomposition recipe: rules run on Proxies over a new graph.
+    def scenario(lib):
+        def relu_decomposition(x):
+            return (x > 0) * x
+
+        rules = {lib.relu: relu_decomposition}
+        graph = lib.fx.Tracer().trace(lambda x: lib.relu(x) + 1)
+        new_graph, env = lib.fx.Graph(), {}
+        tracer = lib.fx.proxy.GraphAppendingTracer(new_graph)
+        for node in graph.nodes:
+            if node.op == "call_function" and node.target in rules:
+                args = [lib.fx.Proxy(env[a.name], tracer) if isinstance(a, lib.fx.Node) else a
+                        for a in node.args]
+                env[node.name] = rules[node.target](*args).node
+            else:
+                env[node.name] = new_graph.node_copy(node, lambda a: env[a.name])
+        gm = lib.fx.GraphModule(lib.nn.Module(), new_graph)
+        return P.normalise(gm.code), gm(lib.tensor([-1.0, 2.0])).tolist()
+
+    assert scenario(hookgrad) == scenario(torch)
