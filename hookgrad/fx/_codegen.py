@@ -129,7 +129,8 @@ class _Emitter:
         return f"{node.name} = {call}({self.args(node.args[1:], node.kwargs)})"
 
     def call_module(self, node: Node, root: str, free_vars: list[str]) -> str:
-        return f"{node.name} = {format_target(root, node.target)}({self.args(node.args, node.kwargs)})"
+        call = format_target(root, node.target)
+        return f"{node.name} = {call}({self.args(node.args, node.kwargs)})"
 
     def call_function(self, node: Node, root: str, free_vars: list[str]) -> str:
         target, args = node.target, node.args

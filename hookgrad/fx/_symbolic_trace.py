@@ -11,7 +11,6 @@ by `wrap` or found in the autowrap modules.
 from __future__ import annotations
 
 import builtins
-import inspect
 import math
 from collections.abc import Callable
 from itertools import chain
@@ -20,7 +19,8 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.fx._names import public_functions
 from hookgrad.fx._patcher import Patcher, patch_public, proxy_aware
-from hookgrad.fx._wrap import PH, PHBase, _assert, _assert_is_none, _wrapped_fns_to_patch, wrap
+from hookgrad.fx._trace_root import bind_inputs, collect_tensor_attrs, type_hints
+from hookgrad.fx._wrap import PH, PHBase, _wrapped_fns_to_patch, wrap  # noqa: F401 - re-exported
 from hookgrad.fx.graph import Graph
 from hookgrad.fx.graph_module import GraphModule
 from hookgrad.fx.node import Argument, Node
@@ -136,7 +136,8 @@ class Tracer(TracerBase):
                 if name not in parameter_proxy_cache:
                     factory = None
                     if self.param_shapes_constant:
-                        factory = lambda node, n=name, v=attr_val: ParameterProxy(self, node, n, v)  # noqa: E731
+                        def factory(node: Node, n: str = name, v: Any = attr_val) -> Proxy:
+                            return ParameterProxy(self, node, n, v)
                     parameter_proxy_cache[name] = self.create_proxy(
                         "get_attr", name, (), {}, proxy_factory_fn=factory)
                 return parameter_proxy_cache[name]
@@ -187,8 +188,6 @@ class Tracer(TracerBase):
 
         Mirrors: ``torch.fx.Tracer.trace``.
         """
-        from hookgrad.fx._trace_root import bind_inputs, collect_tensor_attrs, type_hints  # noqa: PLC0415
-
         if isinstance(root, Module):
             self.root, fn = root, type(root).forward
             self.submodule_paths = {mod: name for name, mod in root.named_modules()}

@@ -57,8 +57,8 @@ def _specialise(tracer: Tracer, name: str, value: Any, default: tuple) -> Any:
         return out
     if isinstance(value, _SCALARS):
         eq = tracer.create_proxy("call_function", operator.eq, (out, value), {})
-        tracer.create_proxy("call_function", _assert, (eq, f"{name} has been specialized to "
-                                                           f"have value {value} but got another value"), {})
+        msg = f"{name} has been specialized to have value {value} but got another value"
+        tracer.create_proxy("call_function", _assert, (eq, msg), {})
     elif value is None:
         tracer.create_proxy("call_function", _assert_is_none, (out, f"{name} has been "
                             "specialized to have value None but got another value"), {})

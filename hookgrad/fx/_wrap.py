@@ -14,7 +14,10 @@ _wrapped_fns_to_patch: dict[tuple[int, str], dict[str, Any]] = {}
 
 
 class PHBase:
-    """A placeholder marker usable inside ``concrete_args``. Mirrors: ``fx._symbolic_trace.PHBase``."""
+    """A placeholder marker usable inside ``concrete_args``.
+
+    Mirrors: ``torch.fx._symbolic_trace.PHBase``.
+    """
 
     def __repr__(self) -> str:
         return "PH"

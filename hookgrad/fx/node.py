@@ -135,7 +135,10 @@ class Node:
     # ------------------------------------------------------------------ linked list
     @property
     def next(self) -> Node:
-        """The node after this one (the graph's root sentinel at the end). Mirrors: ``Node.next``."""
+        """The node after this one (the graph's root sentinel at the end).
+
+        Mirrors: ``torch.fx.Node.next``.
+        """
         return self._next
 
     @property

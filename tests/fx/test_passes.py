@@ -117,7 +117,8 @@ def test_interpreter_overrides_and_initial_env(torch):
         interp = lib.fx.Interpreter(gm)
         fixed = interp.run(x, initial_env={first_block: lib.zeros(2, 4)})
         boxed = lib.fx.Interpreter(gm).boxed_run([x])
-        return seen, same, tuple(fixed.shape), bool((fixed == out).all()), bool((boxed == out).all())
+        return (seen, same, tuple(fixed.shape), bool((fixed == out).all()),
+                bool((boxed == out).all()))
 
     assert scenario(hookgrad) == scenario(torch)
 
