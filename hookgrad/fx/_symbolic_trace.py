@@ -162,6 +162,7 @@ class Tracer(TracerBase):
             for name, m in self.root.named_modules():
                 if a is m:
                     return self.create_node("get_attr", name, (), {})
+            raise NameError("module is not installed as a submodule")
         if isinstance(a, Tensor):
             for name, b in self.root.named_buffers():
                 if a is b:
