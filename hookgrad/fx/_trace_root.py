@@ -117,4 +117,4 @@ def bind_inputs(tracer: Tracer, root_fn: Callable[..., Any], is_module: bool,
         args.append(_placeholder(tracer, "**" + names[extra], sig, concrete, annotations))
     if co.co_kwonlyargcount or co.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
         return _flatten_varargs(fn, len(args)), args
-    return fn, args
+    return root_fn, args  # a decorated forward runs its decorator; only the signature is unwrapped

@@ -324,3 +324,24 @@ def test_decomposition_with_hand_made_proxies(torch):
         return P.normalise(gm.code), gm(lib.tensor([-1.0, 2.0])).tolist()
 
     assert scenario(hookgrad) == scenario(torch)
+
+
+def test_decorated_forward_runs_its_decorator(torch):
+    import functools
+
+    def scenario(lib):
+        def doubled(fn):
+            @functools.wraps(fn)
+            def inner(*args, **kwargs):
+                return fn(*args, **kwargs) * 2
+            return inner
+
+        class M(lib.nn.Module):
+            @doubled
+            def forward(self, x):
+                return x + 1
+
+        gm = lib.fx.symbolic_trace(M())
+        return P.normalise(gm.code), gm(lib.zeros(1)).tolist()
+
+    assert scenario(hookgrad) == scenario(torch)
