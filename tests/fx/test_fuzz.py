@@ -107,6 +107,42 @@ def build(lib, program):
     return Random()
 
 
+# ops that read module state; a plain-function program uses tanh in their place
+_MODULE_OPS = {"lin", "act", "block", "param", "buffer", "constant"}
+
+
+def build_fn(lib, program):
+    steps, extra = program
+
+    def fn(x, y):
+        vals = [x, y]
+        for op, i, j, c, k in steps:
+            op = "tanh" if op in _MODULE_OPS else op
+            vals.append(OPS[op](lib, None, vals[i], vals[j], c, k))
+        return vals[-1], vals[extra].sum()
+
+    return fn
+
+
+def check_function(seed: int, torch=None) -> None:
+    program = make_program(seed)
+    fn = build_fn(hookgrad, program)
+    gm = hookgrad.fx.symbolic_trace(fn)
+    gm.graph.lint()
+    assert not list(gm.parameters()) and type(gm).__name__ == "fn"
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal((B, D)).astype(np.float32) for _ in range(2)]
+    eager = [v.numpy() for v in fn(*[hookgrad.tensor(a) for a in arrays])]
+    _close(eager, [v.numpy() for v in gm(*[hookgrad.tensor(a) for a in arrays])])
+    run = hookgrad.fx.Interpreter(gm).run(*[hookgrad.tensor(a) for a in arrays])
+    _close(eager, [v.numpy() for v in run])
+    if torch is not None:
+        t_gm = torch.fx.symbolic_trace(build_fn(torch, program))
+        assert P.normalise(gm.code) == t_gm.code, (seed, program)
+        t_out = [v.numpy() for v in t_gm(*[torch.tensor(a) for a in arrays])]
+        _close(eager, t_out, rtol=1e-4, atol=1e-5)
+
+
 def _hook_all(lib, model, log):
     for name, mod in model.named_modules():
         if isinstance(mod, lib.nn.Linear):
@@ -174,6 +210,11 @@ def check_program(seed: int, torch=None) -> None:
 def test_fuzz_traced_programs_equal_eager_and_torch(torch):
     for seed in range(N_PROGRAMS):
         check_program(seed, torch)
+
+
+def test_fuzz_traced_functions_equal_eager_and_torch(torch):
+    for seed in range(5000, 5000 + N_PROGRAMS):
+        check_function(seed, torch)
 
 
 def test_fuzz_without_oracle_still_checks_eager():
