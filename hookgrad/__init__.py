@@ -114,6 +114,7 @@ from hookgrad.futures import Future  # noqa: E402  (torch.Future)
 import hookgrad.nn.parallel  # noqa: E402,F401  (torch.nn.parallel)
 from hookgrad.serialization import load, save  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
+import hookgrad.fx  # noqa: E402,F401  (torch.fx: symbolic tracing and the graph IR)
 import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
 from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
 

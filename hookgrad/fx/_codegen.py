@@ -1,0 +1,207 @@
+"""The one Graph-to-source emitter (design.md §11): ``Graph.python_code`` is this module.
+
+The generated ``forward`` is straight-line Python: one statement per node, each value dropped
+(``x = None``) right after its last use so that intermediates are freed as early as in eager
+code. Operators print as operators (``add = x + y``), methods as methods, submodules and
+attributes as ``self.<path>``; other callables become globals of the generated code.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hookgrad._tensor import Tensor
+from hookgrad.fx._kinds import check_covers
+from hookgrad.fx._names import CUSTOM_BUILTINS, Namespace, public_functions, qualified_name
+from hookgrad.fx.node import Node
+
+if TYPE_CHECKING:
+    from hookgrad.fx.graph import Graph
+
+__all__ = ["PythonCode", "python_code", "format_target", "REFLECTABLE_MAGIC_METHODS",
+           "MAGIC_METHODS", "INPLACE_METHODS"]
+
+REFLECTABLE_MAGIC_METHODS = {
+    "add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "floordiv": "{} // {}",
+    "truediv": "{} / {}", "div": "{} / {}", "mod": "{} % {}", "pow": "{} ** {}",
+    "lshift": "{} << {}", "rshift": "{} >> {}", "and_": "{} & {}", "or_": "{} | {}",
+    "xor": "{} ^ {}", "getitem": "{}[{}]", "matmul": "{} @ {}",
+}
+MAGIC_METHODS = {
+    "eq": "{} == {}", "ne": "{} != {}", "lt": "{} < {}", "gt": "{} > {}", "le": "{} <= {}",
+    "ge": "{} >= {}", "pos": "+{}", "neg": "-{}", "invert": "~{}", **REFLECTABLE_MAGIC_METHODS,
+}
+INPLACE_METHODS = {
+    "iadd": "{} += {}", "iand": "{} &= {}", "ifloordiv": "{} //= {}", "ilshift": "{} <<= {}",
+    "imod": "{} %= {}", "imul": "{} *= {}", "imatmul": "{} @= {}", "ior": "{} |= {}",
+    "ipow": "{} **= {}", "irshift": "{} >>= {}", "isub": "{} -= {}", "itruediv": "{} /= {}",
+    "ixor": "{} ^= {}", "setitem": "{}[{}] = {}",
+}
+
+
+@dataclass
+class PythonCode:
+    """Generated source and the globals it must run with.
+
+    Mirrors: ``torch.fx.graph.PythonCode``.
+    """
+
+    src: str
+    globals: dict[str, Any]
+
+
+def format_target(base: str, target: str) -> str:
+    """``self`` + ``"seq.0.lin"`` -> ``getattr(self.seq, "0").lin``."""
+    out = base
+    for part in target.split("."):
+        out = f"{out}.{part}" if part.isidentifier() else f'getattr({out}, "{part}")'
+    return out
+
+
+class _Emitter:
+    """State of one emission: globals, their names, and the body lines."""
+
+    def __init__(self, namespace: Namespace) -> None:
+        package = sys.modules["hookgrad"]
+        # ``torch`` too: reprs of dtypes and sizes print as ``torch.float32``.
+        self.globals: dict[str, Any] = {**CUSTOM_BUILTINS, "hookgrad": package,
+                                        "torch": package, "device": package.device}
+        self.namespace = namespace
+        self.wrapped: dict[str, None] = {}
+
+    def add_global(self, hint: str, obj: Any) -> str:
+        if public_functions().get(id(obj)) == hint:
+            return hint  # a public name: resolvable through the ``hookgrad`` global
+        name = self.namespace.create_name(hint, obj)
+        if self.globals.get(name, obj) is not obj:
+            raise AssertionError(f"Global name {name} already assigned to different object")
+        self.globals[name] = obj
+        return name
+
+    def repr(self, arg: Any) -> str:
+        if isinstance(arg, Node):
+            return arg.name
+        if isinstance(arg, tuple) and hasattr(arg, "_fields"):
+            cls = self.add_global(qualified_name(type(arg)), type(arg))
+            return f"{cls}{tuple(arg)!r}"
+        if isinstance(arg, Tensor):
+            return f"torch.Tensor(size={list(arg.shape)}, dtype={str(arg.dtype).split('.')[-1]})"
+        if isinstance(arg, tuple):
+            inner = ", ".join(self.repr(a) for a in arg)
+            return f"({inner},)" if len(arg) == 1 else f"({inner})"
+        if isinstance(arg, list):
+            return "[" + ", ".join(self.repr(a) for a in arg) + "]"
+        if isinstance(arg, dict):
+            return "{" + ", ".join(f"{k!r}: {self.repr(v)}" for k, v in arg.items()) + "}"
+        if isinstance(arg, slice):
+            return f"slice({self.repr(arg.start)}, {self.repr(arg.stop)}, {self.repr(arg.step)})"
+        return repr(arg)
+
+    def type_repr(self, o: Any) -> str:
+        """`` : <type>`` for a node annotated with a class (empty for anything else)."""
+        if not isinstance(o, type):
+            return ""
+        if o.__module__ == "builtins":
+            return f" : {o.__qualname__}"
+        package = sys.modules["hookgrad"]
+        if getattr(package, o.__name__, None) is o:
+            return f" : torch.{o.__name__}"  # as torch prints it; ``torch`` is a global here
+        return f" : {self.add_global(f'{o.__module__}.{o.__qualname__}', o)}"
+
+    def args(self, args: tuple, kwargs: dict) -> str:
+        parts = [self.repr(a) for a in args] + [f"{k} = {self.repr(v)}" for k, v in kwargs.items()]
+        return ", ".join(parts)
+
+    # ---------------------------------------------------------------- one method per node kind
+    def placeholder(self, node: Node, root: str, free_vars: list[str]) -> str | None:
+        default = f" = {self.repr(node.args[0])}" if node.args else ""
+        free_vars.append(f"{node.target}{self.type_repr(node.type)}{default}")
+        raw = node.target.replace("*", "")
+        return f"{node.name} = {raw}" if raw != node.name else None
+
+    def get_attr(self, node: Node, root: str, free_vars: list[str]) -> str:
+        return f"{node.name} = {format_target(root, node.target)}"
+
+    def call_method(self, node: Node, root: str, free_vars: list[str]) -> str:
+        call = format_target(self.repr(node.args[0]), node.target)
+        return f"{node.name} = {call}({self.args(node.args[1:], node.kwargs)})"
+
+    def call_module(self, node: Node, root: str, free_vars: list[str]) -> str:
+        call = format_target(root, node.target)
+        return f"{node.name} = {call}({self.args(node.args, node.kwargs)})"
+
+    def call_function(self, node: Node, root: str, free_vars: list[str]) -> str:
+        target, args = node.target, node.args
+        if getattr(target, "__module__", "") == "_operator":
+            name = target.__name__
+            if name in MAGIC_METHODS:
+                return f"{node.name} = " + MAGIC_METHODS[name].format(*map(self.repr, args))
+            if name in INPLACE_METHODS:
+                stmt = INPLACE_METHODS[name].format(*map(self.repr, args))
+                return f"{stmt};  {node.name} = {self.repr(args[0])}"
+        fn = self.add_global(qualified_name(target), target)
+        if (fn == "getattr" and len(args) == 2 and isinstance(args[1], str)
+                and args[1].isidentifier()):
+            return f"{node.name} = {format_target(self.repr(args[0]), args[1])}"
+        if node.meta.get("is_wrapped", False):
+            self.wrapped.setdefault(fn)
+        return f"{node.name} = {fn}({self.args(args, node.kwargs)})"
+
+    def output(self, node: Node, root: str, free_vars: list[str]) -> str:
+        return f"return {self.repr(node.args[0])}"
+
+
+_KIND_EMITTERS = {op: getattr(_Emitter, op) for op in (
+    "placeholder", "get_attr", "call_function", "call_method", "call_module", "output")}
+check_covers(_KIND_EMITTERS, "the fx emitter")
+
+
+def _last_uses(nodes: list[Node]) -> dict[Node, list[Node]]:
+    """For each node, the values whose last reader it is (freed right after it runs)."""
+    seen: set[Node] = set()
+    out: dict[Node, list[Node]] = {}
+    for node in reversed(nodes):
+        for inp in node._input_nodes:
+            if inp not in seen:
+                seen.add(inp)
+                out.setdefault(node, []).append(inp)
+    return out
+
+
+def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
+    """Emit ``def forward(self, ...)`` for `graph`.
+
+    Mirrors: ``torch.fx.Graph.python_code``.
+    """
+    em = _Emitter(graph._graph_namespace.copy())
+    nodes = list(graph.nodes)
+    last = _last_uses(nodes)
+    free_vars: list[str] = []
+    body: list[str] = []
+    for node in nodes:
+        line = _KIND_EMITTERS[node.op](em, node, root_module, free_vars)
+        if node.op == "placeholder":
+            if line is not None:
+                body.append(line + "\n")
+            continue
+        dead = list(last.get(node, []))
+        if node.op != "output" and not node.users:
+            dead.append(node)
+        tail = ";  " + " = ".join([n.name for n in dead] + ["None"]) if dead and \
+            node.op != "output" else ""
+        body.append(line + tail + "\n")
+    if not any(n.op == "output" for n in nodes):
+        body.append("pass\n")
+    code = "".join(body)
+    code = "\n".join("    " + line for line in code.split("\n"))
+    # Spelled as torch spells it; resolvable through the ``hookgrad`` global.
+    wrap_name = "hookgrad.fx._symbolic_trace.wrap"
+    wraps = "\n".join(f'{wrap_name}("{name}")' for name in em.wrapped)
+    signature = ", ".join([root_module, *free_vars])
+    out_type = next((em.type_repr(n.type) for n in nodes if n.op == "output"), "")
+    returns = f" -> {out_type[3:]}" if out_type else ""
+    src = f"\n{wraps}\n\ndef forward({signature}){returns}:\n{code}"
+    return PythonCode(src, em.globals)
+
