@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from hookgrad.distributed import _pg_methods, algorithms
 from hookgrad.distributed._composite import (
+    all_reduce_coalesced,
+    all_to_all,
+    new_subgroups,
+    new_subgroups_by_enumeration,
     all_gather_into_tensor,
     all_to_all_single,
     gather,
@@ -57,6 +61,15 @@ from hookgrad.distributed._names import (
     supports_complex,
 )
 from hookgrad.distributed._protocol import DistBackendError, DistError
+from hookgrad.distributed._store import (
+    BuiltinCommHookType,
+    DistNetworkError,
+    DistStoreError,
+    HashStore,
+    PrefixStore,
+    QueueEmptyError,
+    Store,
+)
 from hookgrad.distributed._threads import ThreadStore
 from hookgrad.distributed._work import Work
 from hookgrad.distributed.collectives import (
@@ -75,7 +88,9 @@ from hookgrad.distributed.process_group import (
     GroupMember,
     ProcessGroup,
     destroy_process_group,
+    _get_default_group,
     get_backend,
+    get_backend_config,
     get_global_rank,
     get_group_rank,
     get_pg_count,
@@ -89,9 +104,14 @@ from hookgrad.distributed.process_group import (
     progress,
 )
 
+from hookgrad.distributed import distributed_c10d  # noqa: E402 - PyTorch's module path
+
 _pg_methods.install()  # ProcessGroup.allreduce/allgather/... (comm hooks call them)
 
 __all__ = [
+    "BuiltinCommHookType", "DistNetworkError", "DistStoreError", "HashStore", "PrefixStore",
+    "QueueEmptyError", "Store", "all_reduce_coalesced", "all_to_all", "distributed_c10d",
+    "get_backend_config", "new_subgroups", "new_subgroups_by_enumeration",
     "AllToAllOptions", "AllreduceCoalescedOptions", "AllreduceOptions", "Backend",
     "BarrierOptions", "BroadcastOptions", "DebugLevel", "DistBackendError", "DistError",
     "GatherOptions", "GradBucket", "GroupMember", "ProcessGroup", "ReduceOp", "ReduceOptions",

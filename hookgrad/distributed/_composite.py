@@ -235,3 +235,78 @@ def monitored_barrier(group: ProcessGroup | None = None, timeout: timedelta | No
     work = barrier(group=pg, async_op=True)
     assert work is not None
     work.wait(timeout if timeout is not None else pg._timeout)
+
+
+def all_to_all(output_tensor_list: list[Any], input_tensor_list: list[Any],
+               group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Send ``input_tensor_list[i]`` to rank ``i``; ``output_tensor_list[j]`` receives rank
+    ``j``'s piece.
+
+    Mirrors: ``torch.distributed.all_to_all``.
+    """
+    pg = _resolve(group)
+    everyone: list[Any] = [None] * pg.size()
+    all_gather_object(everyone, [np.asarray(_array(t)) for t in input_tensor_list], group=pg)
+    for j, out in enumerate(output_tensor_list):
+        _write(out, everyone[j][pg.rank()])
+    return _done(pg, list(output_tensor_list), async_op)
+
+
+def all_reduce_coalesced(tensors: list[Any], op: Any = ReduceOp.SUM,
+                         group: ProcessGroup | None = None, async_op: bool = False
+                         ) -> Work | None:
+    """All-reduce each tensor of ``tensors`` (deprecated in PyTorch).
+
+    Mirrors: ``torch.distributed.all_reduce_coalesced``.
+    """
+    pg = _resolve(group)
+    for t in tensors:
+        all_reduce(t, op, group=pg)
+    return _done(pg, list(tensors), async_op)
+
+
+def new_subgroups(group_size: int | None = None, group: Any = None, timeout: Any = None,
+                  backend: Any = None, pg_options: Any = None,
+                  group_desc: Any = None) -> tuple[Any, list[Any]]:
+    """Split the world into consecutive groups of ``group_size`` ranks.
+
+    Returns:
+        ``(this rank's subgroup, every subgroup)``.
+
+    Raises:
+        ValueError: ``group_size`` is not a positive divisor of the world size.
+
+    Mirrors: ``torch.distributed.new_subgroups``.
+    """
+    from hookgrad.distributed.process_group import get_world_size
+
+    world = get_world_size()
+    size = world if group_size is None else group_size
+    if size <= 0:
+        raise ValueError(f"The arg 'group_size' ({size}) must be positive")
+    if world % size != 0:
+        raise ValueError(f"The world size ({world}) must be divisible by 'group_size={size}'")
+    ranks = [list(range(i, i + size)) for i in range(0, world, size)]
+    return new_subgroups_by_enumeration(ranks, timeout, backend, pg_options)
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list: list[list[int]], timeout: Any = None,
+                                 backend: Any = None, pg_options: Any = None,
+                                 group_desc: Any = None) -> tuple[Any, list[Any]]:
+    """One group per rank list (every rank calls it with the same lists).
+
+    Mirrors: ``torch.distributed.new_subgroups_by_enumeration``.
+    """
+    from hookgrad.distributed.process_group import GroupMember, get_rank, new_group
+
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    me, mine, groups = get_rank(), None, []
+    for ranks in ranks_per_subgroup_list:
+        pg = new_group(ranks, timeout=timeout)
+        groups.append(pg)
+        if me in ranks:
+            if mine is not None:
+                raise ValueError(f"Rank {me} has appeared in both subgroup {mine} and {ranks}")
+            mine = pg
+    return (mine if mine is not None else GroupMember.NON_GROUP_MEMBER), groups

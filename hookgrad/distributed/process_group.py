@@ -309,3 +309,13 @@ def get_pg_count() -> int:
     Mirrors: ``torch.distributed.get_pg_count``.
     """
     return _pg_count[0]
+
+
+def get_backend_config(group: ProcessGroup | None = None) -> str:
+    """``"cpu:<backend>"``. Mirrors: ``torch.distributed.get_backend_config``."""
+    return f"cpu:{_resolve(group)._backend}"
+
+
+def _get_default_group() -> ProcessGroup:
+    """The default group (PyTorch's private helper, used by many libraries)."""
+    return _resolve(None)

@@ -83,7 +83,7 @@ def _collectives(results):
 # Results that legitimately differ across ranks (local gradients, rank numbers).
 LOCAL = {"collectives_basics", "no_sync_accumulates", "noop_hook_is_local",
          "ddp_logging_data", "process_group_methods", "join_uneven_inputs",
-         "join_divide_by_active_ranks"}  # joined ranks keep their last local grads
+         "join_divide_by_active_ranks", "composite_collectives"}  # joined ranks keep their last local grads
 CUSTOM = {"powersgd": _powersgd, "collectives_basics": _collectives}
 
 

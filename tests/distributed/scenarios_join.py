@@ -122,3 +122,43 @@ def ddp_logging_data(lib, rank, world):
             "has_rebuilt_buckets": after["has_rebuilt_buckets"],
             "ready_order": after["prev_iteration_grad_ready_order_indices"],
             "keys": sorted(set(after) - {"static_graph", "comm_hook"})}
+
+
+@scenario()
+def composite_collectives(lib, rank, world):
+    """gather/scatter (tensor and object), all_gather_into_tensor, reduce_scatter(_tensor),
+    all_to_all_single, monitored_barrier, bitwise reductions, rank translation."""
+    dist = lib.distributed
+    out = {}
+    gl = [lib.zeros(2) for _ in range(world)] if rank == 0 else None
+    dist.gather(lib.tensor([rank, rank + 0.5]), gl, dst=0)
+    out["gather"] = [t.tolist() for t in gl] if gl else None
+    s = lib.zeros(2)
+    src = [lib.tensor([10.0 * i, 1.0]) for i in range(world)] if rank == world - 1 else None
+    dist.scatter(s, src, src=world - 1)
+    out["scatter"] = s.tolist()
+    objs = [None] * world if rank == 0 else None
+    dist.gather_object({"r": rank}, objs, dst=0)
+    out["gather_object"] = objs
+    got = [None]
+    dist.scatter_object_list(got, [f"to{i}" for i in range(world)] if rank == 0 else None, src=0)
+    out["scatter_object"] = got[0]
+    big = lib.zeros(world * 2)
+    dist.all_gather_into_tensor(big, lib.tensor([rank, -rank], dtype=lib.float32))
+    out["agit"] = big.tolist()
+    rs = lib.zeros(1)
+    dist.reduce_scatter_tensor(rs, lib.arange(world, dtype=lib.float32) + rank)
+    out["rst"] = rs.tolist()
+    rs2 = lib.zeros(2)
+    dist.reduce_scatter(rs2, [lib.tensor([1.0 * i, 2.0]) for i in range(world)])
+    out["rs"] = rs2.tolist()
+    a2a = lib.zeros(world)
+    dist.all_to_all_single(a2a, lib.arange(world, dtype=lib.float32) + 10 * rank)
+    out["a2a"] = a2a.tolist()
+    bits = lib.tensor([rank + 1, 6], dtype=lib.int64)
+    dist.all_reduce(bits, op=dist.ReduceOp.BOR)
+    out["bor"] = bits.tolist()
+    dist.monitored_barrier()
+    out["ranks"] = dist.get_process_group_ranks(dist.group.WORLD)
+    out["global"] = dist.get_global_rank(dist.group.WORLD, 1)
+    return out
