@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import time
 import traceback
 from datetime import timedelta
 
@@ -54,6 +55,7 @@ def run_fault(kind: str, out: str) -> None:
     if kind == "exit" and rank == 1:
         sys.exit(0)  # leaves quietly, without the collective its peer waits in
     result: dict = {}
+    start = time.monotonic()
     try:
         if kind == "kill":
             _kill_in_backward(rank)
@@ -65,6 +67,7 @@ def run_fault(kind: str, out: str) -> None:
         result = {"ok": True}
     except Exception as exc:  # noqa: BLE001
         result = {"ok": False, "type": type(exc).__name__, "error": str(exc)}
+    result["seconds"] = time.monotonic() - start  # how long the failing collective took
     _write(out, rank, result)
 
 

@@ -78,7 +78,7 @@ def test_a_rank_that_leaves_fails_its_peer_at_once_naming_it(tmp_path, kind, rea
     assert not r0["ok"] and r0["type"] == "DistBackendError", r0
     assert r0["error"].startswith("[rank 0] all_reduce (collective #"), r0
     assert "failed: rank 1 left after" in r0["error"] and r0["error"].endswith(reason)
-    assert seconds < 25, seconds
+    assert r0["seconds"] < 15, r0  # far below the 30 s group timeout
     assert (proc.returncode != 0) == (kind == "raise")
 
 
@@ -86,7 +86,7 @@ def test_a_rank_killed_mid_step_ends_the_launch_naming_it(tmp_path):
     # mpiexec's default cleanup kills the other ranks at once (no hang, no timeout); the
     # launch's one-line summary names the killed rank from the pid files the ranks wrote
     proc, out, seconds = _fault(tmp_path, "kill")
-    assert proc.returncode != 0 and seconds < 25, (proc.returncode, seconds)
+    assert proc.returncode != 0 and seconds < 55, (proc.returncode, seconds)  # ends, no hang
     assert proc.lost_rank is not None and proc.lost_rank.startswith("rank 1 (pid "), proc.stdout
     assert "was killed by signal 9 (SIGKILL)" in proc.lost_rank
     results = _read(out)
