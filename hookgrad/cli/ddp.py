@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from datetime import timedelta
 from typing import Any
 
@@ -23,7 +24,8 @@ import hookgrad.distributed as dist
 from hookgrad.cli.data import UserError
 from hookgrad.distributed.algorithms.ddp_comm_hooks import default_hooks, powerSGD_hook
 from hookgrad.nn.parallel import DistributedDataParallel
-from hookgrad.testing.distributed import mpiexec
+from hookgrad.testing.distributed import RANK_DIR_ENV, BannerFilter, kill_launch, \
+    lost_rank_message, mpiexec
 
 COMM_HOOKS = ("allreduce", "fp16", "powersgd")
 
@@ -55,10 +57,47 @@ def launch(argv: list[str], nproc: int) -> int:
             rest.append(a)
     if "--ddp" not in rest:
         rest.append("--ddp")
-    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
-           "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
-    cmd = [launcher, "-n", str(nproc), sys.executable, "-m", "hookgrad", *rest]
-    return subprocess.run(cmd, env=env, check=False).returncode
+    with tempfile.TemporaryDirectory(prefix="hookgrad-ranks-") as rank_dir:
+        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+               "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1"),
+               RANK_DIR_ENV: rank_dir}
+        cmd = [launcher, "-n", str(nproc), sys.executable, "-m", "hookgrad", *rest]
+        # stdout passes through line by line, minus MPICH's multi-line termination banner,
+        # which becomes one line naming the rank (stderr: progress bars, rank 0's errors)
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                start_new_session=True)
+        banner = BannerFilter(lambda line: print(line, end="", flush=True))
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                banner.feed(line)
+            code = proc.wait()
+        except KeyboardInterrupt:
+            kill_launch(proc)
+            raise
+        banner.close()
+        lost = lost_rank_message(banner.banner, rank_dir)
+    if lost is not None:
+        raise RuntimeError(lost)  # one line, exit code 1 (a failed run)
+    return code
+
+
+def note_failure(text: str) -> None:
+    """Record why this rank is leaving; its peers' errors quote it (NOTE [Lost ranks])."""
+    mpi = sys.modules.get("hookgrad.distributed._mpi")
+    if mpi is not None:
+        mpi.set_exit_reason(text)
+
+
+def loss_everywhere(value: float) -> float:
+    """The sum of this step's loss over ranks under ``--ddp`` (``value`` otherwise): a NaN or
+    Inf on any rank shows on every rank, so all ranks stop at the same step with the same
+    error instead of one rank leaving while the others wait for it in backward."""
+    if not dist.is_initialized() or dist.get_world_size() == 1:
+        return value
+    t = hookgrad.tensor([value], dtype=hookgrad.float64)
+    dist.all_reduce(t)
+    return float(t.item())
 
 
 def setup(enabled: bool) -> bool:
@@ -76,8 +115,11 @@ def setup(enabled: bool) -> bool:
 
 
 def is_main() -> bool:
-    """True unless this is a DDP rank other than 0."""
-    return not dist.is_initialized() or dist.get_rank() == 0
+    """True unless this is a DDP rank other than 0 (also before the group exists, from the
+    launcher's environment, so an error seen by every rank is printed once)."""
+    if dist.is_initialized():
+        return dist.get_rank() == 0
+    return os.environ.get("PMI_RANK", "0") == "0" or RANK_DIR_ENV not in os.environ
 
 
 def wrap(cfg: Any, model: hookgrad.nn.Module) -> hookgrad.nn.Module:

@@ -22,7 +22,11 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     t = sub.add_parser("train", help="train a small model while hooks watch it",
                        description="Train an MLP or CNN (default: the 8x8 digits shipped with "
-                                   "hookgrad) with hooks monitoring every layer.")
+                                   "hookgrad) with hooks monitoring every layer.",
+                       epilog="Errors are one line on stderr. Exit codes: 0 success; 2 a user "
+                              "mistake (options, data, files, a loss that became non-finite: "
+                              "lower --lr); 1 a run that failed otherwise (a rank of --nproc "
+                              "lost or killed, an internal error); 130 interrupted.")
     t.add_argument("--model", choices=["mlp", "cnn"], default="cnn")
     t.add_argument("--epochs", type=int, default=12)
     t.add_argument("--batch-size", type=int, default=32)
@@ -65,17 +69,48 @@ def _progress(quiet: bool) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``hookgrad`` console script."""
+    """Entry point of the ``hookgrad`` console script.
+
+    Every error is one line on stderr: exit code 2 for a user mistake (arguments, data,
+    files), 1 for a run that started and failed (a lost rank, an internal error), 130 when
+    interrupted.
+    """
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "trace" and not extra:
-        return args.run(args)
+        return _guard("hookgrad trace", lambda: args.run(args))
     if extra:  # reported by the subcommand, so the line reads "hookgrad train: error: ..."
         args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "package":
         from hookgrad.cli.package_cmd import run as run_package
 
-        return run_package(args)
+        return _guard("hookgrad package inspect", lambda: run_package(args))
+    return _guard("hookgrad train", lambda: _train(args, argv))
+
+
+def _guard(prog: str, run: Any) -> int:
+    """Run a command; turn every escaping error into one stderr line and an exit code."""
+    from hookgrad.cli import ddp
+
+    try:
+        return run()
+    except UserError as e:
+        code, text = 2, str(e)
+    except KeyboardInterrupt:
+        code, text = 130, "interrupted"
+    except Exception as e:  # noqa: BLE001 - a failed run: one line, not a traceback
+        code, text = 1, f"the run failed: {type(e).__name__}: {_first_line(e)}"
+    ddp.note_failure(text)  # peers of a DDP run learn why this rank left (named in theirs)
+    if ddp.is_main() or code == 130:
+        print(f"{prog}: {'error: ' if code != 130 else ''}{text}", file=sys.stderr)
+    return code
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [""])[0]
+
+
+def _train(args: argparse.Namespace, argv: list[str] | None) -> int:
     from hookgrad.cli import ddp
     from hookgrad.cli.report import write_report
     from hookgrad.cli.train import TrainConfig, train
@@ -85,25 +120,18 @@ def main(argv: list[str] | None = None) -> int:
                       checkpoint=args.checkpoint, resume=args.resume, report=args.report,
                       ddp=args.ddp, comm_hook=args.comm_hook,
                       compile=args.compile)
-    try:
-        if args.nproc is not None:
-            return ddp.launch(sys.argv[1:] if argv is None else list(argv), args.nproc)
-        lead = ddp.setup(args.ddp)  # only rank 0 shows progress, prints and reports
-        result = train(cfg, progress=_progress(args.quiet or not lead))
-        for e in result.epochs if lead else []:
-            print(f"epoch {e['epoch']:>3}  loss {e['loss']:.4f}  train acc {e['train_acc']:.3f}"
-                  f"  test acc {e['test_acc']:.3f}  ({e['seconds']:.1f}s)")
-        if lead:
-            print(f"final test accuracy: {result.test_accuracy:.4f} on {result.data}")
-            if result.compile_timing is not None:
-                print(describe(result.compile_timing))
-        if cfg.report and lead:
-            for note in write_report(result, cfg.report):
-                print(note)
-    except UserError as e:
-        print(f"hookgrad train: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("hookgrad train: interrupted", file=sys.stderr)
-        return 130
+    if args.nproc is not None:
+        return ddp.launch(sys.argv[1:] if argv is None else list(argv), args.nproc)
+    lead = ddp.setup(args.ddp)  # only rank 0 shows progress, prints and reports
+    result = train(cfg, progress=_progress(args.quiet or not lead))
+    for e in result.epochs if lead else []:
+        print(f"epoch {e['epoch']:>3}  loss {e['loss']:.4f}  train acc {e['train_acc']:.3f}"
+              f"  test acc {e['test_acc']:.3f}  ({e['seconds']:.1f}s)")
+    if lead:
+        print(f"final test accuracy: {result.test_accuracy:.4f} on {result.data}")
+        if result.compile_timing is not None:
+            print(describe(result.compile_timing))
+    if cfg.report and lead:
+        for note in write_report(result, cfg.report):
+            print(note)
     return 0

@@ -83,8 +83,13 @@ def run_trace(args: argparse.Namespace) -> int:
         import torch  # noqa: F401 - imported first so the trace watches PyTorch too
     with HookTrace(discover=True) as trace:
         code, error = _run_script(script, list(args.args))
-    files = write_trace_report(trace, args.out, title=f"hookgrad trace {args.script}",
-                               error=error)
+    try:
+        files = write_trace_report(trace, args.out, title=f"hookgrad trace {args.script}",
+                                   error=error)
+    except OSError as e:
+        print(f"hookgrad trace: error: cannot write the report to {args.out}: "
+              f"{e.strerror or e}", file=sys.stderr)
+        return 2
     if error:
         print(error, file=sys.stderr, end="" if error.endswith("\n") else "\n")
     silent = trace.silent()

@@ -167,7 +167,9 @@ def _epoch(epoch: int, model: nn.Module, opt: Any, loss_fn: Any, monitor: Traini
         logits = model(xb)
         loss = loss_fn(logits, yb)
         value = loss.item()
-        if not math.isfinite(value):
+        everywhere = ddp.loss_everywhere(value)  # NaN on any rank stops every rank here
+        if not math.isfinite(everywhere):
+            value = value if not math.isfinite(value) else everywhere
             where = monitor.nonfinite
             hint = f" (first non-finite value: module {where['module']!r}, {where['phase']})" \
                 if where else ""

@@ -16,8 +16,60 @@ Mirrors: ``torch.distributed``.
 
 from __future__ import annotations
 
-from hookgrad.distributed import algorithms
-from hookgrad.distributed._protocol import DistBackendError
+from hookgrad.distributed import _pg_methods, algorithms
+from hookgrad.distributed._composite import (
+    all_reduce_coalesced,
+    all_to_all,
+    new_subgroups,
+    new_subgroups_by_enumeration,
+    all_gather_into_tensor,
+    all_to_all_single,
+    gather,
+    gather_object,
+    monitored_barrier,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+    scatter_object_list,
+)
+from hookgrad.distributed._names import (
+    AllreduceCoalescedOptions,
+    AllreduceOptions,
+    AllToAllOptions,
+    Backend,
+    BarrierOptions,
+    BroadcastOptions,
+    DebugLevel,
+    GatherOptions,
+    ReduceOptions,
+    ReduceScatterOptions,
+    ScatterOptions,
+    default_pg_timeout,
+    get_debug_level,
+    get_default_backend_for_device,
+    get_node_local_rank,
+    is_available,
+    is_backend_available,
+    is_gloo_available,
+    is_mpi_available,
+    is_nccl_available,
+    is_torchelastic_launched,
+    is_ucc_available,
+    is_xccl_available,
+    set_debug_level,
+    set_debug_level_from_env,
+    supports_complex,
+)
+from hookgrad.distributed._protocol import DistBackendError, DistError
+from hookgrad.distributed._store import (
+    BuiltinCommHookType,
+    DistNetworkError,
+    DistStoreError,
+    HashStore,
+    PrefixStore,
+    QueueEmptyError,
+    Store,
+)
 from hookgrad.distributed._threads import ThreadStore
 from hookgrad.distributed._work import Work
 from hookgrad.distributed.collectives import (
@@ -29,28 +81,50 @@ from hookgrad.distributed.collectives import (
     broadcast,
     broadcast_object_list,
     reduce,
+    reduce_op,
 )
 from hookgrad.distributed.grad_bucket import GradBucket
 from hookgrad.distributed.process_group import (
     GroupMember,
     ProcessGroup,
     destroy_process_group,
+    _get_default_group,
     get_backend,
+    get_backend_config,
+    get_global_rank,
+    get_group_rank,
+    get_pg_count,
+    get_process_group_ranks,
     get_rank,
     get_world_size,
     group,
     init_process_group,
-    is_available,
     is_initialized,
-    is_mpi_available,
     new_group,
     progress,
 )
 
+from hookgrad.distributed import distributed_c10d  # noqa: E402 - PyTorch's module path
+
+_pg_methods.install()  # ProcessGroup.allreduce/allgather/... (comm hooks call them)
+
 __all__ = [
-    "DistBackendError", "GradBucket", "GroupMember", "ProcessGroup", "ReduceOp", "ThreadStore",
-    "Work", "algorithms", "all_gather", "all_gather_object", "all_reduce", "barrier", "broadcast",
-    "broadcast_object_list", "destroy_process_group", "get_backend", "get_rank",
-    "get_world_size", "group", "init_process_group", "is_available", "is_initialized",
-    "is_mpi_available", "new_group", "progress", "reduce",
+    "BuiltinCommHookType", "DistNetworkError", "DistStoreError", "HashStore", "PrefixStore",
+    "QueueEmptyError", "Store", "all_reduce_coalesced", "all_to_all", "distributed_c10d",
+    "get_backend_config", "new_subgroups", "new_subgroups_by_enumeration",
+    "AllToAllOptions", "AllreduceCoalescedOptions", "AllreduceOptions", "Backend",
+    "BarrierOptions", "BroadcastOptions", "DebugLevel", "DistBackendError", "DistError",
+    "GatherOptions", "GradBucket", "GroupMember", "ProcessGroup", "ReduceOp", "ReduceOptions",
+    "ReduceScatterOptions", "ScatterOptions", "ThreadStore", "Work", "algorithms", "all_gather",
+    "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all_single", "barrier",
+    "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group",
+    "gather", "gather_object", "get_backend", "get_debug_level",
+    "get_default_backend_for_device", "get_global_rank", "get_group_rank",
+    "get_node_local_rank", "get_pg_count", "get_process_group_ranks", "get_rank",
+    "get_world_size", "group", "init_process_group", "is_available", "is_backend_available",
+    "is_gloo_available", "is_initialized", "is_mpi_available", "is_nccl_available",
+    "is_torchelastic_launched", "is_ucc_available", "is_xccl_available", "monitored_barrier",
+    "new_group", "progress", "reduce", "reduce_op", "reduce_scatter", "reduce_scatter_tensor",
+    "scatter", "scatter_object_list", "set_debug_level", "set_debug_level_from_env",
+    "supports_complex",
 ]

@@ -12,20 +12,40 @@ Every collective runs in two stages (spec/distributed.md §11.3):
 
 Progress happens only inside ``progress``/``test``/``wait`` (no background thread), which the
 reducer calls between gradient-ready events.
+
+NOTE [Lost ranks]: a peer that stops must fail the others fast, naming it, never hang them.
+- A rank leaving the process (normally or by an exception) sends an *exit notice* (its
+  collective count and the reason) on every control communicator (`notify_exit`, run at exit).
+  A peer waiting on collective ``k`` fails at once when the notice says the leaver issued fewer
+  than ``k + 1`` collectives: that collective can never complete.
+- A rank killed by a signal sends nothing; peers on the same host notice that its process is
+  gone (``os.kill(pid, 0)``) within half a second. (Under ``mpiexec``'s default cleanup the
+  launcher kills the others at once; the launcher's output names the dead process.)
+- Anything else is named by the timeout. Every blocking step of setup (duplicating the
+  communicator, creating sub-groups) is non-blocking and polled, so setup times out too.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
+import pickle
+import socket
+import sys
 import time
+import weakref
 from collections import deque
 from typing import Any
 
 import numpy as np
 
-from hookgrad.distributed._protocol import Descriptor, decode_matches, describe_encoded, \
-    mismatch_error, timeout_error
+from hookgrad.distributed._protocol import Descriptor, DistBackendError, decode_matches, \
+    describe_encoded, mismatch_error, timeout_error
 
 _TAG = 7301
+_EXIT_TAG = 7302
+_LIVE: weakref.WeakSet[MpiComm] = weakref.WeakSet()  # comms that get an exit notice
+_exit_reason: list[str] = ["exited"]
 
 
 def import_mpi() -> Any:
@@ -81,6 +101,7 @@ class MpiRequest:
         if self.comm.broken is not None:  # an earlier collective mismatched: the group is dead
             raise self.comm.broken
         if self.data_req is None or not self.data_req.Test():
+            self.comm.check_peers(self.seq, self.desc.kind)
             return False
         self.result = _finish(self)
         self.done = True
@@ -147,16 +168,56 @@ def _finish(req: MpiRequest) -> Any:
 class MpiComm:
     """One process's handle on an MPI communicator (a group)."""
 
-    def __init__(self, comm: Any, global_ranks: list[int], global_rank: int) -> None:
+    def __init__(self, comm: Any, global_ranks: list[int], global_rank: int,
+                 timeout: float) -> None:
         self.MPI = import_mpi()
-        self.data, self.ctrl = comm, comm.Dup()
+        self.data, self.timeout = comm, timeout
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.global_ranks, self.global_rank = list(global_ranks), global_rank
         self.seq = 0
         self.queue: deque[MpiRequest] = deque()
         self.broken: BaseException | None = None
         M = self.MPI
-        self.ops = {0: M.SUM, 1: M.PROD, 2: M.MIN, 3: M.MAX, 4: M.SUM}
+        self.ops = {0: M.SUM, 1: M.SUM, 2: M.PROD, 3: M.MIN, 4: M.MAX, 5: M.BAND, 6: M.BOR,
+                    7: M.BXOR}  # keyed by ReduceOp code (PyTorch's)
+        self.peer_exits: dict[int, tuple[int, str]] = {}
+        self.pids: dict[int, int] = {}
+        self._next_check = 0.0
+        self.ctrl = self._dup(comm)
+        _install_exit_hooks()
+        _LIVE.add(self)
+        self._learn_peers()
+
+    def _dup(self, comm: Any) -> Any:
+        """``comm.Idup()`` polled under the timeout (a peer that never arrives is named)."""
+        ctrl, req = comm.Idup()
+        deadline, spins = time.monotonic() + self.timeout, 0
+        while not req.Test():
+            if time.monotonic() > deadline:
+                peers = [r for i, r in enumerate(self.global_ranks) if i != self.rank]
+                raise timeout_error("init_process_group", self.timeout, peers,
+                                    self.global_rank)
+            spins += 1
+            time.sleep(0 if spins < 2000 else 0.0005)
+        return ctrl
+
+    def _learn_peers(self) -> None:
+        """Exchange (host, pid) so a peer's death on this host is noticed without a timeout."""
+        blob = _host_pid()
+        req = self.start(Descriptor("all_gather_object", nbytes=len(blob)), blob)
+        req.wait(self.timeout)
+        me = socket.gethostname()
+        rank_dir = os.environ.get("HOOKGRAD_RANK_DIR")  # set by hookgrad's launchers
+        if rank_dir and self.global_ranks == list(range(self.size)):
+            try:
+                with open(os.path.join(rank_dir, str(os.getpid())), "w") as f:
+                    f.write(str(self.rank))
+            except OSError:
+                pass  # only the launcher's message loses the rank number
+        for q, blob in enumerate(req.result):
+            host, pid = pickle.loads(blob)
+            if q != self.rank and host == me:
+                self.pids[q] = pid
 
     def start(self, desc: Descriptor, payload: Any) -> MpiRequest:
         seq, self.seq = self.seq, self.seq + 1
@@ -179,9 +240,92 @@ class MpiComm:
         group.Free()
         if comm == self.MPI.COMM_NULL:
             return None
-        return MpiComm(comm, list(ranks), self.global_rank)
+        return MpiComm(comm, list(ranks), self.global_rank, self.timeout)
+
+    def check_peers(self, seq: int, kind: str) -> None:
+        """Raise when a peer left for good before issuing collective ``seq`` (NOTE [Lost
+        ranks]); probes exit notices, and peer processes on this host twice a second."""
+        now = time.monotonic()
+        if now < self._next_check:
+            return
+        self._next_check = now + 0.5
+        MPI = self.MPI
+        while self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_EXIT_TAG, status=(st := MPI.Status())):
+            blob = bytearray(st.Get_count(MPI.BYTE))
+            self.ctrl.Recv([blob, MPI.BYTE], source=st.Get_source(), tag=_EXIT_TAG)
+            self.peer_exits[st.Get_source()] = pickle.loads(bytes(blob))
+        for q, (issued, reason) in sorted(self.peer_exits.items()):
+            if issued <= seq:
+                raise DistBackendError(
+                    f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
+                    f"{self.global_ranks[q]} left after {issued} collectives ({reason})")
+        for q, pid in sorted(self.pids.items()):
+            if q not in self.peer_exits and not _alive(pid):
+                raise DistBackendError(
+                    f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
+                    f"{self.global_ranks[q]} (pid {pid}) died (killed or crashed)")
+
+    def notify_exit(self, reason: str) -> None:
+        """Tell every peer this rank leaves after ``self.seq`` collectives (best effort)."""
+        blob = pickle.dumps((self.seq, reason))
+        for q in range(self.size):
+            if q != self.rank:
+                try:
+                    self.ctrl.Isend([blob, self.MPI.BYTE], dest=q, tag=_EXIT_TAG)
+                except Exception:  # noqa: BLE001 - a dead or finalised peer: nothing to tell
+                    pass
 
     def close(self) -> None:
+        _LIVE.discard(self)
         self.ctrl.Free()
         if self.data != self.MPI.COMM_WORLD:
             self.data.Free()
+
+
+def _host_pid() -> bytes:
+    return pickle.dumps((socket.gethostname(), os.getpid()))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but belongs to someone else
+        return True
+    # a zombie (killed, not yet reaped by the launcher) still answers kill(pid, 0)
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def set_exit_reason(text: str) -> None:
+    """What the exit notice tells peers about why this rank left (first line kept)."""
+    _exit_reason[0] = (text.splitlines() or ["exited"])[0][:300]
+
+
+def _record_exception(exc_type: Any, exc: BaseException, tb: Any) -> None:
+    """sys.excepthook: remember why this rank is leaving, for the exit notice."""
+    _exit_reason[0] = f"it raised {exc_type.__name__}: {exc}".splitlines()[0][:300]
+    _previous_hook(exc_type, exc, tb)
+
+
+def _notify_all_at_exit() -> None:
+    for comm in list(_LIVE):
+        if not comm.MPI.Is_finalized():
+            comm.notify_exit(_exit_reason[0])
+
+
+_previous_hook: Any = None
+
+
+def _install_exit_hooks() -> None:
+    """Once, after mpi4py was imported: atexit handlers run last-registered first, so the
+    notices go out before mpi4py's own handler finalises MPI."""
+    global _previous_hook
+    if _previous_hook is None:
+        _previous_hook = sys.excepthook
+        sys.excepthook = _record_exception
+        atexit.register(_notify_all_at_exit)

@@ -17,7 +17,14 @@ KINDS = ("all_reduce", "broadcast", "all_gather", "all_gather_object", "broadcas
          "barrier")
 
 
-class DistBackendError(RuntimeError):
+class DistError(RuntimeError):
+    """Base of the errors raised by distributed code.
+
+    Mirrors: ``torch.distributed.DistError``.
+    """
+
+
+class DistBackendError(DistError):
     """A collective failed in the engine: timeout, mismatch across ranks, or a failed peer.
 
     Mirrors: ``torch.distributed.DistBackendError``.

@@ -20,7 +20,9 @@ import numpy as np
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, describe_encoded, \
     mismatch_error, timeout_error
 
-_REDUCE = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 4: np.add}
+# ReduceOp codes (PyTorch's): SUM AVG PRODUCT MIN MAX BAND BOR BXOR
+_REDUCE = {0: np.add, 1: np.add, 2: np.multiply, 3: np.minimum, 4: np.maximum,
+           5: np.bitwise_and, 6: np.bitwise_or, 7: np.bitwise_xor}
 
 
 class ThreadStore:

@@ -5,12 +5,12 @@ Every call returns ``None`` with ``async_op=False`` (after waiting), or a `Work`
 
 from __future__ import annotations
 
-import enum
 import pickle
 from typing import Any
 
 import numpy as np
 
+from hookgrad.distributed._names import ReduceOp, _DeprecatedReduceOp
 from hookgrad.distributed._protocol import Descriptor
 from hookgrad.distributed._work import Work
 from hookgrad.distributed.process_group import ProcessGroup, _resolve
@@ -19,26 +19,8 @@ _TORCH_INT_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "
                     "uint8": "Byte", "bool": "Bool"}
 
 
-class ReduceOp:
-    """Reduction operators of `all_reduce`.
-
-    Mirrors: ``torch.distributed.ReduceOp``.
-    """
-
-    class RedOpType(enum.IntEnum):
-        """Mirrors: ``torch.distributed.ReduceOp.RedOpType``."""
-
-        SUM = 0
-        PRODUCT = 1
-        MIN = 2
-        MAX = 3
-        AVG = 4
-
-    SUM = RedOpType.SUM
-    PRODUCT = RedOpType.PRODUCT
-    MIN = RedOpType.MIN
-    MAX = RedOpType.MAX
-    AVG = RedOpType.AVG
+reduce_op = _DeprecatedReduceOp()
+_BITWISE = (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
 
 
 def _array(tensor: Any) -> np.ndarray:
@@ -73,6 +55,11 @@ def all_reduce(tensor: Any, op: Any = ReduceOp.SUM, group: ProcessGroup | None =
     pg = _resolve(group)
     arr = _array(tensor)
     code = int(op)
+    if code == ReduceOp.PREMUL_SUM:
+        raise RuntimeError("Cannot use ReduceOp.PREMUL_SUM with the CPU engines (mpi, threads)")
+    if code in _BITWISE and arr.dtype.kind not in "iub":
+        raise RuntimeError(f"Cannot use ReduceOp.{ReduceOp.RedOpType(code).name} with "
+                           f"floating-point tensors ({arr.dtype.name})")
     if code == ReduceOp.AVG and arr.dtype.kind in "iub":
         raise RuntimeError("result type Float can't be cast to the desired output type "
                            f"{_TORCH_INT_NAMES.get(arr.dtype.name, arr.dtype.name)}")

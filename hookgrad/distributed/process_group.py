@@ -10,9 +10,11 @@ import threading
 from datetime import timedelta
 from typing import Any
 
+from hookgrad.distributed._names import default_pg_timeout, resolve_engine
 from hookgrad.distributed._threads import ThreadComm, ThreadStore
 
-_DEFAULT_TIMEOUT = timedelta(minutes=30)  # torch's default for CPU backends
+_DEFAULT_TIMEOUT = default_pg_timeout
+_pg_count = [0]  # groups created in this process (get_pg_count)
 _thread_world = threading.local()
 _process_world: list[ProcessGroup | None] = [None]
 
@@ -25,6 +27,7 @@ class ProcessGroup:
 
     def __init__(self, comm: Any, backend: str, timeout: timedelta, name: str = "") -> None:
         self._comm, self._backend, self._timeout = comm, backend, timeout
+        self._engine = backend  # "mpi" or "threads"; _backend is the name the user asked for
         self._timeout_s = timeout.total_seconds()
         self._name = name
         self._pending: list[Any] = []  # Works in flight, polled by `progress`
@@ -74,7 +77,7 @@ class GroupMember:
     """Mirrors: ``torch.distributed.GroupMember`` (``WORLD``, ``NON_GROUP_MEMBER``)."""
 
     WORLD = _WorldProperty()
-    NON_GROUP_MEMBER = object()
+    NON_GROUP_MEMBER = -100  # PyTorch's sentinel value
 
 
 class group:  # noqa: N801 - torch's spelling
@@ -110,16 +113,17 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if _default() is not None:
         raise ValueError("trying to initialize the default process group twice!")
     td = _to_timedelta(timeout)
-    name = (backend or "mpi").lower()
-    if name == "mpi":
-        _process_world[0] = _init_mpi(td, world_size, rank)
-    elif name == "threads":
-        _thread_world.pg = _init_threads(td, world_size, rank, store, group_name)
-    elif name in ("gloo", "nccl", "ucc", "xccl"):
-        raise ValueError(f"backend {backend!r} is not available in hookgrad; use 'mpi' "
-                         "(multi-process) or 'threads' (in-process tests)")
+    engine = resolve_engine(backend, world_size, store)
+    if engine == "mpi":
+        pg = _process_world[0] = _init_mpi(td, world_size, rank)
     else:
-        raise ValueError(f"Invalid backend: '{backend}'")
+        if world_size == -1 and rank == -1 and backend is not None and \
+                str(backend).lower() == "gloo" and store is None:
+            world_size, rank = 1, 0  # a one-rank gloo world without MPI
+        pg = _thread_world.pg = _init_threads(td, world_size, rank, store, group_name)
+    # get_backend() reports the name asked for ("gloo" for gloo programs), the engine runs it
+    pg._backend = str(backend).lower() if backend is not None else engine
+    _pg_count[0] += 1
 
 
 def _init_mpi(timeout: timedelta, world_size: int, rank: int) -> ProcessGroup:
@@ -132,7 +136,8 @@ def _init_mpi(timeout: timedelta, world_size: int, rank: int) -> ProcessGroup:
         raise ValueError(
             f"backend 'mpi' takes rank and world size from MPI (rank {me} of {size}); got "
             f"rank={rank}, world_size={world_size}")
-    return ProcessGroup(MpiComm(world, list(range(size)), me), "mpi", timeout)
+    return ProcessGroup(MpiComm(world, list(range(size)), me, timeout.total_seconds()), "mpi",
+                        timeout)
 
 
 _shared_stores: dict[tuple[str, int], ThreadStore] = {}
@@ -173,18 +178,6 @@ def is_initialized() -> bool:
     return _default() is not None
 
 
-def is_available() -> bool:
-    """Mirrors: ``torch.distributed.is_available``."""
-    return True
-
-
-def is_mpi_available() -> bool:
-    """Mirrors: ``torch.distributed.is_mpi_available``."""
-    import importlib.util
-
-    return importlib.util.find_spec("mpi4py") is not None
-
-
 def get_rank(group: ProcessGroup | None = None) -> int:
     """Rank of this process in ``group`` (default group when None), -1 for a non-member.
 
@@ -223,7 +216,10 @@ def new_group(ranks: list[int] | None = None, timeout: timedelta | None = None,
     if comm is None:
         return GroupMember.NON_GROUP_MEMBER
     td = world._timeout if timeout is None else _to_timedelta(timeout)
-    return ProcessGroup(comm, world._backend, td)
+    _pg_count[0] += 1
+    sub = ProcessGroup(comm, world._engine, td)
+    sub._backend = world._backend
+    return sub
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -231,13 +227,15 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
 
     Mirrors: ``torch.distributed.destroy_process_group``.
     """
+    if group is None and _default() is None:
+        raise AssertionError("Process group cannot be None")
     pg = _resolve(group)
     if group is None or pg is _default():
         if getattr(_thread_world, "pg", None) is pg:
             _thread_world.pg = None
         else:
             _process_world[0] = None
-    if pg._backend == "mpi":
+    if pg._engine == "mpi":
         pg._comm.close()
     elif group is None and getattr(pg._comm.store, "shared_key", None) is not None:
         with _shared_lock:  # the last rank out forgets the shared store
@@ -263,3 +261,61 @@ def progress(group: ProcessGroup | None = None) -> None:
     pg._comm.progress()
     for work in list(pg._pending):
         work._drive()
+
+
+def get_process_group_ranks(group: ProcessGroup | None) -> list[int]:
+    """The global ranks of ``group``'s members, in group-rank order.
+
+    Mirrors: ``torch.distributed.get_process_group_ranks``.
+    """
+    return _resolve(group)._global_ranks()
+
+
+def get_global_rank(group: ProcessGroup | None, group_rank: int) -> int:
+    """The global rank of ``group_rank`` in ``group`` (identity for the default group).
+
+    Raises:
+        ValueError: When ``group_rank`` is not a rank of ``group``.
+
+    Mirrors: ``torch.distributed.get_global_rank``.
+    """
+    if group is None or group is _default():
+        return group_rank
+    ranks = _resolve(group)._global_ranks()
+    if not 0 <= group_rank < len(ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
+    return ranks[group_rank]
+
+
+def get_group_rank(group: ProcessGroup | None, global_rank: int) -> int:
+    """The rank inside ``group`` of global rank ``global_rank``.
+
+    Raises:
+        ValueError: When ``global_rank`` is not a member of ``group``.
+
+    Mirrors: ``torch.distributed.get_group_rank``.
+    """
+    if group is None or group is _default():
+        return global_rank
+    ranks = _resolve(group)._global_ranks()
+    if global_rank not in ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    return ranks.index(global_rank)
+
+
+def get_pg_count() -> int:
+    """Number of process groups created in this process (default group included).
+
+    Mirrors: ``torch.distributed.get_pg_count``.
+    """
+    return _pg_count[0]
+
+
+def get_backend_config(group: ProcessGroup | None = None) -> str:
+    """``"cpu:<backend>"``. Mirrors: ``torch.distributed.get_backend_config``."""
+    return f"cpu:{_resolve(group)._backend}"
+
+
+def _get_default_group() -> ProcessGroup:
+    """The default group (PyTorch's private helper, used by many libraries)."""
+    return _resolve(None)

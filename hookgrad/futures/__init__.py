@@ -11,6 +11,7 @@ Mirrors: ``torch.futures``.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
@@ -64,8 +65,8 @@ class Future(Generic[T]):
 
         Mirrors: ``torch.futures.Future.set_exception``.
         """
-        if not isinstance(result, BaseException):
-            raise TypeError(f"{result} is of type {type(result)}, not an Exception.")
+        if not isinstance(result, BaseException):  # PyTorch asserts here
+            raise AssertionError(f"{result} is of type {type(result)}, not an Exception.")
         self._complete(_NOT_SET, result)
 
     def _complete(self, value: Any, exc: BaseException | None) -> None:
@@ -152,6 +153,14 @@ class Future(Generic[T]):
         return f"Future(done={self.done()})"
 
 
+def future_type_name() -> str:
+    """``"torch.futures.Future"`` while ``torch`` is hookgrad (the alias), else
+    ``"hookgrad.futures.Future"``: messages name the type the user's code spells."""
+    aliased = sys.modules.get("torch") is sys.modules.get("hookgrad")
+    return "torch.futures.Future" if aliased else \
+        "hookgrad.futures.Future"
+
+
 def collect_all(futures: Iterable[Future[Any]]) -> Future[list[Future[Any]]]:
     """A future completed with the list of ``futures`` once all of them completed.
 
@@ -165,7 +174,11 @@ def collect_all(futures: Iterable[Future[Any]]) -> Future[list[Future[Any]]]:
 
     Mirrors: ``torch.futures.collect_all``.
     """
-    futs = list(futures)
+    futs = list(futures) if isinstance(futures, (list, tuple)) else None
+    if futs is None or not all(isinstance(f, Future) for f in futs):
+        name = future_type_name()
+        raise TypeError(f"_collect_all(): incompatible function arguments: expected a sequence "
+                        f"of {name} objects, invoked with: {futures!r}")
     out: Future[list[Future[Any]]] = Future()
     out._driver = lambda: [f.wait_quietly() for f in futs]
     remaining = [len(futs)]

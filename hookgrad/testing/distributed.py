@@ -9,9 +9,12 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -93,6 +96,11 @@ def run_mpi(script: str, nproc: int = 2, args: list[str] | None = None, *,
             ) -> subprocess.CompletedProcess[str]:
     """Run ``mpiexec -n nproc python script args`` and return the completed process.
 
+    The result has one more attribute, ``lost_rank``: a one-line description of a rank that
+    was killed by a signal (``"rank 1 (pid 123) was killed by signal 9 (SIGKILL)..."``), or
+    None. On a timeout the whole launch (mpiexec and every rank) is killed, so no orphaned
+    rank keeps running (and loading the machine) after the test.
+
     Without ``mpiexec``, a pytest test calling this is skipped (failed when ``CI`` or
     ``HOOKGRAD_REQUIRE_ORACLE=1`` is set, where the MPI tests must run for real).
 
@@ -103,9 +111,85 @@ def run_mpi(script: str, nproc: int = 2, args: list[str] | None = None, *,
     launcher = mpiexec()
     if launcher is None:
         _missing_mpiexec()
-    full_env = {**os.environ, **(env or {})}
-    full_env.setdefault("OMP_NUM_THREADS", "1")
-    full_env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    cmd = [launcher, "-n", str(nproc), sys.executable, script, *(args or [])]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env,
-                          check=False)
+    with tempfile.TemporaryDirectory(prefix="hookgrad-ranks-") as rank_dir:
+        full_env = {**os.environ, **(env or {}), RANK_DIR_ENV: rank_dir}
+        full_env.setdefault("OMP_NUM_THREADS", "1")
+        full_env.setdefault("OPENBLAS_NUM_THREADS", "1")
+        cmd = [launcher, "-n", str(nproc), sys.executable, script, *(args or [])]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=full_env, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_launch(proc)
+            out, err = proc.communicate()
+            raise subprocess.TimeoutExpired(cmd, timeout, out, err) from None
+        done = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+        done.lost_rank = lost_rank_message(out + err, rank_dir)  # type: ignore[attr-defined]
+    return done
+
+
+def kill_launch(proc: subprocess.Popen) -> None:
+    """Kill a launch started with ``start_new_session=True``: mpiexec and all its ranks."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+RANK_DIR_ENV = "HOOKGRAD_RANK_DIR"  # ranks record "<pid> -> rank" there (launcher messages)
+_BANNER_PID = re.compile(r"^=\s+PID (\d+) RUNNING AT", re.M)
+_BANNER_CODE = re.compile(r"^=\s+EXIT CODE: (\d+)", re.M)
+
+
+def lost_rank_message(output: str, rank_dir: str | None) -> str | None:
+    """One line naming the rank that MPICH's launcher reported as killed, from its "BAD
+    TERMINATION" banner and the pid files the ranks wrote under ``rank_dir``; None when the
+    output has no such banner."""
+    pid, code = _BANNER_PID.search(output), _BANNER_CODE.search(output)
+    if pid is None:
+        return None
+    rank = "a rank"
+    if rank_dir is not None:
+        try:
+            with open(os.path.join(rank_dir, pid.group(1))) as f:
+                rank = f"rank {int(f.read())}"
+        except (OSError, ValueError):
+            pass
+    number = int(code.group(1)) if code else 0
+    how = f"was killed by signal {number} ({signal.Signals(number).name})" \
+        if number in {s.value for s in signal.Signals} else f"exited with code {number}"
+    return (f"{rank} (pid {pid.group(1)}) {how}; mpiexec stopped the other ranks before "
+            "they could report")
+
+
+class BannerFilter:
+    """Passes a launch's stdout through, holding back MPICH's multi-line termination banner
+    (kept in ``banner`` for `lost_rank_message`)."""
+
+    _TAIL = ("YOUR APPLICATION TERMINATED", "This typically refers to a problem",
+             "Please see the FAQ page")
+
+    def __init__(self, write: Callable[[str], Any]) -> None:
+        self.write, self.banner, self._held = write, "", ""
+
+    def feed(self, line: str) -> None:
+        """Handle one line (with its newline)."""
+        bare = line.strip()
+        if bare.startswith("=" * 20) or (self.banner and bare.startswith("=")) or \
+                bare.startswith(self._TAIL):
+            self.banner += line
+            self._held = ""
+            return
+        if bare == "" and not self._held:
+            self._held = line  # a blank line right before the banner belongs to it
+            return
+        if self._held:
+            self.write(self._held)
+            self._held = ""
+        self.write(line)
+
+    def close(self) -> None:
+        if self._held:
+            self.write(self._held)
+            self._held = ""

@@ -9,6 +9,7 @@ from tests.distributed._compare import assert_same
 
 # Expected result on every rank (after JSON round-trip) where it is a fixed value.
 FIXED = {
+    "join_validation": "The join context manager requires at least one joinable",
     "integer_avg_fails": "result type Float can't be cast to the desired output type Long",
     "init_twice": "trying to initialize the default process group twice!",
     "no_trainable_params": ("DistributedDataParallel is not needed when a module doesn't have "
@@ -47,6 +48,9 @@ FIXED = {
 }
 # Expected per rank.
 PER_RANK = {
+    "join_throw_on_early_termination": [
+        "Rank 0 exhausted all inputs.",
+        "Detected at least one rank that exhausted inputs. Throwing across all ranks."],
     "mismatched_param_count": [
         "DDP expects same model across all ranks, but Rank 0 has 4 params, while rank 1 has "
         "inconsistent 6 params.",
@@ -77,7 +81,9 @@ def _collectives(results):
 
 
 # Results that legitimately differ across ranks (local gradients, rank numbers).
-LOCAL = {"collectives_basics", "no_sync_accumulates", "noop_hook_is_local"}
+LOCAL = {"collectives_basics", "no_sync_accumulates", "noop_hook_is_local",
+         "ddp_logging_data", "process_group_methods", "join_uneven_inputs",
+         "join_divide_by_active_ranks", "composite_collectives"}  # joined ranks keep their last local grads
 CUSTOM = {"powersgd": _powersgd, "collectives_basics": _collectives}
 
 

@@ -2,14 +2,18 @@
 
 Each rank writes ``OUT.rank<r>.json``: ``{name: {"ok": bool, "result" | "error": ...}}``.
 Special modes exercise faults that end a rank: ``--fault raise`` (rank 1 raises before a
-collective) and ``--fault skip`` (rank 1 skips a collective and waits at a later one).
+collective), ``--fault exit`` (rank 1 exits quietly), ``--fault kill`` (rank 1 is killed by
+SIGKILL in a DDP backward) and ``--fault skip`` (rank 1 skips a collective and waits at a
+later one). Result files are rewritten after every scenario (atomically).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import time
 import traceback
 from datetime import timedelta
 
@@ -20,14 +24,42 @@ import hookgrad.distributed as dist  # noqa: E402
 from tests.distributed.scenarios import SCENARIOS  # noqa: E402
 
 
+def _write(out: str, rank: int, results: dict) -> None:
+    """Replace this rank's result file atomically: a rank that fails later still leaves what
+    it finished, and the test never reads a half-written file."""
+    path = f"{out}.rank{rank}.json"
+    with open(path + ".tmp", "w") as f:
+        json.dump(results, f, default=str)
+    os.replace(path + ".tmp", path)
+
+
+def _kill_in_backward(rank: int) -> None:
+    """DDP training where rank 1 SIGKILLs itself in its second backward (mid-step)."""
+    model = hookgrad.nn.Linear(4, 2)
+    ddp = hookgrad.nn.parallel.DistributedDataParallel(model)
+    if rank == 1:
+        model.weight.register_post_accumulate_grad_hook(
+            lambda p: os.kill(os.getpid(), signal.SIGKILL) if step[0] == 1 else None)
+    step = [0]
+    for step[0] in range(3):
+        ddp(hookgrad.ones(3, 4)).sum().backward()
+
+
 def run_fault(kind: str, out: str) -> None:
-    dist.init_process_group("mpi", timeout=timedelta(seconds=3))
+    dist.init_process_group("mpi", timeout=timedelta(seconds=float(os.environ.get(
+        "FAULT_TIMEOUT", "3"))))
     rank = dist.get_rank()
+    _write(out, rank, {"ok": False, "error": "started"})
+    if kind == "raise" and rank == 1:
+        raise ValueError("rank 1 fails on purpose")  # uncaught: the process exits with 1
+    if kind == "exit" and rank == 1:
+        sys.exit(0)  # leaves quietly, without the collective its peer waits in
     result: dict = {}
+    start = time.monotonic()
     try:
-        if kind == "raise" and rank == 1:
-            raise ValueError("rank 1 fails on purpose")
-        if kind == "skip" and rank == 1:
+        if kind == "kill":
+            _kill_in_backward(rank)
+        elif kind == "skip" and rank == 1:
             dist.barrier(async_op=True)  # a different collective; never waited on
             dist.broadcast(hookgrad.ones(2), src=0)
         else:
@@ -35,10 +67,8 @@ def run_fault(kind: str, out: str) -> None:
         result = {"ok": True}
     except Exception as exc:  # noqa: BLE001
         result = {"ok": False, "type": type(exc).__name__, "error": str(exc)}
-    with open(f"{out}.rank{rank}.json", "w") as f:
-        json.dump(result, f)
-    if not result["ok"] and kind == "raise" and rank == 1:
-        raise SystemExit(3)
+    result["seconds"] = time.monotonic() - start  # how long the failing collective took
+    _write(out, rank, result)
 
 
 def main() -> None:
@@ -46,18 +76,19 @@ def main() -> None:
     if names and names[0] == "--fault":
         run_fault(names[1], out)
         return
-    dist.init_process_group("mpi", timeout=timedelta(seconds=20))
+    dist.init_process_group("mpi", timeout=timedelta(seconds=60))
     rank, world = dist.get_rank(), dist.get_world_size()
     results: dict = {}
+    _write(out, rank, results)
     for name in names or list(SCENARIOS):
+        print(f"rank {rank}: {name}", file=sys.stderr, flush=True)  # names a hang, if any
         try:
             results[name] = {"ok": True, "result": SCENARIOS[name](hookgrad, rank, world)}
         except Exception as exc:  # noqa: BLE001 - reported to the test
             results[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
                              "trace": traceback.format_exc()}
-        dist.barrier()
-    with open(f"{out}.rank{rank}.json", "w") as f:
-        json.dump(results, f, default=str)
+        _write(out, rank, results)
+        dist.barrier()  # a failure here propagates: the test shows the output and what ran
     dist.destroy_process_group()
 
 

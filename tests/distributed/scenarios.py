@@ -665,3 +665,6 @@ def bucket_cap_mb_list_caps(lib, rank, world):
         x = lib.tensor(np.random.default_rng(it).normal(size=(2, 200)).astype(np.float32))
         ddp(x).sum().backward()
     return log[:3]
+
+
+from tests.distributed import scenarios_join  # noqa: E402,F401 - registers more scenarios

@@ -70,5 +70,32 @@ def test_wait_blocks_until_another_thread_sets_the_result():
 
 
 def test_set_exception_needs_an_exception():
-    with pytest.raises(TypeError):
+    # PyTorch 2.13 asserts: AssertionError("3 is of type <class 'int'>, not an Exception.")
+    with pytest.raises(AssertionError, match="not an Exception"):
         hookgrad.futures.Future().set_exception("not an exception")
+
+
+def test_messages_name_torch_futures_under_the_alias():
+    from hookgrad.futures import future_type_name
+    from hookgrad.testing._as_torch import as_torch
+    from hookgrad.testing.distributed import run_ranks
+
+    def ddp_with_bad_hook(rank, world):
+        ddp = hookgrad.nn.parallel.DistributedDataParallel(hookgrad.nn.Linear(2, 1))
+        ddp.register_comm_hook(None, lambda state, bucket: bucket.buffer())
+        try:
+            ddp(hookgrad.ones(1, 2)).sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return "no error"
+
+    assert future_type_name() == "hookgrad.futures.Future"
+    with pytest.raises(TypeError, match="hookgrad.futures.Future"):
+        hookgrad.futures.collect_all([1])
+    with as_torch():
+        assert future_type_name() == "torch.futures.Future"
+        with pytest.raises(TypeError, match=r"sequence of torch\.futures\.Future objects"):
+            hookgrad.futures.collect_all([1])
+        messages = run_ranks(ddp_with_bad_hook, 2)
+    assert messages == ["DDP communication hook's callback must return a torch.futures.Future "
+                        "object, but got hookgrad._tensor.Tensor"] * 2

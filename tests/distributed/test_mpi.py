@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -29,17 +30,26 @@ def _need_mpi():
         pytest.skip("mpiexec / mpi4py not installed (pip install 'hookgrad[mpi]')")
 
 
-def _read(out: Path, n: int = 2) -> list:
-    return [json.loads(Path(f"{out}.rank{r}.json").read_text()) for r in range(n)]
+def _read(out: Path, n: int = 2, proc=None) -> list:
+    """Every rank's result file; a missing one fails naming the rank, with the launch's
+    output (which scenario each rank was in, any traceback)."""
+    results = []
+    for r in range(n):
+        path = Path(f"{out}.rank{r}.json")
+        log = "" if proc is None else f"\nrc={proc.returncode}\n{proc.stdout}{proc.stderr}"
+        assert path.exists(), f"rank {r} produced no result{log}"
+        results.append(json.loads(path.read_text()))
+    return results
 
 
 @pytest.fixture(scope="module")
 def mpi_results(tmp_path_factory):
     _need_mpi()
     out = tmp_path_factory.mktemp("mpi") / "scenarios"
-    proc = run_mpi(RUNNER, 2, [str(out)], timeout=180)
+    proc = run_mpi(RUNNER, 2, [str(out)], timeout=240)
+    results = _read(out, proc=proc)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return _read(out)
+    return results
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -50,24 +60,45 @@ def test_scenario_under_mpiexec(mpi_results, name):
     check(name, [r["result"] for r in per_rank])
 
 
-def _fault(tmp_path, kind):
+def _fault(tmp_path, kind, timeout=60):
     _need_mpi()
     out = tmp_path / kind
-    proc = run_mpi(RUNNER, 2, [str(out), "--fault", kind], timeout=60)
-    return proc, out
+    start = time.monotonic()
+    proc = run_mpi(RUNNER, 2, [str(out), "--fault", kind], timeout=timeout,
+                   env={"FAULT_TIMEOUT": "30"})
+    return proc, out, time.monotonic() - start
 
 
-def test_a_raising_rank_gives_a_timeout_naming_it(tmp_path):
-    proc, out = _fault(tmp_path, "raise")
-    assert proc.returncode != 0  # rank 1 exited with an error
+@pytest.mark.parametrize(("kind", "reason"), [
+    ("raise", "(it raised ValueError: rank 1 fails on purpose)"), ("exit", "(exited)")])
+def test_a_rank_that_leaves_fails_its_peer_at_once_naming_it(tmp_path, kind, reason):
+    # the group timeout is 30 s: the peer must fail on rank 1's exit notice, not the timeout
+    proc, out, seconds = _fault(tmp_path, kind)
     r0 = json.loads(Path(f"{out}.rank0.json").read_text())
-    assert not r0["ok"] and r0["type"] == "DistBackendError"
-    assert "timed out after 3 s waiting for rank 1" in r0["error"]
+    assert not r0["ok"] and r0["type"] == "DistBackendError", r0
+    assert r0["error"].startswith("[rank 0] all_reduce (collective #"), r0
+    assert "failed: rank 1 left after" in r0["error"] and r0["error"].endswith(reason)
+    assert r0["seconds"] < 15, r0  # far below the 30 s group timeout
+    assert (proc.returncode != 0) == (kind == "raise")
+
+
+def test_a_rank_killed_mid_step_ends_the_launch_naming_it(tmp_path):
+    # mpiexec's default cleanup kills the other ranks at once (no hang, no timeout); the
+    # launch's one-line summary names the killed rank from the pid files the ranks wrote
+    proc, out, seconds = _fault(tmp_path, "kill")
+    assert proc.returncode != 0 and seconds < 55, (proc.returncode, seconds)  # ends, no hang
+    assert proc.lost_rank is not None and proc.lost_rank.startswith("rank 1 (pid "), proc.stdout
+    assert "was killed by signal 9 (SIGKILL)" in proc.lost_rank
+    results = _read(out)
+    assert not results[1]["ok"]  # never finished
+    assert not results[0]["ok"]  # stopped, or failed naming rank 1 if it outlived it
+    if results[0]["error"] != "started":
+        assert "rank 1" in results[0]["error"], results[0]
 
 
 def test_collectives_in_different_orders_fail_on_every_rank(tmp_path):
-    proc, out = _fault(tmp_path, "skip")
-    results = _read(out)
+    proc, out, _ = _fault(tmp_path, "skip")
+    results = _read(out, proc=proc)
     assert all(not r["ok"] for r in results), results
     for r in results:
         assert r["error"].startswith("collective mismatch: rank 0 called all_reduce"), r

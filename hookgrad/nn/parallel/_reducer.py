@@ -10,6 +10,7 @@ node the engine runs (`poll_between_nodes`; no progress thread).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ import hookgrad.distributed as dist
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.engine import poll_between_nodes, queue_callback
 from hookgrad.distributed.grad_bucket import GradBucket
-from hookgrad.futures import Future
+from hookgrad.futures import Future, future_type_name
 from hookgrad.nn.parallel._buckets import MAXSIZE, compute_bucket_assignment_by_size
 
 _UNUSED_MSG = (
@@ -56,6 +57,45 @@ class _Bucket:
         return self.offsets[-1]
 
 
+class _Stats:
+    """Runtime statistics for `DistributedDataParallel._get_ddp_logging_data` (ns)."""
+
+    def __init__(self) -> None:
+        self.iterations = 0
+        self.fwd_start = self.fwd_end = self.bwd_end = self.comm_start = 0
+        self.buckets_reduced = 0
+        self.ready_order: list[int] = []
+        self.rebuilt = self.rebuilt_logged = False
+        self.unused_bytes = 0
+
+    def forward(self, start: int, end: int) -> None:
+        self.iterations += 1
+        self.fwd_start, self.fwd_end = start, end
+
+    def runtime(self, reducer: Reducer) -> dict[str, Any]:
+        fwd = self.fwd_end - self.fwd_start
+        out: dict[str, Any] = {"forward_compute_time": fwd, "avg_forward_compute_time": fwd,
+                               "forward_compute_time_start": self.fwd_start,
+                               "has_rebuilt_buckets": int(self.rebuilt_logged),
+                               "unused_parameter_size": self.unused_bytes}
+        if self.bwd_end:
+            bwd, comm = self.comm_start - self.fwd_end, self.bwd_end - self.comm_start
+            out.update({
+                "backward_compute_time": bwd, "avg_backward_compute_time": bwd,
+                "backward_compute_time_start": self.fwd_end,
+                "backward_compute_time_end": self.comm_start,
+                "backward_comm_time": comm, "avg_backward_comm_time": comm,
+                "backward_comm_time_start": self.comm_start,
+                "backward_comm_time_end": self.bwd_end,
+                # transfers overlap compute only while polled between nodes: not measured
+                "backward_compute_comm_overlap_time": 0,
+                "avg_backward_compute_comm_overlap_time": 0,
+                "num_buckets_reduced": self.buckets_reduced,
+                "prev_iteration_grad_ready_order_indices": ", ".join(map(str,
+                                                                         self.ready_order))})
+        return out
+
+
 class Reducer:
     """Gradient bucketing and reduction for one `DistributedDataParallel`."""
 
@@ -64,6 +104,8 @@ class Reducer:
                  explicit_caps: bool = False) -> None:
         self.params, self.group = params, group
         self.world = group.size()
+        self.divisor = self.world  # ranks averaged over (fewer under Join, see _join.py)
+        self.stats = _Stats()
         self.caps = list(caps)  # byte caps of buckets 0, 1, ... (the last one repeats)
         self.find_unused, self.as_bucket_view = find_unused, as_bucket_view
         self.rebuild_due = static_graph or not find_unused
@@ -80,6 +122,7 @@ class Reducer:
         self.expect_hooks = False  # set by prepare_for_backward, cleared by finalize
         self.require_finalize = False
         self.ready_order: list[int] = []
+        self.iteration_order: list[int] = []  # this iteration's ready order (logging data)
         self.unused: list[int] = []
         self.local_used = np.zeros(len(params), dtype=np.int32)
         self.ready = np.zeros(len(params), dtype=bool)
@@ -119,6 +162,7 @@ class Reducer:
                                                    self.caps)[0]
         self._set_buckets([[order[j] for j in g] for g in groups])
         self.rebuild_due = False
+        self.stats.rebuilt = True
         return True
 
     def prepare_for_backward(self, outputs: list[Any] | None) -> None:
@@ -130,6 +174,8 @@ class Reducer:
         for b in self.buckets:
             b.pending, b.future = len(b.params), None
         self.unused = [] if outputs is None else _unreachable(self.params, outputs)
+        self.iteration_order: list[int] = []
+        self.stats.unused_bytes = sum(int(self.params[i]._data.nbytes) for i in self.unused)
 
     # -- readiness ---------------------------------------------------------------------------
     def autograd_hook(self, index: int) -> None:
@@ -159,9 +205,10 @@ class Reducer:
         elif grad._data is not view:
             view[...] = grad._data
         if used and self.comm_hook is None:
-            view /= self.world
+            view /= self.divisor
         self.local_used[index] = int(used)
         self.ready[index] = True
+        self.iteration_order.append(index)
         if self.rebuild_due:
             self.ready_order.append(index)
         bucket.pending -= 1
@@ -183,7 +230,7 @@ class Reducer:
         if not isinstance(fut, Future):
             self.expect_hooks = self.require_finalize = False
             raise RuntimeError(
-                "DDP communication hook's callback must return a hookgrad.futures.Future "
+                f"DDP communication hook's callback must return a {future_type_name()} "
                 f"object, but got {type(fut).__module__}.{type(fut).__qualname__}")
         bucket.future = fut
 
@@ -195,6 +242,7 @@ class Reducer:
         if self.next_launch < len(self.buckets):
             return  # some parameter never became ready: reported at the next forward
         self.expect_hooks = self.require_finalize = False
+        self.stats.comm_start = time.perf_counter_ns()
         used = self.local_used
         if self.find_unused:
             used = Tensor._make(self.local_used.copy())
@@ -207,6 +255,9 @@ class Reducer:
                 if used[index]:
                     a, b = bucket.offsets[slot], bucket.offsets[slot + 1]
                     self._write_grad(index, result[a:b], bucket.slots[slot])
+        self.stats.bwd_end = time.perf_counter_ns()
+        self.stats.buckets_reduced = len(self.buckets)
+        self.stats.ready_order = list(self.iteration_order)
 
     def _write_grad(self, index: int, values: np.ndarray, slot: np.ndarray) -> None:
         param = self.params[index]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -29,6 +30,8 @@ from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import is_grad_enabled, no_grad
 from hookgrad.futures import Future
 from hookgrad.nn.modules.module import Module
+from hookgrad.distributed.algorithms.join import Join, Joinable, _JoinConfig
+from hookgrad.nn.parallel import _join
 from hookgrad.nn.parallel._buckets import bucket_caps
 from hookgrad.nn.parallel._reducer import Reducer
 
@@ -41,7 +44,7 @@ _NOT_FOUND_UNUSED = (
     "later iterations to have unused parameters.")
 
 
-class DistributedDataParallel(Module):
+class DistributedDataParallel(Module, Joinable):
     """Replicate ``module`` on every rank and average gradients across ranks in backward.
 
     Gradients are grouped into buckets; each bucket is reduced by the registered comm hook
@@ -97,6 +100,8 @@ class DistributedDataParallel(Module):
                                explicit_caps=bucket_cap_mb_list is not None)
         self._comm_hook_registered = False
         self._warned_no_unused = False
+        self._join_config = _JoinConfig.construct_disabled_join_config()
+        self._divide_by_initial_world_size = True
         self._hook_handles = [
             p.register_post_accumulate_grad_hook(_ReadyHook(self.reducer, i))
             for i, p in enumerate(params)]
@@ -128,12 +133,20 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         """Run the module; prepare the reducer for the backward that follows (§5.1)."""
         grad_on = is_grad_enabled()
-        if grad_on:
+        self.reducer.divisor = self.process_group.size()
+        self.reducer.stats.rebuilt_logged = self.reducer.stats.rebuilt  # as PyTorch logs it
+        synced = False
+        if self._join_config.enable:  # inside `with Join([ddp])` / `ddp.join()`
+            synced = _join.pre_forward(self, grad_on)
+        elif grad_on:
             self.reducer.rebuild_buckets()
-        with no_grad():
-            self._sync_buffers()
+        if not synced:
+            with no_grad():
+                self._sync_buffers()
+        start = time.perf_counter_ns()
         output = self.module(*inputs, **kwargs)
         if grad_on and self.require_backward_grad_sync:
+            self.reducer.stats.forward(start, time.perf_counter_ns())
             outputs = None
             if self.find_unused_parameters and not self.static_graph:
                 outputs = _find_tensors(output)
@@ -174,16 +187,42 @@ class DistributedDataParallel(Module):
         self._comm_hook_registered = True
         self.reducer.comm_state, self.reducer.comm_hook = state, hook
 
-    def join(self, *args: Any, **kwargs: Any) -> Any:
-        """Uneven inputs across ranks are not supported (spec §10).
+    def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
+             throw_on_early_termination: bool = False) -> Join:
+        """A `Join` context for training with uneven inputs across ranks.
 
-        Raises:
-            NotImplementedError: Always.
+        Ranks that run out of batches shadow the others' collectives (contributing zero
+        gradients) until every rank is done; then every rank gets the parameters of the last
+        rank to finish. ``divide_by_initial_world_size=False`` averages each step over the
+        ranks still training instead of the whole world.
 
         Mirrors: ``torch.nn.parallel.DistributedDataParallel.join``.
         """
-        raise NotImplementedError("hookgrad DDP: join() (uneven inputs) is not supported; give "
-                                  "every rank the same number of batches")
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs: Any) -> _join.DDPJoinHook:
+        """Mirrors: ``torch.nn.parallel.DistributedDataParallel.join_hook``."""
+        return _join.DDPJoinHook(self, kwargs.get("divide_by_initial_world_size", True))
+
+    @property
+    def join_device(self) -> Any:
+        """Mirrors: ``torch.nn.parallel.DistributedDataParallel.join_device``."""
+        from hookgrad import _backend
+
+        return _backend.device("cpu")
+
+    @property
+    def join_process_group(self) -> Any:
+        """Mirrors: ``torch.nn.parallel.DistributedDataParallel.join_process_group``."""
+        return self.process_group
+
+    def _get_ddp_logging_data(self) -> dict[str, Any]:
+        """Construction settings and runtime statistics, with PyTorch's keys.
+
+        Mirrors: ``torch.nn.parallel.DistributedDataParallel._get_ddp_logging_data``.
+        """
+        return _logging_data(self)
 
     def _get_bucket_indices(self) -> list[list[int]]:
         return self.reducer.bucket_indices()
@@ -265,3 +304,35 @@ def _find_tensors(obj: Any) -> list[Any]:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return [t for f in dataclasses.fields(obj) for t in _find_tensors(getattr(obj, f.name))]
     return []
+
+
+_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int"}
+
+
+def _logging_data(ddp: DistributedDataParallel) -> dict[str, Any]:
+    """PyTorch's logging keys; ``N/A`` where the setting belongs to gloo/CUDA (absent here)."""
+    reducer, group = ddp.reducer, ddp.process_group
+    sizes = [b.numel() * b.flat.itemsize for b in reducer.buckets]
+    dtypes = sorted({_DTYPE_NAMES.get(p._data.dtype.name, p._data.dtype.name)
+                     for p in reducer.params})
+    data: dict[str, Any] = {
+        "backend_name": dist.get_backend(group), "broadcast_buffers": int(ddp.broadcast_buffers),
+        "bucket_cap_bytes": reducer.caps[-1], "bucket_sizes": ", ".join(map(str, sizes)),
+        "cuda_visible_devices": "N/A", "device_ids": "", "dtypes": ", ".join(dtypes),
+        "find_unused_parameters": int(ddp.find_unused_parameters),
+        "gloo_device_transport": "N/A", "gloo_num_threads": 0, "gloo_socket_ifname": "N/A",
+        "gradient_as_bucket_view": int(ddp.gradient_as_bucket_view), "has_sync_bn": 0,
+        "is_multi_device_module": 0, "master_addr": "N/A", "master_port": "N/A",
+        "module_name": type(ddp.module).__name__,
+        "num_parameter_tensors": len(reducer.params), "output_device": -1,
+        "rank": dist.get_rank(group), "torch_distributed_debug": "N/A",
+        "total_parameter_size_bytes": sum(int(p._data.nbytes) for p in reducer.params),
+        "world_size": group.size(), "iteration": max(0, reducer.stats.iterations - 1)}
+    if ddp.static_graph:
+        data["static_graph"] = 1
+    if ddp._comm_hook_registered:
+        data["comm_hook"] = getattr(reducer.comm_hook, "__qualname__", str(reducer.comm_hook))
+    if reducer.stats.iterations:
+        data.update(reducer.stats.runtime(reducer))
+    return data
