@@ -11,6 +11,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
@@ -25,6 +27,9 @@ def _params(parameters: Any) -> list:
 
 
 def _norm(arr: Any, norm_type: float) -> Any:
+    if norm_type == 2.0 and type(arr) is np.ndarray and arr.dtype.kind == "f":
+        flat = arr.reshape(-1)  # the 2-norm as one BLAS dot: no |a| or a**2 temporaries
+        return np.sqrt(np.dot(flat, flat))
     xp = namespace_of(arr)
     a = xp.abs(arr.reshape(-1))
     if norm_type == math.inf:
