@@ -3,10 +3,10 @@
 SciPy's ``erf`` computes every float32 element in double precision through a branchy scalar
 loop (about 15 ns an element); GELU on a 768x512 activation spent 4 ms in it per call, 30x
 PyTorch's whole GELU. For float32 a single odd/even rational approximation on [-4, 4] (beyond
-it erf is +-1 in float32) is accurate to a few units in the last place: the coefficients are
-the published minimax fit used by XLA and Eigen for their float32 ``erf``; measured against a
-double-precision erf it is within 4.5e-7 absolute (8 ulp near 0, 2 ulp near +-1). Evaluated in place
-with ufuncs it costs about 20 passes over the array.
+it erf is +-1 in float32) is enough: the coefficients are the published minimax fit used by
+XLA and Eigen for their float32 ``erf``; against a double-precision erf it is within 4.5e-7
+absolute (8 ulp near 0, 2 ulp near +-1). Evaluated in place with ufuncs it costs about 20
+passes over the array (0.8 ms for the 768x512 activation).
 """
 
 from __future__ import annotations
