@@ -299,3 +299,8 @@ TABLE = {
     "hooked_mlp_compile": (lambda lib: mlp_compile(lib, 64, hooks=True), 1, "ms/step",
                            "hooked_mlp with the model under lib.compile (torch: backend eager)"),
 }
+
+# the real-model workloads (nanoGPT, LSTM language model, MNIST CNN) live in bench.models
+from bench import models as _models  # noqa: E402  (after TABLE: models does not import this)
+
+TABLE.update(_models.TABLE)

@@ -7,6 +7,7 @@ known order (design.md §3).
 from __future__ import annotations
 
 # --- op table: registration order is fixed here --------------------------------------------
+import hookgrad._ops._malloc  # noqa: F401  (NOTE [glibc heap trimming]: once, at import)
 import hookgrad._ops.pointwise  # noqa: F401  (each import registers one family's primitives)
 import hookgrad._ops.pointwise_math  # noqa: F401
 import hookgrad._ops.activation  # noqa: F401

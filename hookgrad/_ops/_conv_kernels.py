@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops import _conv_chunked
 
 Pair = tuple[int, int]
 
@@ -63,6 +64,12 @@ def windows(xp_arr: Any, kernel: Pair, stride: Pair, dilation: Pair, out_hw: Pai
     return xp.lib.stride_tricks.as_strided(xp_arr, shape=shape, strides=strides)  # CuPy
 
 
+def _chunkable(a: Any, b: Any, groups: int) -> bool:
+    """NumPy arrays of one float dtype, one group: the chunked kernels apply."""
+    return (groups == 1 and type(a) is np.ndarray and type(b) is np.ndarray
+            and a.dtype == b.dtype and a.dtype.kind == "f")
+
+
 def conv2d_forward(x: Any, w: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> Any:
     """``[N, C, H, W] * [O, C/G, KH, KW] -> [N, O, OH, OW]`` (no bias)."""
     xp = namespace_of(x)
@@ -74,6 +81,8 @@ def conv2d_forward(x: Any, w: Any, stride: Pair, padding: Pair, dilation: Pair, 
         return xp.zeros((n, o, max(oh, 0), max(ow, 0)), dtype=x.dtype)
     padded = pad2d(x, (padding[0],) * 2, (padding[1],) * 2)
     win = windows(padded, (kh, kw), stride, dilation, (oh, ow))  # [N, C, OH, OW, KH, KW]
+    if _chunkable(x, w, groups):  # NOTE [Chunked im2col]
+        return _conv_chunked.forward(win, w)
     g = groups
     # columns laid out [N, G, C/G*KH*KW, OH*OW] so one batched matmul yields NCHW directly
     cols = win.reshape(n, g, cg, oh, ow, kh, kw).transpose(0, 1, 2, 5, 6, 3, 4)
@@ -95,11 +104,15 @@ def conv2d_input_grad(
     h, wd = in_hw
     c = cg * groups
     gg = groups
+    hp = max(h + 2 * padding[0], (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1)
+    wp = max(wd + 2 * padding[1], (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1)
+    if _chunkable(g, w, groups):  # NOTE [Chunked im2col]
+        out = np.zeros((n, c, hp, wp), dtype=np.result_type(g, w))
+        _conv_chunked.input_grad(g, w, out, stride, dilation)
+        return out[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + wd]
     wmat = w.reshape(gg, o // gg, cg * kh * kw).transpose(0, 2, 1)  # [G, Cg*K*K, Og]
     cols = xp.matmul(wmat, g.reshape(n, gg, o // gg, oh * ow))  # [N, G, Cg*K*K, OH*OW]
     cols = cols.reshape(n, c, kh, kw, oh, ow)
-    hp = max(h + 2 * padding[0], (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1)
-    wp = max(wd + 2 * padding[1], (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1)
     out = xp.zeros((n, c, hp, wp), dtype=cols.dtype)
     eh, ew = (oh - 1) * stride[0] + 1, (ow - 1) * stride[1] + 1
     for i in range(kh):  # loop over kernel taps only (NOTE [im2col view])
@@ -122,6 +135,8 @@ def conv2d_weight_grad(
         return xp.zeros(tuple(w_shape), dtype=x.dtype)
     padded = pad2d(x, (padding[0],) * 2, (padding[1],) * 2)
     win = windows(padded, (kh, kw), stride, dilation, (oh, ow))
+    if _chunkable(x, g, groups):  # NOTE [Chunked im2col]
+        return _conv_chunked.weight_grad(win, g).reshape(o_, cg, kh, kw)
     gg = groups
     # columns [G, Cg*K*K, N*OH*OW]: the copy runs along output rows (long contiguous runs);
     # matmul takes the transposed view without another copy

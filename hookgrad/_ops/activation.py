@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._erf32 import erf_float32, is_plain_float32
 from hookgrad._ops._elementwise import drop, fast_where, quiet, select_zero
 from hookgrad._ops.activation_backward import (
     elu_backward,
@@ -137,6 +138,11 @@ def _gelu_impl(self: Any, approximate: str = "none") -> Any:
     if approximate == "tanh":
         inner = _GELU_BETA * (self + _GELU_KAPPA * (self * self * self))
         return 0.5 * self * (1 + np.tanh(inner))
+    if is_plain_float32(self):  # in place over one fresh array (see _erf32)
+        out = erf_float32(self, _SQRT1_2)
+        np.add(out, 1, out=out)
+        np.multiply(out, self, out=out)
+        return np.multiply(out, np.float32(0.5), out=out)
     return self * 0.5 * (1 + _erf(self * _SQRT1_2))
 
 

@@ -46,13 +46,28 @@ def _log_softmax_impl(self: Any, dim: int) -> Any:
     return s
 
 
+def _same_plain(grad: Any, result: Any) -> bool:
+    """Both NumPy arrays of one shape and dtype with a dimension: the fused backward applies."""
+    return (type(grad) is np.ndarray and type(result) is np.ndarray and grad.ndim > 0
+            and grad.shape == result.shape and grad.dtype == result.dtype)
+
+
 def _softmax_backward(grad: Any, result: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``_softmax_backward_data``: y * (g - sum(g * y, dim))."""
+    if not ops.graph and _same_plain(grad, result):  # arrays: one buffer, written in place
+        t = np.multiply(grad, result)
+        s = np.sum(t, axis=_axis(result, dim), keepdims=True)
+        np.subtract(grad, s, out=t)
+        return np.multiply(t, result, out=t)
     return ops.mul(result, ops.sub(grad, ops.sum(ops.mul(grad, result), (dim,), True)))
 
 
 def _log_softmax_backward(grad: Any, result: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``_log_softmax_backward_data``: g - exp(y) * sum(g, dim)."""
+    if not ops.graph and _same_plain(grad, result):  # arrays: one buffer, written in place
+        t = np.exp(result)
+        np.multiply(t, np.sum(grad, axis=_axis(result, dim), keepdims=True), out=t)
+        return np.subtract(grad, t, out=t)
     return ops.sub(grad, ops.mul(ops.exp(result), ops.sum(grad, (dim,), True)))
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._tensor import Tensor
+from hookgrad.optim._multi_tensor import check_fused
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
@@ -39,7 +40,8 @@ class Adagrad(Optimizer):
         foreach: accepted for API parity; hookgrad always runs the for-loop path.
         maximize: maximize the objective instead of minimizing it.
         differentiable: must be False.
-        fused: must be falsy.
+        fused: the fused update (CPU tensors supported, as in PyTorch; not with
+            ``foreach`` or ``differentiable``); the same arithmetic per element here.
 
     Example:
         >>> import hookgrad
@@ -77,7 +79,7 @@ class Adagrad(Optimizer):
             )
         if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        _reject_unsupported(differentiable, fused)
+        _reject_unsupported(differentiable and not fused, None)
         defaults = {
             "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
             "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
@@ -87,6 +89,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(self.state[p], p, group)
+        check_fused(fused, foreach, differentiable)
 
     def _init_state(self, state: dict[str, Any], p: Tensor, group: dict[str, Any]) -> None:
         xp = _backend.namespace_of(p._data)

@@ -9,6 +9,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._tensor import Tensor
+from hookgrad.optim._multi_tensor import advance_steps, check_fused, per_step
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
@@ -34,11 +35,12 @@ class Adam(Optimizer):
         eps: term added to the denominator for numerical stability (default 1e-8).
         weight_decay: weight decay (default 0).
         amsgrad: use the AMSGrad variant.
-        foreach: accepted for API parity; hookgrad always runs the for-loop path.
+        foreach: take the multi-tensor path (`hookgrad.optim._multi_tensor`).
         maximize: maximize the objective instead of minimizing it.
         capturable: must be False.
         differentiable: must be False.
-        fused: must be falsy.
+        fused: the fused update (CPU tensors supported, as in PyTorch; not with
+            ``foreach`` or ``differentiable``).
         decoupled_weight_decay: apply weight decay to the parameters directly (AdamW).
 
     Raises:
@@ -83,7 +85,7 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
-        _reject_unsupported(differentiable, fused, capturable)
+        _reject_unsupported(differentiable and not fused, None, capturable)
         defaults = {
             "lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
             "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
@@ -91,6 +93,7 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
 
     _GROUP_DEFAULTS = (("amsgrad", False), ("maximize", False), ("foreach", None),
                        ("capturable", False), ("differentiable", False),
@@ -131,6 +134,7 @@ class Adam(Optimizer):
                 weight_decay=group["weight_decay"], eps=group["eps"],
                 maximize=group["maximize"],
                 decoupled_weight_decay=group["decoupled_weight_decay"],
+                foreach=group["foreach"], fused=group["fused"],
             )
         return loss
 
@@ -151,20 +155,28 @@ def adam(
     eps: float,
     maximize: bool,
     decoupled_weight_decay: bool = False,
+    foreach: bool | None = None,
+    fused: bool | None = None,
 ) -> None:
     """Apply the Adam/AdamW update to each parameter and its state in place.
 
-    Mirrors: ``torch.optim.adam.adam`` with ``foreach=False`` (torch's ``_single_tensor_adam``).
+    ``foreach``/``fused`` take the multi-tensor path (`hookgrad.optim._multi_tensor`): every
+    step counter is advanced first and the bias corrections are computed once per step value.
+
+    Mirrors: ``torch.optim.adam.adam`` (``_single_tensor_adam``, ``_multi_tensor_adam`` and
+    ``_fused_adam``).
     """
     lr, weight_decay = float(lr), float(weight_decay)
+    scalars = (per_step(advance_steps(state_steps), lambda s: _bias_scalars(lr, beta1, beta2, s))
+               if foreach or fused else None)
     for i, param in enumerate(params):
         p = _arr(param)
         xp = _backend.namespace_of(p)
         grad = _arr(grads[i])
         g = -grad if maximize else grad
-        step_t = state_steps[i]
-        step_t._data += 1
-        _bump(step_t)
+        step_size, bias_correction2_sqrt = (
+            scalars[i] if scalars is not None
+            else _bias_scalars(lr, beta1, beta2, advance_steps(state_steps[i:i + 1])[0]))
         if weight_decay != 0:
             if decoupled_weight_decay:
                 p *= 1 - lr * weight_decay
@@ -176,11 +188,6 @@ def adam(
         tmp = g * (1 - beta2)  # addcmul_(grad, grad, value=1 - beta2): value * g * g
         tmp *= g
         exp_avg_sq += tmp
-        step = float(step_t._data)
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
-        step_size = lr / bias_correction1
-        bias_correction2_sqrt = bias_correction2**0.5
         if amsgrad:
             max_sq = _arr(max_exp_avg_sqs[i])
             np.maximum(max_sq, exp_avg_sq, out=max_sq)
@@ -196,6 +203,11 @@ def adam(
         _bump(exp_avgs[i])
         _bump(exp_avg_sqs[i])
         _bump(param)
+
+
+def _bias_scalars(lr: float, beta1: float, beta2: float, step: float) -> tuple[float, float]:
+    """(``lr / (1 - beta1**step)``, ``sqrt(1 - beta2**step)``): the step's bias corrections."""
+    return lr / (1 - beta1**step), (1 - beta2**step) ** 0.5
 
 
 def _lerp_(start: Any, end: Any, weight: float) -> None:

@@ -20,10 +20,11 @@ class AdamW(Adam):
         weight_decay: decoupled weight decay coefficient (default 1e-2).
         amsgrad: use the AMSGrad variant.
         maximize: maximize the objective instead of minimizing it.
-        foreach: accepted for API parity; hookgrad always runs the for-loop path.
+        foreach: take the multi-tensor path (`hookgrad.optim._multi_tensor`).
         capturable: must be False.
         differentiable: must be False.
-        fused: must be falsy.
+        fused: the fused update (CPU tensors supported, as in PyTorch; not with
+            ``foreach`` or ``differentiable``).
 
     Example:
         >>> import hookgrad

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._tensor import Tensor
+from hookgrad.optim._multi_tensor import check_fused
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
@@ -33,7 +34,8 @@ class SGD(Optimizer):
         maximize: maximize the objective instead of minimizing it.
         foreach: accepted for API parity; hookgrad always runs the for-loop path.
         differentiable: must be False.
-        fused: must be falsy.
+        fused: the fused update (CPU tensors supported, as in PyTorch; not with
+            ``foreach`` or ``differentiable``); the same arithmetic per element here.
 
     Raises:
         ValueError: a negative lr/momentum/weight_decay, or Nesterov without momentum or with
@@ -80,8 +82,9 @@ class SGD(Optimizer):
         }
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        _reject_unsupported(differentiable, fused)
+        _reject_unsupported(differentiable and not fused, None)
         super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
 
     _GROUP_DEFAULTS = (("nesterov", False), ("maximize", False), ("foreach", None),
                        ("differentiable", False), ("fused", False))

@@ -163,5 +163,5 @@ def test_unsupported_modes_are_rejected():
     p = hookgrad.ones(1, requires_grad=True)
     with pytest.raises(NotImplementedError, match="differentiable=True"):
         hookgrad.optim.SGD([p], differentiable=True)
-    with pytest.raises(NotImplementedError, match="fused=True"):
-        hookgrad.optim.Adam([p], fused=True)
+    with pytest.raises(NotImplementedError, match="capturable=True"):
+        hookgrad.optim.Adam([p], capturable=True)

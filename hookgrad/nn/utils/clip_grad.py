@@ -11,6 +11,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
@@ -24,7 +26,13 @@ def _params(parameters: Any) -> list:
     return list(parameters)
 
 
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # float16 dots are not BLAS
+
+
 def _norm(arr: Any, norm_type: float) -> Any:
+    if norm_type == 2.0 and type(arr) is np.ndarray and arr.dtype in _BLAS_FLOATS:
+        flat = arr.reshape(-1)  # the 2-norm as one BLAS dot: no |a| or a**2 temporaries
+        return np.sqrt(np.dot(flat, flat))
     xp = namespace_of(arr)
     a = xp.abs(arr.reshape(-1))
     if norm_type == math.inf:
