@@ -34,6 +34,7 @@ from hookgrad._functorch._rules import LogicalArray, run_rules
 from hookgrad._ops import _batching_nn, _batching_shape  # noqa: F401  (declare rules)
 from hookgrad._ops._batching import fallback_needed, loop
 from hookgrad.autograd import _nodes
+from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.utils import _python_dispatch as _pd
 
@@ -250,6 +251,9 @@ def _run_batched(prim: Any, inputs: tuple, params: dict, cast: Any, level: int) 
         args.append(phys)
         flags.append(b)
     rule = prim.batch
+    if rule is None:  # per-arity variants of cat/stack share the registered one's rule
+        base = PRIMITIVES.get(prim.name)
+        rule = base.batch if base is not None else None
     if rule is None or fallback_needed(prim, params, level):
         res = loop(prim, args, flags, params, cast, size, level)
     else:
@@ -267,10 +271,43 @@ _INPLACE = ("vmap: inplace arithmetic(self, *extra_args) is not possible because
             "instead.")
 
 
+def _become(t: Tensor, phys: Tensor, level: int) -> None:
+    t.__class__ = BatchedTensor  # same layout: Tensor's slots plus the instance dict
+    t._bt_value, t._bt_level = phys, level  # type: ignore[attr-defined]
+    t._data = _sample0(phys)
+
+
+def _promote(target: Tensor, level: int) -> None:
+    """Give an unbatched tensor (and the base it views) a batch dimension, in place.
+
+    PyTorch's backward formulas make their zero buffers with ``grad.new_zeros``, batched when
+    the gradient is; hookgrad's make plain zeros and ``copy_`` the gradient into a view of
+    them, so inside backward such a buffer is promoted instead of refused.
+    """
+    from hookgrad._ops._batching import expand_batch
+
+    base = target._base if target._base is not None else target
+    size = _batch_size(level)
+    phys = expand_batch(base.detach(), False, size).clone()
+    _become(base, phys, level)
+    base._version_counter = phys._vc()
+    if target is base:
+        return
+    view = base
+    for prim, params, i in target._view_chain:
+        out = _dispatch.bind(prim, (view,), params)
+        view = out[i] if isinstance(out, tuple) else out
+    _become(target, view._bt_value, level)
+    target._version_counter = base._version_counter
+
+
 def _interpret_inplace(prim: Any, target: Tensor, inputs: tuple, params: dict, cast: Any,
                        level: int) -> Tensor:
     """An in-place op with a batched input: out of place by the rule, then a batched write."""
     phys_target, batched = unwrap(target, level)
+    if not batched and STATE.graph_task_stack:
+        _promote(target, level)  # a backward rule writing a batched grad into fresh zeros
+        phys_target, batched = unwrap(target, level)
     if not batched:
         raise RuntimeError(_INPLACE)
     out = _run_batched(prim, inputs, params, cast, level)[0]
@@ -281,8 +318,6 @@ def _interpret_inplace(prim: Any, target: Tensor, inputs: tuple, params: dict, c
     recorders = STATE.all_recorders
     for rec in recorders:
         rec.record_inplace(prim, inputs, params, out, target, cast)
-    from hookgrad._ops.registry import PRIMITIVES
-
     phys_out = out._bt_value
     if phys_out.dtype != phys_target.dtype:
         phys_out = phys_out.to(phys_target.dtype)

@@ -163,6 +163,15 @@ def _fill_tensor(prim: Primitive, args: list, flags: list, params: dict, cast: A
     return value.reshape((size,) + (1,) * (x.dim() - 1)).expand(tuple(x.shape)).clone()
 
 
+def _copy(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+          level: int) -> Any:
+    """copy_ / fill_ (out of place): the source broadcast to the batched target."""
+    x = expand_batch(args[0], flags[0], size)
+    src = align(args[1], x.dim() - 1) if flags[1] else args[1]
+    return bind(prim, (x, src), params, cast)
+
+
+batches(["copy_", "fill_"], _copy)
 batches(["view", "_unsafe_view"], _sized)
 batches(["expand"], _expand)
 batches(["unsqueeze"], _unsqueeze)
