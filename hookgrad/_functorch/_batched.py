@@ -31,6 +31,7 @@ from hookgrad import _dispatch
 from hookgrad._config import STATE, add_recorder, remove_recorder
 from hookgrad._functorch import _rules
 from hookgrad._functorch._rules import LogicalArray, run_rules
+from hookgrad._functorch.decompositions import DECOMPOSITIONS
 from hookgrad._ops import _batching_nn, _batching_shape  # noqa: F401  (declare rules)
 from hookgrad._ops._batching import fallback_needed, loop
 from hookgrad.autograd import _nodes
@@ -235,6 +236,11 @@ def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = N
         return _pd.MISS
     if target is not None:
         return _interpret_inplace(prim, target, inputs, params, cast, level)
+    decomp = DECOMPOSITIONS.get(prim.name)
+    if decomp is not None and STATE.grad_enabled and any(t._requires_grad for t in inputs):
+        out = decomp(*inputs, **params)
+        if out is not None:
+            return out
     outs = _run_batched(prim, inputs, params, cast, level)
     if prim.view and type(inputs[0]) is BatchedTensor:
         _dispatch.mark_views(inputs[0], outs, prim, params)

@@ -12,28 +12,55 @@ from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, loop
-from hookgrad._ops.registry import Primitive
+from hookgrad._ops.registry import PRIMITIVES, Primitive
 
 __all__: list[str] = []
 
 
 # ------------------------------------------------------------------------- matrix products
+def batched_mm(a: Any, b: Any, fa: bool, fb: bool, size: int) -> Any:
+    """``(B, n, k) @ (k, m)`` and kin as one 2-D product where possible (NumPy's stacked
+    matmul is far slower than one BLAS call, and slowest for the outer products of a
+    per-sample weight gradient, k == 1, which are a broadcast multiply)."""
+    mm = PRIMITIVES["mm"]
+    if fa and not fb:
+        B, n, k = a.shape
+        return bind(mm, (a.reshape((B * n, k)), b)).reshape((B, n, b.shape[1]))
+    if fb and not fa:
+        B, k, m = b.shape
+        flat = b.movedim(0, 1).reshape((k, B * m))
+        return bind(mm, (a, flat)).reshape((a.shape[0], B, m)).movedim(1, 0)
+    if a.shape[-1] == 1:
+        return a * b
+    return bind(PRIMITIVES["bmm"], (a, b))
+
+
 def _mm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
         level: int) -> Any:
     a, b = args
-    if prim.name == "mv" and flags[1]:
+    if prim.name == "mm":
+        return batched_mm(a, b, flags[0], flags[1], size)
+    if prim.name == "mv":
+        if flags[0] and not flags[1]:
+            B, n, k = a.shape
+            return bind(PRIMITIVES["mv"], (a.reshape((B * n, k)), b)).reshape((B, n))
         return (a @ b.unsqueeze(-1)).squeeze(-1)
     if prim.name == "dot":
         return (align(a, 1) * b if flags[0] else a * b).sum(-1)
-    out = a @ b
-    return out if flags[0] or flags[1] else expand_batch(out, False, size)
+    return a @ b  # bmm: a broadcast matmul of rank-4 stacks
 
 
 def _addmm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
            level: int) -> Any:
     c, m1, m2 = args
+    if prim.name == "addmm":
+        if not flags[1] and not flags[2]:
+            prod = expand_batch(bind(PRIMITIVES["mm"], (m1, m2)), False, size)
+        else:
+            prod = batched_mm(m1, m2, flags[1], flags[2], size)
+    else:
+        prod = m1 @ m2 if flags[1] or flags[2] else expand_batch(m1 @ m2, False, size)
     rank = 2 if prim.name == "addmm" else 3
-    prod = expand_batch(m1, flags[1], size) @ m2 if not flags[1] and not flags[2] else m1 @ m2
     alpha, beta = params.get("alpha", 1), params.get("beta", 1)
     if alpha != 1:
         prod = prod * alpha
