@@ -8,7 +8,7 @@ composes with every other in any order.
 
 from __future__ import annotations
 
-from hookgrad._functorch.eager_transforms import grad, grad_and_value, jvp, linearize, vjp
+from hookgrad._functorch._autodiff import grad, grad_and_value, jvp, linearize, vjp
 from hookgrad._functorch.functional_call import functional_call, stack_module_state
 from hookgrad._functorch.jacobians import hessian, jacfwd, jacrev
 from hookgrad._functorch.vmap import vmap

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._functional.shape import cat
-from hookgrad._functorch.eager_transforms import _argnums_tuple, _finish, _is_outer, jvp, vjp
+from hookgrad._functorch._autodiff import _argnums_tuple, _finish, _is_outer, jvp, vjp
 from hookgrad._functorch.pytree_util import tree_flatten, tree_unflatten
 from hookgrad._functorch.vmap import vmap
 from hookgrad._tensor import Tensor

@@ -14,6 +14,7 @@ from hookgrad._functorch._batched import (
     BatchedTensor, current_levels, pop_level, push_level, wrap,
 )
 from hookgrad._functorch.pytree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
 
 __all__ = ["vmap", "randomness_check"]
@@ -25,10 +26,25 @@ _local = threading.local()
 
 
 def randomness_check() -> None:
-    """Called by hookgrad's random draws: PyTorch's error in ``randomness='error'`` mode."""
+    """Called by hookgrad's random draws inside vmap (NOTE [vmap randomness])."""
     levels = current_levels()
-    if levels and any(lv[2] == "error" for lv in levels):
+    if not levels:
+        return
+    modes = {lv[2] for lv in levels}
+    if "error" in modes:
         raise RuntimeError(_RANDOM)
+    if "different" in modes:
+        raise RuntimeError(_DIFFERENT)
+
+
+# NOTE [vmap randomness]
+# hookgrad's random draws are not primitives: they fill an array of the logical shape from the
+# generator. randomness="same" is therefore exact (one draw shared by every sample, as PyTorch
+# does). "different" would need a draw per sample; rather than silently returning the same
+# values for every sample, hookgrad refuses it (a documented departure).
+_DIFFERENT = ("vmap: randomness='different' is not supported by hookgrad yet (random draws "
+              "would be shared by every sample); use randomness='same' or draw the random "
+              "values outside vmap and pass them in with in_dims=0")
 
 
 def _name(func: Any) -> str:
@@ -125,6 +141,7 @@ def _unwrap_out(func: Any, out: Any, out_dims: Any, level: int, size: int) -> An
 def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
          randomness: str, size: int) -> Any:
     level = push_level(size, randomness)
+    _random.VMAP_RANDOM_CHECK[0] = randomness_check
     try:
         args = [wrap(x.movedim(d, 0) if d % x.dim() else x, level) if d is not None else x
                 for x, d in zip(flat, dims)]
@@ -132,6 +149,8 @@ def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: A
         return _unwrap_out(func, out, out_dims, level, size)
     finally:
         pop_level(level)
+        if not current_levels():
+            _random.VMAP_RANDOM_CHECK[0] = None
 
 
 def _chunked(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,

@@ -99,7 +99,23 @@ ERRORS = {
     "inplace_unbatched": lambda lib: lib.func.vmap(lambda a, b: a.add_(b), in_dims=(None, 0))(
         lib.tensor(V), lib.tensor(X[:, 0])),
     "no_inputs": lambda lib: lib.func.vmap(lambda: 1)(),
+    "random_error": lambda lib: lib.func.vmap(lambda t: t + lib.rand(5))(lib.tensor(X)),
+    "dropout_error": lambda lib: lib.func.vmap(lambda t: lib.nn.functional.dropout(t))(
+        lib.tensor(X)),
+    "chunk_size": lambda lib: lib.func.vmap(lambda t: t, chunk_size=0)(lib.tensor(X)),
 }
+
+
+@pytest.mark.oracle
+def test_randomness_same_shares_one_draw(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        out = lib.func.vmap(lambda t: t * 0 + lib.rand(5), randomness="same")(lib.tensor(X))
+        return _np(out)
+
+    a, b = run(hookgrad), run(torch)
+    assert a.shape == b.shape
+    assert np.all(a == a[:1]) and np.all(b == b[:1])
 
 
 @pytest.mark.oracle
