@@ -9,10 +9,13 @@ and ``jacfwd`` is ``vmap`` over ``jvp``, as in PyTorch, so a Jacobian is one bat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hookgrad._config import GLOBAL
+from hookgrad._functorch._batched import wrap
 from hookgrad._functorch.pytree_util import tree_flatten, tree_unflatten
 from hookgrad._functorch.vmap import vmap
 from hookgrad._tensor import Tensor
@@ -58,12 +61,38 @@ def _alias(x: Any, who: str) -> Any:
         return fwad.make_dual(x.detach().requires_grad_(True), tan)
     if x.requires_grad:
         return x.view_as(x)  # type: ignore[attr-defined]
+    phys = getattr(x, "_bt_value", None)
+    if phys is not None:  # a logical leaf whose physical value stays watched by outer levels
+        leaf = wrap(phys, x._bt_level)
+        leaf._requires_grad = True
+        return leaf
     return x.detach().requires_grad_(True)
 
 
+_local = threading.local()
+
+
+@contextmanager
+def _inside() -> Iterator[None]:
+    """Marks the call of a transformed function: transforms started in it are not outermost
+    (they may differentiate tensors the function closes over)."""
+    _local.depth = getattr(_local, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _local.depth -= 1
+
+
 def _is_outer(leaves: list) -> bool:
-    return not any(isinstance(a, Tensor) and (a.requires_grad or _tangent(a) is not None)
-                   for a in leaves)
+    """No enclosing transform and no argument watched by one (vmap levels are looked through)."""
+    if getattr(_local, "depth", 0):
+        return False
+    for a in leaves:
+        while isinstance(a, Tensor):
+            if a.requires_grad or _tangent(a) is not None:
+                return False
+            a = getattr(a, "_bt_value", None)
+    return True
 
 
 def _finish(x: Any, outer: bool) -> Any:
@@ -104,7 +133,8 @@ def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
         outer = _is_outer(tree_flatten(args)[0])
         with enable_grad():
             new, diff, specs = _diff_args(args, nums, who)
-            out = func(*new, **kwargs)
+            with _inside():
+                out = func(*new, **kwargs)
             aux = None
             if has_aux:
                 if not (isinstance(out, tuple) and len(out) == 2):
@@ -118,7 +148,8 @@ def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
                 raise RuntimeError(
                     f"{who}: Expected f(*args) to return a scalar Tensor, got tensor with "
                     f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
-            gs = _grad(out, diff, create_graph=True, allow_unused=True, materialize_grads=True)
+            gs = _grad(out, diff, create_graph=not outer, allow_unused=True,
+                       materialize_grads=True)  # outermost: no graph of the backward
         g = _regroup(list(gs), specs, isinstance(argnums, int))
         value = out if not has_aux else (out, aux)
         return _finish(g, outer), _finish(value, outer)
@@ -143,7 +174,8 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
     outer = _is_outer(tree_flatten(primals)[0])
     with enable_grad():
         new, diff, specs = _diff_args(primals, tuple(range(len(primals))), who)
-        out = func(*new)
+        with _inside():
+            out = func(*new)
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
@@ -163,7 +195,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
                                f"pytree structure of outputs to the function. cotangents: "
                                f"{cot_spec}, primal output: {out_spec}")
         with enable_grad():
-            gs = _grad(outs, diff, cots, retain_graph=True, create_graph=True,
+            gs = _grad(outs, diff, cots, retain_graph=True, create_graph=not outer,
                        allow_unused=True, materialize_grads=True)
         return _finish(_regroup(list(gs), specs, False), outer)
 
@@ -187,7 +219,8 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
     outer = _is_outer(flat_p) and _is_outer(flat_t)
     with fwad.dual_level():
         duals = [fwad.make_dual(p, t) for p, t in zip(flat_p, flat_t)]
-        out = func(*tree_unflatten(duals, pspec))
+        with _inside():
+            out = func(*tree_unflatten(duals, pspec))
         aux = None
         if has_aux:
             out, aux = out

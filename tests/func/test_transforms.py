@@ -101,6 +101,8 @@ def _jacobians(lib):
         fn.jacrev(fn.vmap(lambda a: a.sin() * a.sum()))(y),
         fn.vmap(fn.hessian(lambda a: (a.sin()).sum()))(y),
         fn.grad(lambda a: fn.vmap(lambda r: (r * a).sum())(y).sum())(x[:2]),
+        fn.grad(lambda a: fn.vmap(fn.grad(lambda r: (r * a).sin().sum()))(y).sum())(x[:2]),
+        fn.jacrev(fn.vmap(fn.grad(lambda r: (r * r).tanh().sum())))(y),
         fn.vmap(fn.jvp, in_dims=(None, None, 0))(lambda a: a.sin(), (x,), (lib.eye(3),)),
         fn.jvp(lambda a: fn.vmap(lambda r: r.exp())(a), (y,), (y,)),
     ]
