@@ -16,6 +16,7 @@ from hookgrad._functorch._batched import (
 from hookgrad._functorch.pytree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
+from hookgrad.autograd import _api
 
 __all__ = ["vmap", "randomness_check"]
 
@@ -170,6 +171,20 @@ def _chunked(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dim
     merged = [cols[0][k] if odims[k] is None else cat([c[k] for c in cols], odims[k])
               for k in range(len(flat0))]
     return tree_unflatten(merged, ospec)
+
+
+def _batched_grads(grad_fn: Any, outputs: Any, inputs: Any, grad_outputs: Any,
+                   retain_graph: Any, create_graph: bool, only_inputs: bool, allow_unused: Any,
+                   materialize_grads: bool) -> Any:
+    """``autograd.grad(..., is_grads_batched=True)``: vmap over dim 0 of `grad_outputs`."""
+    def one(g: Any) -> Any:  # one batched backward pass: the graph is walked once
+        return grad_fn(outputs, inputs, g, retain_graph, create_graph, only_inputs, allow_unused,
+                       False, materialize_grads)
+
+    return vmap(one)(grad_outputs)
+
+
+_api.BATCHED_GRADS[0] = _batched_grads
 
 
 def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,

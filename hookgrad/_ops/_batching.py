@@ -243,7 +243,8 @@ batches(["prod_dim_int", "cumsum", "cumprod", "_softmax", "_log_softmax", "glu",
          "argsort", "topk_indices", "squeeze_dim", "select", "slice", "unbind", "split",
          "split_with_sizes", "unsafe_split", "_matmul_squeeze_"],
         dim_params("dim", none_all=False))
-batches(["squeeze_dims"], dim_params("dim", none_all=False))
+batches(["squeeze_dims", "sort", "sort_stable", "topk", "max_dim", "min_dim"],
+        dim_params("dim", none_all=False))
 batches(["transpose", "_rnn_transpose_"], dim_params("dim0", "dim1", none_all=False))
 batches(["diagonal"], dim_params("dim1", "dim2", none_all=False))
 batches(["flip"], dim_params("dims", none_all=False))

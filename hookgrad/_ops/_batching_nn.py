@@ -99,7 +99,7 @@ def _conv(prim: Primitive, args: list, flags: list, params: dict, cast: Any, siz
         return None
     w = expand_batch(w, flags[1], size)
     ws = tuple(w.shape)
-    if not bias._absent:
+    if flags[2] or bias.numel():  # a missing bias is an empty constant
         bias = expand_batch(bias, flags[2], size).reshape((size * ws[1],))
     y = bind(prim, (_to_groups(x, size, flags[0]), w.reshape((size * ws[1],) + ws[2:]), bias),
              {**params, "groups": params["groups"] * size}, cast)
