@@ -17,7 +17,6 @@ from typing import Any
 from hookgrad._config import GLOBAL
 from hookgrad._functorch._batched import wrap
 from hookgrad._functorch.pytree_util import tree_flatten, tree_unflatten
-from hookgrad._functorch.vmap import vmap
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import forward_ad as fwad
 from hookgrad.autograd._api import grad as _grad

@@ -34,9 +34,9 @@ from hookgrad._functorch._rules import LogicalArray, run_rules
 from hookgrad._functorch.decompositions import DECOMPOSITIONS
 from hookgrad._ops import _batching_nn, _batching_shape  # noqa: F401  (declare rules)
 from hookgrad._ops._batching import fallback_needed, loop
-from hookgrad.autograd import _nodes
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
+from hookgrad.autograd import _nodes
 from hookgrad.utils import _python_dispatch as _pd
 
 __all__ = ["BatchedTensor", "wrap", "unwrap", "is_batched", "interpret", "push_level",
@@ -212,18 +212,6 @@ def _top_level(inputs: tuple, params: dict) -> int:
                 if type(e) is BatchedTensor and e._bt_level > level:
                     level = e._bt_level
     return level
-
-
-def _unwrap_params(params: dict, level: int) -> tuple[dict, bool]:
-    out, any_b = {}, False
-    for k, v in params.items():
-        if type(v) is BatchedTensor and v._bt_level == level:
-            out[k], any_b = v, True
-        elif type(v) in (list, tuple) and any(type(e) is BatchedTensor for e in v):
-            out[k], any_b = v, True
-        else:
-            out[k] = v
-    return out, any_b
 
 
 def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = None) -> Any:

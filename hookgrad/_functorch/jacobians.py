@@ -58,7 +58,8 @@ def _regroup(flat: list, specs: list, single: bool) -> Any:
 
 
 def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
-           chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable[..., Any]:
+           chunk_size: int | None = None,
+           _preallocate_and_copy: bool = False) -> Callable[..., Any]:
     """Jacobian by reverse mode. Mirrors: ``torch.func.jacrev``."""
     _check_chunk(chunk_size, "jacrev")
 
@@ -79,6 +80,10 @@ def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
         basis = _eye(total, outs[0])
 
         def row(v: Tensor) -> Any:
+            if len(outs) == 1:  # one output: the basis row is the cotangent (no slicing)
+                o = outs[0]
+                return vjp_fn(tree_unflatten([v if o.dim() == 1 else v.reshape(
+                    tuple(o.shape))], ospec))
             cots, start = [], 0
             for o, n in zip(outs, sizes):
                 cots.append(v[start:start + n].reshape(tuple(o.shape)))
@@ -89,7 +94,8 @@ def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
         grads = _mapped(row, basis, chunk_size)  # each (total, *in_shape)
         per_out, start = [], 0
         for o, n in zip(outs, sizes):
-            piece = [g[start:start + n].reshape(tuple(o.shape) + tuple(x.shape))
+            piece = [(g if len(outs) == 1 else g[start:start + n]).reshape(
+                tuple(o.shape) + tuple(x.shape))
                      for g, x in zip(grads, flat_in)]
             per_out.append(_regroup(piece, specs, isinstance(argnums, int)))
             start += n

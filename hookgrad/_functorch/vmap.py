@@ -6,7 +6,6 @@ Mirrors: ``torch.func.vmap`` / ``torch.vmap`` and ``torch._functorch.vmap``.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,6 @@ __all__ = ["vmap", "randomness_check"]
 _RANDOM = ("vmap: called random operation while in randomness error mode. Please either use "
            "the 'same' or 'different' randomness flags on vmap or perform the randomness "
            "operation out of vmap")
-_local = threading.local()
 
 
 def randomness_check() -> None:

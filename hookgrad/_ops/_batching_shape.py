@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._dispatch import bind
 from hookgrad._ops._batching import align, batches, expand_batch, shift_dim
 from hookgrad._ops.registry import PRIMITIVES, Primitive
+from hookgrad._tensor import Tensor
 
 __all__: list[str] = []
 
@@ -148,10 +151,6 @@ def _embedding(prim: Primitive, args: list, flags: list, params: dict, cast: Any
 
 
 def _arange_like(idx: Any, size: int) -> Any:
-    from hookgrad._tensor import Tensor
-
-    import numpy as np
-
     return Tensor._make(np.arange(size, dtype=idx._data.dtype))
 
 

@@ -36,15 +36,22 @@ def cases(lib):
     yield "chunk", lambda: fn.vmap(lambda a: a.chunk(3, dim=1)[1])(x)
     yield "mse", lambda: fn.vmap(lambda a, b: F.mse_loss(a[0], b))(x, v)
     yield "bce", lambda: fn.vmap(lambda a: F.binary_cross_entropy_with_logits(a, a.sigmoid()))(x)
-    yield "conv_unbatched_input", lambda: fn.vmap(lambda w: F.conv2d(lib.ones(1, 1, 5, 5), w))(lib.tensor(rng.standard_normal((3, 2, 1, 3, 3)).astype(np.float32)))
-    yield "conv_both", lambda: fn.vmap(lambda xx, w: F.conv2d(xx, w))(lib.tensor(rng.standard_normal((3, 2, 1, 5, 5)).astype(np.float32)), lib.tensor(rng.standard_normal((3, 2, 1, 3, 3)).astype(np.float32)))
-    yield "avgpool", lambda: fn.vmap(lambda a: F.avg_pool2d(a, 2))(lib.tensor(rng.standard_normal((3, 2, 1, 4, 4)).astype(np.float32)))
+    def rnd(*shape):
+        return lib.tensor(rng.standard_normal(shape).astype(np.float32))
+
+    yield "conv_unbatched_input", lambda: fn.vmap(
+        lambda w: F.conv2d(lib.ones(1, 1, 5, 5), w))(rnd(3, 2, 1, 3, 3))
+    yield "conv_both", lambda: fn.vmap(lambda xx, w: F.conv2d(xx, w))(
+        rnd(3, 2, 1, 5, 5), rnd(3, 2, 1, 3, 3))
+    yield "avgpool", lambda: fn.vmap(lambda a: F.avg_pool2d(a, 2))(rnd(3, 2, 1, 4, 4))
     yield "hess_mlp", lambda: fn.hessian(lambda a: (a @ lib.tensor(B.T)).tanh().sum())(v[0])
-    yield "jacrev_dict", lambda: fn.jacrev(lambda d: d["a"] * d["b"].sum())({"a": v[0], "b": v[1]})
+    yield "jacrev_dict", lambda: fn.jacrev(lambda d: d["a"] * d["b"].sum())(
+        {"a": v[0], "b": v[1]})
     yield "vmap_jacfwd", lambda: fn.vmap(fn.jacfwd(lambda a: a.sin() * a))(v)
     yield "jvp_of_grad", lambda: fn.jvp(fn.grad(lambda a: a.sin().sum()), (v[0],), (v[1],))
     yield "vjp_vmap", lambda: fn.vjp(fn.vmap(lambda a: a.exp()), v)[1](v)
-    yield "grad_argnums", lambda: fn.grad(lambda a, b: (a * b).sum(), argnums=(0, 1))(v[0], v[1])
+    yield "grad_argnums", lambda: fn.grad(lambda a, b: (a * b).sum(), argnums=(0, 1))(
+        v[0], v[1])
     yield "expand_as", lambda: fn.vmap(lambda a, b: b.expand_as(a) + a)(x, v)
     yield "new_zeros", lambda: fn.vmap(lambda a: a.new_zeros(3) + a[0, :3])(x)
     yield "zeros_like_inplace", lambda: fn.vmap(lambda a: lib.zeros_like(a) + a)(x)
@@ -52,9 +59,11 @@ def cases(lib):
     yield "unbind", lambda: fn.vmap(lambda a: lib.stack(a.unbind(1), 0))(x)
     yield "diag", lambda: fn.vmap(lib.diag)(v)
     yield "bmm", lambda: fn.vmap(lib.bmm)(x.unsqueeze(1), x.transpose(1, 2).unsqueeze(1))
-    yield "embedding", lambda: fn.vmap(lambda i: F.embedding(i, v))(lib.tensor([[0, 1], [2, 3], [1, 1]]))
-    yield "cross_entropy_2d", lambda: fn.vmap(lambda a: F.cross_entropy(a, lib.tensor([0, 1, 2])))(x)
-    yield "grad_ce_2d", lambda: fn.vmap(fn.grad(lambda a: F.cross_entropy(a, lib.tensor([0, 1, 2]))))(x)
+    yield "embedding", lambda: fn.vmap(lambda i: F.embedding(i, v))(
+        lib.tensor([[0, 1], [2, 3], [1, 1]]))
+    t3 = lib.tensor([0, 1, 2])
+    yield "cross_entropy_2d", lambda: fn.vmap(lambda a: F.cross_entropy(a, t3))(x)
+    yield "grad_ce_2d", lambda: fn.vmap(fn.grad(lambda a: F.cross_entropy(a, t3)))(x)
     yield "where_scalar", lambda: fn.vmap(lambda a: lib.where(a > 0, a, 0.0))(x)
     xg = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
     yg = xg.sin() * xg
