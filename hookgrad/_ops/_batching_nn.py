@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._dispatch import bind
 from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, loop
 from hookgrad._ops.registry import PRIMITIVES, Primitive
+from hookgrad._tensor import Tensor
 
 __all__: list[str] = []
 
@@ -176,6 +179,45 @@ def _layer_norm(prim: Primitive, args: list, flags: list, params: dict, cast: An
     return bind(prim, tuple(args), params, cast)
 
 
+def _batch_norm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+                level: int) -> Any:
+    """Per-sample batch norm: B folded into N (eval) or into the channels (training)."""
+    x, w, b, rm, rv = args
+    if any(flags[1:]):
+        return None
+    if not params["training"]:
+        flat, lead = _fold_n(x)
+        out, m, r = bind(prim, (flat, w, b, rm, rv), params, cast)
+        return (out.reshape(lead + tuple(out.shape)[1:]), expand_batch(m, False, size),
+                expand_batch(r, False, size))
+    if rm.numel() or rv.numel():
+        return None  # running stats updated per sample: the loop (PyTorch refuses this)
+    c = x.shape[2]
+    folded = _to_groups(x, size, True)
+    w2 = w.repeat((size,)) if w.numel() else w
+    b2 = b.repeat((size,)) if b.numel() else b
+    out, m, r = bind(prim, (folded, w2, b2, rm, rv), params, cast)
+    return _from_groups(out, size), m.reshape((size, c)), r.reshape((size, c))
+
+
+def _embedding_grad(prim: Primitive, args: list, flags: list, params: dict, cast: Any,
+                    size: int, level: int) -> Any:
+    """Per-sample table gradients: each sample's indices offset into one stacked table."""
+    g, idx = expand_batch(args[0], flags[0], size), expand_batch(args[1], flags[1], size)
+    pad = params.get("padding_idx")
+    if pad is not None and pad >= 0:
+        return None
+    n = params["num_weights"]
+    offs = bind(PRIMITIVES["_nn_mul_scalar"], (_arange(idx, size),), {"other": n})
+    shifted = idx + offs.reshape((size,) + (1,) * (idx.dim() - 1))
+    out = bind(prim, (g, shifted), {**params, "num_weights": n * size}, cast)
+    return out.reshape((size, n) + tuple(out.shape)[1:])
+
+
+def _arange(idx: Any, size: int) -> Any:
+    return Tensor._make(np.arange(size, dtype=idx._data.dtype))
+
+
 # ---------------------------------------------------------------------------------- losses
 def _unreduced(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
                level: int) -> Any:
@@ -232,6 +274,16 @@ batches(["avg_pool3d_backward", "_adaptive_avg_pool3d_backward"], leading(4, "se
 batches(["upsample_nearest1d", "upsample_linear1d", "_upsample_nearest_exact1d",
          "reflection_pad1d", "replication_pad1d"], leading(2))
 batches(["native_layer_norm"], _none_means_loop(_layer_norm))
+batches(["native_batch_norm"], _none_means_loop(_batch_norm))
+batches(["embedding_dense_backward"], _none_means_loop(_embedding_grad))
+batches(["upsample_nearest1d_backward", "upsample_linear1d_backward",
+         "_upsample_nearest_exact1d_backward"], leading(2, "input_size"))
+batches(["upsample_nearest2d_backward", "upsample_bilinear2d_backward",
+         "upsample_bicubic2d_backward", "_upsample_nearest_exact2d_backward"],
+        leading(3, "input_size"))
+batches(["upsample_nearest3d_backward", "upsample_trilinear3d_backward",
+         "_upsample_nearest_exact3d_backward"], leading(4, "input_size"))
+batches(["max_pool3d_with_indices_backward", "adaptive_max_pool3d_backward"], leading(4))
 batches(["mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
          "binary_cross_entropy_with_logits"], _unreduced)
 batches(["nll_loss"], _none_means_loop(_nll))

@@ -71,6 +71,20 @@ def cases(lib):
         lambda g: lib.autograd.grad(yg, xg, g, retain_graph=True))(lib.eye(3))
     yield "is_grads_batched", lambda: lib.autograd.grad(yg, xg, lib.eye(3), retain_graph=True,
                                                         is_grads_batched=True)
+    bn = lib.nn.BatchNorm2d(2)
+    bn.eval()
+    bn_train = lib.nn.BatchNorm2d(2, track_running_stats=False)
+    img = rnd(3, 4, 2, 3, 3)
+    yield "batch_norm_eval", lambda: fn.vmap(bn)(img)
+    yield "batch_norm_train_no_stats", lambda: fn.vmap(bn_train)(img)
+    yield "grad_batch_norm_eval", lambda: fn.vmap(fn.grad(lambda a: bn(a).pow(2).sum()))(img)
+    table = rnd(6, 3)
+    yield "per_sample_embedding_grad", lambda: fn.vmap(fn.grad(
+        lambda t, i: F.embedding(i, t).pow(2).sum()), in_dims=(None, 0))(
+        table, lib.tensor([[0, 1], [2, 2], [5, 0]]))
+    yield "upsample_grad", lambda: fn.vmap(fn.grad(lambda a: F.interpolate(
+        a, scale_factor=2, mode="bilinear").pow(2).sum()))(img)
+    yield "inplace_elu", lambda: fn.vmap(lambda a: F.elu(a.clone(), inplace=True))(x)
     yield "pow", lambda: fn.vmap(lambda a: a.abs() ** 1.5 + 2 ** a)(x)
 
 NAMES = [k for k, _ in cases(hookgrad)]
