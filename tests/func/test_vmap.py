@@ -132,9 +132,15 @@ def test_inplace_on_batched_allowed(torch):
             c = a.clone()
             c.mul_(b)
             return c
-        return _np(lib.func.vmap(f, in_dims=(0, None))(lib.tensor(X), lib.tensor(V)))
+        out = _np(lib.func.vmap(f, in_dims=(0, None))(lib.tensor(X), lib.tensor(V)))
+        x, y = lib.ones(2, 3), lib.ones(3, 2)
+        lib.func.vmap(lambda a: a.mul_(2))(x)  # writes through to the mapped input
+        lib.func.vmap(lambda a, b: a.add_(b), in_dims=(1, None))(y, lib.tensor([1.0, 2.0, 3.0]))
+        return [out, _np(x), _np(y), [x._version, y._version]]
 
-    _close(run(hookgrad), run(torch))
+    a, b = run(hookgrad), run(torch)
+    assert a[3] == b[3]
+    _close(a[:3], b[:3])
 
 
 def test_fallback_warns_and_is_correct():
