@@ -5,7 +5,9 @@ Prints, per workload, the best-of-N time of hookgrad's ``vmap``-based transform,
 ratios the issue sets targets for: hookgrad/torch <= 1.5 and loop/vmap >= 10.
 """
 
-from __future__ import annotations
+from __future__ import annotations  # noqa: I001 (bench._threads must come first)
+
+import bench._threads  # noqa: F401  (one thread per library, before NumPy/torch load)
 
 import argparse
 import time
