@@ -84,6 +84,7 @@ from hookgrad.autograd.grad_mode import (
 
 # --- higher layers ----------------------------------------------------------------------------
 from hookgrad import backends, cuda, func, nn, optim, utils  # noqa: E402
+from hookgrad.func import vmap  # noqa: E402  (torch.vmap)
 from hookgrad._runtime import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     get_num_threads,

@@ -45,6 +45,9 @@ _ndarray = np.ndarray
 _make = Tensor._make
 _MODES = _pd.ACTIVE  # [number of pushed dispatch modes]: the one check on the hot path
 _EMPTY: dict = {}
+# vmap's interpreter (hookgrad/_functorch/_batched.py), set while a vmap level is open; it
+# raises `_MODES[0]` too, so the hot path keeps its one check (NOTE [vmap on the door]).
+INTERPRETER: list = [None]
 
 
 def _as_array(res: Any) -> Any:
@@ -72,6 +75,10 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
     if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        if INTERPRETER[0] is not None:  # vmap sits above dispatch modes, as in PyTorch
+            res = INTERPRETER[0](prim, inputs, params, cast)
+            if res is not _pd.MISS:
+                return res
         res = _pd.dispatch(prim, inputs, params, cast)
         if res is not _pd.MISS:
             return res
@@ -149,6 +156,10 @@ def bind_inplace(
 ) -> Tensor:
     """Run `prim` and write its result into `target` (see NOTE [In-place protocol])."""
     if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        if INTERPRETER[0] is not None:
+            res = INTERPRETER[0](prim, inputs, params, cast, target)
+            if res is not _pd.MISS:
+                return res
         res = _pd.dispatch(prim, inputs, params, cast, target)
         if res is not _pd.MISS:
             return res

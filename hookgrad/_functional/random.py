@@ -163,7 +163,13 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
+# Set by vmap while a level is open: raises PyTorch's error in randomness="error" mode.
+VMAP_RANDOM_CHECK: list = [None]
+
+
 def _rng(generator: Generator | None) -> np.random.Generator:
+    if VMAP_RANDOM_CHECK[0] is not None:
+        VMAP_RANDOM_CHECK[0]()
     return (default_generator if generator is None else generator)._rng
 
 

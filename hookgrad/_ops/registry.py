@@ -59,6 +59,8 @@ class Primitive:
     # derived at registration: rule -> tuple of parameter names, input -> saved names it uses
     rule_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     uses: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # how the op runs under vmap: declared in _ops/_batching*.py (None: per-sample fallback)
+    batch: Callable[..., Any] | None = None
 
     @property
     def multi_output(self) -> bool:

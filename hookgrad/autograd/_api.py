@@ -265,6 +265,10 @@ def _fill_unused(ins: tuple, captured: list, allow_unused: bool, materialize_gra
     return result
 
 
+# vmap of `_grad` over dim 0 of the grad_outputs (set by hookgrad/_functorch/vmap.py).
+BATCHED_GRADS: list = [None]
+
+
 def grad(
     outputs: Any,
     inputs: Any,
@@ -286,7 +290,7 @@ def grad(
         only_inputs: deprecated and ignored (FutureWarning when False).
         allow_unused: return None for inputs the outputs do not depend on (else raise);
             defaults to `materialize_grads`.
-        is_grads_batched: not supported (NotImplementedError).
+        is_grads_batched: `grad_outputs` carry a batch dimension 0 (computed with vmap).
         materialize_grads: return zeros instead of None for unused inputs.
 
     Returns:
@@ -302,7 +306,7 @@ def grad(
         >>> torch.autograd.grad((x * x).sum(), x)
         (tensor([2., 4.]),)
 
-    Mirrors: ``torch.autograd.grad`` (``is_grads_batched`` is not supported).
+    Mirrors: ``torch.autograd.grad``.
     """
     args = (outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
             allow_unused, is_grads_batched, materialize_grads)
@@ -322,7 +326,10 @@ def _grad(outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | Non
     if allow_unused is None:
         allow_unused = materialize_grads
     if is_grads_batched:
-        raise NotImplementedError("hookgrad.autograd.grad does not support is_grads_batched")
+        if BATCHED_GRADS[0] is None:  # installed by hookgrad.func (vmap over this function)
+            raise NotImplementedError("is_grads_batched needs hookgrad.func")
+        return BATCHED_GRADS[0](_grad, outputs, inputs, grad_outputs, retain_graph,
+                                create_graph, only_inputs, allow_unused, materialize_grads)
     outs = _as_tuple(outputs)
     ins, keys = _inputs_tuple(inputs, "grad")
     if not only_inputs:

@@ -45,6 +45,11 @@ def plan_of(prim: Primitive) -> RulePlan:
     return plan
 
 
+# Set while a vmap level is open (hookgrad/_functorch/_rules.py): runs the rules of a node whose
+# values are batched, per sample where a rule reads raw values (NOTE [vmap and rules]).
+RULE_INTERPRETER: list = [None]
+
+
 class PrimitiveNode(Node):
     """The backward node of one primitive call; its class name is the PyTorch node name."""
 
@@ -83,6 +88,8 @@ class PrimitiveNode(Node):
         else:
             grad = None
         callers = plan.array_callers if arrays else plan.callers
+        if RULE_INTERPRETER[0] is not None and not arrays:  # vmap over this backward
+            return RULE_INTERPRETER[0](self, grad, grads, saved, callers, edges, needed)
         if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)
             if edges[0][0] is None or (needed is not None and not needed[0]):
                 return (None,)

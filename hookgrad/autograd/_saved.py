@@ -63,6 +63,8 @@ class SavedTensor:
         self._output_nr = t._output_nr
         self._requires_grad = t._requires_grad
         vc = t._version_counter
+        if is_output and t.__class__ is not Tensor and getattr(t, "_saved_whole", False):
+            is_output = self._is_output = False  # a vmap BatchedTensor: kept as itself
         if is_output:
             if vc is None:  # shared with the output tensor from now on
                 vc = t._version_counter = VersionCounter()

@@ -342,6 +342,7 @@ def _engine_owned(old: Tensor, new: Tensor) -> bool:
     data = old._data
     return (
         old._grad_fn is None
+        and old.__class__ is new.__class__  # a vmap-batched gradient is never added in place
         and data.base is None
         and data.shape == new._data.shape
         and data.dtype == new._data.dtype

@@ -169,7 +169,9 @@ def _replay_view(base_tangent: Tensor, view: Tensor) -> Tensor:
 
 def primal_alias(t: Tensor) -> Tensor:
     """Same data and gradient identity as `t`, without tangents (NOTE [Forward AD])."""
-    a = Tensor._make(t._data, t._requires_grad)
+    a = t.__class__._make(t._data, t._requires_grad)
+    if t.__class__ is not Tensor and getattr(t, "_saved_whole", False):  # a vmap BatchedTensor
+        a._bt_value, a._bt_level = t._bt_value, t._bt_level  # type: ignore[attr-defined]
     a._grad_fn = t._grad_fn
     a._output_nr = t._output_nr
     a._version_counter = t._vc()

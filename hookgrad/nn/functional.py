@@ -210,7 +210,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             padding_idx = num + padding_idx
     else:
         padding_idx = -1
-    idx = input._data
+    src = input
+    while getattr(src, "_bt_value", None) is not None:  # under vmap: every sample's indices
+        src = src._bt_value
+    idx = src._data
     if idx.size and (idx.min() < 0 or idx.max() >= num):
         raise IndexError("index out of range in self")
     if max_norm is not None:

@@ -1,0 +1,243 @@
+"""grad, grad_and_value, vjp, jvp, linearize (jacobians.py builds jacrev/jacfwd on them).
+
+Mirrors: ``torch.func`` (``eager_transforms`` is the legacy path). Reverse transforms run on the
+tape: each call makes fresh differentiable aliases of its arguments and differentiates with
+``create_graph=True`` so that transforms nest; results are detached at the outermost level
+(where no argument requires grad or carries a tangent). ``jacrev`` is ``vmap`` over ``vjp``
+and ``jacfwd`` is ``vmap`` over ``jvp``, as in PyTorch, so a Jacobian is one batched pass.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hookgrad._config import GLOBAL
+from hookgrad._functorch._batched import wrap
+from hookgrad._functorch.pytree_util import tree_flatten, tree_unflatten
+from hookgrad._tensor import Tensor
+from hookgrad.autograd import forward_ad as fwad
+from hookgrad.autograd._api import grad as _grad
+from hookgrad.autograd.grad_mode import enable_grad
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize"]
+
+
+def _argnums_tuple(argnums: Any, nargs: int, who: str) -> tuple[int, ...]:
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        nums: tuple = (argnums,)
+    elif isinstance(argnums, tuple) and all(isinstance(n, int) for n in argnums):
+        nums = argnums
+    else:
+        raise RuntimeError(f"{who}: Expected argnums to be int or tuple of ints, got: "
+                           f"{type(argnums)}")
+    if not nums:
+        raise RuntimeError(f"{who}: 'argnums' must be non-empty")
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise RuntimeError(f"{who}: Got argnums={n}, but only {nargs} positional inputs")
+    normed = tuple(n % nargs for n in nums)
+    if len(set(normed)) != len(normed):
+        raise RuntimeError(f"{who}: argnums must be unique, got {argnums}")
+    return normed
+
+
+def _tangent(x: Tensor) -> Any:
+    return fwad.get_tangent(x, GLOBAL.dual_level) if GLOBAL.dual_level >= 0 else None
+
+
+def _alias(x: Any, who: str) -> Any:
+    """A differentiable alias of `x` that keeps it connected to outer transforms."""
+    if not isinstance(x, Tensor):
+        raise RuntimeError(f"{who}: Expected f(*args) to be called with Tensor inputs to "
+                           f"differentiate, got {type(x)}")
+    if not (x.is_floating_point() or x.is_complex()):
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    tan = _tangent(x)
+    if tan is not None:
+        return fwad.make_dual(x.detach().requires_grad_(True), tan)
+    if x.requires_grad:
+        return x.view_as(x)  # type: ignore[attr-defined]
+    phys = getattr(x, "_bt_value", None)
+    if phys is not None:  # a logical leaf whose physical value stays watched by outer levels
+        leaf = wrap(phys, x._bt_level)
+        leaf._requires_grad = True
+        return leaf
+    return x.detach().requires_grad_(True)
+
+
+_local = threading.local()
+
+
+@contextmanager
+def _inside() -> Iterator[None]:
+    """Marks the call of a transformed function: transforms started in it are not outermost
+    (they may differentiate tensors the function closes over)."""
+    _local.depth = getattr(_local, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _local.depth -= 1
+
+
+def _is_outer(leaves: list) -> bool:
+    """No enclosing transform and no argument watched by one (vmap levels are looked through)."""
+    if getattr(_local, "depth", 0):
+        return False
+    for a in leaves:
+        while isinstance(a, Tensor):
+            if a.requires_grad or _tangent(a) is not None:
+                return False
+            a = getattr(a, "_bt_value", None)
+    return True
+
+
+def _finish(x: Any, outer: bool) -> Any:
+    if not outer:
+        return x
+    leaves, spec = tree_flatten(x)
+    return tree_unflatten([e.detach() if isinstance(e, Tensor) else e for e in leaves], spec)
+
+
+def _diff_args(args: tuple, nums: tuple, who: str) -> tuple[list, list, list]:
+    """(new args, flat differentiable leaves, their specs per argnum)."""
+    new = list(args)
+    leaves, specs = [], []
+    for n in nums:
+        flat, spec = tree_flatten(args[n])
+        al = [_alias(x, who) for x in flat]
+        new[n] = tree_unflatten(al, spec)
+        leaves.extend(al)
+        specs.append((spec, len(al)))
+    return new, leaves, specs
+
+
+def _regroup(flat: list, specs: list, single: bool) -> Any:
+    out, i = [], 0
+    for spec, n in specs:
+        out.append(tree_unflatten(list(flat[i:i + n]), spec))
+        i += n
+    return out[0] if single else tuple(out)
+
+
+def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """``f -> (args -> (grad, value))``. Mirrors: ``torch.func.grad_and_value``."""
+    who = "grad_and_value(f)(*args)"
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), who)
+        outer = _is_outer(tree_flatten(args)[0])
+        with enable_grad():
+            new, diff, specs = _diff_args(args, nums, who)
+            with _inside():
+                out = func(*new, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError(f"{who}: output of function f should be a tuple: "
+                                       "(output, aux) if has_aux is True")
+                out, aux = out
+            if not isinstance(out, Tensor):
+                raise RuntimeError(f"{who}: Expected f(*args) to return a Tensor, got "
+                                   f"{type(out)}")
+            if out.dim() != 0:
+                raise RuntimeError(
+                    f"{who}: Expected f(*args) to return a scalar Tensor, got tensor with "
+                    f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+            gs = _grad(out, diff, create_graph=not outer, allow_unused=True,
+                       materialize_grads=True)  # outermost: no graph of the backward
+        g = _regroup(list(gs), specs, isinstance(argnums, int))
+        value = out if not has_aux else (out, aux)
+        return _finish(g, outer), _finish(value, outer)
+
+    return wrapper
+
+
+def grad(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """``f -> (args -> grad)``. Mirrors: ``torch.func.grad``."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
+    """``(func(*primals), vjp_fn)``. Mirrors: ``torch.func.vjp``."""
+    who = "vjp(f, *primals)"
+    outer = _is_outer(tree_flatten(primals)[0])
+    with enable_grad():
+        new, diff, specs = _diff_args(primals, tuple(range(len(primals))), who)
+        with _inside():
+            out = func(*new)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            out, aux = out
+    outs, out_spec = tree_flatten(out)
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{who}: Expected f to be a function that has non-empty output "
+                               f"(got output = {out}) and outputs of type Tensor")
+
+    def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool = True) -> tuple:
+        cots, cot_spec = tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               f"pytree structure of outputs to the function. cotangents: "
+                               f"{cot_spec}, primal output: {out_spec}")
+        with enable_grad():
+            gs = _grad(outs, diff, cots, retain_graph=True, create_graph=not outer,
+                       allow_unused=True, materialize_grads=True)
+        return _finish(_regroup(list(gs), specs, False), outer)
+
+    result = (_finish(out, outer), vjp_fn)
+    return result + (_finish(aux, outer),) if has_aux else result
+
+
+def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False,
+        has_aux: bool = False) -> tuple:
+    """``(func(*primals), J @ tangents)`` by forward AD. Mirrors: ``torch.func.jvp``."""
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
+                           "should be valid to call f(*primals).")
+    flat_p, pspec = tree_flatten(primals)
+    flat_t, tspec = tree_flatten(tangents)
+    if pspec != tspec:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
+                           f"the same python structure. For example, if primals is a tuple of "
+                           f"3 tensors, tangents also must be. Got primals with structure "
+                           f"{pspec} and tangents with structure {tspec}")
+    outer = _is_outer(flat_p) and _is_outer(flat_t)
+    with fwad.dual_level():
+        duals = [fwad.make_dual(p, t) for p, t in zip(flat_p, flat_t)]
+        with _inside():
+            out = func(*tree_unflatten(duals, pspec))
+        aux = None
+        if has_aux:
+            out, aux = out
+        outs, ospec = tree_flatten(out)
+        prims, tans = [], []
+        for o in outs:
+            p, t = fwad.unpack_dual(o)
+            prims.append(p.detach() if not p.requires_grad else p)
+            tans.append(t if t is not None else o.new_zeros(tuple(o.shape)))  # type: ignore
+    res = (tree_unflatten(prims, ospec), _finish(tree_unflatten(tans, ospec), outer))
+    return res + (aux,) if has_aux else res
+
+
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple:
+    """``(func(*primals), jvp_fn)``. Mirrors: ``torch.func.linearize`` (recomputes per call)."""
+    out = func(*primals)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        return jvp(func, primals, tangents)[1]
+
+    return out, jvp_fn

@@ -1,0 +1,115 @@
+"""Backward rules of nodes whose values are batched (NOTE [vmap and rules]).
+
+NOTE [vmap and rules]
+Inside ``vmap(grad(f))`` the autograd graph is built on BatchedTensors and its VJP rules run on
+them: a rule written with hookgrad ops batches op by op. A few rules also read raw values to
+build constants (a mask from ``x._data < 0``, the class picked by an integer target). The
+logical array of a BatchedTensor (`LogicalArray`) refuses every value read (``RawValueRead``),
+so such a rule cannot silently use sample 0 for every sample: `run_rules` catches the refusal
+and runs the node's rules once per sample (the vmap fallback, applied to a rule), stacking
+the per-sample gradients. Rules that read only shapes and dtypes run batched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["LogicalArray", "RawValueRead", "run_rules"]
+
+
+LEVELS: list = [None, None]  # (batch size of a level, wrap): given by _batched (no cycle)
+
+
+class RawValueRead(RuntimeError):
+    """A raw value of a vmap-batched tensor was read (caught by `run_rules`)."""
+
+
+_META = frozenset({np.shape, np.ndim, np.size, np.result_type, np.can_cast,
+                   np.broadcast_shapes, np.iscomplexobj, np.isrealobj})
+
+
+_LIKE = frozenset({np.zeros_like, np.ones_like, np.empty_like, np.full_like})
+
+
+def _refuse(*args: Any, **kwargs: Any) -> Any:
+    raise RawValueRead(
+        "vmap: a raw value of a batched tensor was read outside a primitive (hookgrad reads "
+        "values only through primitives under vmap)")
+
+
+class LogicalArray(np.ndarray):
+    """The metadata of one sample of a batched tensor; any read of its values raises."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        _refuse()
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if func in _META:
+            return super().__array_function__(func, types, args, kwargs)
+        if func in _LIKE:  # shape and dtype only: a plain (unbatched) array
+            return func(np.ndarray.view(args[0], np.ndarray), *args[1:], **kwargs)
+        _refuse()
+
+    item = tolist = tobytes = __bool__ = __float__ = __int__ = __index__ = _refuse
+    __array__ = _refuse
+
+
+def _level_of(values: Any) -> int:
+    level = -1
+    for v in values:
+        if type(v) in (tuple, list):
+            level = max(level, _level_of(v))
+        else:
+            lv = getattr(v, "_bt_level", -1)
+            if lv is not None and lv > level:
+                level = lv
+    return level
+
+
+def _pick(v: Any, level: int, i: int) -> Any:
+    if type(v) in (tuple, list):
+        return type(v)(_pick(e, level, i) for e in v)
+    if getattr(v, "_bt_level", None) == level:
+        return v._bt_value[i]
+    return v
+
+
+def _call_all(grad: Any, grads: Any, saved: Any, callers: Any, edges: Any, needed: Any,
+              node: Any) -> tuple:
+    params, meta = node._params, node._meta
+    out = []
+    for k, call in enumerate(callers):
+        if edges[k][0] is None or (needed is not None and not needed[k]):
+            out.append(None)
+        else:
+            out.append(call(grad, grads, saved, params, meta))
+    return tuple(out)
+
+
+def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges: Any,
+              needed: Any) -> tuple:
+    """The gradients of `node`'s inputs, batched rules first, per sample if they must be."""
+    try:
+        return _call_all(grad, grads, saved, callers, edges, needed, node)
+    except RawValueRead:
+        pass
+    values = [grad, grads] + (list(saved.values()) if saved else [])
+    level = _level_of(values)
+    if level < 0:
+        raise
+    from hookgrad._functional.shape import stack
+
+    batch_size, wrap = LEVELS
+    size = batch_size(level)
+    rows = []
+    for i in range(size):
+        sv = {k: _pick(v, level, i) for k, v in saved.items()} if saved else saved
+        rows.append(_call_all(_pick(grad, level, i), _pick(grads, level, i), sv, callers,
+                              edges, needed, node))
+    out = []
+    for k in range(len(rows[0]) if rows else 0):
+        col = [r[k] for r in rows]
+        out.append(None if col[0] is None else wrap(stack(col, 0), level))
+    return tuple(out)

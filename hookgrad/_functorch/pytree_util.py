@@ -1,0 +1,109 @@
+"""A small pytree: tuples, lists, dicts and namedtuples are nodes, anything else a leaf.
+
+Mirrors the containers ``torch.utils._pytree`` flattens for ``torch.func`` (``None`` is a leaf
+here; functorch treats it as an empty node, which only matters for ``in_dims`` structure).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["tree_flatten", "tree_unflatten", "TreeSpec", "broadcast_prefix", "tree_map"]
+
+
+class TreeSpec:
+    """The structure of a flattened tree."""
+
+    __slots__ = ("kind", "ctx", "children")
+
+    def __init__(self, kind: Any, ctx: Any, children: list) -> None:
+        self.kind, self.ctx, self.children = kind, ctx, children
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind is None:
+            return 1
+        return sum(c.num_leaves for c in self.children)
+
+    def __repr__(self) -> str:
+        if self.kind is None:
+            return "*"
+        inner = ", ".join(repr(c) for c in self.children)
+        return f"TreeSpec({getattr(self.kind, '__name__', self.kind)}, {self.ctx}, [{inner}])"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, TreeSpec) and self.kind is other.kind
+                and self.ctx == other.ctx and self.children == other.children)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_LEAF = TreeSpec(None, None, [])
+
+
+def _is_namedtuple(x: Any) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def tree_flatten(tree: Any) -> tuple[list, TreeSpec]:
+    """``(leaves, spec)``."""
+    leaves: list = []
+    return leaves, _flatten(tree, leaves)
+
+
+def _flatten(x: Any, leaves: list) -> TreeSpec:
+    if isinstance(x, dict):
+        keys = list(x)
+        return TreeSpec(type(x), keys, [_flatten(x[k], leaves) for k in keys])
+    if _is_namedtuple(x):
+        return TreeSpec(type(x), None, [_flatten(e, leaves) for e in x])
+    if type(x) in (tuple, list):
+        return TreeSpec(type(x), None, [_flatten(e, leaves) for e in x])
+    leaves.append(x)
+    return _LEAF
+
+
+def tree_unflatten(leaves: list, spec: TreeSpec) -> Any:
+    """The inverse of `tree_flatten`."""
+    it = iter(leaves)
+    return _build(spec, it)
+
+
+def _build(spec: TreeSpec, it: Any) -> Any:
+    if spec.kind is None:
+        return next(it)
+    vals = [_build(c, it) for c in spec.children]
+    if issubclass(spec.kind, dict):
+        return spec.kind(zip(spec.ctx, vals))
+    if spec.kind not in (tuple, list):  # namedtuple
+        return spec.kind(*vals)
+    return spec.kind(vals)
+
+
+def tree_map(fn: Any, tree: Any) -> Any:
+    """`fn` applied to every leaf."""
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten([fn(x) for x in leaves], spec)
+
+
+def broadcast_prefix(prefix: Any, spec: TreeSpec) -> list | None:
+    """The leaves of `prefix` repeated over the subtrees of `spec` (None: not a prefix)."""
+    out: list = []
+    return out if _broadcast(prefix, spec, out) else None
+
+
+def _broadcast(prefix: Any, spec: TreeSpec, out: list) -> bool:
+    if spec.kind is None or not isinstance(prefix, (tuple, list, dict)):
+        if isinstance(prefix, (tuple, list, dict)) and spec.kind is None:
+            return False
+        out.extend([prefix] * spec.num_leaves)
+        return True
+    if isinstance(prefix, dict) != issubclass(spec.kind, dict):
+        return False
+    if isinstance(prefix, dict):
+        if set(prefix) != set(spec.ctx):
+            return False
+        return all(_broadcast(prefix[k], c, out) for k, c in zip(spec.ctx, spec.children))
+    if len(prefix) != len(spec.children):
+        return False
+    return all(_broadcast(p, c, out) for p, c in zip(prefix, spec.children))
