@@ -20,6 +20,8 @@ __all__ = ["torch_state", "restore", "is_module"]
 
 _FLAG_TABLES = ("_forward_hooks_with_kwargs", "_forward_hooks_always_called",
                 "_forward_pre_hooks_with_kwargs")
+# attributes PyTorch's recurrent modules keep (a list of their weights) and hookgrad's do not
+_TORCH_ONLY = ("_flat_weights", "_flat_weight_refs")
 
 
 def is_module(obj: Any) -> bool:
@@ -35,6 +37,10 @@ def torch_state(module: Module) -> dict:
             state[name] = OrderedDict(value.items())
     for name in _FLAG_TABLES:
         state[name] = OrderedDict(getattr(module, name))
+    names = state.get("_flat_weights_names")
+    if isinstance(names, list) and "_flat_weights" not in state:
+        # PyTorch's RNN modules read this list in forward() and do not rebuild it on load
+        state["_flat_weights"] = [getattr(module, n, None) for n in names]
     return state
 
 
@@ -43,7 +49,7 @@ def restore(module: Module, state: Any) -> None:
     if not isinstance(state, dict):
         raise TypeError(f"a module's pickled state must be a dict, got {type(state)}")
     state = dict(state)
-    for name in _FLAG_TABLES:
+    for name in _FLAG_TABLES + _TORCH_ONLY:
         state.pop(name, None)
     for name, value in list(state.items()):
         if isinstance(value, dict) and not isinstance(value, HookRegistry) and \
