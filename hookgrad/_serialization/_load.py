@@ -8,7 +8,7 @@ import warnings
 import zipfile
 from typing import Any
 
-from hookgrad._serialization import _files, _hookgrad_v2, _legacy_torch, _torch_reader
+from hookgrad._serialization import _allowlist, _files, _hookgrad_v2, _legacy_torch, _torch_reader
 from hookgrad._serialization._errors import (UNSAFE_MESSAGE, CheckpointError, Malformed, refuse,
                                              weights_only_message)
 from hookgrad._serialization._full_unpickler import FullUnpickler
@@ -104,6 +104,8 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_args and weights_only:
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=3)
+    if weights_only:
+        _allowlist.user_allowed()  # malformed add_safe_globals entries: PyTorch's errors, now
     pickle_args.setdefault("encoding", "utf-8")
     unpickle = make_unpickle(weights_only, pickle_args)
     try:

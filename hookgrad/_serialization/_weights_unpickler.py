@@ -180,8 +180,7 @@ class Unpickler:
         elif self._is_allowed(type(inst)):
             if _module_state.is_module(inst):
                 _module_state.restore(inst, state)
-            elif hasattr(inst, "__setstate__") and \
-                    type(inst).__setstate__ is not object.__setstate__:
+            elif getattr(type(inst), "__setstate__", None) is not None:
                 inst.__setstate__(state)
             else:
                 _set_state(inst, state)
