@@ -194,13 +194,12 @@ def _with_pickle(data: bytes, pkl: bytes) -> bytes:
 @pytest.mark.parametrize("pkl", [
     b"\x80\x02cbuiltins\ngetattr\nq\x00.",
     b"\x80\x02]q\x00(K\x01K\x02e}q\x01K\x01K\x02sb.",  # BUILD on a list
-    b"\x80\x02ccollections\nOrderedDict\n)\x81q\x00}b.",  # NEWOBJ, BUILD on OrderedDict
     b"\x80\x02K\x01K\x02\x86q\x00(K\x01K\x02e.",  # APPENDS to a tuple
     b"\x80\x02K\x01K\x02K\x03s.",  # SETITEM on an int
     b"\x80\x02(X\x03\x00\x00\x00abcK\x01tQ.",  # persistent id that is not a storage
     b"\x80\x02ctorch\nSize\nK\x05\x81.",  # NEWOBJ of an unlisted-for-NEWOBJ argument
     b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n(K\x01tR.",
-], ids=["getattr", "build-list", "od-build", "appends-tuple", "setitem-int", "persid",
+], ids=["getattr", "build-list", "appends-tuple", "setitem-int", "persid",
         "size-newobj", "rebuild-bad-args"])
 def test_crafted_pickles_are_refused_never_run(torch, pkl):
     data = _with_pickle(saved(torch, {"x": torch.ones(1)}), pkl)
