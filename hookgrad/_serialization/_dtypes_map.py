@@ -16,7 +16,7 @@ import numpy as np
 from hookgrad import _dtypes
 
 __all__ = ["StorageType", "ForeignDtype", "STORAGE_NAMES", "DTYPE_GLOBALS", "storage_name",
-           "storage_dtype", "decode_storage"]
+           "storage_dtype", "decode_storage", "readable", "itemsize"]
 
 
 class StorageType:
@@ -97,6 +97,11 @@ def decode_storage(raw: np.ndarray, dtype_name: str, byteorder: str) -> np.ndarr
     np_dtype = own.np.newbyteorder("<" if byteorder == "little" else ">")
     out = raw.view(np_dtype)
     return out if np_dtype.isnative else out.astype(own.np)
+
+
+def readable(dtype_name: str) -> bool:
+    """Whether hookgrad can load storages of this torch dtype (its own, or bfloat16 widened)."""
+    return dtype_name in _OWN or dtype_name == "bfloat16"
 
 
 def itemsize(dtype_name: str) -> int:

@@ -145,6 +145,8 @@ class TorchArchive:
         return self.storages[key]
 
     def _read_storage(self, key: str, numel: int, dtype_name: str) -> np.ndarray:
+        if not _dtypes_map.readable(dtype_name):
+            raise Malformed(f"hookgrad has no {dtype_name} dtype, so it cannot load that storage")
         nbytes = numel * _dtypes_map.itemsize(dtype_name)
         name = self.name(f"data/{key}")
         info = self.zf.NameToInfo.get(name)
