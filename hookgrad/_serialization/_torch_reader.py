@@ -140,8 +140,9 @@ class TorchArchive:
                 dtype_name = _dtypes_map.storage_dtype(storage_type)
             except TypeError as e:
                 raise Malformed(str(e)) from None
-            flat = self._read_storage(key, numel, dtype_name)
-            self.storages[key] = new_storage(self._placed(flat, location))
+            flat = self._placed(self._read_storage(key, numel, dtype_name), location)
+            # a TypedStorage also for an UntypedStorage saved alone (uint8): PyTorch does so
+            self.storages[key] = new_storage(flat)
         return self.storages[key]
 
     def _read_storage(self, key: str, numel: int, dtype_name: str) -> np.ndarray:

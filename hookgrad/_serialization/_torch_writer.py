@@ -74,6 +74,9 @@ class _Storages:
     def ref(self, store: Any, flat: Any, untyped: bool = False) -> _StorageRef:
         kind = "untyped" if untyped else "typed"
         hit = self.refs.get((id(store), kind))
+        if hit is None and (id(store), "typed" if untyped else "untyped") in self.refs:
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same "
+                               "data as different types")
         if hit is None:
             arr = np.ascontiguousarray(_backend.to_numpy(flat)).reshape(-1)
             if untyped:

@@ -186,3 +186,37 @@ def test_whole_torch_modules_load_with_weights_only_false(torch):
     out = ours(hookgrad.from_numpy(x.numpy())).sum()
     out.backward()  # a trainable module, hooks and all
     assert ours[0].weight.grad is not None
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated:UserWarning")
+def test_storages_saved_alone_load_as_storages(torch):
+    t = torch.arange(3.0)
+    ours = loaded(hookgrad, saved(torch, [t.untyped_storage(), t.clone()]))
+    theirs = loaded(torch, saved(torch, [t.untyped_storage(), t.clone()]))
+    assert type(ours[0]).__name__ == type(theirs[0]).__name__ == "TypedStorage"
+    assert ours[0].nbytes() == 12 and ours[0].tolist() == theirs[0].tolist()
+    assert ours[1].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_cuda_locations_need_map_location_as_in_torch(torch):
+    import io
+    import zipfile
+
+    src = saved(torch, {"w": torch.ones(2)})
+    zin, out = zipfile.ZipFile(io.BytesIO(src)), io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name in zin.namelist():
+            data = zin.read(name)
+            if name.endswith("data.pkl"):
+                data = data.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+            zf.writestr(name, data)
+    data = out.getvalue()
+    with pytest.raises(RuntimeError) as theirs:
+        loaded(torch, data)
+    with pytest.raises(RuntimeError) as ours:
+        loaded(hookgrad, data)
+    assert str(ours.value) == str(theirs.value)
+    for where in ("cpu", torch.device("cpu"), {"cuda:0": "cpu"}):
+        assert loaded(torch, data, map_location=where)["w"].tolist() == [1.0, 1.0]
+        hg_where = hookgrad.device("cpu") if not isinstance(where, (str, dict)) else where
+        assert loaded(hookgrad, data, map_location=hg_where)["w"].tolist() == [1.0, 1.0]

@@ -119,3 +119,15 @@ def test_archive_layout_matches_torch_save(torch, tmp_path):
     assert [n.split("/", 1)[1] for n in ours] == [n.split("/", 1)[1] for n in theirs]
     assert {n.split("/", 1)[0] for n in ours} == {"model"}
     assert torch.load(tmp_path / "model.pt", mmap=True)["w"].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated:UserWarning")
+def test_a_tensor_and_its_untyped_storage_cannot_be_saved_together(torch):
+    for lib in (torch, hookgrad):
+        t = lib.arange(3.0)
+        with pytest.raises(RuntimeError, match="view the same data as different types"):
+            saved(lib, [t, t.untyped_storage()])
+    s = hookgrad.arange(3.0).untyped_storage()
+    theirs = loaded(torch, saved(hookgrad, s), weights_only=True)
+    assert theirs.nbytes() == 12  # torch returns a TypedStorage of uint8 here
+    assert type(loaded(hookgrad, saved(hookgrad, s))).__name__ == type(theirs).__name__
