@@ -43,6 +43,8 @@ class FullUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
         if type(pid) is not tuple or not pid:
             raise pickle.UnpicklingError(f"unsupported persistent id {pid!r}")
         kind = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
+        if kind == "module" and len(pid) > 1:  # legacy files: a container class and its source
+            return pid[1]
         if kind != "storage":
             raise pickle.UnpicklingError(f"Unknown saved id type: {pid[0]}")
         return self._persistent(pid)

@@ -37,6 +37,10 @@ _CUDA_MSG = (
     "map_location=torch.device('cpu') to map your storages to the CPU.")
 
 
+# general purpose flag bits: 0 encrypted, 6 strong encryption, 13 masked central directory
+_ENCRYPTION_FLAGS = 0x1 | 0x40 | 0x2000
+
+
 class UserCodeError(Exception):
     """Carries an exception raised by the caller's `map_location` past the file-error mapping."""
 
@@ -49,7 +53,7 @@ def _check_members(zf: zipfile.ZipFile, size: int) -> None:
         if name in seen:
             raise Malformed(f"member {name!r} occurs twice")
         seen.add(name)
-        if info.flag_bits & 0x1:
+        if info.flag_bits & _ENCRYPTION_FLAGS:
             raise Malformed(f"member {name!r} is encrypted (unsupported encryption)")
         if info.compress_type == zipfile.ZIP_DEFLATED:
             inflated += info.file_size

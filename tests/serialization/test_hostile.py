@@ -113,11 +113,13 @@ def test_pipe_streams_are_read(deadline):
 
 # ------------------------------------------------------------------------- zip-level damage
 def _set_flag(data: bytes, bit: int) -> bytes:
+    """`data` with flag bit(s) `bit` (a 16-bit mask) set in every local and central header."""
     d = bytearray(data)
     for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
         at = d.find(sig)
         while at >= 0:
-            d[at + off] |= bit
+            (flags,) = struct.unpack("<H", d[at + off:at + off + 2])
+            d[at + off:at + off + 2] = struct.pack("<H", flags | bit)
             at = d.find(sig, at + 4)
     return bytes(d)
 
@@ -131,6 +133,18 @@ def test_encrypted_members_raise_unpickling_error_and_torchs_type(torch):
     with pytest.raises(Exception) as theirs:
         loaded(torch, data)
     assert isinstance(info.value, type(theirs.value))  # RuntimeError, as torch's reader
+
+
+@pytest.mark.parametrize("bit", range(16))
+def test_every_zip_flag_bit_loads_or_raises_a_typed_error(bit, deadline):
+    data = _set_flag(VALID, 1 << bit)
+    try:
+        out = loaded(hookgrad, data)
+    except Refused as e:
+        if bit in (0, 6, 13):
+            assert "encrypted" in str(e)
+    else:
+        assert bit not in (0, 6, 13) and out["w"].shape == (3, 4)
 
 
 def test_every_truncation_is_refused():
