@@ -70,6 +70,14 @@ _DIFFERENT = {
     "hookgrad.nn.modules.transformer_decoder:Transformer": "torch.nn.modules.transformer:Transformer",
     "hookgrad.nn.modules.transformer_decoder:TransformerDecoder": "torch.nn.modules.transformer:TransformerDecoder",
     "hookgrad.nn.modules.transformer_decoder:TransformerDecoderLayer": "torch.nn.modules.transformer:TransformerDecoderLayer",
+    "hookgrad.nn.modules._backward_hook:_WrappedHook": "torch.nn.modules.module:_WrappedHook",
+    "hookgrad.nn.modules._state_dict:_IncompatibleKeys":
+        "torch.nn.modules.module:_IncompatibleKeys",
+    "hookgrad.nn.modules.activation:NonDynamicallyQuantizableLinear":
+        "torch.nn.modules.linear:NonDynamicallyQuantizableLinear",
+    "hookgrad.nn.modules.normalization:_NormBase": "torch.nn.modules.batchnorm:_NormBase",
+    "hookgrad.nn.modules.normalization:_BatchNorm": "torch.nn.modules.batchnorm:_BatchNorm",
+    "hookgrad.nn.modules.pooling3d:_MaxUnpoolNd": "torch.nn.modules.pooling:_MaxUnpoolNd",
 }
 _BACK = {v: k for k, v in _DIFFERENT.items()}
 

@@ -220,3 +220,12 @@ def test_cuda_locations_need_map_location_as_in_torch(torch):
         assert loaded(torch, data, map_location=where)["w"].tolist() == [1.0, 1.0]
         hg_where = hookgrad.device("cpu") if not isinstance(where, (str, dict)) else where
         assert loaded(hookgrad, data, map_location=hg_where)["w"].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_whole_module_of_every_layer_type_loads_with_weights_only_false(torch, name):
+    theirs = LAYERS[name](torch.nn)
+    ours = loaded(hookgrad, saved(torch, theirs), weights_only=False)
+    assert type(ours) is getattr(hookgrad.nn, name)
+    assert repr(ours) == repr(theirs)
+    assert walk(ours.state_dict()) == walk(theirs.state_dict())

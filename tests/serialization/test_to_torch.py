@@ -131,3 +131,12 @@ def test_a_tensor_and_its_untyped_storage_cannot_be_saved_together(torch):
     theirs = loaded(torch, saved(hookgrad, s), weights_only=True)
     assert theirs.nbytes() == 12  # torch returns a TypedStorage of uint8 here
     assert type(loaded(hookgrad, saved(hookgrad, s))).__name__ == type(theirs).__name__
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_whole_module_of_every_layer_type_loads_in_torch(torch, name):
+    ours = LAYERS[name](hookgrad.nn)
+    theirs = loaded(torch, saved(hookgrad, ours), weights_only=False)
+    assert type(theirs) is getattr(torch.nn, name)
+    assert repr(theirs) == repr(ours)
+    assert walk(theirs.state_dict()) == walk(ours.state_dict())
