@@ -102,11 +102,15 @@ class Unpickler:
         self.allowed = _allowlist.default_allowed()
         self.user = _allowlist.user_allowed()
         self._values = list(self.allowed.values()) + list(self.user.values())
+        self._ids = {id(v) for v in self._values}  # the fast path: allowlisted objects are
+        # singletons (classes, functions, dtypes), so identity settles almost every check
         self._persistent = persistent_load
         self.stack: list[Any] = []
         self.metastack: list[list[Any]] = []
 
     def _is_allowed(self, obj: Any) -> bool:
+        if id(obj) in self._ids:
+            return True
         return any(obj is v or (type(obj) is type(v) and obj == v) for v in self._values)
 
     def load(self) -> Any:
