@@ -229,3 +229,28 @@ def test_whole_module_of_every_layer_type_loads_with_weights_only_false(torch, n
     assert type(ours) is getattr(hookgrad.nn, name)
     assert repr(ours) == repr(theirs)
     assert walk(ours.state_dict()) == walk(theirs.state_dict())
+
+
+def test_big_endian_archives_are_byte_swapped_as_in_torch(torch):
+    import io
+    import zipfile
+
+    import numpy as np
+
+    src = saved(torch, {"f": torch.arange(5.0) / 3, "i": torch.arange(4) * 1000,
+                        "h": torch.arange(3, dtype=torch.float16)})
+    zin, out = zipfile.ZipFile(io.BytesIO(src)), io.BytesIO()
+    dtypes = {"0": "<f4", "1": "<i8", "2": "<f2"}
+    with zipfile.ZipFile(out, "w") as zf:
+        for name in zin.namelist():
+            data = zin.read(name)
+            key = name.rsplit("/", 1)[1]
+            if name.endswith("/byteorder"):
+                data = b"big"
+            elif "/data/" in name:
+                data = np.frombuffer(data, dtypes[key]).astype(dtypes[key].replace("<", ">"))
+                data = data.tobytes()
+            zf.writestr(name, data)
+    data = out.getvalue()
+    assert walk(loaded(hookgrad, data)) == walk(loaded(torch, data))
+    assert loaded(hookgrad, data)["i"].tolist() == [0, 1000, 2000, 3000]
