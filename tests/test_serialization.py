@@ -293,3 +293,17 @@ def test_array_that_disagrees_with_its_manifest_is_refused():
                      "arrays/0.npy": arr.getvalue()})
     with pytest.raises(pickle.UnpicklingError, match="does not match"):
         hookgrad.load(buf)
+
+
+def test_encrypted_members_of_old_archives_are_refused_typed():
+    arr = io.BytesIO()
+    np.save(arr, np.zeros(2, np.float32))
+    data = bytearray(_zip_with({"hookgrad_checkpoint.json": _manifest({"kind": "none"}),
+                                "arrays/0.npy": arr.getvalue()}).getvalue())
+    for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(sig)
+        while at >= 0:
+            data[at + off] |= 1
+            at = data.find(sig, at + 4)
+    with pytest.raises(serialization.CheckpointError, match="encrypted"):
+        hookgrad.load(io.BytesIO(bytes(data)))

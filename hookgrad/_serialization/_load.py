@@ -68,7 +68,7 @@ def _load_zip(fh: Any, f: Any, map_location: Any, unpickle: Any, mmap: bool,
         zf = zipfile.ZipFile(fh, "r")
     with zf:
         if _hookgrad_v2.MANIFEST in zf.NameToInfo:
-            _bounded_read._check_members(zf, size)
+            _bounded_read.check_members(zf, size)
             return _hookgrad_v2.load_archive(zf, map_location)
         _torch_reader._check_members(zf, size)
         path = os.fsdecode(f) if mmap else None
