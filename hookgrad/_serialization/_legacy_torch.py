@@ -20,7 +20,7 @@ import numpy as np
 from hookgrad._serialization import _dtypes_map
 from hookgrad._serialization._errors import Malformed
 from hookgrad._serialization._rebuild import new_storage
-from hookgrad._serialization._torch_reader import UserCodeError, place
+from hookgrad._serialization._torch_reader import place
 
 __all__ = ["load_legacy", "MAGIC_NUMBER", "PROTOCOL_VERSION"]
 
@@ -73,10 +73,7 @@ class _Storages:
 
     def place_all(self) -> None:
         for flat, _, location in self.entries.values():
-            try:
-                moved = place(flat, location, self.map_location)
-            except Exception as e:
-                raise UserCodeError(e) from e
+            moved = place(flat, location, self.map_location)
             if moved is not flat:
                 flat[...] = np.asarray(moved).reshape(flat.shape)
 

@@ -42,7 +42,8 @@ _ENCRYPTION_FLAGS = 0x1 | 0x40 | 0x2000
 
 
 class UserCodeError(Exception):
-    """Carries an exception raised by the caller's `map_location` past the file-error mapping."""
+    """Carries an exception for the caller past the file-error mapping: one raised by the
+    caller's `map_location`, or PyTorch's ``RuntimeError`` for a location this machine lacks."""
 
 
 def _check_members(zf: zipfile.ZipFile, size: int) -> None:
@@ -184,22 +185,20 @@ class TorchArchive:
         return start
 
     def _placed(self, flat: np.ndarray, location: str) -> Any:
-        try:
-            return place(flat, location, self.map_location)
-        except Exception as e:
-            raise UserCodeError(e) from e
+        return place(flat, location, self.map_location)
 
 
-def _default_restore(flat: Any, location: str) -> Any:
+def _default_restore(flat: Any, location: str, from_file: bool = True) -> Any:
     if location.startswith("cpu"):
         return flat
     if location.startswith("cuda"):
         try:
             xp = _backend.namespace_for(_backend.device(location))
         except Exception:
-            raise RuntimeError(_CUDA_MSG) from None
+            raise UserCodeError(RuntimeError(_CUDA_MSG)) from None
         return xp.asarray(flat)  # pragma: no cover - needs a GPU backend
-    raise RuntimeError(f"don't know how to restore data location of storage at {location!r}")
+    msg = f"don't know how to restore data location of storage at {location!r}"
+    raise Malformed(msg) if from_file else UserCodeError(RuntimeError(msg))
 
 
 def place(flat: Any, location: str, map_location: Any) -> Any:
@@ -207,13 +206,17 @@ def place(flat: Any, location: str, map_location: Any) -> Any:
     if map_location is None:
         return _default_restore(flat, location)
     if isinstance(map_location, dict):
-        return _default_restore(flat, str(map_location.get(location, location)))
+        target = map_location.get(location, location)
+        return _default_restore(flat, str(target), from_file=location not in map_location)
     if isinstance(map_location, (str, bytes, _backend.device)):
         target = map_location.decode() if isinstance(map_location, bytes) else str(map_location)
-        return _default_restore(flat, target)
+        return _default_restore(flat, target, from_file=False)
     if not callable(map_location):
         raise TypeError(f"map_location of type {type(map_location).__name__} is not supported")
-    result = map_location(new_storage(flat), location)
+    try:
+        result = map_location(new_storage(flat), location)
+    except Exception as e:  # the caller's own error reaches the caller unchanged
+        raise UserCodeError(e) from e
     if result is None:
         return _default_restore(flat, location)
     return _array_of(result)

@@ -25,6 +25,7 @@ import ast
 import contextlib
 import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
 
 import numpy as np
@@ -57,7 +58,7 @@ def guarded(what: str) -> Iterator[None]:
     except zipfile.BadZipFile as e:
         raise Malformed(f"{what}: corrupt ZIP data ({e})") from None
     except (ValueError, TypeError, KeyError, IndexError, EOFError, OverflowError, OSError,
-            struct.error, zipfile.LargeZipFile, SyntaxError) as e:
+            struct.error, zipfile.LargeZipFile, SyntaxError, zlib.error) as e:
         raise Malformed(f"{what}: {type(e).__name__}: {e}") from None
 
 

@@ -275,3 +275,34 @@ def test_mmap_maps_storages_copy_on_write(tmp_path):
         hookgrad.load(io.BytesIO(path.read_bytes()), mmap=True)
 
 
+
+
+@pytest.mark.oracle
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_random_mutations_of_torch_files_raise_only_unpickling_errors(torch, deadline):
+    model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3))
+    opt = torch.optim.Adam(model.parameters())
+    model(torch.ones(4, 2)).sum().backward()
+    opt.step()
+    seeds = [saved(torch, {"m": model.state_dict(), "o": opt.state_dict(), "s": {1, 2},
+                           "b": b"xy", "c": 1j}),
+             saved(torch, model.state_dict(), _use_new_zipfile_serialization=False),
+             saved(torch, [torch.arange(10.0)[2:7:2], torch.ones(2, dtype=torch.bfloat16)])]
+    rng = random.Random(1)
+    n = int(os.environ.get("HOOKGRAD_SERIALIZATION_FUZZ", "300"))
+    for _ in range(n):
+        data = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 6)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        if rng.random() < 0.1:
+            data = data[:rng.randrange(len(data))]
+        try:
+            loaded(hookgrad, bytes(data))
+        except pickle.UnpicklingError:
+            pass
+
+
+def test_unknown_map_location_is_the_callers_runtime_error():
+    with pytest.raises(RuntimeError, match="don't know how to restore") as info:
+        loaded(hookgrad, VALID, map_location="xpu")
+    assert not isinstance(info.value, pickle.UnpicklingError)
