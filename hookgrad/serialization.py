@@ -55,7 +55,7 @@ def save(obj: Any, f: Any, pickle_module: Any = pickle, pickle_protocol: int = D
         f: a path (``str`` / ``os.PathLike``) or a writable binary file object.
         pickle_module: must be Python's ``pickle`` (the default) or ``None``.
         pickle_protocol: the pickle protocol of ``data.pkl`` (PyTorch's default, 2).
-        _use_new_zipfile_serialization: must be true (hookgrad writes only the zip format).
+        _use_new_zipfile_serialization: ``False`` writes PyTorch's legacy (pre-1.6) format.
         _disable_byteorder_record: leave out the ``byteorder`` record, as in PyTorch.
 
     Raises:
@@ -66,12 +66,13 @@ def save(obj: Any, f: Any, pickle_module: Any = pickle, pickle_protocol: int = D
     """
     if pickle_module is not None and pickle_module is not pickle:
         raise NotImplementedError("hookgrad.save pickles with Python's pickle module only")
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError("hookgrad.save writes only the zip format "
-                                  "(_use_new_zipfile_serialization=True)")
-    data_pkl, storages = _torch_writer.pickle_object(obj, pickle_protocol)
+    legacy = not _use_new_zipfile_serialization
+    data_pkl, storages = _torch_writer.pickle_object(obj, pickle_protocol, legacy)
 
     def write(fh: Any) -> None:
+        if legacy:
+            _torch_writer.write_legacy(fh, data_pkl, storages, pickle_protocol)
+            return
         name = "archive"
         if isinstance(f, (str, os.PathLike)):
             name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copyreg
 import io
 import pickle
+import struct
 import sys
 import uuid
 import zipfile
@@ -31,7 +32,7 @@ from hookgrad._storage_layout import storage_layout
 from hookgrad._tensor import Tensor
 from hookgrad.nn.parameter import Parameter
 
-__all__ = ["pickle_object", "write_archive", "FORMAT_VERSION"]
+__all__ = ["pickle_object", "write_archive", "write_legacy", "FORMAT_VERSION"]
 
 FORMAT_VERSION = b"3\n"  # the ``version`` record torch.save writes
 _DATE = (1980, 1, 1, 0, 0, 0)
@@ -68,8 +69,9 @@ class _StorageRef:
 class _Storages:
     """The storages met while pickling, each once (keyed by the array object under them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, legacy: bool = False) -> None:
         self.refs: dict[tuple[int, str], _StorageRef] = {}
+        self.legacy = legacy  # legacy persistent ids end with a (never used) view entry
 
     def ref(self, store: Any, flat: Any, untyped: bool = False) -> _StorageRef:
         kind = "untyped" if untyped else "typed"
@@ -84,7 +86,8 @@ class _Storages:
             else:
                 stype = _g("torch", _dtypes_map.storage_name(_dtypes.from_numpy_dtype(arr.dtype)))
             key = str(len(self.refs))
-            hit = _StorageRef(("storage", stype, key, "cpu", int(arr.size)), arr, store)
+            pid: tuple = ("storage", stype, key, "cpu", int(arr.size))
+            hit = _StorageRef(pid + (None,) if self.legacy else pid, arr, store)
             self.refs[(id(store), kind)] = hit
         return hit
 
@@ -158,10 +161,11 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined]
         super().save_global(obj, name)
 
 
-def pickle_object(obj: Any, protocol: int) -> tuple[bytes, list[_StorageRef]]:
+def pickle_object(obj: Any, protocol: int,
+                  legacy: bool = False) -> tuple[bytes, list[_StorageRef]]:
     """``data.pkl`` of `obj` and the storages it refers to, in key order."""
     buf = io.BytesIO()
-    storages = _Storages()
+    storages = _Storages(legacy)
     TorchPickler(buf, protocol, storages).dump(obj)
     return buf.getvalue(), list(storages.refs.values())
 
@@ -197,3 +201,20 @@ def write_archive(fh: Any, name: str, data_pkl: bytes, storages: list[_StorageRe
         zf.writestr(_info(f"{name}/version"), FORMAT_VERSION)
         zf.writestr(_info(f"{name}/.data/serialization_id"),
                     f"{uuid.uuid4().int:040d}"[-40:].encode())
+
+
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+_LEGACY_SYS_INFO = {"protocol_version": 1001, "little_endian": True,
+                    "type_sizes": {"short": 2, "int": 4, "long": 4}}
+
+
+def write_legacy(fh: Any, data_pkl: bytes, storages: list[_StorageRef], protocol: int) -> None:
+    """PyTorch's legacy format (``_use_new_zipfile_serialization=False``) into `fh`."""
+    for header in (_LEGACY_MAGIC, 1001, _LEGACY_SYS_INFO):
+        fh.write(pickle.dumps(header, protocol=protocol))
+    fh.write(data_pkl)
+    ordered = sorted(storages, key=lambda ref: ref.pid[2])  # PyTorch sorts the keys as text
+    fh.write(pickle.dumps([ref.pid[2] for ref in ordered], protocol=protocol))
+    for ref in ordered:
+        fh.write(struct.pack("<q", ref.flat.size))
+        write_storage(fh, ref.flat)

@@ -140,3 +140,19 @@ def test_whole_module_of_every_layer_type_loads_in_torch(torch, name):
     assert type(theirs) is getattr(torch.nn, name)
     assert repr(theirs) == repr(ours)
     assert walk(theirs.state_dict()) == walk(ours.state_dict())
+
+
+def test_legacy_format_written_by_hookgrad_loads_in_torch(torch):
+    def build(lib):
+        t = lib.arange(12.0).reshape(3, 4)
+        many = [lib.full((2,), float(i)) for i in range(12)]  # keys "10", "11" sort as text
+        return {"w": t, "v": t[1:, ::2], "p": lib.nn.Parameter(lib.ones(2)), "many": many,
+                "i": lib.arange(5, dtype=lib.int16)}
+
+    ours = build(hookgrad)
+    data = saved(hookgrad, ours, _use_new_zipfile_serialization=False)
+    assert not data.startswith(b"PK")
+    theirs = loaded(torch, data, weights_only=True)
+    assert walk(theirs) == walk(ours)
+    assert sharing([theirs["w"], theirs["v"]]) == [(0, 1)]
+    assert walk(loaded(hookgrad, data)) == walk(ours)
