@@ -1,460 +1,189 @@
-"""`save` / `load`: checkpoints of tensors and state dicts that never execute code on load.
+"""`save` / `load`: checkpoints in PyTorch's format, loaded by PyTorch's safety rules.
 
-File format (``hookgrad-checkpoint``, version 2)
--------------------------------------------------
-A ZIP archive (members stored uncompressed) holding:
+`save` writes PyTorch's zip format, which ``torch.load`` reads (tensors, parameters, state
+dicts with ``weights_only=True``; whole modules and other objects with ``weights_only=False``);
+`load` reads that format, PyTorch's legacy format and hookgrad's earlier archives, without
+importing torch. ``load(weights_only=True)`` - the default - never runs code from the file: it
+only builds what PyTorch's allowlist admits, plus what `add_safe_globals` / `safe_globals` add.
+``weights_only=False`` unpickles anything, like PyTorch: use it only for files you trust.
+See ``docs/serialization.md`` for the format, the rules and where hookgrad departs from PyTorch.
 
-``hookgrad_checkpoint.json``
-    UTF-8 JSON manifest::
+Example:
+    >>> import io, hookgrad
+    >>> buf = io.BytesIO()
+    >>> hookgrad.save({"w": hookgrad.ones(2)}, buf)
+    >>> _ = buf.seek(0)
+    >>> hookgrad.load(buf)["w"].tolist()
+    [1.0, 1.0]
 
-        {"format": "hookgrad-checkpoint", "version": 2,
-         "storages": [{"file": "storages/0.npy", "dtype": "float32", "numel": 10,
-                       "device": "cpu"}, ...],
-         "tensors": [{"storage": 0, "offset": 2, "shape": [3], "stride": [1],
-                      "dtype": "float32", "requires_grad": false, "parameter": false}, ...],
-         "root": <node>}
-
-``storages/<n>.npy``
-    One flat (1-D) array per distinct storage, in NumPy's ``.npy`` format written with
-    ``allow_pickle=False`` (so object arrays cannot occur).
-
-As in PyTorch, a tensor is written as its whole storage plus its element offset, sizes and
-strides there (`hookgrad._storage_layout`): a ``[2:5]`` slice of a 10-element tensor writes 10
-elements and loads with ``storage_offset() == 2``; tensors sharing a storage (a tensor and its
-views, transposes, ``detach()``) write it once and load sharing one storage again, so in-place
-writes through one are seen by the others, although none is an autograd view of another
-(``_base is None``). Version 1 files (one ``arrays/<n>.npy`` per tensor, entries with ``file``
-instead of ``storage``/``offset``/``stride``, nothing shared) are still read.
-
-A ``<node>`` is a JSON object tagged by ``"kind"``:
-
-===================================  =====================================================
-``{"kind": "none"}``                 ``None``
-``{"kind": "bool", "value": b}``     ``True`` / ``False``
-``{"kind": "int", "value": n}``      ``int`` (NumPy integers are saved as ``int``)
-``{"kind": "float", "value": h}``    ``float`` as ``float.hex()`` (exact; inf and nan too)
-``{"kind": "str", "value": s}``      ``str``
-``{"kind": "list" | "tuple",``       list / tuple of nodes
-``"items": [...]}``
-``{"kind": "dict" | "ordered_dict"`` ``dict`` / ``OrderedDict`` / ``Counter``: ``items`` is
-``| "counter", "items": [[k, v]]}``  a list of ``[key node, value node]`` pairs; keys are
-                                     ``none``/``bool``/``int``/``float``/``str``/``tuple``
-``{"kind": "tensor", "ref": i}``     ``tensors[i]`` of the manifest
-===================================  =====================================================
-
-A tensor reachable several times is stored once and loads as one object. ``requires_grad``
-and the ``nn.Parameter`` type are restored; autograd history is not.
-
-Loading only parses JSON and ``.npy`` headers: nothing is unpickled and no code runs, so
-``weights_only`` makes no difference. Reading goes through one bounded reader
-(`hookgrad.utils._bounded_read`): members must be stored uncompressed, every storage (version
-1: every tensor) has its own array member, and a ``.npy`` header's shape must match the bytes
-actually present, so what is allocated is bounded by the size of the file; every tensor's
-offset, sizes and strides must lie inside its storage. Any file that is not a well-formed
-checkpoint (a pickle, a ``torch.save`` archive, flipped bits, truncation, compressed members,
-objects nested more than `MAX_DEPTH` levels, an array whose dtype or shape disagrees with the
-manifest) raises ``pickle.UnpicklingError``, the type torch's weights-only loader raises, with
-the reason in its message. A missing or unreadable *path* raises the `OSError` ``open`` gives,
-as in torch.
-
-Saving to a path (`hookgrad.utils._safe_write`) is atomic for regular files: the archive is
-written to a temporary file ``.<name>.hookgrad-save.<host>.<pid>.<random>.tmp`` in the same
-directory, flushed and ``fsync``-ed, then moved over the target with ``os.replace``; a failure
-or a kill at any point leaves the previous file whole, and the next save to that path removes
-temporaries left by dead processes. Symlinks are followed (the link stays); devices and FIFOs
-are written through, never replaced. Saving to a file object writes into it directly.
+Mirrors: ``torch.serialization``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
-import zipfile
-from collections import Counter, OrderedDict
 from typing import Any
 
-import numpy as np
-
-from hookgrad import _backend
-from hookgrad._dtypes import ALL_DTYPES, from_numpy_dtype
-from hookgrad._storage_layout import storage_layout, tensor_on_storage
-from hookgrad._tensor import Tensor
-from hookgrad.nn.parameter import Parameter
-from hookgrad.utils._bounded_read import Malformed, guarded, open_archive, read_member, read_npy
+from hookgrad._serialization import _allowlist, _load, _torch_reader, _torch_writer
+from hookgrad._serialization._errors import CheckpointError, Malformed, refuse
+from hookgrad._serialization._files import opened
+from hookgrad._serialization._hookgrad_v2 import MANIFEST
+from hookgrad._serialization._weights_unpickler import globals_in_pickle
+from hookgrad.utils._bounded_read import guarded
 from hookgrad.utils._safe_write import write_file
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
+           "clear_safe_globals", "get_unsafe_globals_in_checkpoint", "CheckpointError",
+           "DEFAULT_PROTOCOL", "MANIFEST"]
 
-FORMAT = "hookgrad-checkpoint"
-VERSION = 2
-_READABLE_VERSIONS = (1, 2)
-MANIFEST = "hookgrad_checkpoint.json"
-_MAP_KINDS = {dict: "dict", OrderedDict: "ordered_dict", Counter: "counter"}
-_MAP_TYPES = {kind: cls for cls, kind in _MAP_KINDS.items()}
+DEFAULT_PROTOCOL = 2  # PyTorch's
 
 
-# ---------------------------------------------------------------------------------- save
-# pickle protocol `save` uses by default (PyTorch's value).
-DEFAULT_PROTOCOL = 2
+def save(obj: Any, f: Any, pickle_module: Any = pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Save an object to a file in PyTorch's zip checkpoint format.
 
-class _Encoder:
-    """Turns an object tree into manifest nodes, collecting each distinct tensor once."""
-
-    def __init__(self) -> None:
-        self.tensors: list[Tensor] = []
-        self.refs: dict[int, int] = {}
-
-    def node(self, obj: Any, key: bool = False) -> dict[str, Any]:
-        """The manifest node of `obj` (`key`: it is a dict key, so it must be hashable)."""
-        if obj is None:
-            return {"kind": "none"}
-        if isinstance(obj, (bool, np.bool_)):
-            return {"kind": "bool", "value": bool(obj)}
-        if isinstance(obj, (int, np.integer)):
-            return {"kind": "int", "value": int(obj)}
-        if isinstance(obj, (float, np.floating)):
-            return {"kind": "float", "value": float(obj).hex()}
-        if isinstance(obj, str):
-            return {"kind": "str", "value": obj}
-        if isinstance(obj, tuple) and not hasattr(obj, "_fields"):
-            return {"kind": "tuple", "items": [self.node(v, key) for v in obj]}
-        if key:
-            raise TypeError(f"hookgrad.save: unsupported dict key of type {type(obj).__name__}")
-        if isinstance(obj, Tensor):
-            return {"kind": "tensor", "ref": self.tensor_ref(obj)}
-        if type(obj) is list:
-            return {"kind": "list", "items": [self.node(v) for v in obj]}
-        kind = _MAP_KINDS.get(type(obj))
-        if kind is not None:
-            return {"kind": kind,
-                    "items": [[self.node(k, key=True), self.node(v)] for k, v in obj.items()]}
-        raise TypeError(
-            f"hookgrad.save cannot serialize an object of type {type(obj).__qualname__}; "
-            "supported: tensors, None, bool, int, float, str, and lists, tuples, dicts, "
-            "OrderedDicts and Counters of those (save a module's state_dict(), not the module)"
-        )
-
-    def tensor_ref(self, t: Tensor) -> int:
-        """Index of `t` in the manifest's tensor table (added on first sight)."""
-        ref = self.refs.get(id(t))
-        if ref is None:
-            ref = self.refs[id(t)] = len(self.tensors)
-            self.tensors.append(t)
-        return ref
-
-
-def _tensor_tables(tensors: list[Tensor]) -> tuple[list, list, list]:
-    """Storage entries, tensor entries and the flat storage arrays to write (one per storage)."""
-    storages: list[dict] = []
-    entries: list[dict] = []
-    flats: list[Any] = []
-    index: dict[int, int] = {}
-    keep = []  # storage arrays stay alive, so an id is not reused within one save
-    for t in tensors:
-        layout = storage_layout(t)
-        i = index.get(id(layout.store))
-        if i is None:
-            i = index[id(layout.store)] = len(storages)
-            storages.append({"file": f"storages/{i}.npy", "dtype": t.dtype.name,
-                             "numel": int(layout.flat.size), "device": str(t.device)})
-            flats.append(layout.flat)
-            keep.append(layout.store)
-        entries.append({"storage": i, "offset": layout.offset, "shape": list(t.shape),
-                        "stride": list(layout.stride), "dtype": t.dtype.name,
-                        "requires_grad": bool(t.requires_grad),
-                        "parameter": isinstance(t, Parameter)})
-    return storages, entries, flats
-
-
-def _write_archive(fh: Any, obj: Any) -> None:
-    """Write the whole checkpoint of `obj` into the binary file object `fh`."""
-    enc = _Encoder()
-    root = enc.node(obj)  # encode first: an unsupported object fails before any write
-    storages, entries, flats = _tensor_tables(enc.tensors)
-    manifest = {"format": FORMAT, "version": VERSION, "storages": storages,
-                "tensors": entries, "root": root}
-    with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
-        for entry, flat in zip(storages, flats, strict=True):
-            with zf.open(entry["file"], "w", force_zip64=True) as member:
-                _write_array(member, _backend.to_numpy(flat))
-        zf.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False))
-
-
-def _write_array(member: Any, arr: np.ndarray) -> None:
-    np.save(member, arr, allow_pickle=False)
-
-
-def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2) -> None:
-    """Save tensors, state dicts or optimizer state dicts to a checkpoint file.
-
-    See the module docstring for the format. Saving to a path is atomic.
+    Tensors keep dtype, shape, strides, storage offset and storage sharing; a module, an
+    optimizer or any picklable object is pickled as PyTorch would (loading it then needs
+    ``weights_only=False``). Saving to a path is atomic (the old file stays whole on failure);
+    a device or FIFO path is written through.
 
     Args:
-        obj: a tensor or a nest of lists/tuples/dicts/OrderedDicts of tensors, numbers,
-            strings, bools and ``None`` (a module's or an optimizer's ``state_dict()``).
+        obj: what to save.
         f: a path (``str`` / ``os.PathLike``) or a writable binary file object.
-        pickle_module: accepted for API compatibility; must be ``None`` (nothing is pickled).
-        pickle_protocol: accepted for API compatibility; ignored.
+        pickle_module: must be Python's ``pickle`` (the default) or ``None``.
+        pickle_protocol: the pickle protocol of ``data.pkl`` (PyTorch's default, 2).
+        _use_new_zipfile_serialization: ``False`` writes PyTorch's legacy (pre-1.6) format.
+        _disable_byteorder_record: leave out the ``byteorder`` record, as in PyTorch.
 
     Raises:
-        TypeError: `obj` contains an unsupported type (nothing is written).
+        pickle.PicklingError, TypeError, AttributeError: `obj` cannot be pickled (nothing is
+            written).
 
-    Example:
-        >>> import io, hookgrad
-        >>> buf = io.BytesIO()
-        >>> hookgrad.save({"w": hookgrad.ones(2)}, buf)
-        >>> _ = buf.seek(0)
-        >>> hookgrad.load(buf)["w"].tolist()
-        [1.0, 1.0]
-
-    Mirrors: ``torch.save`` (different, pickle-free file format).
+    Mirrors: ``torch.save``.
     """
-    if pickle_module is not None:
-        raise TypeError("hookgrad.save never pickles: pickle_module must be None")
+    if pickle_module is not None and pickle_module is not pickle:
+        raise NotImplementedError("hookgrad.save pickles with Python's pickle module only")
+    legacy = not _use_new_zipfile_serialization
+    data_pkl, storages = _torch_writer.pickle_object(obj, pickle_protocol, legacy)
+
+    def write(fh: Any) -> None:
+        if legacy:
+            _torch_writer.write_legacy(fh, data_pkl, storages, pickle_protocol)
+            return
+        name = "archive"
+        if isinstance(f, (str, os.PathLike)):
+            name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
+        _torch_writer.write_archive(fh, name, data_pkl, storages,
+                                    not _disable_byteorder_record)
+
     if isinstance(f, (str, os.PathLike)):
-        write_file(os.fspath(f), lambda fh: _write_archive(fh, obj))
+        write_file(os.fspath(f), write)
     else:
-        _write_archive(f, obj)
-
-
-# ---------------------------------------------------------------------------------- load
-MAX_DEPTH = 512  # nesting of the object tree; state dicts use a handful of levels
-MAX_MANIFEST = 256 * 1024 * 1024
-_ARRAY_DTYPES = frozenset(d.name for d in ALL_DTYPES)
-
-
-def _refuse(reason: str) -> pickle.UnpicklingError:
-    return pickle.UnpicklingError(
-        f"hookgrad.load refused the file: {reason}. hookgrad.load only reads hookgrad "
-        "checkpoints (JSON manifest + .npy arrays) and never unpickles or runs code."
-    )
-
-
-class _Decoder:
-    """Rebuilds the object tree from manifest nodes, reading each tensor once."""
-
-    def __init__(self, zf: zipfile.ZipFile, manifest: dict, map_location: Any) -> None:
-        self.zf, self.map_location = zf, map_location
-        self.entries = _typed(manifest.get("tensors"), list)
-        self.version = manifest["version"]
-        self.storages = _typed(manifest.get("storages"), list) if self.version >= 2 else []
-        self.flats: dict[int, Any] = {}  # storage index -> its loaded flat array
-        self.loaded: dict[int, Tensor] = {}
-        members = self.storages if self.version >= 2 else self.entries
-        files = [e.get("file") if isinstance(e, dict) else None for e in members]
-        if len(set(files)) != len(files):  # one array member per entry, as the writer makes
-            raise Malformed("several entries share one array member")
-
-    def node(self, n: Any, key: bool = False, depth: int = 0) -> Any:
-        """The object for manifest node `n`; anything malformed is refused."""
-        if not isinstance(n, dict):
-            raise Malformed("malformed manifest node")
-        if depth > MAX_DEPTH:
-            raise Malformed(f"objects nested more than {MAX_DEPTH} levels deep")
-        kind, depth = n.get("kind"), depth + 1
-        if kind == "none":
-            return None
-        if kind in ("bool", "int", "str"):
-            return _typed(n.get("value"), {"bool": bool, "int": int, "str": str}[kind])
-        if kind == "float":
-            try:
-                return float.fromhex(_typed(n.get("value"), str))
-            except ValueError:
-                raise Malformed("malformed float") from None
-        if kind == "tuple":
-            return tuple(self.node(v, key, depth) for v in _typed(n.get("items"), list))
-        if key:
-            raise Malformed(f"unsupported dict key kind {kind!r}")
-        if kind == "list":
-            return [self.node(v, False, depth) for v in _typed(n.get("items"), list)]
-        if kind in _MAP_TYPES:
-            pairs = _typed(n.get("items"), list)
-            if not all(isinstance(p, list) and len(p) == 2 for p in pairs):
-                raise Malformed("malformed mapping")
-            out = _MAP_TYPES[kind]()
-            for k, v in pairs:
-                out[self.node(k, True, depth)] = self.node(v, False, depth)
-            return out
-        if kind == "tensor":
-            return self.tensor(_typed(n.get("ref"), int))
-        raise Malformed(f"unknown node kind {kind!r}")
-
-    def tensor(self, ref: int) -> Tensor:
-        """The tensor at `ref` of the manifest's table, read once however often referenced."""
-        if ref in self.loaded:
-            return self.loaded[ref]
-        if not 0 <= ref < len(self.entries):
-            raise Malformed("tensor reference out of range")
-        if self.version >= 2:
-            t = self._stored_tensor(self.entries[ref])
-        else:
-            t = _read_tensor(self.zf, self.entries[ref], self.map_location)
-        self.loaded[ref] = t
-        return t
-
-    def storage(self, i: int) -> tuple[Any, str]:
-        """The flat array of storage `i` (read and placed once) and its saved device."""
-        if not 0 <= i < len(self.storages) or not isinstance(self.storages[i], dict):
-            raise Malformed("storage reference out of range")
-        entry = self.storages[i]
-        location = _typed(entry.get("device", "cpu"), str)
-        if i not in self.flats:
-            flat = _read_array(self.zf, _typed(entry.get("file"), str))
-            if from_numpy_dtype(flat.dtype).name != entry.get("dtype") or flat.ndim != 1 or \
-                    flat.size != _typed(entry.get("numel"), int):
-                raise Malformed(f"array {entry['file']!r} does not match its manifest entry")
-            if not callable(self.map_location):  # a callable gets each tensor instead
-                flat = _placed(Tensor._make(flat), location, self.map_location)._data
-            self.flats[i] = flat
-        return self.flats[i], location
-
-    def _stored_tensor(self, entry: Any) -> Tensor:
-        """A version 2 tensor: a view of its (shared) storage, not an autograd view."""
-        if not isinstance(entry, dict):
-            raise Malformed("malformed tensor entry")
-        flat, location = self.storage(_typed(entry.get("storage"), int))
-        dtype = from_numpy_dtype(flat.dtype)
-        if entry.get("dtype") != dtype.name:
-            raise Malformed("a tensor's dtype differs from its storage's")
-        offset = _typed(entry.get("offset"), int)
-        shape, stride = (_int_list(entry.get(k)) for k in ("shape", "stride"))
-        try:
-            t = tensor_on_storage(flat, offset, shape, stride)
-        except RuntimeError as e:
-            raise Malformed(f"tensor layout outside its storage ({e})") from None
-        if callable(self.map_location):
-            t = _placed(t, location, self.map_location)
-        return _finish(t, entry, dtype.is_floating_point)
-
-
-def _typed(value: Any, kind: type) -> Any:
-    if type(value) is not kind:
-        raise Malformed(f"expected a JSON {kind.__name__} in the manifest")
-    return value
-
-
-def _int_list(value: Any) -> list:
-    if type(value) is not list or any(type(v) is not int for v in value):
-        raise Malformed("expected a JSON list of ints in the manifest")
-    return value
-
-
-def _read_array(zf: zipfile.ZipFile, name: str) -> np.ndarray:
-    if name not in zf.NameToInfo:
-        raise Malformed(f"array member {name!r} is missing")
-    try:
-        return read_npy(read_member(zf, name, zf.NameToInfo[name].file_size), _ARRAY_DTYPES)
-    except Malformed as e:
-        raise Malformed(f"bad array {name!r} ({e})") from None
-
-
-def _read_tensor(zf: zipfile.ZipFile, entry: Any, map_location: Any) -> Tensor:
-    """A version 1 tensor: its own array member."""
-    if not isinstance(entry, dict):
-        raise Malformed("malformed tensor entry")
-    name = _typed(entry.get("file"), str)
-    arr = _read_array(zf, name)
-    if from_numpy_dtype(arr.dtype).name != entry.get("dtype") or \
-            list(arr.shape) != entry.get("shape"):
-        raise Malformed(f"array {name!r} does not match its manifest entry")
-    location = _typed(entry.get("device", "cpu"), str)
-    t = _placed(Tensor._make(arr), location, map_location)
-    return _finish(t, entry, from_numpy_dtype(arr.dtype).is_floating_point)
-
-
-def _finish(t: Tensor, entry: dict, floating: bool) -> Tensor:
-    """Restore ``requires_grad`` and the ``Parameter`` type of a loaded tensor."""
-    requires_grad = _typed(entry.get("requires_grad", False), bool)
-    parameter = _typed(entry.get("parameter", False), bool)
-    if requires_grad and not floating:
-        raise Malformed("only floating tensors can require grad")
-    if parameter:
-        return Parameter(t, requires_grad=requires_grad)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-class _UserCodeError(Exception):
-    """Carries an exception raised by `map_location` past the malformed-file mapping."""
-
-
-def _placed(t: Tensor, location: str, map_location: Any) -> Tensor:
-    try:
-        return _place(t, location, map_location)
-    except Exception as e:
-        raise _UserCodeError(e) from e
-
-
-def _place(t: Tensor, location: str, map_location: Any) -> Tensor:
-    """Move a freshly read CPU tensor to where `map_location` says (default: where it was)."""
-    if callable(map_location):
-        moved = map_location(t, location)
-        return t if moved is None else moved
-    target: Any = location
-    if isinstance(map_location, dict):
-        target = map_location.get(location, location)
-    elif map_location is not None:
-        target = map_location
-    dev = _backend.device(str(target) if not isinstance(target, _backend.device) else target)
-    if dev.type == "cpu":
-        return t
-    xp = _backend.namespace_for(dev)  # raises when the device is unavailable
-    return Tensor._make(xp.asarray(t._data))  # pragma: no cover - needs a GPU backend
-
-
-def _read_manifest(zf: zipfile.ZipFile) -> dict:
-    if MANIFEST not in zf.NameToInfo:
-        raise Malformed("no hookgrad manifest (is it a torch.save or pickle file?)")
-    with guarded("the manifest is not valid JSON"):
-        manifest = json.loads(read_member(zf, MANIFEST, MAX_MANIFEST).decode("utf-8"))
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise Malformed("unknown format")
-    version = manifest.get("version")
-    if type(version) is not int or version not in _READABLE_VERSIONS:
-        raise Malformed(f"unsupported checkpoint version {manifest.get('version')!r}")
-    return manifest
-
-
-def _load_checked(f: Any, map_location: Any) -> Any:
-    with open_archive(f) as zf:
-        manifest = _read_manifest(zf)
-        with guarded("malformed manifest"):
-            return _Decoder(zf, manifest, map_location).node(manifest.get("root"))
+        write(f)
 
 
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
-         weights_only: bool | None = True, mmap: bool | None = None, **kwargs: Any) -> Any:
-    """Load an object saved with `save`.
+         weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Load an object saved by `save` or ``torch.save``.
 
     Args:
-        f: a path or a readable binary file object.
-        map_location: where tensors go: ``None`` (where they were saved), a device or device
-            string, a dict mapping saved device strings to devices, or a callable
-            ``fn(tensor, saved_location) -> tensor | None``.
-        pickle_module: accepted for API compatibility; must be ``None``.
-        weights_only: accepted for API compatibility; ``True`` and ``False`` behave the same,
-            since loading never unpickles or runs code.
-        mmap: must be falsy (members of the archive are read into memory).
-        **kwargs: pickle load arguments of torch; not accepted (nothing is unpickled).
+        f: a path or a readable binary file object. A path must name a regular file (also
+            through symlinks): devices, FIFOs and sockets are refused, never read.
+        map_location: ``None`` (where it was saved), a device or device string, a dict from
+            saved location to location, or ``fn(storage, location) -> storage | None``.
+        pickle_module: only with ``weights_only=False`` (a ``RuntimeError`` otherwise, as in
+            PyTorch); hookgrad unpickles with its own unpickler either way.
+        weights_only: ``True`` (the default; also when ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` is
+            set) builds only allowlisted objects; ``False`` unpickles anything.
+        mmap: map a zip checkpoint's storages from the file (copy-on-write) instead of
+            reading them; needs a path.
+        **pickle_load_args: ``encoding`` and, with ``weights_only=False``, further arguments
+            of ``pickle.Unpickler``.
 
     Returns:
-        The saved object, rebuilt with fresh tensors.
+        The saved object, with hookgrad tensors, modules and dtypes.
 
     Raises:
-        pickle.UnpicklingError: `f` is not a well-formed hookgrad checkpoint.
+        pickle.UnpicklingError: a global that is not allowlisted (PyTorch's message), or a
+            malformed, truncated, corrupt or hostile file (`CheckpointError`, also a
+            ``RuntimeError`` like PyTorch's zip reader errors).
+        OSError: the path cannot be opened (``FileNotFoundError``, ``IsADirectoryError``).
 
-    Mirrors: ``torch.load`` (always the safe, weights-only behaviour).
+    Mirrors: ``torch.load``.
     """
-    if pickle_module is not None or kwargs:
-        raise TypeError("hookgrad.load never unpickles: pickle_module and pickle load "
-                        "arguments are not supported")
-    if mmap:
-        raise NotImplementedError("hookgrad.load does not support mmap=True")
-    try:
-        return _load_checked(f, map_location)
-    except Malformed as e:
-        raise _refuse(str(e)) from None
-    except _UserCodeError as e:  # map_location's own error, unchanged
-        raise e.args[0] from None
+    return _load.load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap,
+                      **pickle_load_args)
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Allow these classes and functions in ``load(weights_only=True)``.
+
+    Entries are objects or ``(object, "module.name")`` pairs, as in PyTorch.
+
+    Mirrors: ``torch.serialization.add_safe_globals``.
+    """
+    _allowlist.add(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """The user's allowlisted globals. Mirrors: ``torch.serialization.get_safe_globals``."""
+    return _allowlist.get()
+
+
+def clear_safe_globals() -> None:
+    """Forget every user-allowlisted global.
+
+    Mirrors: ``torch.serialization.clear_safe_globals``.
+    """
+    _allowlist.clear()
+
+
+class safe_globals:  # noqa: N801 - PyTorch's name
+    """Context manager allowlisting globals for ``load(weights_only=True)`` inside it.
+
+    Mirrors: ``torch.serialization.safe_globals``.
+    """
+
+    def __init__(self, safe_globals: list) -> None:
+        self.safe_globals = safe_globals
+
+    def __enter__(self) -> None:
+        _allowlist.add(self.safe_globals)
+
+    def __exit__(self, *exc: Any) -> None:
+        _allowlist.remove(self.safe_globals)
+
+
+def get_unsafe_globals_in_checkpoint(f: Any) -> list[str]:
+    """The globals a checkpoint's pickle names that ``weights_only`` loading would refuse.
+
+    Found by scanning the pickle without running it (PyTorch's note applies: objects pushed
+    dynamically are not seen).
+
+    Raises:
+        ValueError: `f` is not a zip checkpoint, or is a TorchScript archive.
+
+    Mirrors: ``torch.serialization.get_unsafe_globals_in_checkpoint``.
+    """
+    safe = set(_allowlist.default_allowed()) | set(_allowlist.user_allowed())
+    with opened(f) as fh:
+        if not _torch_reader.is_zip(fh):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        try:
+            with guarded("unreadable checkpoint"):
+                zf, size = _torch_reader.open_zip(fh)
+                with zf:
+                    archive = _torch_reader.TorchArchive(zf, size)
+                    if archive.is_torchscript():
+                        raise ValueError("Expected input to be a checkpoint returned by "
+                                         "torch.save but got a torchscript checkpoint")
+                    found = globals_in_pickle(archive.pickle_file())
+        except Malformed as e:
+            raise refuse(str(e)) from None
+    return list(found - safe)
+
+

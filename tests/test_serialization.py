@@ -15,6 +15,7 @@ import pytest
 
 import hookgrad
 from hookgrad import serialization
+from hookgrad._serialization import _torch_writer
 from tests.optim._oracle import plain
 
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
@@ -52,8 +53,8 @@ def test_nested_state_round_trip_keeps_types_and_exact_floats():
         b={0: {"w": t, "again": t}, 1: [], "t": (t,), (1, "k"): 2},
         c=Counter({3: 2, 9: 1}),
         d=0.1 + 0.2,
-        e=np.float64(1.5),
-        f=np.int64(7),
+        e=1.5,
+        f=7,
     )
     out = _roundtrip(obj)
     assert type(out) is OrderedDict
@@ -146,24 +147,29 @@ def test_file_objects_and_non_seekable_streams(tmp_path):
 
 
 @pytest.mark.parametrize("map_location", [None, "cpu", hookgrad.device("cpu"), {"cpu": "cpu"},
-                                          lambda t, loc: t * 2])
+                                          lambda storage, loc: storage, lambda storage, loc: None])
 def test_map_location_variants(map_location):
     out = _roundtrip(hookgrad.ones(2), map_location=map_location)
-    expected = [2.0, 2.0] if callable(map_location) else [1.0, 1.0]
-    assert out.tolist() == expected and out.device == hookgrad.device("cpu")
+    assert out.tolist() == [1.0, 1.0] and out.device == hookgrad.device("cpu")
 
 
-def test_weights_only_false_is_never_needed():
+def test_weights_only_false_gives_the_same_state_dicts():
     obj = {"t": hookgrad.ones(1), "n": [1, 2.0, None]}
     assert plain(_roundtrip(obj)) == plain(_roundtrip(obj, weights_only=False))
 
 
-def test_unsupported_objects_raise_type_error_and_write_nothing(tmp_path):
+def test_numpy_scalars_need_weights_only_false_as_in_torch():
+    obj = {"e": np.float64(1.5), "f": np.int64(7)}
+    with pytest.raises(pickle.UnpicklingError, match="numpy"):
+        _roundtrip(obj)
+    out = _roundtrip(obj, weights_only=False)
+    assert out == obj and type(out["e"]) is np.float64
+
+
+def test_unpicklable_objects_raise_and_write_nothing(tmp_path):
     path = tmp_path / "x.ckpt"
-    with pytest.raises(TypeError, match="cannot serialize an object of type"):
-        hookgrad.save({"fn": print}, path)
-    with pytest.raises(TypeError, match="unsupported dict key"):
-        hookgrad.save({hookgrad.ones(1): 1}, path)
+    with pytest.raises(TypeError):
+        hookgrad.save({"gen": (i for i in range(2))}, path)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -173,7 +179,7 @@ def test_failure_mid_write_keeps_the_old_checkpoint(tmp_path, monkeypatch):
     hookgrad.save({"version": 1, "w": hookgrad.ones(3)}, path)
     old_bytes = path.read_bytes()
     calls = []
-    real_write = serialization._write_array
+    real_write = _torch_writer.write_storage
 
     def failing_write(member, arr):
         calls.append(arr.shape)
@@ -181,7 +187,7 @@ def test_failure_mid_write_keeps_the_old_checkpoint(tmp_path, monkeypatch):
             raise OSError("disk full (simulated)")
         real_write(member, arr)
 
-    monkeypatch.setattr(serialization, "_write_array", failing_write)
+    monkeypatch.setattr(_torch_writer, "write_storage", failing_write)
     with pytest.raises(OSError, match="simulated"):
         hookgrad.save({"version": 2, "a": hookgrad.zeros(4), "b": hookgrad.zeros(5)}, path)
     assert len(calls) == 2  # it failed after writing part of the new archive
@@ -197,7 +203,7 @@ def test_failure_at_rename_keeps_the_old_checkpoint(tmp_path, monkeypatch):
     def failing_replace(src, dst):
         raise OSError("crash before rename (simulated)")
 
-    monkeypatch.setattr(serialization.os, "replace", failing_replace)
+    monkeypatch.setattr(os, "replace", failing_replace)
     with pytest.raises(OSError, match="simulated"):
         hookgrad.save([2], path)
     monkeypatch.undo()
@@ -239,11 +245,9 @@ def _manifest(root, tensors=()):
 def test_pickle_payload_is_refused_without_running_it(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.ckpt"
-    path.write_bytes(pickle.dumps(_Exploit(str(marker))))
-    with pytest.raises(pickle.UnpicklingError, match="not a ZIP archive"):
+    path.write_bytes(pickle.dumps(_Exploit(str(marker)), protocol=2))
+    with pytest.raises(pickle.UnpicklingError, match="not a checkpoint"):
         hookgrad.load(path)
-    with pytest.raises(pickle.UnpicklingError):
-        hookgrad.load(path, weights_only=False)
     assert not marker.exists()
 
 
@@ -263,7 +267,7 @@ def test_object_array_inside_a_checkpoint_is_refused(tmp_path):
 @pytest.mark.parametrize(
     ("members", "match"),
     [
-        ({"data.pkl": pickle.dumps([1])}, "no hookgrad manifest"),
+        ({"data.pkl": pickle.dumps([1])}, "version"),
         ({"hookgrad_checkpoint.json": "{not json"}, "not valid JSON"),
         ({"hookgrad_checkpoint.json": _manifest({"kind": "pickle", "value": "gASV"})},
          "unknown node kind"),
@@ -291,8 +295,15 @@ def test_array_that_disagrees_with_its_manifest_is_refused():
         hookgrad.load(buf)
 
 
-@pytest.mark.oracle
-def test_a_torch_save_file_is_refused(torch, tmp_path):
-    torch.save({"w": torch.ones(2)}, tmp_path / "t.pt")
-    with pytest.raises(pickle.UnpicklingError, match="no hookgrad manifest"):
-        hookgrad.load(tmp_path / "t.pt")
+def test_encrypted_members_of_old_archives_are_refused_typed():
+    arr = io.BytesIO()
+    np.save(arr, np.zeros(2, np.float32))
+    data = bytearray(_zip_with({"hookgrad_checkpoint.json": _manifest({"kind": "none"}),
+                                "arrays/0.npy": arr.getvalue()}).getvalue())
+    for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(sig)
+        while at >= 0:
+            data[at + off] |= 1
+            at = data.find(sig, at + 4)
+    with pytest.raises(serialization.CheckpointError, match="encrypted"):
+        hookgrad.load(io.BytesIO(bytes(data)))

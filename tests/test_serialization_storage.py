@@ -230,16 +230,16 @@ def test_is_set_to_rejects_non_tensors_as_torch_does(torch):
             lib.ones(2).is_set_to(3)
 
 
-def test_save_writes_each_storage_once_as_a_flat_npy():
+def test_save_writes_each_storage_once_as_raw_little_endian_bytes():
     import zipfile
 
     b = hookgrad.arange(10.0)
     buf = io.BytesIO()
     hookgrad.save({"v": b[2:5], "t": b.view(2, 5).t(), "b": b, "o": hookgrad.ones(2)}, buf)
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
-        names = sorted(n for n in zf.namelist() if n.endswith(".npy"))
-        assert names == ["storages/0.npy", "storages/1.npy"]
-        flat = np.load(io.BytesIO(zf.read("storages/0.npy")), allow_pickle=False)
+        names = sorted(n for n in zf.namelist() if "/data/" in n)
+        assert names == ["archive/data/0", "archive/data/1"]
+        flat = np.frombuffer(zf.read("archive/data/0"), dtype="<f4")
     np.testing.assert_array_equal(flat, np.arange(10.0, dtype=np.float32))
 
 

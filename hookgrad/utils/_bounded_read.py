@@ -1,15 +1,18 @@
 """A reader of untrusted ZIP + ``.npy`` files that allocates no more than the file holds.
 
-`hookgrad.load` reads checkpoints through this module only. Its rules:
+`hookgrad.load` reads hookgrad's earlier archives with these rules (`check_members`,
+`read_member`, `read_npy`); PyTorch-format archives use `read_member` and `guarded` with their
+own member checks (``hookgrad/_serialization/_torch_reader.py``). The rules:
 
-* members must be stored (the writer never compresses): a compressed member could inflate a
+* members must be stored (the writer never compressed): a compressed member could inflate a
   small file into gigabytes, and unknown compression methods are refused the same way;
 * every member's recorded size must fit in the archive (stored members: size on disk equals
   the data size), and member names are unique;
 * a ``.npy`` header is read with a hard size limit, parsed without evaluating code, and its
   shape times item size must equal the bytes actually present in the member, so a 600-byte
   file cannot ask for 15 GiB;
-* every read is checked against the member's CRC-32, so flipped bits are detected.
+* every read is checked against the member's CRC-32, so flipped bits are detected;
+* encrypted members (flag bits 0, 6 or 13) are refused.
 
 Every problem raises `Malformed` with a sentence saying what is wrong; any other exception
 escaping the parsers (``RecursionError``, ``MemoryError``, ``struct.error``, ...) is turned
@@ -20,19 +23,19 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import io
-import os
 import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
-__all__ = ["Malformed", "guarded", "open_archive", "read_member", "read_npy"]
+__all__ = ["Malformed", "guarded", "check_members", "read_member", "read_npy"]
 
 MAX_NPY_HEADER = 64 * 1024  # NumPy itself refuses headers over 10,000 bytes by default
 _MAGIC = b"\x93NUMPY"
+# zip general purpose flag bits: 0 encrypted, 6 strong encryption, 13 masked central directory
+_ENCRYPTION_FLAGS = 0x1 | 0x40 | 0x2000
 
 
 class Malformed(Exception):
@@ -55,38 +58,20 @@ def guarded(what: str) -> Iterator[None]:
     except zipfile.BadZipFile as e:
         raise Malformed(f"{what}: corrupt ZIP data ({e})") from None
     except (ValueError, TypeError, KeyError, IndexError, EOFError, OverflowError, OSError,
-            struct.error, zipfile.LargeZipFile, SyntaxError) as e:
+            struct.error, zipfile.LargeZipFile, SyntaxError, zlib.error) as e:
         raise Malformed(f"{what}: {type(e).__name__}: {e}") from None
 
 
-@contextlib.contextmanager
-def open_archive(f: Any) -> Iterator[zipfile.ZipFile]:
-    """Open a path or binary file object as a ZIP archive and check every member's header.
-
-    Errors opening a *path* (missing file, a directory, no permission) propagate as the
-    `OSError` they are; everything about the content raises `Malformed`.
-    """
-    with contextlib.ExitStack() as stack:
-        if isinstance(f, (str, os.PathLike)):
-            f = stack.enter_context(open(os.fspath(f), "rb"))
-        elif not (hasattr(f, "seekable") and f.seekable()):
-            f = io.BytesIO(f.read())
-        with guarded("not a hookgrad checkpoint (not a ZIP archive)"):
-            start = f.tell()
-            size = f.seek(0, os.SEEK_END)
-            f.seek(start)
-            zf = stack.enter_context(zipfile.ZipFile(f, "r"))
-        _check_members(zf, size)
-        yield zf
-
-
-def _check_members(zf: zipfile.ZipFile, size: int) -> None:
+def check_members(zf: zipfile.ZipFile, size: int) -> None:
+    """Refuse duplicate, encrypted, compressed or oversized members (see the module doc)."""
     seen: set[str] = set()
     for info in zf.infolist():
         name = info.filename
         if name in seen:
             raise Malformed(f"member {name!r} occurs twice")
         seen.add(name)
+        if info.flag_bits & _ENCRYPTION_FLAGS:
+            raise Malformed(f"member {name!r} is encrypted (unsupported encryption)")
         if info.compress_type != zipfile.ZIP_STORED:
             raise Malformed(f"member {name!r} is compressed (method {info.compress_type}); "
                             "checkpoints store their members uncompressed")

@@ -28,8 +28,6 @@ DEPARTURES = {
     "to(1.5)": "PyTorch silently accepts a float as to()'s argument; hookgrad raises TypeError",
     "misc lshift float": "hookgrad's << on a float tensor raises TypeError (NumPy's), PyTorch "
     "NotImplementedError (its kernel dispatch)",
-    "misc save object": "hookgrad.save is pickle-free by design: arbitrary objects are a "
-    "TypeError where torch.save pickles them",
 }
 
 
