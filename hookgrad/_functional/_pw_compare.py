@@ -8,7 +8,7 @@ import warnings
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._dispatch import bind, bind_inplace
+from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
 from hookgrad._functional._pw_util import promote, require_tensor, scalar_cast, type_name
 from hookgrad._ops._checks import check_number, check_operand, check_tensor
@@ -247,6 +247,11 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.masked_fill_``."""
     prim, tensors, params = _masked_fill_args(self, mask, value)
+    if has_internal_overlap(self._data):  # PyTorch writes every alias, with a warning
+        warnings.warn(
+            "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[mask] = scalar", UserWarning, stacklevel=2)
     return bind_inplace(prim, self, tensors, params)
 
 

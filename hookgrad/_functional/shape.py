@@ -31,7 +31,7 @@ from hookgrad._functional.rearrange import METHODS as _REARRANGE_METHODS
 from hookgrad._functional.rearrange import __all__ as _rearrange_all
 from hookgrad._ops import shape as _S
 from hookgrad._ops._checks import check_tensor, not_tensor
-from hookgrad._ops._shapes import infer_size, normalize_dim
+from hookgrad._ops._shapes import check_broadcast, infer_size, normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -338,8 +338,9 @@ def cat(tensors: Any, dim: int = 0, *, out: Any = None) -> Tensor:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     skip = _S.legacy_empty(ts)
     ref = next(t for t, s in zip(ts, skip, strict=False) if not s)
-    if ref._data.ndim == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    for i, t in enumerate(ts):  # checked before the dim, as PyTorch does
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     d = _dim(dim, ref)
     for i, (x, s) in enumerate(zip(ts, skip, strict=False)):
         if s:
@@ -483,6 +484,12 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Mirrors: ``torch.Tensor.copy_`` (broadcasts and casts `src`)."""
     check_writable(self)
     src = to_tensor_like(src, self)
+    dst_shape, src_shape = self._data.shape, src._data.shape
+    if src_shape != dst_shape:
+        out = check_broadcast(dst_shape, src_shape)  # PyTorch's RuntimeError when none
+        if out != dst_shape:
+            raise RuntimeError(f"output with shape {list(dst_shape)} doesn't match the "
+                               f"broadcast shape {list(out)}")
     return bind_inplace(P["copy_"], self, (self, src))
 
 

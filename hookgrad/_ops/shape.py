@@ -555,7 +555,8 @@ def _cat_impl(*tensors: Any, dim: int, sizes: tuple = ()) -> Any:
     # A size of None marks a legacy 1-D empty input, which PyTorch skips.
     kept = [t for t, s in zip(tensors, sizes, strict=False) if s is not None]
     xp = _backend.namespace_of(kept[0])
-    return xp.concatenate(kept, axis=dim)
+    # PyTorch allocates the result contiguous (NumPy would follow the inputs' layout)
+    return xp.ascontiguousarray(xp.concatenate(kept, axis=dim))
 
 
 def _cat_rule(i: int) -> Any:
@@ -569,7 +570,8 @@ def _cat_rule(i: int) -> Any:
 
 
 def _stack_impl(*tensors: Any, dim: int) -> Any:
-    return _backend.namespace_of(tensors[0]).stack(tensors, axis=dim)
+    xp = _backend.namespace_of(tensors[0])
+    return xp.ascontiguousarray(xp.stack(tensors, axis=dim))  # contiguous, as PyTorch's
 
 
 def _stack_rule(i: int) -> Any:

@@ -11,7 +11,12 @@ from typing import Any
 from hookgrad._config import STATE, install_grad_recorder
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._edges import check_view_inplace, gradient_edge, move_autograd_identity
+from hookgrad.autograd._edges import (
+    check_view_inplace,
+    gradient_edge,
+    move_autograd_identity,
+    sync_view,
+)
 from hookgrad.autograd._nodes import _PLANS, PrimitiveNode, SavedTensor, plan_of
 
 _FLOAT_KINDS = "fc"
@@ -29,21 +34,26 @@ def build_node(
     value to save in its place (PyTorch saves ``original_self`` the same way).
     """
     edges = []
-    mask = 0  # bit k: diff input k needs a gradient
+    mask = 0  # bit k: diff input k needs a gradient (it has a valid edge)
+    wants = False  # some input requires grad (a view made without a graph has no edge)
     bit = 1
     for idx in prim.diff_inputs:
         t = inputs[idx]
-        if t._requires_grad:
+        if t._requires_grad or (t._base is not None and sync_view(t)):
             fn = t._grad_fn
             # the common case of `gradient_edge` inline: a non-view with a grad_fn
-            edges.append((fn, t._output_nr) if fn is not None and t._base is None
-                         else gradient_edge(t))
-            mask |= bit
+            edge = (fn, t._output_nr) if fn is not None and t._base is None else gradient_edge(t)
+            edges.append(edge)
+            wants = True
+            if edge[0] is not None:  # PyTorch saves only for edges that can take a gradient
+                mask |= bit
         else:
             edges.append(_NO_EDGE)
         bit <<= 1
-    if not mask:
+    if not wants:
         return None
+    if not mask and len(edges) == 1:
+        mask = 1  # PyTorch's single-input nodes save unconditionally
     plan = _PLANS.get(prim) or plan_of(prim)
     node = plan.cls(tuple(edges))
     node._prim = prim
@@ -68,8 +78,17 @@ def build_node(
         wanted = plan.save_lists.get(mask) or plan.saves_for(prim, mask)
         node._saved = _save(wanted, inputs, outs, node, original, target)
     else:
-        node._saved = _NOTHING_SAVED
+        node._saved = _NOTHING_SAVED if not plan.packs_indices else _save_indices(node, params)
     return node
+
+
+def _save_indices(node: PrimitiveNode, params: dict) -> dict:
+    """Save advanced indexing's index tensors as PyTorch does (so pack hooks see them)."""
+    indices = params["indices"]
+    originals = getattr(indices, "originals", None)
+    if originals is None:  # built without the public indexing path (a rule, a replay)
+        originals = [Tensor._make(a) for a in indices if a is not None]
+    return {"indices": tuple(SavedTensor(t, False, node) for t in originals)}
 
 
 _NO_EDGE = (None, 0)
@@ -142,14 +161,19 @@ class GradRecorder:
                        target: Tensor, cast: Any = None) -> None:
         if target._base is not None:
             check_view_inplace(target, inputs)  # views "require grad" through their base
-        if not STATE.grad_enabled or not any(t._requires_grad for t in inputs):
+        if not STATE.grad_enabled or not any(
+                t._requires_grad or (t._base is not None and sync_view(t)) for t in inputs):
             return
+        if target._base is None and target._data.dtype.kind not in "fc":
+            return  # an integral result cannot require grad (views: CopySlices, as PyTorch)
         check_inplace_allowed(target)
         original = None
-        if target._requires_grad and _rules_need_input(prim, inputs, target):
-            # A copy with the target's old gradient edge stands in for the overwritten value.
-            original = Tensor._make(target._data.copy(), True)
-            original._grad_fn, original._output_nr = gradient_edge(target)
+        if _rules_need_input(prim, inputs, target):
+            # A copy with the target's old gradient edge (if any: the target may be a constant
+            # written with an operand that requires grad) stands in for the overwritten value.
+            original = Tensor._make(target._data.copy(), target._requires_grad)
+            if target._requires_grad:
+                original._grad_fn, original._output_nr = gradient_edge(target)
         node = build_node(prim, inputs, params, (out,), cast, original, target)
         if node is not None:
             self._pending[id(out)] = node
