@@ -99,6 +99,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     """
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"{type_name(input)} did not match {type_name(other)}")
+    check_broadcast(input._data.shape, other._data.shape)  # PyTorch's RuntimeError
     params = {"rtol": rtol, "atol": atol, "equal_nan": equal_nan}
     return bind(P["isclose"], (input, other), params)
 

@@ -256,6 +256,8 @@ def _inplace_binary(name: str) -> Any:
     def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
         if name == "sub" and (self._data.dtype.kind == "b" or _is_bool(other)):
             _bool_sub_check(self, other)
+        if alpha != 1 or type(alpha) is not int:
+            check_number(alpha, name + "_", "alpha", 2)
         params = {"alpha": alpha} if alpha != 1 else _EMPTY
         o = to_tensor_like(other, self)
         if o._data.shape != self._data.shape:

@@ -98,6 +98,10 @@ def _chain_shape(data: Any) -> list:
 
 def _infer(data: Any, dim: int, shape: list) -> dtype | None:
     """Promoted dtype of `data` (None if empty), checking it against `shape` from `dim` on."""
+    if dim and isinstance(data, str):  # PyTorch reads a nested str as a sequence
+        raise ValueError("too many dimensions 'str'")
+    if isinstance(data, bytes):
+        raise TypeError("new(): invalid data type 'bytes'")
     d = _scalar_dtype(data)
     if d is not None:
         if isinstance(data, Tensor) and dim:  # a tensor inside a sequence is one scalar
@@ -199,6 +203,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     if isinstance(data, np.ndarray):
         _check_numpy(data)
     public_dtype(dtype, "tensor")
+    if type(requires_grad) is not bool:
+        raise TypeError("tensor(): argument 'requires_grad' must be bool, not "
+                        f"{type(requires_grad).__name__}")
     if isinstance(data, (bytes, bytearray)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     arr = _fast_list(data, dtype)
@@ -206,6 +213,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         shape = _chain_shape(data)
         if len(shape) > MAX_DIMS:  # NumPy's limit (PyTorch's is 128)
             raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        if 0 in shape:
+            return _empty_from_nested(data, shape, dtype, device, requires_grad)
         inferred = _infer(data, 0, shape)
         d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
@@ -214,6 +223,32 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         arr = _to_array(raw, d)
     xp = _xp(device)
     return _finish(arr if xp is np else xp.asarray(arr), requires_grad)
+
+
+def _infer_all(data: Any) -> dtype:
+    """PyTorch's ``infer_scalar_type``: every leaf promoted, an empty sequence the default."""
+    if isinstance(data, bytes):
+        raise TypeError("new(): invalid data type 'bytes'")
+    d = _scalar_dtype(data)
+    if d is not None:
+        return d
+    if not _is_seq(data):
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+    out = None
+    for item in data:
+        sub = _infer_all(item)
+        out = sub if out is None else promote_types(out, sub)
+    return GLOBAL.default_dtype if out is None else out
+
+
+def _empty_from_nested(data: Any, shape: list, dtype: Any, device: Any,
+                       requires_grad: bool) -> Tensor:
+    """Nested data whose first chain has an empty sequence: PyTorch reads the shape off that
+    chain alone (``tensor([[], [1]])`` is a 2x0 tensor) and never visits the other elements
+    for their values, only for their dtype."""
+    inferred = _infer_all(data)
+    d = to_dtype(dtype) if dtype is not None else inferred
+    return _finish(_xp(device).zeros(tuple(shape), dtype=d.np), requires_grad)
 
 
 _PY_NUMBERS = {float, int, bool}
@@ -457,18 +492,32 @@ def zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
 
     Mirrors: ``torch.zeros``.
     """
-    size = size or _kw_size(kwargs)
+    size = size or _kw_size(kwargs, "zeros", layout)
+    check_factory_kwargs("zeros", kwargs, layout)
     return _filled("zeros", size, 0, dtype, device, requires_grad, out)
 
 
-def _kw_size(kwargs: dict) -> tuple:
-    return (kwargs.pop("size"),) if "size" in kwargs else ()
+def _kw_size(kwargs: dict, fn: str = "", layout: Any = None) -> tuple:
+    """The ``size=`` keyword; PyTorch's TypeErrors for other unknown keywords and bad layouts."""
+    size = (kwargs.pop("size"),) if "size" in kwargs else ()
+    check_factory_kwargs(fn, kwargs, layout)
+    return size
+
+
+def check_factory_kwargs(fn: str, kwargs: dict, layout: Any = None) -> None:
+    """PyTorch's TypeErrors of factories: unknown keywords, a layout that is not one."""
+    for name in kwargs:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{name}'")
+    if layout is not None and type(layout).__name__ != "layout":  # (_legacy imports us)
+        raise TypeError(f"{fn}(): argument 'layout' must be torch.layout, not "
+                        f"{type(layout).__name__}")
 
 
 def ones(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
          pin_memory: bool = False, requires_grad: bool = False, **kwargs: Any) -> Tensor:
     """A tensor of ones. Mirrors: ``torch.ones``."""
-    size = size or _kw_size(kwargs)
+    size = size or _kw_size(kwargs, "ones", layout)
+    check_factory_kwargs("ones", kwargs, layout)
     return _filled("ones", size, 1, dtype, device, requires_grad, out)
 
 
@@ -476,7 +525,8 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
           pin_memory: bool = False, requires_grad: bool = False, memory_format: Any = None,
           **kwargs: Any) -> Tensor:
     """An "uninitialised" tensor. Mirrors: ``torch.empty`` (zero-filled, never garbage)."""
-    size = size or _kw_size(kwargs)
+    size = size or _kw_size(kwargs, "empty", layout)
+    check_factory_kwargs("empty", kwargs, layout)
     return _filled("empty", size, 0, dtype, device, requires_grad, out)
 
 
@@ -551,6 +601,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any 
               device: Any = None, requires_grad: bool = False,
               memory_format: Any = None) -> Tensor:
     """`fill_value` with `input`'s shape, dtype and device. Mirrors: ``torch.full_like``."""
+    if not isinstance(fill_value, (int, float, complex, np.generic)) and not (
+            isinstance(fill_value, Tensor) and fill_value._data.ndim == 0):
+        raise TypeError("full_like(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
     return _like("full_like", input, fill_value, dtype, device, requires_grad)
 
 

@@ -334,6 +334,9 @@ def iter_tensor(self: Tensor) -> Any:
 
 # ---------------------------------------------------------------------------- index_put
 def _put_indices(self: Tensor, indices: Any) -> tuple:
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
     adv: dict = {}
     dim = 0
     for k, obj in enumerate(indices):
