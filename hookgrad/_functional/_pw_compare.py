@@ -248,12 +248,14 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.masked_fill_``."""
     prim, tensors, params = _masked_fill_args(self, mask, value)
-    if has_internal_overlap(self._data):  # PyTorch writes every alias, with a warning
+    overlapping = has_internal_overlap(self._data)
+    out = bind_inplace(prim, self, tensors, params)
+    if overlapping:  # PyTorch writes every alias, warning once its autograd checks passed
         warnings.warn(
             "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
             "tensor[mask] = scalar", UserWarning, stacklevel=2)
-    return bind_inplace(prim, self, tensors, params)
+    return out
 
 
 # ---------------------------------------------------------------- clamp

@@ -52,9 +52,11 @@ def build_node(
         bit <<= 1
     if not wants:
         return None
-    if not mask and len(edges) == 1:
-        mask = 1  # PyTorch's single-input nodes save unconditionally
     plan = _PLANS.get(prim) or plan_of(prim)
+    if not mask and plan.same_uses:
+        # PyTorch guards a saved value by the inputs needing it only when the inputs' formulas
+        # differ; one joint formula (or one input) saves unconditionally
+        mask = (1 << len(edges)) - 1
     node = plan.cls(tuple(edges))
     node._prim = prim
     node._params = params
@@ -136,7 +138,9 @@ def _save(wanted: tuple, inputs: tuple, outs: tuple, node: PrimitiveNode,
             saved[name] = tuple(SavedTensor(o, o._grad_fn is node, node) for o in outs)
         else:
             t = inputs[src]
-            if target is not None and t is target:
+            if src == 0 and target is not None and t is target:
+                # only `self` is saved as its pre-op copy; another input that is the target
+                # (``x.mul_(x)``) is saved as it is and fails its version check, as in PyTorch
                 t = original
             saved[name] = SavedTensor(t, False, node)
     return saved
@@ -209,7 +213,7 @@ def _save_results_after_write(node: PrimitiveNode, target: Tensor) -> None:
 
 
 def _rules_need_input(prim: Primitive, inputs: tuple, target: Tensor) -> bool:
-    names = {prim.inputs[i] for i, t in enumerate(inputs) if t is target}
+    names = {prim.inputs[0]} if inputs and inputs[0] is target else set()
     for idx in prim.diff_inputs:
         if inputs[idx]._requires_grad and names & set(prim.uses[prim.inputs[idx]]):
             return True

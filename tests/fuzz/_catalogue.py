@@ -93,6 +93,7 @@ OPS: dict[str, Op] = {
                   o._softmax_params),
     "log_softmax": Op("reduction", 1, lambda lib, x, dim: x.contiguous().log_softmax(dim),
                       o._softmax_params),
+    "softmax_raw": Op("reduction", 1, lambda lib, x, dim: x.softmax(dim), lambda rng, m: None),
     "cumsum": Op("reduction", 1, lambda lib, x, dim: x.cumsum(dim),
                  lambda rng, m: {"dim": o._dim(rng, m)} if m.shape else None),
     # views
