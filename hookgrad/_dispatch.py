@@ -234,6 +234,11 @@ def has_internal_overlap(arr: Any) -> bool:
     return 0 in arr.strides and _overlaps(arr)
 
 
+def is_dense(arr: Any) -> bool:
+    """Whether `arr` is non-overlapping and dense (a permutation of a contiguous array)."""
+    return _dense(arr)
+
+
 def _dense(arr: Any) -> bool:
     expected = arr.itemsize
     for st, n in sorted((abs(st), n) for st, n in zip(arr.strides, arr.shape) if n != 1):
@@ -268,5 +273,5 @@ def _overlaps(arr: Any) -> bool:
 
 
 
-__all__ = ["bind", "bind_inplace", "has_internal_overlap", "mark_views", "note_write", "record_function",
+__all__ = ["bind", "bind_inplace", "has_internal_overlap", "is_dense", "mark_views", "note_write", "record_function",
            "reject_non_tensors"]

@@ -32,7 +32,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._backend import move
-from hookgrad._dispatch import bind
+from hookgrad._dispatch import bind, is_dense
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
 
@@ -484,7 +484,9 @@ defop(
 # ---------------------------------------------------------------------------- copies
 def _clone_impl(self: Any, memory_format: Any = None) -> Any:
     fmt = str(memory_format)
-    return self.copy(order="C" if fmt.endswith("contiguous_format") else "K")
+    # preserve_format keeps only a dense, non-overlapping layout (an expanded input: row-major)
+    keep = not fmt.endswith("contiguous_format") and is_dense(self)
+    return self.copy(order="K" if keep else "C")
 
 
 defop(
