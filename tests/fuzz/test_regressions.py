@@ -131,6 +131,19 @@ REGRESSIONS = {
         ("op", "rsub", "t9", ["l2", "l8"], {}, None),
         ("node_hook", "t9", "h14", False)],
         ("grad", ["t9"], ["l8"], False, False, False)),
+    # CopySlices gives no gradient to a base that had no edge (its post hooks see None)
+    "copy_slices_no_edge": _p([
+        ("leaf", "l3", (1, 1, 1), "float32", False, 710587274),
+        ("leaf", "l5", (), "float32", True, 487870376),
+        ("op", "setitem_slice", "t6", ["l3", "l5"], {"dim": 0, "start": 0, "stop": 0,
+                                                      "step": 1}, None),
+        ("node_hook", "t6", "h7", False)],
+        ("backward", ["t6"], None, False, False, False)),
+    # clone of an expanded (overlapping) tensor is row-major
+    "clone_of_expanded": _p([
+        ("leaf", "l1", (3, 1, 4), "float32", True, 61859939),
+        ("op", "expand", "t2", ["l1"], {"shape": [2, 3, 3, 4]}, "no_grad"),
+        ("op", "clone", "t8", ["t2"], {}, None)]),
     # in-place on a constant with an operand that requires grad (issue class 1)
     "inplace_on_constant": _p([
         ("leaf", "w", (3,), "float32", True, 1),
