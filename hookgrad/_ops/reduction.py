@@ -361,7 +361,8 @@ def _scan_impl(fn_name: str) -> Any:
         if self.ndim == 0:
             return self.astype(out_dtype) if out_dtype is not None else self.copy()
         # PyTorch's scans allocate a contiguous result whatever the input's layout
-        return np.ascontiguousarray(getattr(np, fn_name)(self, axis=dim, dtype=out_dtype))
+        out = getattr(np, fn_name)(self, axis=dim, dtype=out_dtype)
+        return namespace_of(out).ascontiguousarray(out)
 
     return impl
 
