@@ -230,6 +230,15 @@ def check_inplace_allowed(target: Tensor) -> None:
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
         return
+    vc = target._version_counter
+    if (target._grad_fn is None and target._requires_grad and vc is not None
+            and target._view_version != vc.value):
+        # a view that requires grad only through its base, written since it was made (the
+        # base got its graph that way): PyTorch's leaf test reads the view's own grad_fn,
+        # which it never had
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     base = target._base
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(

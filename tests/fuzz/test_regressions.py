@@ -139,6 +139,15 @@ REGRESSIONS = {
                                                       "step": 1}, None),
         ("node_hook", "t6", "h7", False)],
         ("backward", ["t6"], None, False, False, False)),
+    # in-place on a stale view that requires grad only through its base: the leaf error
+    "inplace_on_stale_graphless_view": _p([
+        ("leaf", "l1", (3, 4), "float32", False, 331127190),
+        ("leaf", "l2", (), "float32", True, 752218894),
+        ("op", "flatten", "t4", ["l1"], {}, None),
+        ("op", "expand", "t5", ["t4"], {"shape": [12]}, None),
+        ("op", "setitem_slice", "t6", ["l1", "l2"], {"dim": 0, "start": 0, "stop": 2,
+                                                      "step": 2}, None),
+        ("op", "sigmoid_", "t9", ["t5"], {}, None)]),
     # clone of an expanded (overlapping) tensor is row-major
     "clone_of_expanded": _p([
         ("leaf", "l1", (3, 1, 4), "float32", True, 61859939),
