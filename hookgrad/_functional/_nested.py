@@ -49,6 +49,8 @@ def _chain_shape(data: Any) -> list:
     while True:
         if isinstance(data, np.ndarray) or (isinstance(data, Tensor) and not shape):
             return shape + list(data.shape)
+        if shape and isinstance(data, str):  # PyTorch reads a str first in a list as a sequence
+            raise ValueError("too many dimensions 'str'")
         if not _is_seq(data):  # a tensor inside a sequence is one scalar, as in PyTorch
             return shape
         shape.append(len(data))
@@ -59,8 +61,6 @@ def _chain_shape(data: Any) -> list:
 
 def _infer(data: Any, dim: int, shape: list) -> dtype | None:
     """Promoted dtype of `data` (None if empty), checking it against `shape` from `dim` on."""
-    if dim and isinstance(data, str):  # PyTorch reads a nested str as a sequence
-        raise ValueError("too many dimensions 'str'")
     if isinstance(data, bytes):
         raise TypeError("new(): invalid data type 'bytes'")
     d = _scalar_dtype(data)
