@@ -136,11 +136,25 @@ def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
     base = src._base if src._base is not None else src
     vc = src._vc()
     chain = src._view_chain
+    # (through the root base, as PyTorch: a view of a leaf that is itself a view need not)
+    no_graph = base._requires_grad and not STATE.grad_enabled
     for i, out in enumerate(outs):
         out._base = base
         out._version_counter = vc
         out._view_chain = chain + ((prim, params, i),)
         out._view_version = vc.value
+        if no_graph and out._data.dtype.kind in "fc":
+            out._requires_grad = True
+            out._view_no_graph = True
+
+
+# NOTE [Views made without a graph]
+# A view of a tensor that requires grad, taken with grad mode off (``no_grad``,
+# ``inference_mode``), requires grad in PyTorch (a view requires grad when its base does) but is
+# a leaf without ``grad_fn`` and without a gradient of its own: ops on it record nodes whose
+# edge towards it is empty, so backward reaches neither it nor its base, hooks on it never run
+# and ``retain_grad`` is a no-op. ``_view_no_graph`` marks such a view; `gradient_edge` gives it
+# no accumulator, and ``requires_grad_(True)`` (its own flag) gives it one.
 
 
 def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
@@ -169,6 +183,13 @@ def bind_inplace(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
         )
+    for t in inputs:
+        if t is not target and _may_share(tdata, t._data) and _partial_overlap(tdata, t._data):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
     try:
         res = prim.impl(*_arrays(inputs, cast), **params)
     except AttributeError:
@@ -214,7 +235,46 @@ def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
         rec.record_function(fn_cls, inputs, outputs)
 
 
-_FILLS = frozenset({"fill_", "fill_scalar_", "zero_"})  # PyTorch lets fills write overlaps
+# PyTorch lets fills write overlaps (masked_fill_ with a deprecation warning)
+_FILLS = frozenset({"fill_", "fill_scalar_", "zero_", "masked_fill", "masked_fill_tensor"})
+_may_share = np.may_share_memory  # a bounds test: cheap, and False for unrelated arrays
+
+
+def has_internal_overlap(arr: Any) -> bool:
+    """Whether `arr` has several elements at one memory location (an expanded tensor)."""
+    return 0 in arr.strides and _overlaps(arr)
+
+
+def is_dense(arr: Any) -> bool:
+    """Whether `arr` is non-overlapping and dense (a permutation of a contiguous array)."""
+    return _dense(arr)
+
+
+def _dense(arr: Any) -> bool:
+    expected = arr.itemsize
+    for st, n in sorted((abs(st), n) for st, n in zip(arr.strides, arr.shape) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _partial_overlap(out: Any, inp: Any) -> bool:
+    """PyTorch's ``get_overlap_status(out, inp) == PARTIAL`` for arrays sharing a buffer.
+
+    Only dense, non-overlapping arrays are compared (others are "too hard" and allowed): their
+    byte ranges overlap without being the same range with the same strides.
+    """
+    if type(out) is not _ndarray or type(inp) is not _ndarray:
+        return False
+    if out.size == 0 or inp.size == 0 or not (_dense(out) and _dense(inp)):
+        return False
+    a0 = out.__array_interface__["data"][0]
+    b0 = inp.__array_interface__["data"][0]
+    a1, b1 = a0 + out.nbytes, b0 + inp.nbytes
+    if a0 == b0 and a1 == b1:
+        return out.strides != inp.strides
+    return a0 < b1 and b0 < a1
 
 
 def _overlaps(arr: Any) -> bool:
@@ -224,5 +284,5 @@ def _overlaps(arr: Any) -> bool:
 
 
 
-__all__ = ["bind", "bind_inplace", "mark_views", "note_write", "record_function",
+__all__ = ["bind", "bind_inplace", "has_internal_overlap", "is_dense", "mark_views", "note_write", "record_function",
            "reject_non_tensors"]

@@ -77,6 +77,7 @@ class Tensor:
     _is_param = False
     _leaf_alias_of: Tensor | None = None  # an unpacked saved leaf stands for this leaf
     _creation_meta: Any = None  # how a view may be modified in place (NOTE in _views.py)
+    _view_no_graph = False  # NOTE [Views made without a graph] in _dispatch.py
     _storage_array: Any = None  # NOTE [Storage arrays]
 
     # ------------------------------------------------------------------ construction
@@ -220,7 +221,10 @@ class Tensor:
     # ------------------------------------------------------------------ autograd fields
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        r = self._requires_grad
+        if r or self._base is None:
+            return r
+        return STATE_HOOKS.sync_view(self)  # a view requires grad when its base does
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -248,6 +252,12 @@ class Tensor:
             )
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if self._view_no_graph:
+            # it requires grad through its base whatever its own flag says; asking for grad
+            # gives it a gradient of its own (an accumulator), as PyTorch's own flag does
+            if requires_grad:
+                del self._view_no_graph
+            return self
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -257,7 +267,7 @@ class Tensor:
 
     @property
     def grad_fn(self) -> Any:
-        if self._base is not None and self._requires_grad:
+        if self._base is not None and (self._requires_grad or STATE_HOOKS.sync_view(self)):
             return STATE_HOOKS.view_grad_fn(self)
         return self._grad_fn
 
@@ -271,7 +281,8 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+        # the stored grad_fn, as PyTorch's is_leaf test here (a stale view is not regenerated)
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             import warnings
 
             warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
@@ -449,6 +460,10 @@ class _LateHooks:
 
     def view_grad_fn(self, t: Tensor) -> Any:
         return t._grad_fn
+
+    def sync_view(self, t: Tensor) -> bool:
+        """Whether view `t` requires grad through its base (the autograd layer's rule)."""
+        return False
 
     def get_tangent(self, t: Tensor, level: int) -> Any:
         """Forward-AD tangent of `t` at `level` (forward_ad may install a view-aware one)."""

@@ -8,7 +8,7 @@ import warnings
 from typing import Any
 
 from hookgrad._backend import namespace_of
-from hookgrad._dispatch import bind, bind_inplace
+from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
 from hookgrad._functional._pw_util import promote, require_tensor, scalar_cast, type_name
 from hookgrad._ops._checks import check_number, check_operand, check_tensor
@@ -99,6 +99,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     """
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"{type_name(input)} did not match {type_name(other)}")
+    check_broadcast(input._data.shape, other._data.shape)  # PyTorch's RuntimeError
     params = {"rtol": rtol, "atol": atol, "equal_nan": equal_nan}
     return bind(P["isclose"], (input, other), params)
 
@@ -247,7 +248,14 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.masked_fill_``."""
     prim, tensors, params = _masked_fill_args(self, mask, value)
-    return bind_inplace(prim, self, tensors, params)
+    overlapping = has_internal_overlap(self._data)
+    out = bind_inplace(prim, self, tensors, params)
+    if overlapping:  # PyTorch writes every alias, warning once its autograd checks passed
+        warnings.warn(
+            "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[mask] = scalar", UserWarning, stacklevel=2)
+    return out
 
 
 # ---------------------------------------------------------------- clamp

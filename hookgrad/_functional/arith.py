@@ -27,8 +27,8 @@ _EMPTY: dict = {}
 
 
 def _bool_sub_check(a: Any, b: Any) -> None:
-    a_bool = isinstance(a, Tensor) and a._data.dtype.kind == "b"
-    b_bool = isinstance(b, Tensor) and b._data.dtype.kind == "b"
+    a_bool = isinstance(a, bool) or isinstance(a, Tensor) and a._data.dtype.kind == "b"
+    b_bool = isinstance(b, bool) or isinstance(b, Tensor) and b._data.dtype.kind == "b"
     if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -36,6 +36,10 @@ def _bool_sub_check(a: Any, b: Any) -> None:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype.kind == "b")
 
 
 def _check_alpha(input: Any, other: Any, alpha: Any) -> None:
@@ -64,8 +68,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
     Mirrors: ``torch.sub``.
     """
-    if (isinstance(input, Tensor) and isinstance(other, Tensor)
-            and (input._data.dtype.kind == "b" or other._data.dtype.kind == "b")):
+    if _is_bool(input) or _is_bool(other):  # a bool tensor or a Python bool operand
         _bool_sub_check(input, other)
     if alpha != 1 or type(alpha) is not int:
         _check_alpha(input, other, alpha)
@@ -82,8 +85,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
-    if input._data.dtype.kind == "b":
-        _bool_sub_check(input, None)
+    if input._data.dtype.kind == "b" or isinstance(other, bool):
+        _bool_sub_check(input, other)
     rt = result_type(input, other)
     cast = rt if input._data.dtype != rt.np else None
     return bind(P["rsub"], (input,), {"other": other, "alpha": alpha}, cast)
@@ -251,9 +254,10 @@ def _inplace_binary(name: str) -> Any:
     prim = P[name]
 
     def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-        if name == "sub" and (self._data.dtype.kind == "b" or (
-                isinstance(other, Tensor) and other._data.dtype.kind == "b")):
+        if name == "sub" and (self._data.dtype.kind == "b" or _is_bool(other)):
             _bool_sub_check(self, other)
+        if alpha != 1 or type(alpha) is not int:
+            check_number(alpha, name + "_", "alpha", 2)
         params = {"alpha": alpha} if alpha != 1 else _EMPTY
         o = to_tensor_like(other, self)
         if o._data.shape != self._data.shape:

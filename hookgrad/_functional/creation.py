@@ -9,7 +9,6 @@ float32). Range values come from `_ranges` (bit-exact with PyTorch's CPU kernels
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,10 +23,21 @@ from hookgrad._dtypes import (
     dtype,
     from_numpy_dtype,
     int64,
-    promote_types,
     to_dtype,
 )
 from hookgrad._functional import _ranges
+from hookgrad._functional._nested import (  # noqa: F401 - re-exported helpers
+    _scalar_dtype,
+    _is_seq,
+    _chain_shape,
+    _infer,
+    _unwrap,
+    _INT64,
+    MAX_DIMS,
+    _check_fits,
+    _python_numbers,
+    _infer_all,
+)
 from hookgrad._tensor import Tensor
 
 __all__ = [
@@ -54,118 +64,6 @@ def _finish(arr: Any, requires_grad: bool) -> Tensor:
             raise RuntimeError(_REQUIRES_GRAD_ERROR)
         t._requires_grad = True
     return t
-
-
-# ------------------------------------------------------------------ dtype inference
-def _scalar_dtype(x: Any) -> dtype | None:
-    """dtype of one leaf of ``tensor(data)``; None when `x` is a sequence."""
-    if isinstance(x, (Tensor, np.ndarray, np.generic)):
-        # checked first: np.float64 is a Python float, but keeps its own dtype
-        return from_numpy_dtype(x.dtype) if not isinstance(x, Tensor) else x.dtype
-    if isinstance(x, bool):
-        return bool_
-    if isinstance(x, int):
-        return int64
-    if isinstance(x, float):
-        return GLOBAL.default_dtype
-    if x is None:
-        raise RuntimeError("Could not infer dtype of NoneType")
-    if isinstance(x, str):
-        raise TypeError("new(): invalid data type 'str'")
-    if isinstance(x, complex):
-        raise TypeError("hookgrad: complex tensors are not supported")
-    return None
-
-
-def _is_seq(x: Any) -> bool:
-    return isinstance(x, (list, tuple, range)) or (
-        isinstance(x, Sequence) and not isinstance(x, (str, bytes)))
-
-
-def _chain_shape(data: Any) -> list:
-    """The shape PyTorch reads off the first element at every depth."""
-    shape: list = []
-    while True:
-        if isinstance(data, np.ndarray) or (isinstance(data, Tensor) and not shape):
-            return shape + list(data.shape)
-        if not _is_seq(data):  # a tensor inside a sequence is one scalar, as in PyTorch
-            return shape
-        shape.append(len(data))
-        if not len(data):
-            return shape
-        data = data[0]
-
-
-def _infer(data: Any, dim: int, shape: list) -> dtype | None:
-    """Promoted dtype of `data` (None if empty), checking it against `shape` from `dim` on."""
-    d = _scalar_dtype(data)
-    if d is not None:
-        if isinstance(data, Tensor) and dim:  # a tensor inside a sequence is one scalar
-            if data._data.size != 1:
-                raise ValueError("only one element tensors can be converted to Python scalars")
-            if dim < len(shape):
-                raise TypeError("not a sequence")
-        elif isinstance(data, (Tensor, np.ndarray)):  # its dimensions extend the shape
-            if list(data.shape) != shape[dim:]:
-                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
-                                 f"(got {data.shape[0] if data.ndim else 0})")
-        elif dim < len(shape):
-            raise TypeError("not a sequence")
-        return d
-    if not _is_seq(data):
-        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
-    if dim >= len(shape):
-        raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
-    n = len(data)
-    if shape[dim] != n:
-        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {n})")
-    out = None
-    for item in data:
-        d = _infer(item, dim + 1, shape)
-        if d is not None:
-            out = d if out is None else promote_types(out, d)
-    return out
-
-
-def _unwrap(data: Any, top: bool = True) -> Any:
-    """Tensors inside `data` become host arrays (nested ones: scalars), for NumPy."""
-    if isinstance(data, Tensor):
-        arr = _backend.to_numpy(data._data)
-        return arr if top else arr.reshape(())
-    if isinstance(data, (list, tuple, range)):
-        return [_unwrap(d, False) for d in data]
-    return data
-
-
-_INT64 = np.iinfo(np.int64)
-MAX_DIMS = 64  # NumPy's limit on dimensions (PyTorch's is 128): deeper nesting is refused
-
-
-def _check_fits(values: Any, d: dtype, type_name: str, unpack: bool = True) -> None:
-    """PyTorch's checks of Python numbers converted to an integral type, element by element:
-    an int beyond int64 fails to unpack (ValueError); a value outside `d`'s range, NaN or an
-    infinity cannot be converted (``c10::overflows``, RuntimeError). `unpack` False: a Scalar
-    argument (``full``), where a huge int is a range error too."""
-    if d.is_floating_point or d is bool_:
-        return
-    flat = np.asarray(values, dtype=object).reshape(-1)
-    info = np.iinfo(d.np)
-    for v in flat:
-        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-            if unpack and not _INT64.min <= v <= _INT64.max:
-                raise ValueError("Overflow when unpacking long long")
-            # unsigned targets accept -max..max (the negative ones wrap), like c10::overflows
-            bad = v > info.max or (v < info.min and (info.min != 0 or -v > info.max))
-        elif isinstance(v, (float, np.floating)):
-            bad = not np.isfinite(v) or v < info.min or v > info.max
-        else:
-            bad = False
-        if bad:
-            raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
-
-
-def _python_numbers(data: Any) -> bool:
-    return isinstance(data, (int, float, list, tuple, range)) and not isinstance(data, bool)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -199,6 +97,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     if isinstance(data, np.ndarray):
         _check_numpy(data)
     public_dtype(dtype, "tensor")
+    if type(requires_grad) is not bool:
+        raise TypeError("tensor(): argument 'requires_grad' must be bool, not "
+                        f"{type(requires_grad).__name__}")
     if isinstance(data, (bytes, bytearray)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     arr = _fast_list(data, dtype)
@@ -206,6 +107,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         shape = _chain_shape(data)
         if len(shape) > MAX_DIMS:  # NumPy's limit (PyTorch's is 128)
             raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        if 0 in shape:
+            return _empty_from_nested(data, shape, dtype, device, requires_grad)
         inferred = _infer(data, 0, shape)
         d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
@@ -214,6 +117,16 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         arr = _to_array(raw, d)
     xp = _xp(device)
     return _finish(arr if xp is np else xp.asarray(arr), requires_grad)
+
+
+def _empty_from_nested(data: Any, shape: list, dtype: Any, device: Any,
+                       requires_grad: bool) -> Tensor:
+    """Nested data whose first chain has an empty sequence: PyTorch reads the shape off that
+    chain alone (``tensor([[], [1]])`` is a 2x0 tensor) and never visits the other elements
+    for their values, only for their dtype."""
+    inferred = _infer_all(data)
+    d = to_dtype(dtype) if dtype is not None else inferred
+    return _finish(_xp(device).zeros(tuple(shape), dtype=d.np), requires_grad)
 
 
 _PY_NUMBERS = {float, int, bool}
@@ -457,18 +370,32 @@ def zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
 
     Mirrors: ``torch.zeros``.
     """
-    size = size or _kw_size(kwargs)
+    size = size or _kw_size(kwargs, "zeros", layout)
+    check_factory_kwargs("zeros", kwargs, layout)
     return _filled("zeros", size, 0, dtype, device, requires_grad, out)
 
 
-def _kw_size(kwargs: dict) -> tuple:
-    return (kwargs.pop("size"),) if "size" in kwargs else ()
+def _kw_size(kwargs: dict, fn: str = "", layout: Any = None) -> tuple:
+    """The ``size=`` keyword; PyTorch's TypeErrors for other unknown keywords and bad layouts."""
+    size = (kwargs.pop("size"),) if "size" in kwargs else ()
+    check_factory_kwargs(fn, kwargs, layout)
+    return size
+
+
+def check_factory_kwargs(fn: str, kwargs: dict, layout: Any = None) -> None:
+    """PyTorch's TypeErrors of factories: unknown keywords, a layout that is not one."""
+    for name in kwargs:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{name}'")
+    if layout is not None and type(layout).__name__ != "layout":  # (_legacy imports us)
+        raise TypeError(f"{fn}(): argument 'layout' must be torch.layout, not "
+                        f"{type(layout).__name__}")
 
 
 def ones(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
          pin_memory: bool = False, requires_grad: bool = False, **kwargs: Any) -> Tensor:
     """A tensor of ones. Mirrors: ``torch.ones``."""
-    size = size or _kw_size(kwargs)
+    size = size or _kw_size(kwargs, "ones", layout)
+    check_factory_kwargs("ones", kwargs, layout)
     return _filled("ones", size, 1, dtype, device, requires_grad, out)
 
 
@@ -476,7 +403,8 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
           pin_memory: bool = False, requires_grad: bool = False, memory_format: Any = None,
           **kwargs: Any) -> Tensor:
     """An "uninitialised" tensor. Mirrors: ``torch.empty`` (zero-filled, never garbage)."""
-    size = size or _kw_size(kwargs)
+    size = size or _kw_size(kwargs, "empty", layout)
+    check_factory_kwargs("empty", kwargs, layout)
     return _filled("empty", size, 0, dtype, device, requires_grad, out)
 
 
@@ -551,6 +479,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any 
               device: Any = None, requires_grad: bool = False,
               memory_format: Any = None) -> Tensor:
     """`fill_value` with `input`'s shape, dtype and device. Mirrors: ``torch.full_like``."""
+    if not isinstance(fill_value, (int, float, complex, np.generic)) and not (
+            isinstance(fill_value, Tensor) and fill_value._data.ndim == 0):
+        raise TypeError("full_like(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
     return _like("full_like", input, fill_value, dtype, device, requires_grad)
 
 

@@ -35,7 +35,7 @@ from hookgrad._functional._gather import (  # noqa: F401 - re-exported public op
     take,
     take_along_dim,
 )
-from hookgrad._ops.indexing import np_index
+from hookgrad._ops.indexing import np_index, with_originals
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -140,6 +140,8 @@ def _select_int(t: Tensor, dim: int, i: int) -> Tensor:
 def _record_advanced(t: Tensor, dim: int, obj: Any, adv: dict) -> int:
     """Store advanced index `obj` at `dim`; returns how many dims it consumed."""
     arr = _index_array(obj)
+    # what PyTorch's index node saves: the tensor given, or the list made a tensor
+    adv.setdefault("originals", []).append(obj if isinstance(obj, Tensor) else Tensor._make(arr))
     shape = t._data.shape
     if arr.dtype.kind == "b":
         for k, n in enumerate(arr.shape):
@@ -155,9 +157,10 @@ def _record_advanced(t: Tensor, dim: int, obj: Any, adv: dict) -> int:
     if arr.size:
         bad = arr[(arr < -size) | (arr >= size)]
         if bad.size:
-            # PyTorch numbers the dimension among the advanced indices only.
+            # PyTorch numbers the dimension among the advanced indices only (`adv` also holds
+            # the "originals" entry).
             raise IndexError(
-                f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {len(adv)} with "
+                f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {len(adv) - 1} with "
                 f"size {size}"
             )
     adv[dim] = arr
@@ -202,6 +205,7 @@ def apply_slicing(t: Tensor, idx: tuple, optimize: bool) -> tuple:
 
 def _indices(t: Tensor, adv: dict) -> tuple:
     """The ``indices`` param of ``index``/``index_put``: None for dims not indexed."""
+    originals = adv.pop("originals", [])
     last = max(adv)
     out = tuple(adv.get(d) for d in range(last + 1))
     try:
@@ -211,7 +215,7 @@ def _indices(t: Tensor, adv: dict) -> tuple:
         raise IndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
         ) from None
-    return out
+    return with_originals(out, originals)
 
 
 # ---------------------------------------------------------------------------- __getitem__
@@ -330,6 +334,9 @@ def iter_tensor(self: Tensor) -> Any:
 
 # ---------------------------------------------------------------------------- index_put
 def _put_indices(self: Tensor, indices: Any) -> tuple:
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
     adv: dict = {}
     dim = 0
     for k, obj in enumerate(indices):

@@ -25,7 +25,14 @@ from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
-from hookgrad._functional.creation import _finish, _like_device, _shape, _size_arg, _xp
+from hookgrad._functional.creation import (
+    _finish,
+    _like_device,
+    _shape,
+    _size_arg,
+    _xp,
+    check_factory_kwargs,
+)
 from hookgrad._tensor import Tensor
 
 __all__ = [
@@ -435,6 +442,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     """
     rng = _rng(generator)
     size = size or ((kwargs.pop("size"),) if "size" in kwargs else ())
+    _check_kwargs("rand", kwargs, layout, dtype)
     return _float_factory(size, dtype, device, requires_grad, "check_uniform_bounds",
                           lambda shape, d: _uniform(rng, shape, d, 0.0, 1.0))
 
@@ -445,8 +453,17 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     """Samples of N(0, 1). Mirrors: ``torch.randn`` (PCG64 stream)."""
     rng = _rng(generator)
     size = size or ((kwargs.pop("size"),) if "size" in kwargs else ())
+    _check_kwargs("randn", kwargs, layout, dtype)
     return _float_factory(size, dtype, device, requires_grad, "normal_kernel_cpu",
                           lambda shape, d: _normal(rng, shape, d, 0.0, 1.0), "randn")
+
+
+def _check_kwargs(fn: str, kwargs: dict, layout: Any, dtype: Any) -> None:
+    check_factory_kwargs(fn, kwargs, layout)
+    if dtype is not None and type(dtype).__name__ != "dtype":  # PyTorch's parser: a TypeError
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (..., "
+                        f"dtype={type(dtype).__name__}), but expected one of: (tuple of ints "
+                        "size, *, torch.dtype dtype = None, ...)")
 
 
 def _randint_args(args: tuple, kwargs: dict) -> tuple[int, int, tuple]:
@@ -470,6 +487,9 @@ def _randint_args(args: tuple, kwargs: dict) -> tuple[int, int, tuple]:
             raise TypeError(f"randint(): argument '{name}' (position "
                             f"{0 if name == 'low' else 1}) must be int, not "
                             f"{type(value).__name__}")
+    if any(not isinstance(s, (int, np.integer)) or isinstance(s, bool) for s in size):
+        raise TypeError("randint() received an invalid combination of arguments - got a size "
+                        "that is not a tuple of ints")
     return int(low or 0), int(high), tuple(size)
 
 

@@ -50,7 +50,12 @@ def type_word(t: Any) -> str:
 
 
 def _dtype_param(dtype: Any) -> dict:
-    return {} if dtype is None else {"dtype": to_dtype(dtype)}
+    if dtype is None:
+        return {}
+    if type(dtype).__name__ != "dtype":  # PyTorch's argument parser takes torch.dtype only
+        raise TypeError("received an invalid combination of arguments - got "
+                        f"(dtype={type(dtype).__name__}), but expected torch.dtype dtype")
+    return {"dtype": to_dtype(dtype)}
 
 
 @numpy_aliases

@@ -6,6 +6,7 @@ Slicing views live in `_slicing`, flips/rolls/pads in `rearrange`, the view help
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any
 
@@ -31,7 +32,7 @@ from hookgrad._functional.rearrange import METHODS as _REARRANGE_METHODS
 from hookgrad._functional.rearrange import __all__ as _rearrange_all
 from hookgrad._ops import shape as _S
 from hookgrad._ops._checks import check_tensor, not_tensor
-from hookgrad._ops._shapes import infer_size, normalize_dim
+from hookgrad._ops._shapes import check_broadcast, infer_size, normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
@@ -182,6 +183,12 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Mirrors: ``torch.unsqueeze``."""
+    if not isinstance(dim, int):
+        try:
+            dim = operator.index(dim)
+        except TypeError:
+            raise TypeError("unsqueeze(): argument 'dim' (position 1) must be int, not "
+                            f"{type(dim).__name__}") from None
     d = normalize_dim(int(dim), input._data.ndim + 1)
     return _view(P["unsqueeze"], input, {"dim": d})
 
@@ -261,8 +268,12 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
             f"({list(src)} dims) should contain the same number of dims as destination "
             f"({list(dst)} dims)"
         )
+    given = {"source": list(src), "destination": list(dst)}
     src = tuple(normalize_dim(d, n) for d in src)
     dst = tuple(normalize_dim(d, n) for d in dst)
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given[name]})")
     order = [-1] * n
     for s, d in zip(src, dst, strict=False):
         order[d] = s
@@ -338,8 +349,9 @@ def cat(tensors: Any, dim: int = 0, *, out: Any = None) -> Tensor:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     skip = _S.legacy_empty(ts)
     ref = next(t for t, s in zip(ts, skip, strict=False) if not s)
-    if ref._data.ndim == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    for i, t in enumerate(ts):  # checked before the dim, as PyTorch does
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     d = _dim(dim, ref)
     for i, (x, s) in enumerate(zip(ts, skip, strict=False)):
         if s:
@@ -408,9 +420,16 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     """Mirrors: ``torch.Tensor.contiguous`` (returns self when already contiguous)."""
+    fmt = str(memory_format)
+    for name, rank in (("channels_last", 4), ("channels_last_3d", 5)):
+        if fmt.endswith(name) and self._data.ndim != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {name} format")
     if self._data.flags.c_contiguous:
         return self
     return bind(P["clone"], (self,), {"memory_format": "contiguous_format"})
+
+
+_TO_KWARGS = frozenset({"dtype", "device", "copy", "non_blocking", "memory_format"})
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -419,6 +438,10 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     A device of another backend moves the values there (NOTE [Backends] in ``_backend``);
     the gradient flows back to the source device.
     """
+    for name in kwargs:
+        if name not in _TO_KWARGS:
+            raise TypeError("to() received an invalid combination of arguments - got an "
+                            f"unexpected keyword argument '{name}'")
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
     dev = kwargs.get("device")
@@ -483,6 +506,12 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Mirrors: ``torch.Tensor.copy_`` (broadcasts and casts `src`)."""
     check_writable(self)
     src = to_tensor_like(src, self)
+    dst_shape, src_shape = self._data.shape, src._data.shape
+    if src_shape != dst_shape:
+        out = check_broadcast(dst_shape, src_shape)  # PyTorch's RuntimeError when none
+        if out != dst_shape:
+            raise RuntimeError(f"output with shape {list(dst_shape)} doesn't match the "
+                               f"broadcast shape {list(out)}")
     return bind_inplace(P["copy_"], self, (self, src))
 
 

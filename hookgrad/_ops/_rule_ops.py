@@ -190,8 +190,8 @@ class ArrayOps:
 
     @staticmethod
     def flip(a: Any, dim: int) -> Any:
-        """``Tensor.flip(dim)``."""
-        return namespace_of(a).flip(a, dim)
+        """``Tensor.flip(dim)`` (a copy, as PyTorch's: no negative strides leak into grads)."""
+        return namespace_of(a).flip(a, dim).copy()
 
     @staticmethod
     def cumsum(a: Any, dim: int) -> Any:

@@ -27,6 +27,23 @@ _INT = "integer indices are not differentiable"
 _MASK = "boolean masks are not differentiable"
 
 
+class IndexTuple(tuple):
+    """An ``indices`` param that also carries the index tensors as the caller gave them.
+
+    ``originals`` (tensors: a boolean mask unexpanded, a list as an int64 tensor) are what the
+    node saves, so saved-tensor hooks pack what PyTorch's ``IndexBackward0`` packs; the tuple
+    itself holds the expanded int64 arrays the impls use (NOTE [Index params]).
+    """
+
+    originals: tuple = ()
+
+
+def with_originals(indices: tuple, originals: list) -> IndexTuple:
+    out = IndexTuple(indices)
+    out.originals = tuple(originals)
+    return out
+
+
 def np_index(indices: tuple, xp: Any = np) -> tuple:
     """The array-library index tuple for an ``indices`` param (NOTE [Index params])."""
     return tuple(slice(None) if i is None else xp.asarray(i) for i in indices)
@@ -38,12 +55,89 @@ def const(arr: Any) -> Tensor:
 
 # ---------------------------------------------------------------------------- index / index_put
 def _index_impl(self: Any, indices: tuple) -> Any:
-    return self[np_index(indices, _backend.namespace_of(self))]
+    res = self[np_index(indices, _backend.namespace_of(self))]
+    if res.ndim < 2:
+        return res
+    perm = _index_layout(self, indices, res.shape)
+    if res.strides == _strides_for(res, perm):
+        return res
+    return _with_layout(res, perm)
+
+
+def _strides_for(res: Any, perm: list) -> tuple:
+    out = [0] * res.ndim
+    step = res.itemsize
+    for d in perm:
+        out[d] = step
+        step *= res.shape[d]
+    return tuple(out)
+
+
+# NOTE [Index result layout]
+# PyTorch computes ``x[..., idx, ...]`` with a TensorIterator over the source restrided to the
+# result's shape (stride 0 along the index dims) and each index tensor restrided likewise (stride 0
+# along the other dims); the output takes the dim order TensorIterator's ``reorder_dimensions``
+# derives from those operands. Non-adjacent indices are first moved to the front. NumPy lays the
+# result out otherwise (``x[:, [0, 1]]`` comes out column-major), so `_index_impl` reproduces
+# PyTorch's ordering and copies into it: strides and ``is_contiguous`` then match, and with them
+# what ``contiguous()``/``view`` do with the result.
+def _index_layout(self: Any, indices: tuple, shape: tuple) -> list:
+    """Dims of the result from fastest to slowest, as PyTorch's TensorIterator orders them."""
+    dims = [d for d, i in enumerate(indices) if i is not None]
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    item = self.itemsize
+    src = [st // item for st in self.strides]
+    idx = [i for i in indices if i is not None]
+    ishape = np.broadcast_shapes(*[i.shape for i in idx])
+    if adjacent:
+        before, after = src[: dims[0]], src[dims[-1] + 1 :]
+    else:  # the indexed dims go to the front, the others keep their order
+        before, after = [], [src[d] for d in range(self.ndim) if d not in dims]
+    k = len(ishape)
+    ops = [before + [0] * k + after]
+    for i in idx:
+        b = np.broadcast_to(i, ishape)
+        ops.append([0] * len(before) + [st // b.itemsize for st in b.strides] + [0] * len(after))
+    return _reorder_dims(shape, ops)
+
+
+def _reorder_dims(shape: tuple, ops: list) -> list:
+    def should_swap(d0: int, d1: int) -> int:
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape)))[::-1]
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _with_layout(res: Any, perm: list) -> Any:
+    xp = _backend.namespace_of(res)
+    slow = perm[::-1]
+    buf = xp.empty(tuple(res.shape[d] for d in slow), dtype=res.dtype)
+    out = buf.transpose(tuple(int(j) for j in np.argsort(slow)))
+    out[...] = res
+    return out
 
 
 def _index_put_impl(self: Any, values: Any, indices: tuple, accumulate: bool = False) -> Any:
     xp = _backend.namespace_of(self)
-    out = self.copy()
+    out = xp.array(self, order="K")  # PyTorch clones with the input's layout
     idx = np_index(indices, xp)
     if accumulate:
         xp.add.at(out, idx, values)
@@ -160,10 +254,10 @@ defop(
     impl=_at_least_1d(_gather, True),
     inputs=("self", "index"),
     params=("dim", "sparse_grad"),
-    saves=("index",),
+    saves=("index", "self"),  # PyTorch's GatherBackward0 saves self too (its pack calls)
     nondifferentiable={"index": _INT},
     vjp={
-        "self": lambda grad, self_shape, index, dim: bind(
+        "self": lambda grad, self_shape, index, dim, self: bind(
             P["scatter_add"], (zeros_of(grad, self_shape), index, grad), {"dim": dim}
         )
     },
@@ -235,7 +329,7 @@ def _index_add(self: Any, index: Any, source: Any, dim: int, alpha: Any = 1) -> 
 
 
 def _index_add_source(
-    grad: Tensor, index: Tensor, dim: int, alpha: Any, source_shape: tuple
+    grad: Tensor, index: Tensor, dim: int, alpha: Any, source_shape: tuple, source: Tensor
 ) -> Tensor:
     g = bind(P["index_select"], (grad, index), {"dim": dim})
     if alpha != 1:
@@ -276,7 +370,7 @@ defop(
     impl=_index_add,
     inputs=("self", "index", "source"),
     params=("dim", "alpha"),
-    saves=("index",),
+    saves=("index", "source"),  # as PyTorch's IndexAddBackward0 (source for its sizes)
     nondifferentiable={"index": _INT},
     vjp={"self": lambda grad: grad, "source": _index_add_source},
     jvp="linear",
@@ -288,10 +382,13 @@ def _masked_select(self: Any, mask: Any) -> Any:
     return b[m]
 
 
-def _masked_select_grad(grad: Tensor, self_shape: tuple, mask: Tensor) -> Tensor:
+def _masked_select_grad(grad: Tensor, self_shape: tuple, mask: Tensor, self: Tensor) -> Tensor:
     m = mask._data
     xp = _backend.namespace_of(m)
     shape = np.broadcast_shapes(tuple(self_shape), m.shape)
+    if not shape:  # 0-d: NumPy has no nonzero of a 0-d array
+        return index_put_tensor(zeros_of(grad, (1,)), grad, (xp.nonzero(m.reshape(1))[0],),
+                                False).reshape(())
     where = xp.nonzero(xp.broadcast_to(m, shape))
     out = index_put_tensor(zeros_of(grad, shape), grad, tuple(where), False)
     return out.sum_to_size(self_shape) if shape != tuple(self_shape) else out
@@ -301,14 +398,14 @@ defop(
     "masked_select",
     impl=_masked_select,
     inputs=("self", "mask"),
-    saves=("mask",),
+    saves=("mask", "self"),  # PyTorch's MaskedSelectBackward0 saves self too
     nondifferentiable={"mask": _MASK},
     vjp={"self": _masked_select_grad},
     jvp="linear",
 )
 
 
-def _take_grad(grad: Tensor, self_shape: tuple, index: Tensor) -> Tensor:
+def _take_grad(grad: Tensor, self_shape: tuple, index: Tensor, self: Tensor) -> Tensor:
     numel = int(np.prod(self_shape)) if self_shape else 1
     flat = zeros_of(grad, (numel,))
     idx = (index._data.reshape(-1),)
@@ -317,9 +414,10 @@ def _take_grad(grad: Tensor, self_shape: tuple, index: Tensor) -> Tensor:
 
 defop(
     "take",
-    impl=lambda self, index: self.reshape(-1)[index],
+    impl=lambda self, index: _backend.namespace_of(self).array(  # row-major, as PyTorch's
+        self.reshape(-1)[index], order="C"),
     inputs=("self", "index"),
-    saves=("index",),
+    saves=("index", "self"),  # PyTorch's TakeBackward0 saves self too
     nondifferentiable={"index": _INT},
     vjp={"self": _take_grad},
     jvp="linear",

@@ -30,6 +30,7 @@ second derivative fails); hookgrad's are exact, so they differ from PyTorch's at
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -223,6 +224,32 @@ def _chan_tangent(t: Tensor, input_shape: Sequence[int]) -> Tensor:
     return t.reshape(shape).expand(*input_shape)  # type: ignore[attr-defined]
 
 
+def _reading(rule: Any, saves: tuple) -> Any:
+    """`rule`, declared as also reading every value in `saves`.
+
+    PyTorch computes all the gradients of a normalization with one formula, so its node saves
+    every value the formula reads as soon as any input needs a gradient (a bias alone too):
+    saved-tensor hooks see those pack calls. The extra parameters are accepted and ignored.
+    """
+    own = list(inspect.signature(rule).parameters)
+    has_ops = own[-1] == "ops"  # ``ops`` stays last: array callers pass it there
+    base = own[:-1] if has_ops else own
+    names = base + [s for s in saves if s not in own] + (["ops"] if has_ops else [])
+    n = len(base)
+
+    def read_all(*args: Any) -> Any:
+        return rule(*args[:n], args[-1]) if has_ops else rule(*args[:n])
+
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    read_all.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(name, kind) for name in names])
+    return read_all
+
+
+_BN_SAVES = ("input", "running_mean", "running_var", "weight", "result1", "result2")
+_LN_SAVES = ("bias", "input", "weight", "result1", "result2")
+_GN_SAVES = ("input", "weight", "result1", "result2")
+
 NATIVE_BATCH_NORM = defop(
     "native_batch_norm",
     impl=_bn_impl,
@@ -230,11 +257,11 @@ NATIVE_BATCH_NORM = defop(
     params=("training", "momentum", "eps"),
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
-    saves=("input", "running_mean", "running_var", "weight", "result1", "result2"),
+    saves=_BN_SAVES,
     vjp={
-        "input": _bn_input_grad,
-        "weight": _bn_weight_grad,
-        "bias": lambda grads, ops: _chan_sum(grads[0], ops),
+        "input": _reading(_bn_input_grad, _BN_SAVES),
+        "weight": _reading(_bn_weight_grad, _BN_SAVES),
+        "bias": _reading(lambda grads, ops: _chan_sum(grads[0], ops), _BN_SAVES),
     },
     nondifferentiable={
         "running_mean": "running statistics are buffers, not inputs of the function",
@@ -316,15 +343,16 @@ NATIVE_LAYER_NORM = defop(
     params=("normalized_shape", "eps"),
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
-    saves=("bias", "input", "weight", "result1", "result2"),
+    saves=_LN_SAVES,
     vjp={
         "input": _ln_input_grad,
-        "weight": lambda grads, input, result1, result2, normalized_shape, eps, ops: _lead_sum(
-            grads[0], _ln_xhat(input, result1, result2, normalized_shape, eps, ops)[0],
-            normalized_shape, ops,
-        ),
-        "bias": lambda grads, normalized_shape, ops: _lead_sum(grads[0], None,
-                                                               normalized_shape, ops),
+        "weight": _reading(
+            lambda grads, input, result1, result2, normalized_shape, eps, ops: _lead_sum(
+                grads[0], _ln_xhat(input, result1, result2, normalized_shape, eps, ops)[0],
+                normalized_shape, ops,
+            ), _LN_SAVES),
+        "bias": _reading(lambda grads, normalized_shape, ops: _lead_sum(
+            grads[0], None, normalized_shape, ops), _LN_SAVES),
     },
     jvp={
         "input": _ln_input_tangent,
@@ -406,11 +434,11 @@ NATIVE_GROUP_NORM = defop(
     params=("N", "C", "HxW", "group", "eps"),
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
-    saves=("input", "weight", "result1", "result2"),
+    saves=_GN_SAVES,
     vjp={
-        "input": _gn_input_grad,
-        "weight": _gn_weight_grad,
-        "bias": lambda grads, ops: _chan_sum(grads[0], ops),
+        "input": _reading(_gn_input_grad, _GN_SAVES),
+        "weight": _reading(_gn_weight_grad, _GN_SAVES),
+        "bias": _reading(lambda grads, ops: _chan_sum(grads[0], ops), _GN_SAVES),
     },
     jvp={
         "input": _gn_input_tangent,

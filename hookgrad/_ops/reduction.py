@@ -360,7 +360,9 @@ def _scan_impl(fn_name: str) -> Any:
         out_dtype = _int_to_long(self, dtype)
         if self.ndim == 0:
             return self.astype(out_dtype) if out_dtype is not None else self.copy()
-        return getattr(np, fn_name)(self, axis=dim, dtype=out_dtype)
+        # PyTorch's scans allocate a contiguous result whatever the input's layout
+        out = getattr(np, fn_name)(self, axis=dim, dtype=out_dtype)
+        return namespace_of(out).ascontiguousarray(out)
 
     return impl
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._backend import move
-from hookgrad._dispatch import bind
+from hookgrad._dispatch import bind, is_dense
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
 
@@ -484,7 +484,9 @@ defop(
 # ---------------------------------------------------------------------------- copies
 def _clone_impl(self: Any, memory_format: Any = None) -> Any:
     fmt = str(memory_format)
-    return self.copy(order="C" if fmt.endswith("contiguous_format") else "K")
+    # preserve_format keeps only a dense, non-overlapping layout (an expanded input: row-major)
+    keep = not fmt.endswith("contiguous_format") and is_dense(self)
+    return self.copy(order="K" if keep else "C")
 
 
 defop(
@@ -555,7 +557,8 @@ def _cat_impl(*tensors: Any, dim: int, sizes: tuple = ()) -> Any:
     # A size of None marks a legacy 1-D empty input, which PyTorch skips.
     kept = [t for t, s in zip(tensors, sizes, strict=False) if s is not None]
     xp = _backend.namespace_of(kept[0])
-    return xp.concatenate(kept, axis=dim)
+    # PyTorch allocates the result contiguous (NumPy would follow the inputs' layout)
+    return xp.ascontiguousarray(xp.concatenate(kept, axis=dim))
 
 
 def _cat_rule(i: int) -> Any:
@@ -569,7 +572,8 @@ def _cat_rule(i: int) -> Any:
 
 
 def _stack_impl(*tensors: Any, dim: int) -> Any:
-    return _backend.namespace_of(tensors[0]).stack(tensors, axis=dim)
+    xp = _backend.namespace_of(tensors[0])
+    return xp.ascontiguousarray(xp.stack(tensors, axis=dim))  # contiguous, as PyTorch's
 
 
 def _stack_rule(i: int) -> Any:

@@ -64,7 +64,11 @@ class CopySlices(Node):
         if first is None:
             first = zeros_of(region, region._data.shape)
         region.copy_(first)
-        return (result,) + tuple(res[1:])
+        outs = [result, *res[1:]]
+        for i, (nxt, _) in enumerate(self._next_edges):
+            if nxt is None and i < len(outs):  # PyTorch computes no gradient without an edge
+                outs[i] = None
+        return tuple(outs)
 
     def release_saved(self) -> None:
         self._fn.release_saved()

@@ -33,9 +33,30 @@ def gradient_edge(t: Tensor) -> tuple:
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    if t._requires_grad:
+    if t._requires_grad and not t._view_no_graph:  # NOTE [Views made without a graph]
         return (get_accumulator(t), 0)
     return (None, 0)
+
+
+def sync_view(t: Tensor) -> bool:
+    """Make view `t` require grad if its base does now; returns whether it requires grad.
+
+    PyTorch derives a view's ``requires_grad`` from its base, so a view of a constant starts to
+    require grad when the base does (``base.requires_grad_()``, or an in-place op with an
+    operand that requires grad). If the base was modified since the view was made, the view's
+    ``grad_fn`` is regenerated on demand (`refresh_view`); otherwise the view is a leaf without
+    a gradient of its own (NOTE [Views made without a graph] in _dispatch.py).
+    """
+    if t._requires_grad:
+        return True
+    base = t._base
+    if base is None or not base._requires_grad or t._data.dtype.kind not in "fc":
+        return False
+    t._requires_grad = True
+    vc = t._version_counter
+    if vc is None or t._view_version == vc.value:
+        t._view_no_graph = True
+    return True
 
 
 def refresh_view(t: Tensor) -> None:
@@ -48,8 +69,7 @@ def refresh_view(t: Tensor) -> None:
     if meta is not None and base._requires_grad:
         raise RuntimeError(view_rebase_message(t, meta, indirect=True))
     t._view_version = vc.value
-    if not (t._requires_grad and base._requires_grad):
-        # A view made without a graph stays without one (see the NOTE: a divergence).
+    if not base._requires_grad or t._data.dtype.kind not in "fc":
         return
     size, stride, offset = strided_geometry(t._data, base._data)
     item = base._data.itemsize

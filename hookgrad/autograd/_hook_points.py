@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._layout import ascontiguous_copy
 from hookgrad.utils.hooks import hook_name
 
 
@@ -34,6 +35,25 @@ def check_replacement(fn: Any, old: Any, new: Any) -> Any:
     if new._data.shape != old._data.shape:
         raise RuntimeError(f"hook '{hook_name(fn)}' has changed the size of value")
     return new
+
+
+def run_post_accumulate_hooks(var: Tensor, hooks: Any) -> None:
+    """Call a leaf's post-accumulate-grad hooks as PyTorch does.
+
+    Each hook gets the value the previous one returned (the leaf itself at first); a returned
+    non-tensor raises ``TypeError`` at once, a returned tensor other than the argument is
+    checked like a tensor hook's replacement and passed on, and only after every hook ran does
+    any such replacement raise ``RuntimeError`` (the hooks must return None).
+    """
+    arg, modified = var, False
+    for fn in list(hooks.values()):
+        ret = fn(arg)
+        if ret is None or ret is arg:
+            continue
+        arg = check_replacement(fn, arg, ret)
+        modified = True
+    if modified:
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def check_tuple(fn: Any, old: tuple | list, new: Any) -> list:
@@ -68,8 +88,16 @@ def call_tensor_pre_hooks(node: Any, grads: list) -> list:
             g = grads[slot]
             if t is None or g is None:
                 continue
-            t._grad = g.clone() if t._grad is None else t._grad + g  # type: ignore[attr-defined]
+            t._grad = _retained(t, g) if t._grad is None else t._grad + g  # type: ignore[attr-defined]
     return grads
+
+
+def _retained(t: Tensor, g: Tensor) -> Tensor:
+    """A retained gradient's first value: a row-major copy (PyTorch's, whatever the layouts)."""
+    if g._grad_fn is not None:  # create_graph: the copy stays differentiable
+        copy = g.clone if g.is_contiguous() else g.contiguous  # type: ignore[attr-defined]
+        return copy()
+    return Tensor._make(ascontiguous_copy(g._data))
 
 
 def call_node_pre_hooks(node: Any, grads: list) -> list:

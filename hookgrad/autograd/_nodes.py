@@ -25,6 +25,8 @@ from hookgrad._dispatch import note_write
 from hookgrad._ops._rule_ops import ARRAY_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._hook_points import run_post_accumulate_hooks
+from hookgrad.autograd._layout import copy_obeying, obeys
 from hookgrad.autograd._node import Node
 from hookgrad.autograd._plans import RulePlan, saved_arrays
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
@@ -135,11 +137,11 @@ class PrimitiveNode(Node):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_raw_saved_"):
             key = name[11:]
-            if key in self._prim.saves:
+            if key in self._prim.saves or key in self._saved:
                 return self._saved.get(key)
         elif name.startswith("_saved_"):
             key = name[7:]
-            if key in self._prim.saves:
+            if key in self._prim.saves or key in self._saved:
                 s = self._saved.get(key)
                 if type(s) is tuple:
                     return tuple(x.unpack(self) for x in s)
@@ -203,12 +205,7 @@ class AccumulateGrad(Node):
             accumulate_into(var, new)
         hooks = var._post_accumulate_grad_hooks
         if hooks:
-            for fn in list(hooks.values()):
-                ret = fn(var)
-                if ret is not None:
-                    if isinstance(ret, Tensor):
-                        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
-                    raise TypeError(f"expected Variable, but hook returned '{type(ret).__name__}'")
+            run_post_accumulate_hooks(var, hooks)
         return ()
 
 
@@ -222,17 +219,18 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
         if old is None:
             # PyTorch copies into a fresh tensor (``new_empty_strided(...).copy_(new)``), so a
             # differentiable first ``.grad`` shows ``CopyBackwards``, not ``CloneBackward0``.
-            fresh = Tensor._make(new._data.copy())
+            fresh = Tensor._make(copy_obeying(var._data, new._data))
             var._grad = fresh.copy_(new)  # type: ignore[attr-defined]
         else:
             var._grad = old + new  # type: ignore[attr-defined]
         return
     if old is None:
         data = new._data
-        if new._grad_fn is None and sys.getrefcount(new) <= 5 and _owns(new, data):
+        if (new._grad_fn is None and sys.getrefcount(new) <= 5 and _owns(new, data)
+                and obeys(var._data, data)):
             var._grad = Tensor._make(data)
-        else:
-            var._grad = Tensor._make(data.copy())
+        else:  # a copy, laid out by NOTE [Gradient layout contract]
+            var._grad = Tensor._make(copy_obeying(var._data, data))
         return
     if old._data.shape == new._data.shape:
         old._data += new._data

@@ -52,7 +52,7 @@ class RulePlan:
     """Per-primitive precomputed data of the backward hot path (NOTE [Rule plans])."""
 
     __slots__ = ("cls", "callers", "array_callers", "single", "uses", "save_lists", "meta_all",
-                 "saved_as_arrays")
+                 "saved_as_arrays", "packs_indices", "same_uses")
 
     def __init__(self, prim: Primitive, cls: type) -> None:
         self.cls = cls  # the PrimitiveNode subclass named after the node
@@ -70,6 +70,9 @@ class RulePlan:
         self.meta_all = len(prim.diff_inputs) == len(prim.inputs)
         # every rule runs on arrays in array mode: saved values are unpacked as arrays then
         self.saved_as_arrays = all("ops" in prim.rule_args[name] for name in names)
+        # advanced indexing saves its index tensors, which are a param (NOTE [Index params])
+        self.packs_indices = "indices" in prim.params
+        self.same_uses = len(set(self.uses)) <= 1  # one joint save list (or one diff input)
 
     def saves_for(self, prim: Primitive, mask: int) -> tuple:
         """``(name, source)`` to save when the diff inputs in bitmask `mask` need gradients.

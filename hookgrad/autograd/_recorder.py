@@ -11,7 +11,12 @@ from typing import Any
 from hookgrad._config import STATE, install_grad_recorder
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._edges import check_view_inplace, gradient_edge, move_autograd_identity
+from hookgrad.autograd._edges import (
+    check_view_inplace,
+    gradient_edge,
+    move_autograd_identity,
+    sync_view,
+)
 from hookgrad.autograd._nodes import _PLANS, PrimitiveNode, SavedTensor, plan_of
 
 _FLOAT_KINDS = "fc"
@@ -29,22 +34,29 @@ def build_node(
     value to save in its place (PyTorch saves ``original_self`` the same way).
     """
     edges = []
-    mask = 0  # bit k: diff input k needs a gradient
+    mask = 0  # bit k: diff input k needs a gradient (it has a valid edge)
+    wants = False  # some input requires grad (a view made without a graph has no edge)
     bit = 1
     for idx in prim.diff_inputs:
         t = inputs[idx]
-        if t._requires_grad:
+        if t._requires_grad or (t._base is not None and sync_view(t)):
             fn = t._grad_fn
             # the common case of `gradient_edge` inline: a non-view with a grad_fn
-            edges.append((fn, t._output_nr) if fn is not None and t._base is None
-                         else gradient_edge(t))
-            mask |= bit
+            edge = (fn, t._output_nr) if fn is not None and t._base is None else gradient_edge(t)
+            edges.append(edge)
+            wants = True
+            if edge[0] is not None:  # PyTorch saves only for edges that can take a gradient
+                mask |= bit
         else:
             edges.append(_NO_EDGE)
         bit <<= 1
-    if not mask:
+    if not wants:
         return None
     plan = _PLANS.get(prim) or plan_of(prim)
+    if not mask and plan.same_uses:
+        # PyTorch guards a saved value by the inputs needing it only when the inputs' formulas
+        # differ; one joint formula (or one input) saves unconditionally
+        mask = (1 << len(edges)) - 1
     node = plan.cls(tuple(edges))
     node._prim = prim
     node._params = params
@@ -68,8 +80,17 @@ def build_node(
         wanted = plan.save_lists.get(mask) or plan.saves_for(prim, mask)
         node._saved = _save(wanted, inputs, outs, node, original, target)
     else:
-        node._saved = _NOTHING_SAVED
+        node._saved = _NOTHING_SAVED if not plan.packs_indices else _save_indices(node, params)
     return node
+
+
+def _save_indices(node: PrimitiveNode, params: dict) -> dict:
+    """Save advanced indexing's index tensors as PyTorch does (so pack hooks see them)."""
+    indices = params["indices"]
+    originals = getattr(indices, "originals", None)
+    if originals is None:  # built without the public indexing path (a rule, a replay)
+        originals = [Tensor._make(a) for a in indices if a is not None]
+    return {"indices": tuple(SavedTensor(t, False, node) for t in originals)}
 
 
 _NO_EDGE = (None, 0)
@@ -117,7 +138,9 @@ def _save(wanted: tuple, inputs: tuple, outs: tuple, node: PrimitiveNode,
             saved[name] = tuple(SavedTensor(o, o._grad_fn is node, node) for o in outs)
         else:
             t = inputs[src]
-            if target is not None and t is target:
+            if src == 0 and target is not None and t is target:
+                # only `self` is saved as its pre-op copy; another input that is the target
+                # (``x.mul_(x)``) is saved as it is and fails its version check, as in PyTorch
                 t = original
             saved[name] = SavedTensor(t, False, node)
     return saved
@@ -142,14 +165,19 @@ class GradRecorder:
                        target: Tensor, cast: Any = None) -> None:
         if target._base is not None:
             check_view_inplace(target, inputs)  # views "require grad" through their base
-        if not STATE.grad_enabled or not any(t._requires_grad for t in inputs):
+        if not STATE.grad_enabled or not any(
+                t._requires_grad or (t._base is not None and sync_view(t)) for t in inputs):
             return
+        if target._base is None and target._data.dtype.kind not in "fc":
+            return  # an integral result cannot require grad (views: CopySlices, as PyTorch)
         check_inplace_allowed(target)
         original = None
-        if target._requires_grad and _rules_need_input(prim, inputs, target):
-            # A copy with the target's old gradient edge stands in for the overwritten value.
-            original = Tensor._make(target._data.copy(), True)
-            original._grad_fn, original._output_nr = gradient_edge(target)
+        if _rules_need_input(prim, inputs, target):
+            # A copy with the target's old gradient edge (if any: the target may be a constant
+            # written with an operand that requires grad) stands in for the overwritten value.
+            original = Tensor._make(target._data.copy(), target._requires_grad)
+            if target._requires_grad:
+                original._grad_fn, original._output_nr = gradient_edge(target)
         node = build_node(prim, inputs, params, (out,), cast, original, target)
         if node is not None:
             self._pending[id(out)] = node
@@ -185,7 +213,7 @@ def _save_results_after_write(node: PrimitiveNode, target: Tensor) -> None:
 
 
 def _rules_need_input(prim: Primitive, inputs: tuple, target: Tensor) -> bool:
-    names = {prim.inputs[i] for i, t in enumerate(inputs) if t is target}
+    names = {prim.inputs[0]} if inputs and inputs[0] is target else set()
     for idx in prim.diff_inputs:
         if inputs[idx]._requires_grad and names & set(prim.uses[prim.inputs[idx]]):
             return True
@@ -202,6 +230,15 @@ def check_inplace_allowed(target: Tensor) -> None:
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
         return
+    vc = target._version_counter
+    if (target._grad_fn is None and target._requires_grad and vc is not None
+            and target._view_version != vc.value):
+        # a view that requires grad only through its base, written since it was made (the
+        # base got its graph that way): PyTorch's leaf test reads the view's own grad_fn,
+        # which it never had
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     base = target._base
     if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(

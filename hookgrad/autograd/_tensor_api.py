@@ -12,7 +12,7 @@ from typing import Any
 
 from hookgrad._tensor import STATE_HOOKS, Tensor
 from hookgrad.autograd import _api
-from hookgrad.autograd._edges import refresh_view
+from hookgrad.autograd._edges import refresh_view, sync_view
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 
 _NO_GRAD_HOOK = "cannot register a hook on a tensor that doesn't require gradient"
@@ -139,6 +139,7 @@ def install() -> None:
         register_post_accumulate_grad_hook
     )
     STATE_HOOKS.view_grad_fn = _view_grad_fn  # type: ignore[method-assign]
+    STATE_HOOKS.sync_view = sync_view  # type: ignore[method-assign]
 
 
 __all__ = ["install"]

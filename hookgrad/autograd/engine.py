@@ -236,7 +236,8 @@ class GraphTask:
             grads = call_node_pre_hooks(node, grads)
         outs = node.apply(tuple(grads), mask)
         if node._post_hooks:
-            outs = call_node_post_hooks(node, outs, grads)
+            # PyTorch validates (casts) a node's outputs before its post hooks see them
+            outs = call_node_post_hooks(node, _conformed(node, outs), grads)
         if not self.retain_graph:
             node.release_saved()
         return outs
@@ -289,6 +290,19 @@ class GraphTask:
         while i < len(cbs):  # callbacks may queue more callbacks: drain FIFO
             cbs[i]()
             i += 1
+
+
+def _conformed(node: Node, outs: tuple) -> tuple:
+    """`outs` cast/reshaped to the metadata of the inputs they are gradients of."""
+    meta = node.input_metadata() if outs else None
+    if meta is None:
+        return outs
+    fixed = list(outs)
+    for i, g in enumerate(outs):
+        m = meta[i] if i < len(meta) else None
+        if g is not None and m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
+            fixed[i] = conform(node, i, g, m)
+    return tuple(fixed)
 
 
 def count_dependencies(root: Node, deps: dict) -> dict:

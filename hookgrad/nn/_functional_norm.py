@@ -99,6 +99,20 @@ def batch_norm(
     )[0]
 
 
+def _check_param_dtypes(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> None:
+    """PyTorch's CPU mixed-dtype errors of layer_norm (float32 input, float64 params...)."""
+    params = [t for t in (weight, bias) if t is not None]
+    if all(t.dtype == input.dtype for t in params):
+        return
+    if input.dtype.itemsize > 4:  # float64 input: parameters must match it
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if weight is not None and bias is not None and weight.dtype == input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_type} but found "
+                           f"{bias.dtype.scalar_type}")
+    raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                       f"{input.dtype.scalar_type}")
+
+
 def layer_norm(
     input: Tensor,
     normalized_shape: Sequence[int],
@@ -140,6 +154,7 @@ def layer_norm(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                 f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
             )
+    _check_param_dtypes(input, weight, bias)
     args = (input, _or_empty(weight, input), _or_empty(bias, input))
     return bind(_N.NATIVE_LAYER_NORM, args, {"normalized_shape": shape, "eps": eps})[0]
 

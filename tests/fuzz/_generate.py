@@ -1,0 +1,181 @@
+"""Drawing a random program from a seed, and shrinking a failing one (see `_program`)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from tests.fuzz._catalogue import OPS
+from tests.fuzz._ops import Meta
+from tests.fuzz._program import DTYPES, MODES, _Run
+
+OP_NAMES = sorted(OPS)
+
+
+def _meta(t: Any) -> Meta:
+    return Meta(tuple(t.shape), str(t.dtype).split(".")[-1], t.requires_grad,
+                t.requires_grad and t.is_leaf)
+
+
+def _shape(rng: np.random.Generator) -> tuple:
+    return tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(0, 4))))
+
+
+def _broadcastable(rng: np.random.Generator, shape: tuple) -> tuple:
+    """A shape that broadcasts with `shape` (a suffix, some dims set to 1), rarely one that not."""
+    if rng.random() < 0.03:
+        return tuple(s + 1 for s in shape) or (2,)
+    k = int(rng.integers(0, len(shape) + 1))
+    return tuple(1 if rng.random() < 0.3 else s for s in shape[len(shape) - k:])
+
+
+class _Gen:
+    def __init__(self, seed: int, torch: Any) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.run = _Run(torch, {"steps": []})
+        self.steps: list = []
+        self.count = 0
+        self.born_graphless: set = set()  # views made while their base did not require grad
+        self.view_versions: dict = {}  # view name -> its version when made
+
+    def emit(self, st: tuple) -> None:
+        self.steps.append(st)
+        before = len(self.run.log)
+        try:
+            self.run.step(len(self.steps) - 1, st)
+        finally:
+            del self.run.log[before:]
+            out = self.run.pool.get(st[2]) if st[0] == "op" else None
+            if out is not None and out._base is not None and id(out) not in self.view_versions:
+                # keyed by identity: an in-place op or contiguous() returns its input
+                self.view_versions[id(out)] = out._version
+                if not out.requires_grad:
+                    self.born_graphless.add(id(out))
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def leaf(self, shape: tuple | None = None) -> str:
+        rng = self.rng
+        name = self.fresh("l")
+        dtype = str(rng.choice(DTYPES))
+        shape = _shape(rng) if shape is None else shape
+        self.emit(("leaf", name, shape, dtype, bool(rng.random() < 0.7), int(rng.integers(1e9))))
+        return name
+
+    def pick(self) -> str:
+        return str(self.rng.choice(sorted(self.run.pool)))
+
+    def pick_target(self) -> str:
+        """An in-place target: mostly one PyTorch lets us write (not a leaf requiring grad)."""
+        pool = self.run.pool
+        ok = [n for n in sorted(pool) if _writable(pool[n])]
+        return str(self.rng.choice(ok)) if ok and self.rng.random() < 0.9 else self.pick()
+
+    def op(self) -> None:
+        rng = self.rng
+        name = str(rng.choice(OP_NAMES))
+        op = OPS[name]
+        a = self.pick_target() if op.kind == "inplace" else self.pick()
+        ins = [a]
+        if op.arity == 2:
+            shape = tuple(self.run.pool[a].shape)
+            others = [n for n in self.run.pool if n != a and _fits(self.run.pool[n].shape, shape)]
+            ins.append(str(rng.choice(others)) if others and rng.random() < 0.6
+                       else self.leaf(_broadcastable(rng, shape)))
+        try:
+            metas = [_meta(self.run.pool[n]) for n in ins]
+        except RuntimeError:  # a view whose grad_fn cannot be regenerated
+            return
+        if op.kind == "inplace" and metas[0].dtype == "int64" and any(
+                m.requires_grad for m in metas[1:]):
+            # PyTorch records such writes on integer tensors and then fails an internal
+            # assert in backward (docs/fuzzing.md, known differences): not drawn
+            return
+        params = op.params(rng, *metas)
+        if params is None:
+            return
+        mode = MODES[int(rng.integers(0, len(MODES)))]
+        self.try_emit(("op", name, self.fresh("t"), ins, params, mode))
+
+    def try_emit(self, st: tuple) -> None:
+        try:
+            self.emit(st)
+        except Exception:
+            pass  # kept: PyTorch's exception is part of what is compared
+
+    def observer(self) -> None:
+        rng = self.rng
+        name = self.pick()
+        t = self.run.pool[name]
+        if (id(t) in self.born_graphless and t.requires_grad) or (
+                id(t) in self.view_versions and self.view_versions[id(t)] != t._version):
+            # PyTorch 2.13 crashes (SIGSEGV) registering hooks on a view whose grad_fn must be
+            # regenerated (made without grad, or written since): docs/fuzzing.md, not drawn
+            return
+        kind = int(rng.integers(0, 5))
+        tag = self.fresh("h")
+        st = [("hook", name, tag, bool(rng.random() < 0.3)), ("retain", name),
+              ("node_hook", name, tag, bool(rng.random() < 0.5)), ("post_acc", name, tag),
+              ("hook", name, tag, False)][kind]
+        self.try_emit(st)
+
+
+def _writable(t: Any) -> bool:
+    try:
+        return not (t.requires_grad and t.is_leaf)
+    except RuntimeError:
+        return False
+
+
+def _fits(a: tuple, b: tuple) -> bool:
+    try:
+        np.broadcast_shapes(tuple(a), tuple(b))
+    except ValueError:
+        return False
+    return True
+
+
+def generate(seed: int, torch: Any) -> dict:
+    """A random program for `seed` (its shapes learned by running it on `torch`)."""
+    g = _Gen(seed, torch)
+    rng = g.rng
+    for _ in range(int(rng.integers(1, 3))):
+        g.leaf()
+    for _ in range(int(rng.integers(4, 14))):
+        r = rng.random()
+        if r < 0.72:
+            g.op()
+        elif r < 0.92:
+            g.observer()
+        else:
+            g.leaf()
+    pool = g.run.pool
+    wants = [n for n in sorted(pool) if pool[n].requires_grad]
+    finish = None
+    if wants:
+        outs = [str(n) for n in rng.choice(wants, size=min(len(wants), 2), replace=False)]
+        leaves = [n for n in sorted(pool) if pool[n].requires_grad and rng.random() < 0.5]
+        finish = ("backward" if rng.random() < 0.6 else "grad", outs,
+                  leaves if leaves and rng.random() < 0.4 else None,
+                  bool(rng.random() < 0.3), bool(rng.random() < 0.15), bool(rng.random() < 0.2))
+    return {"seed": seed, "saved_hooks": bool(rng.random() < 0.5), "steps": g.steps,
+            "finish": finish}
+
+
+def minimise(program: dict, fails: Callable[[dict], bool]) -> dict:
+    """Drop steps (and the finish) while `fails` still holds: a short regression program."""
+    best = dict(program)
+    changed = True
+    while changed:
+        changed = False
+        for i in reversed(range(len(best["steps"]))):
+            cand = dict(best, steps=best["steps"][:i] + best["steps"][i + 1:])
+            if fails(cand):
+                best, changed = cand, True
+        for key, value in (("finish", None), ("saved_hooks", False)):
+            if best.get(key) != value and fails(dict(best, **{key: value})):
+                best, changed = dict(best, **{key: value}), True
+    return best
