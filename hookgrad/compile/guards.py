@@ -172,7 +172,13 @@ def _read_attributes(trace: Any) -> list[tuple[Source, Any]]:
 
 
 def _held_directly(src: Source) -> bool:
-    return src.root[0] in ("G", "C") and (not src.steps or src.steps[-1][0] == "cell")
+    """Held by a global or a closure cell, or an item of such a container (two levels: a
+    ``G["sizes"]`` list read as ``len(G["sizes"])`` is state like ``G`` itself)."""
+    steps = list(src.steps)
+    for _ in range(2):
+        if steps and steps[-1][0] == "item":
+            steps.pop()
+    return src.root[0] in ("G", "C") and (not steps or steps[-1][0] == "cell")
 
 
 def _container_check(src: Source, kind: type, n: int, keys: tuple | None,
