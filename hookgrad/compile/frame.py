@@ -149,7 +149,12 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
     broke = any(e.eager for e in entries)
     plan = None if opt.run_original or broke else plan_for(opt.key, fn, ctx, opt.dynamic)
     trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original, plan=plan)
-    result = trace.run(args, kwargs)
+    try:
+        result = trace.run(args, kwargs)
+    except BaseException:
+        if trace.sym is not None:  # what the call stored before raising: plain numbers
+            desym(trace, None)
+        raise
     pieces = None
     if trace.break_reason is None:
         try:

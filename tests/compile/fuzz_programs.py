@@ -18,7 +18,7 @@ import random
 import warnings
 from typing import Any
 
-__all__ = ["generate", "observe", "same", "MODES"]
+__all__ = ["generate", "observe", "same", "departs", "run_program", "MODES"]
 
 # (backend, compiled autograd around backward)
 MODES = (("eager", False), ("aot_eager", False), ("inductor", False), ("eager", True))
@@ -180,8 +180,20 @@ def _plain(v: Any, torch: Any) -> Any:
     return v
 
 
-def observe(torch: Any, prog: dict, backend: str | None, ca: bool = False) -> list:
-    """Run `prog` eagerly (`backend` None) or compiled; one observation per call."""
+def departs(prog: dict, backend: str | None) -> bool:
+    """The one documented departure the fuzzer tolerates (docs/compile.md): under
+    ``aot_eager``/``inductor`` a compiled output's ``grad_fn`` is the graph's single
+    ``CompiledFunctionBackward`` node (as in PyTorch), so a hook registered on it afterwards
+    sees that node's gradients, not the eager last op's."""
+    return prog["gradfn_hook"] and backend in ("aot_eager", "inductor")
+
+
+def observe(torch: Any, prog: dict, backend: str | None, ca: bool = False,
+            gradfn: bool | None = None) -> list:
+    """Run `prog` eagerly (`backend` None) or compiled; one observation per call (`gradfn`:
+    whether a hook goes on the output's ``grad_fn``; by default unless `departs`)."""
+    if gradfn is None:
+        gradfn = prog["gradfn_hook"] and not departs(prog, backend)
     ns: dict = {}
     exec(compile(prog["src"], f"<fuzz {prog['seed']} {backend} {ca}>", "exec"), ns)  # noqa: S102
     log: list = []
@@ -203,7 +215,7 @@ def observe(torch: Any, prog: dict, backend: str | None, ca: bool = False) -> li
                 r = res[0] if isinstance(res, tuple) else res
                 if prog["outer_hook"] and r.requires_grad:
                     r.register_hook(lambda g: log.append(("outer", g.shape[0])))
-                if prog["gradfn_hook"] and r.grad_fn is not None:
+                if gradfn and r.grad_fn is not None:
                     r.grad_fn.register_hook(lambda gi, go: log.append(("gf", len(gi), len(go))))
                 ctx = (torch._dynamo.compiled_autograd._enable(torch.compile(backend="eager"))
                        if ca else contextlib.nullcontext())
@@ -234,3 +246,18 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     return a == b
+
+
+def run_program(torch: Any, seed: int) -> list[str]:
+    """Every mode in which program `seed` differs from eager (its failures)."""
+    prog = generate(seed)
+    ref = observe(torch, prog, None)
+    bad = []
+    for backend, ca in MODES:
+        torch._dynamo.reset()
+        got = observe(torch, prog, backend, ca)
+        want = observe(torch, prog, None, gradfn=False) if departs(prog, backend) else ref
+        if not same(want, got):
+            bad.append(f"seed {seed}: {backend}{' + compiled autograd' if ca else ''}")
+        torch._dynamo.reset()
+    return bad
