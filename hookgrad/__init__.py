@@ -116,6 +116,7 @@ from hookgrad.serialization import load, save  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
 import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
 from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
+from hookgrad.compile.control_flow import cond  # noqa: E402,F401
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64

@@ -22,14 +22,14 @@ import os
 import types
 from typing import Any
 
-__all__ = ["written_blindly"]
+__all__ = ["written_blindly", "OWN_DIR"]
 
 _LIST_WRITES = frozenset({"append", "extend", "insert"})
 _DICT_WRITES = frozenset({"update"})
 _NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 _CELL_LOADS = frozenset({"LOAD_DEREF", "LOAD_CLASSDEREF"})
 _KEY_LOADS = frozenset({"LOAD_CONST", "LOAD_FAST"})
-_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _INSTRUCTIONS: dict[Any, list] = {}
 
 
@@ -89,7 +89,7 @@ def written_blindly(trace: Any, container: Any) -> bool:
     gnames, cnames = names
     is_list = type(container) is list
     for code in trace.called_codes:
-        if code.co_filename.startswith(_OWN_DIR):
+        if code.co_filename.startswith(OWN_DIR):
             continue  # hookgrad's own code reaches user containers only through arguments
         if not (gnames & set(code.co_names) or cnames & set(code.co_freevars + code.co_cellvars)):
             continue

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.blind_writes import written_blindly
+from hookgrad.compile.blind_writes import OWN_DIR, written_blindly
 from hookgrad.compile.dynamic import DynamicPlan, dynamic_tensor_check
 from hookgrad.compile.recorder import tensor_meta
 from hookgrad.compile.sources import CallContext, Source, is_constant
@@ -117,6 +117,7 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
                 _equal(gs, src, value)
     _function_guards(gs, trace)
     _container_guards(gs, trace)
+    _class_guards(gs, trace)
     _module_guards(gs, trace, skip_empty_hooks)
     return gs
 
@@ -150,6 +151,23 @@ def _container_guards(gs: GuardSet, trace: Any) -> None:
         keys = tuple(before) if kind is dict else None
         gs.add(_container_check(src, kind, len(before), keys, consts),
                f"{src}: {kind.__name__} of {len(before)} with {len(consts)} constant items")
+
+
+def _class_guards(gs: GuardSet, trace: Any) -> None:
+    """Constant attributes of user classes (``Counter.count``) that the traced user code
+    names: classes are not instrumented for reads (NOTE [Attribute reads]), so every constant
+    class attribute a called function could have read is guarded by value."""
+    names: set[str] = set()
+    for code in trace.called_codes:
+        if not code.co_filename.startswith(OWN_DIR):
+            names.update(code.co_names)
+    for cls, old in trace.snapshot.classes:
+        src = trace.index.source_of(cls)
+        if src is None:
+            continue
+        for name in names & old.keys():
+            if not name.startswith("__") and is_constant(old[name]):
+                _equal(gs, src.child(("attr", name)), old[name])
 
 
 def _read_attributes(trace: Any) -> list[tuple[Source, Any]]:
