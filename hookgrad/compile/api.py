@@ -115,7 +115,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
     """Compile a function or module into a callable that runs captured graphs.
 
     Every call behaves like the eager call (values, gradients, hooks and their order, Python
-    side effects); see ``shared/spec/compile.md``. Used bare, with arguments, or as a decorator
+    side effects); see ``docs/compile.md``. Used bare, with arguments, or as a decorator
     factory (``model=None``).
 
     Mirrors: ``torch.compile``.
