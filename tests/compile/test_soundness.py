@@ -149,6 +149,17 @@ class TestEveryReadIsGuarded:
             return fn, holder.items, _backward
         _check(make, torch)
 
+    def test_class_attribute_counter(self, torch: Any) -> None:
+        """(fuzzer seeds 1072, 1092) ``Counter.count += 1`` and a read of it."""
+        def make(lib: Any) -> tuple:
+            counter = type("Counter", (), {"count": 0})
+
+            def fn(x: Any) -> Any:
+                counter.count += 1
+                return x * counter.count
+            return fn, None, _backward
+        _check(make, torch, shapes=(4, 6, 2, 8))
+
     def test_blind_log_append_is_replayed_without_recompiling(self) -> None:
         log: list = []
 
@@ -242,9 +253,28 @@ class TestGradientFlags:
 
     def test_constant_output_of_a_graph_with_gradients(self, torch: Any) -> None:
         def make(lib: Any) -> tuple:
-            w = lib.ones(3)
-            return (lambda x: (x.sin(), w * 2, x.detach() * 3)), None, _backward
+            held = {"w": lib.ones(3)}  # a graph input that does not require grad
+
+            def after(r: Any, x: Any) -> None:
+                _backward(r, x)
+                held["w"] = held["w"] + 1
+            return (lambda x: (x.sin(), held["w"] * 2, x.detach() * 3)), None, after
         _check(make, torch)
+
+
+    @pytest.mark.parametrize("backend", BACKENDS)
+    def test_output_of_a_plain_argument_on_cache_hits(self, backend: str, torch: Any) -> None:
+        """(fuzzer seed 27) ``f(x, w) -> (h(x), w * 2)`` with only `x` requiring grad."""
+        def scenario(lib: Any, compiled: bool) -> list:
+            fn = lambda x, w: ((x * w).cos(), w * 2)  # noqa: E731
+            run = lib.compile(fn, backend=backend) if compiled else fn
+            flags = []
+            for i in range(3):
+                x = (lib.arange(3, dtype=lib.float32) + i).requires_grad_()
+                outs = run(x, lib.ones(3) * (i + 1))
+                flags.append([o.requires_grad for o in outs])
+            return flags
+        assert scenario(hookgrad, True) == scenario(hookgrad, False) == scenario(torch, False)
 
 
 class TestNoCrash:
