@@ -306,7 +306,11 @@ class JointProgram:
 
     def _variant(self, env: tuple, arrays: tuple, key: tuple) -> Any:
         full = self._full(env, key[3])
-        self.shapes = [self._shape(full, j) for j in range(len(full))]
+        try:
+            self.shapes = [self._shape(full, j) for j in range(len(full))]
+        except ValueError as e:  # a value whose shape the generator cannot read: the walk runs
+            self.variant_errors.append(e)
+            return False
         self.fusing = key[3]
         try:
             src, ns = backward_source(self, live_values(self, key[0]), key[1])

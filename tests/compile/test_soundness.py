@@ -320,3 +320,23 @@ class TestNoCrash:
         for backend in BACKENDS:  # plain ints, never a symbolic size, in user state
             got = _calls(hookgrad, make, backend, (2, 3, 4, 8, 3))
             assert all(type(row[-1]["n"]) is int for row in got)
+
+    def test_hook_on_a_module_output_with_full_backward_hooks(self, torch: Any) -> None:
+        """(fuzzer seed 1731) an intermediate hook on the output of a module call that has
+        full backward (pre-)hooks, the cached graph run a second time."""
+        def make(lib: Any) -> tuple:
+            m = lib.nn.Linear(3, 3)
+            with lib.no_grad():
+                m.weight.copy_(lib.linspace(-1, 1, 9).reshape(3, 3))
+                m.bias.fill_(0.1)
+            log: list = []
+            m.register_full_backward_hook(lambda mod, gi, go: log.append(len(gi)))
+            m.register_full_backward_pre_hook(lambda mod, go: log.append("pre"))
+
+            def fn(x: Any) -> Any:
+                h = m(x.cos())
+                h.register_hook(lambda g: g * 0.5)
+                return h.sum(0, keepdim=True) * h
+            return fn, log, _backward
+        _check(make, torch, shapes=(3, 3, 3, 3))
+
