@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import sys
 
+from hookgrad import _logging  # noqa: F401 - ``hookgrad._logging.set_logs`` (as torch's)
 from hookgrad.compile import config
+from hookgrad.compile.api import graph_break
 from hookgrad.compile.backends import list_backends, lookup_backend, register_backend
 from hookgrad._dynamo import compiled_autograd, exc, test_case, testing, utils
 from hookgrad._dynamo.eval_frame import OptimizedModule, disable, explain, optimize, reset
@@ -16,6 +18,6 @@ from hookgrad.compile.dynamic import mark_dynamic, mark_static, maybe_mark_dynam
 
 sys.modules[__name__ + ".config"] = config
 
-__all__ = ["reset", "config", "exc", "testing", "utils", "compiled_autograd", "test_case", "explain", "optimize", "disable",
+__all__ = ["graph_break", "reset", "config", "exc", "testing", "utils", "compiled_autograd", "test_case", "explain", "optimize", "disable",
            "OptimizedModule", "list_backends", "lookup_backend", "register_backend",
            "mark_dynamic", "mark_static", "maybe_mark_dynamic"]

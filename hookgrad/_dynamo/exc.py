@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
-from hookgrad.compile.exc import BackendCompilerFailed, RecompileError, Unsupported
+from hookgrad.compile.exc import (
+    BackendCompilerFailed,
+    FailOnRecompileLimitHit,
+    RecompileError,
+    Unsupported,
+)
 
-__all__ = ["Unsupported", "RecompileError", "BackendCompilerFailed"]
+__all__ = ["Unsupported", "RecompileError", "BackendCompilerFailed", "FailOnRecompileLimitHit"]

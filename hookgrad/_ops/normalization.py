@@ -324,7 +324,10 @@ def _ln_input_grad(
 def _lead_sum(grad: Any, other: Any, normalized_shape: Sequence[int], ops: Any) -> Any:
     """``sum(grad * other)`` over the leading (non-normalized) dims."""
     lead = tuple(range(grad.ndim - len(normalized_shape)))
-    return ops.sum(grad if other is None else ops.mul(grad, other), lead)
+    prod = grad if other is None else ops.mul(grad, other)
+    if not lead and ops.graph:  # a 1-D input: nothing to sum (a tensor's ``sum(dim=())``
+        return ops.mul(prod, 1.0)  # sums every dim); a fresh value, as the array path's
+    return ops.sum(prod, lead)
 
 
 def _ln_input_tangent(

@@ -1,4 +1,4 @@
-"""hookgrad's tracing JIT: ``hookgrad.compile`` and its machinery (shared/spec/compile.md).
+"""hookgrad's tracing JIT: ``hookgrad.compile`` and its machinery (docs/compile.md).
 
 One job per module: `graph` (IR), `sources`, `recorder` (the `bind` recorder), `intercept`,
 `tracer`, `speculate` (hook bodies), `world` (snapshots), `recipes`/`effects`/`finalize`

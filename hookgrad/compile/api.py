@@ -21,7 +21,7 @@ from hookgrad.compile.state import current_trace
 from hookgrad.nn.modules._call import has_global_call_hooks
 from hookgrad.nn.modules.module import MODULE_COMPILER, Module
 
-__all__ = ["compile", "OptimizedFunction", "OptimizedModule", "disable"]
+__all__ = ["compile", "OptimizedFunction", "OptimizedModule", "disable", "graph_break"]
 
 GLOBAL_HOOKS_WARNING = (
     "Using `torch.compile(module)` when there are global hooks on modules (e.g., from "
@@ -115,7 +115,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
     """Compile a function or module into a callable that runs captured graphs.
 
     Every call behaves like the eager call (values, gradients, hooks and their order, Python
-    side effects); see ``shared/spec/compile.md``. Used bare, with arguments, or as a decorator
+    side effects); see ``docs/compile.md``. Used bare, with arguments, or as a decorator
     factory (``model=None``).
 
     Mirrors: ``torch.compile``.
@@ -150,6 +150,16 @@ def disable(fn: Any = None, recursive: bool = True) -> Any:
     Mirrors: ``torch.compiler.disable``.
     """
     return fn if fn is not None else (lambda f: f)
+
+
+def graph_break() -> None:
+    """Force a graph break here when called inside a compiled region (nothing outside one).
+
+    Mirrors: ``torch._dynamo.graph_break``.
+    """
+    trace = current_trace()
+    if trace is not None and trace.recording:
+        trace.graph_break("Call to `torch._dynamo.graph_break()`")
 
 
 def _compile_in_place(mod: Module, backend: Any = "inductor", *, fullgraph: bool = False,

@@ -23,11 +23,38 @@ inline_inbuilt_nn_modules = True  # accepted, no effect (always on in PyTorch 2.
 suppress_errors = False
 max_inline_depth = 64
 cache_size_limit = recompile_limit  # older name of recompile_limit
+# raise `FailOnRecompileLimitHit` instead of running eagerly once the limit is reached
+fail_on_recompile_limit_hit = False
+# Keys PyTorch's own compile tests set, accepted with PyTorch's defaults; hookgrad's tracer has
+# no behaviour they switch (it executes the code, so it always sees scalars, numpy and
+# data-dependent shapes the same way, and measures no runtime overhead separately)
+record_runtime_overhead = True
+capture_scalar_outputs = False
+capture_dynamic_output_shape_ops = False
+optimize_ddp = True
+specialize_int = False
+specialize_float = False
+verbose = False
+raise_on_ctx_manager_usage = True
+compiled_autograd_kwargs_override: dict = {}
+force_parameter_static_shapes = True
+trace_numpy = True
+guard_nn_modules = True
+do_not_emit_runtime_asserts = False
+dynamic_shapes = True
+allow_rnn = False
+enable_compiler_collectives = False
 
 _KEYS = ("recompile_limit", "accumulated_recompile_limit", "error_on_recompile",
          "skip_nnmodule_hook_guards", "wrap_top_frame", "compiled_autograd",
          "automatic_dynamic_shapes", "inline_inbuilt_nn_modules", "suppress_errors",
-         "max_inline_depth", "cache_size_limit", "assume_static_by_default")
+         "max_inline_depth", "cache_size_limit", "assume_static_by_default",
+         "fail_on_recompile_limit_hit", "record_runtime_overhead", "capture_scalar_outputs",
+         "capture_dynamic_output_shape_ops", "optimize_ddp", "specialize_int",
+         "specialize_float", "verbose", "raise_on_ctx_manager_usage",
+         "compiled_autograd_kwargs_override", "force_parameter_static_shapes", "trace_numpy",
+         "guard_nn_modules", "do_not_emit_runtime_asserts", "dynamic_shapes", "allow_rnn",
+         "enable_compiler_collectives")
 
 
 class _Patch(contextlib.ContextDecorator):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["Unsupported", "RecompileError", "BackendCompilerFailed"]
+__all__ = ["Unsupported", "RecompileError", "BackendCompilerFailed", "FailOnRecompileLimitHit"]
 
 
 class Unsupported(RuntimeError):
@@ -23,4 +23,11 @@ class BackendCompilerFailed(RuntimeError):
     """The backend raised while compiling a graph.
 
     Mirrors: ``torch._dynamo.exc.BackendCompilerFailed``.
+    """
+
+
+class FailOnRecompileLimitHit(RuntimeError):
+    """The recompile limit was reached while ``config.fail_on_recompile_limit_hit`` is set.
+
+    Mirrors: ``torch._dynamo.exc.FailOnRecompileLimitHit``.
     """

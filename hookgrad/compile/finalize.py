@@ -124,6 +124,11 @@ class Finalizer:
         out: list[Any] = []
         tr = self.trace
         for ch in tr.snapshot.diff():
+            if ch.kind == "class":
+                # a class attribute the region wrote (``Counter.count += 1``): its reads are not
+                # noted (classes are not instrumented), so the call stays eager
+                raise GraphBreak(f"mutation of class attribute {ch.owner.__name__}.{ch.key} "
+                                 "inside the compiled region")
             new = None if ch.new is EMPTY else self.recipe(ch.new)
             if ch.kind == "global":
                 if isinstance(ch.new, RemovableHandle) and id(ch.new) in tr.handle_slots:

@@ -17,7 +17,7 @@ from hookgrad._runtime import _deterministic  # (spec §6.1: always-guarded glob
 from hookgrad.compile import config
 from hookgrad.compile.counters import counters
 from hookgrad.compile.dynamic import FRAME_STATES, plan_for
-from hookgrad.compile.exc import RecompileError, Unsupported
+from hookgrad.compile.exc import FailOnRecompileLimitHit, RecompileError, Unsupported
 from hookgrad.compile.finalize import Finalizer
 from hookgrad.compile.guards import GuardSet, build_guards
 from hookgrad.compile.recipes import RunState
@@ -120,6 +120,10 @@ def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any
         if entry.gkey == gkey and entry.guards.first_failure(ctx) is None:
             return entry.run(fn, ctx, args, kwargs)
     if len(entries) >= min(config.recompile_limit, config.accumulated_recompile_limit):
+        if config.fail_on_recompile_limit_hit:
+            raise FailOnRecompileLimitHit(
+                f"{fn.__qualname__}: recompile limit reached with "
+                "config.fail_on_recompile_limit_hit=True")
         if key not in _WARNED:  # (PyTorch logs; hookgrad warns once per code key, §14.3)
             _WARNED.add(key)
             name = ("recompile_limit" if config.recompile_limit
@@ -149,7 +153,12 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
     broke = any(e.eager for e in entries)
     plan = None if opt.run_original or broke else plan_for(opt.key, fn, ctx, opt.dynamic)
     trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original, plan=plan)
-    result = trace.run(args, kwargs)
+    try:
+        result = trace.run(args, kwargs)
+    except BaseException:
+        if trace.sym is not None:  # what the call stored before raising: plain numbers
+            desym(trace, None)
+        raise
     pieces = None
     if trace.break_reason is None:
         try:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._tensor import Tensor
+from hookgrad.compile.blind_writes import OWN_DIR, written_blindly
 from hookgrad.compile.dynamic import DynamicPlan, dynamic_tensor_check
 from hookgrad.compile.recorder import tensor_meta
 from hookgrad.compile.sources import CallContext, Source, is_constant
@@ -116,6 +117,7 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
                 _equal(gs, src, value)
     _function_guards(gs, trace)
     _container_guards(gs, trace)
+    _class_guards(gs, trace)
     _module_guards(gs, trace, skip_empty_hooks)
     return gs
 
@@ -129,12 +131,15 @@ def _container_guards(gs: GuardSet, trace: Any) -> None:
     see which items the code read, so it guards them all (PyTorch guards these containers too:
     a changed unused key recompiles there as well)."""
     old = {id(c): before for c, before in (*trace.snapshot.lists, *trace.snapshot.dicts)}
-    # (D) a container the region itself mutates (a log it appends to) is not guarded: its
-    # changes are replayed, and PyTorch's guard on it recompiles on every call
-    mutated = {id(ch.owner) for ch in trace.snapshot.diff() if ch.kind in ("list", "dict")}
-    for src, value in list(trace.index.by_id.values()):
+    # (D) a container the region itself only writes to blindly (a log it appends to) is not
+    # guarded: its changes are replayed, and PyTorch's guard on it recompiles on every call.
+    # One the region also read is guarded like any other (NOTE [Blind writes])
+    mutated = {id(ch.owner) for ch in trace.snapshot.diff()
+               if ch.kind in ("list", "dict") and written_blindly(trace, ch.owner)}
+    held = [(s, v) for s, v in list(trace.index.by_id.values()) if _held_directly(s)]
+    for src, value in [*held, *_read_attributes(trace)]:
         kind = type(value)
-        if kind not in (list, tuple, dict) or not _held_directly(src) or id(value) in mutated:
+        if kind not in (list, tuple, dict) or id(value) in mutated:
             continue
         before = value if kind is tuple else old.get(id(value))
         if before is None:
@@ -148,8 +153,50 @@ def _container_guards(gs: GuardSet, trace: Any) -> None:
                f"{src}: {kind.__name__} of {len(before)} with {len(consts)} constant items")
 
 
+def _class_guards(gs: GuardSet, trace: Any) -> None:
+    """Constant attributes of user classes (``Counter.count``) that the traced user code
+    names: classes are not instrumented for reads (NOTE [Attribute reads]), so every constant
+    class attribute a called function could have read is guarded by value."""
+    names: set[str] = set()
+    for code in trace.called_codes:
+        if not code.co_filename.startswith(OWN_DIR):
+            names.update(code.co_names)
+    for cls, old in trace.snapshot.classes:
+        src = trace.index.source_of(cls)
+        if src is None:
+            continue
+        for name in names & old.keys():
+            if not name.startswith("__") and is_constant(old[name]):
+                _equal(gs, src.child(("attr", name)), old[name])
+
+
+def _read_attributes(trace: Any) -> list[tuple[Source, Any]]:
+    """Containers the region read as attributes of objects (``len(cfg.sizes)``): guarded like
+    those held by globals (NOTE [Attribute reads] notes the names; containers reached through
+    an attribute are never blind writes, NOTE [Blind writes])."""
+    if trace.attr_reads is None:
+        return []
+    out = []
+    for obj, names in list(trace.attr_reads.read.values()):
+        src = trace.index.source_of(obj)
+        if src is None:
+            continue
+        d = getattr(obj, "__dict__", {})
+        for name in names:
+            value = d.get(name)
+            if type(value) in (list, dict, tuple) and not name.startswith("_"):
+                out.append((src.child(("attr", name)), value))
+    return out
+
+
 def _held_directly(src: Source) -> bool:
-    return src.root[0] in ("G", "C") and (not src.steps or src.steps[-1][0] == "cell")
+    """Held by a global or a closure cell, or an item of such a container (two levels: a
+    ``G["sizes"]`` list read as ``len(G["sizes"])`` is state like ``G`` itself)."""
+    steps = list(src.steps)
+    for _ in range(2):
+        if steps and steps[-1][0] == "item":
+            steps.pop()
+    return src.root[0] in ("G", "C") and (not steps or steps[-1][0] == "cell")
 
 
 def _container_check(src: Source, kind: type, n: int, keys: tuple | None,
@@ -278,8 +325,11 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
             if registry is None or (skip_empty and not registry):
                 continue
             dicts.append((name, _hooks_unchanged(hook_signature(registry))))
-        gs.add(_module_check(src, training, tuple(dicts)),
-               f"{src}.training == {training} and its hook dicts "
+        # an instance ``forward`` (set, replaced or deleted after the trace) changes what the
+        # call runs: guarded by identity, like the class's forward by the code key
+        forward = vars(value).get("forward")
+        gs.add(_module_check(src, training, tuple(dicts), forward),
+               f"{src}.training == {training}, its instance forward and its hook dicts "
                f"{[n for n, _c in dicts]} unchanged")
     for name in _GLOBAL_DICTS:
         registry = getattr(_gh, name)
@@ -291,7 +341,8 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
                f"global module hooks {name} unchanged ({len(sig)} hooks)")
 
 
-def _module_check(src: Source, training: bool, dicts: tuple) -> Callable[..., bool]:
+def _module_check(src: Source, training: bool, dicts: tuple,
+                  forward: Any) -> Callable[..., bool]:
     pairs = tuple((name, unchanged, unchanged.passed) for name, unchanged in dicts)
 
     def check(ctx: CallContext) -> bool:
@@ -299,6 +350,8 @@ def _module_check(src: Source, training: bool, dicts: tuple) -> Callable[..., bo
         if mod.training != training:
             return False
         d = mod.__dict__
+        if d.get("forward") is not forward:
+            return False
         for name, unchanged, passed in pairs:
             registry = d[name]
             hit = passed.get(id(registry))  # the version fast path, inlined (hot)

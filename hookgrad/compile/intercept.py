@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import builtins
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from hookgrad import autograd as _autograd
+from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._node import Node
+from hookgrad.compile.calls import record_call
 from hookgrad.compile.module_hooks import REAL_SETUP
 from hookgrad.compile.state import current_trace
 from hookgrad.nn.modules._backward_hook import BackwardHook
@@ -27,6 +31,105 @@ __all__ = ["install", "uninstall"]
 _DATA = "Data-dependent control flow on a tensor value (`item()`/`bool()`/`tolist()`)"
 _BUILTIN = "Failed to trace builtin operator `{}` on a tensor"
 _BACKWARD = "`backward()`/`autograd.grad` inside a compiled region"
+# per-call actions on autograd state that a graph cannot replay on later calls (soundness rule
+# "every per-call action is replayed on every call": what cannot be replayed breaks the graph)
+_NODE_HOOK = "`grad_fn.{}` inside a compiled region (a per-call hook on an autograd node)"
+_RETAIN = "`retain_grad()` on a non-leaf tensor inside a compiled region"
+
+
+def _from_user(depth: int = 2) -> bool:
+    """The caller is user code, not hookgrad's own machinery (which registers node hooks for
+    module backward hooks under a suspended recorder)."""
+    return not sys._getframe(depth).f_globals.get("__name__", "").startswith("hookgrad.")
+
+
+def _node_hook(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(real)
+    def wrapper(self: Any, fn: Any) -> Any:
+        tr = current_trace()
+        if tr is not None and tr.recording and not tr.rec.suspended and _from_user():
+            tr.graph_break(_NODE_HOOK.format(name))
+        return real(self, fn)
+    return wrapper
+
+
+def _retaining(real: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(real)
+    def wrapper(self: Tensor) -> None:
+        tr = current_trace()
+        if tr is not None and tr.recording and not (self._grad_fn is None
+                                                    and self._requires_grad):
+            tr.graph_break(_RETAIN)  # (on a leaf that requires grad it is a no-op)
+        return real(self)
+    return wrapper
+
+
+def _detaching(real: Callable[..., Any]) -> Callable[..., Any]:
+    """``detach()`` / ``.data`` make a tensor without `bind`: a graph value or an input
+    detached becomes a graph node (never a constant holding the trace call's values)."""
+    @functools.wraps(real)
+    def wrapper(self: Tensor) -> Tensor:
+        tr = current_trace()
+        if tr is None or not tr.recording:
+            return real(self)
+        rec = tr.active_recorder()
+        if rec.suspended or not _known(rec, self):
+            return real(self)
+        return record_call(tr, rec, real, (self,), {})
+    return wrapper
+
+
+def _copying(real: Callable[..., Any]) -> Callable[..., Any]:
+    """``hookgrad.tensor(t)``, ``as_tensor``, ``t.new_tensor(u)`` copy tensor values without
+    `bind`: with a graph value or an input among the arguments, one graph node re-runs them."""
+    @functools.wraps(real)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        tr = current_trace()
+        if tr is None or not tr.recording:
+            return real(*args, **kwargs)
+        rec = tr.active_recorder()
+        if rec.suspended or not any(_known(rec, t) for t in _tensors_in((args, kwargs))):
+            return real(*args, **kwargs)
+        return record_call(tr, rec, real, args, kwargs)
+    return wrapper
+
+
+def _deepcopying(real: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(real)
+    def wrapper(self: Tensor, memo: dict) -> Any:
+        tr = current_trace()
+        if tr is not None and tr.recording and _known(tr.active_recorder(), self):
+            tr.graph_break("`copy.deepcopy` of a graph value or an input inside a compiled "
+                           "region")
+        return real(self, memo)
+    return wrapper
+
+
+def _known(rec: Any, t: Tensor) -> bool:
+    """`t` is a graph value or an input of `rec` (or of the graph around a hook body)."""
+    while rec is not None:
+        if rec.is_traced(t) or rec.sourced(t):
+            return True
+        rec = rec.outer
+    return False
+
+
+def _tensors_in(value: Any) -> list:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors_in(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors_in(v)]
+    return []
+
+
+def _data_of(t: Tensor) -> Tensor:
+    """``t.data`` as a callable (a graph node target)."""
+    return _REAL_DATA.fget(t)
+
+
+_REAL_DATA = Tensor.__dict__["data"]
 
 
 def _breaking(name: str, real: Callable[..., Any], msg: str) -> Callable[..., Any]:
@@ -99,6 +202,17 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
     table.append((Tensor, "register_post_accumulate_grad_hook", _registering(
         "register_post_accumulate_grad_hook", Tensor.register_post_accumulate_grad_hook)))
     table.append((RemovableHandle, "remove", _removing(RemovableHandle.remove)))
+    table.append((Tensor, "detach", _detaching(Tensor.detach)))
+    table.append((Tensor, "data", property(_detaching(_data_of), _REAL_DATA.fset)))
+    table.append((Tensor, "__deepcopy__", _deepcopying(Tensor.__deepcopy__)))
+    table.append((Tensor, "new_tensor", _copying(Tensor.new_tensor)))
+    top = sys.modules.get("hookgrad")  # the public namespace users call (no upward import)
+    for name in ("tensor", "as_tensor", "asarray"):
+        if callable(getattr(top, name, None)):
+            table.append((top, name, _copying(getattr(top, name))))
+    table.append((Tensor, "retain_grad", _retaining(Tensor.retain_grad)))
+    for name in ("register_hook", "register_prehook"):
+        table.append((Node, name, _node_hook(name, Node.__dict__[name])))
     table.append((_F, "linear", _composite(_F.linear)))
     for kind, real in REAL_SETUP.items():
         table.append((BackwardHook, f"setup_{kind}_hook", _bw_setup(kind, real)))

@@ -67,6 +67,11 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
                 return False
         elif not (is_hook_op(node) and hook_supported(node)):
             return False
+        elif id(node) in outputs:
+            # a returned tensor with a hook registered inside: a hook the caller adds to it
+            # must run after that one, as in eager; one autograd node for the graph would run
+            # the caller's first (on the output), so the graph's own code runs instead
+            return False
     return True
 
 
@@ -81,6 +86,16 @@ def requires_grad_names(gm: GraphModule, example_inputs: list) -> set:
                 isinstance(a, Node) and a.name in names for a in node.args):
             names.add(node.name)
     return names
+
+
+def _nodes_in(value: Any) -> list:
+    if isinstance(value, Node):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [n for v in value for n in _nodes_in(v)]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _nodes_in(v)]
+    return []
 
 
 def _two_d(node: Node, example_inputs: list) -> bool:
@@ -122,7 +137,11 @@ class CompiledFunction(Function):
         ctx.env = env
         ctx.fused = fused
         ctx.set_materialize_grads(False)  # an unused output's gradient is pruned, not zeros
-        return tuple(_make(o) for o in outs)
+        res = tuple(_make(o) for o in outs)
+        constant = program.constant_outputs(inputs)
+        if constant:  # outputs of no grad-requiring input: requires_grad=False, as eager's
+            ctx.mark_non_differentiable(*[res[i] for i in constant])
+        return res
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
@@ -156,6 +175,8 @@ class JointProgram:
     def __init__(self, gm: GraphModule, fwd: Any) -> None:
         self.fwd = fwd
         self.graph_forward = gm.forward  # NOTE [Differentiable backward]
+        self._graph = gm.graph
+        self._constant_outputs: dict[tuple, tuple] = {}
         self.shapes: list[tuple] = []  # of every value, for the variant being generated
         self.variants: dict[tuple, Any] = {}  # NOTE [Generated backward] in codegen/backward.py
         nodes = [n for n in gm.graph.nodes if n.op != "output"]
@@ -187,6 +208,23 @@ class JointProgram:
 
     def __call__(self, *inputs: Tensor) -> tuple:
         return CompiledFunction.apply(self, *inputs)
+
+    def constant_outputs(self, inputs: tuple) -> tuple:
+        """Indices of the outputs that depend on no input requiring grad in this call."""
+        key = tuple(isinstance(t, Tensor) and t._requires_grad for t in inputs)
+        hit = self._constant_outputs.get(key)
+        if hit is None:
+            nodes = self._graph.nodes
+            places = [n for n in nodes if n.op == "placeholder"]
+            live = {id(n) for n, rg in zip(places, key) if rg}
+            for node in nodes:
+                if node.op == "call_function" and any(
+                        id(a) in live for a in _nodes_in((node.args, node.kwargs))):
+                    live.add(id(node))
+            out = next(n for n in nodes if n.op == "output").args[0]
+            hit = self._constant_outputs[key] = tuple(
+                i for i, v in enumerate(out) if not (isinstance(v, Node) and id(v) in live))
+        return hit
 
     # ------------------------------------------------------------ fusion
     def fuse(self, gm: GraphModule, example_inputs: list) -> None:
@@ -268,7 +306,11 @@ class JointProgram:
 
     def _variant(self, env: tuple, arrays: tuple, key: tuple) -> Any:
         full = self._full(env, key[3])
-        self.shapes = [self._shape(full, j) for j in range(len(full))]
+        try:
+            self.shapes = [self._shape(full, j) for j in range(len(full))]
+        except ValueError as e:  # a value whose shape the generator cannot read: the walk runs
+            self.variant_errors.append(e)
+            return False
         self.fusing = key[3]
         try:
             src, ns = backward_source(self, live_values(self, key[0]), key[1])

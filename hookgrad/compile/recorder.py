@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._tensor import Tensor
 from hookgrad.compile.graph import Graph, Node
@@ -82,6 +83,9 @@ class TraceRecorder:
         self.lenient = False
         self.on_break: Any = None  # called with the reason instead of raising into user code
         self.written: set[int] = set()  # tensors filled outside primitives (random, copies)
+        # saved-tensor hooks entered inside the region would pack/unpack on the trace call
+        # only (a per-call action the graph cannot replay): a graph break (NOTE in `record`)
+        self.hooks_depth = len(STATE.saved_hooks_stack)
 
     # -------------------------------------------------------------- values
     def bind_outputs(self, node: Node, outs: tuple) -> None:
@@ -144,11 +148,17 @@ class TraceRecorder:
         return self.index is not None and self.index.source_of(t) is not None
 
     def _aliases_graph_value(self, t: Tensor) -> bool:
+        """Soundness backstop: a tensor made outside `bind` that shares memory with a graph
+        value or an input holds this call's values; baked as a constant it would be stale on
+        the next call, so it breaks the graph instead."""
         data = t._data
         if data.size == 0:
             return False
-        for other in self.keep[-64:]:
-            if isinstance(other, Tensor) and np.shares_memory(other._data, data):
+        others = [o for o in self.keep if isinstance(o, Tensor)]
+        if self.index is not None:
+            others += [v for _s, v in self.index.by_id.values() if isinstance(v, Tensor)]
+        for other in others:
+            if other is not t and np.may_share_memory(other._data, data):
                 return True
         return False
 
@@ -156,6 +166,10 @@ class TraceRecorder:
     def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple,
                cast: Any = None) -> None:
         if self.suspended:
+            return
+        if len(STATE.saved_hooks_stack) != self.hooks_depth and not self.lenient:
+            self._untracked(UntrackedTensor("an op ran under saved_tensors_hooks entered inside "
+                                            "the compiled region"))
             return
         try:
             args = tuple(self.node_of(t) for t in inputs)
@@ -173,6 +187,10 @@ class TraceRecorder:
     def record_inplace(self, prim: Any, inputs: tuple, params: dict, out: Tensor,
                        target: Tensor, cast: Any = None) -> None:
         if self.suspended:
+            return
+        if len(STATE.saved_hooks_stack) != self.hooks_depth and not self.lenient:
+            self._untracked(UntrackedTensor("an op ran under saved_tensors_hooks entered inside "
+                                            "the compiled region"))
             return
         try:
             args = (self.node_of(target),) + tuple(self.node_of(t) for t in inputs)

@@ -8,6 +8,8 @@ and the hook can reach) rejects a body that mutates state that existed before it
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,7 @@ from hookgrad.autograd.grad_mode import no_grad
 from hookgrad.compile.graph import Graph, GraphModule
 from hookgrad.compile.recorder import TraceRecorder, UntrackedTensor
 from hookgrad.compile.sources import SourceIndex
-from hookgrad.compile.state import SpeculationFailed
+from hookgrad.compile.state import ImpureHook, SpeculationFailed
 from hookgrad.compile.world import WorldSnapshot
 
 __all__ = ["speculate_hook", "UNSAFE"]
@@ -29,6 +31,27 @@ UNSAFE = ("HOP: Unsafe side effect: Mutating a variable from outside the scope o
 
 def _no_closure() -> None:
     return None
+
+
+# (lists and dicts: the snapshot sees their mutation, which fails the speculation as PyTorch's
+# "Unsafe side effect" does; a fresh one is harmless)
+_PURE_OWNERS = (Tensor, np.ndarray, np.generic, int, float, complex, str, bytes, tuple,
+                frozenset, type, types.ModuleType, list, dict)
+
+
+def _watching(chained: Any, impure: list) -> Any:
+    """A profile function noting C methods called on objects that may hold state."""
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if chained is not None:
+            chained(frame, event, arg)
+        if event == "c_call" and not frame.f_globals.get("__name__", "").startswith(
+                ("hookgrad.", "numpy")):  # (hookgrad's own bookkeeping is not the body's)
+            owner = getattr(arg, "__self__", None)
+            if owner is not None and not isinstance(owner, _PURE_OWNERS):
+                # raised before the C method runs: the speculation leaves no trace of it
+                impure.append(f"{type(owner).__name__}.{getattr(arg, '__name__', '?')}")
+                raise ImpureHook(f"a hook body called {impure[0]}")
+    return profile
 
 
 def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[Tensor]]:
@@ -46,10 +69,16 @@ def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[
     trace.sub.append(sub)
     remove_recorder(trace.rec)
     add_recorder(sub)
+    impure: list = []
+    old_profile = sys.getprofile()
+    sys.setprofile(_watching(old_profile, impure))
     try:
         with no_grad():
             result = hook(grad)
         out = sub.node_of(result) if isinstance(result, Tensor) else None
+    except ImpureHook:
+        snapshot.restore()
+        raise
     except (SpeculationFailed, UntrackedTensor) as e:
         snapshot.restore()
         raise SpeculationFailed(str(e)) from None
@@ -57,6 +86,7 @@ def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[
         snapshot.restore()
         raise SpeculationFailed(f"hook body failed while being traced: {e!r}") from None
     finally:
+        sys.setprofile(old_profile)
         remove_recorder(sub)
         add_recorder(trace.rec)
         trace.sub.pop()
@@ -65,5 +95,11 @@ def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[
     if snapshot.diff():
         snapshot.restore()
         raise SpeculationFailed(UNSAFE)
+    if impure:
+        raise ImpureHook(f"a hook body called {impure[0]}")
+    if trace.sym is not None and any(c._data.ndim for c in sub.constants.values()):
+        # a tensor the body made outside `bind` (``ones_like(g)``) has the trace call's shape:
+        # with symbolic sizes it would be stale on the next shape, so the hook stays eager
+        raise SpeculationFailed("a hook body made a constant tensor in a dynamic-shape trace")
     graph.output(out)
     return GraphModule(graph, dict(sub.constants)), list(sub.free_order)

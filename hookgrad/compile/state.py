@@ -54,3 +54,9 @@ class GraphBreak(Exception):
 
 class SpeculationFailed(Exception):
     """Internal: a speculative hook-body trace (spec §8.3) cannot be kept."""
+
+
+class ImpureHook(SpeculationFailed):
+    """Internal: a hook body called a C method on state the snapshot cannot see (a
+    ``deque.append``): its graph would drop that effect on later calls, so the real hook is
+    registered on every call instead (deferred, as under compiled autograd)."""

@@ -358,7 +358,7 @@ def desym(trace: Any, result: Any) -> Any:
         _desym_closures(ch.new, seen)
         if not _has_sym(ch.new):
             continue
-        if ch.kind == "attr":
+        if ch.kind in ("attr", "class"):
             setattr(ch.owner, ch.key, plain(ch.new))
         elif ch.kind == "cell":
             ch.owner.cell_contents = plain(ch.new)

@@ -27,7 +27,7 @@ from hookgrad.compile.recipes import FromSource
 from hookgrad.compile.recorder import TraceRecorder
 from hookgrad.compile.sources import CallContext, SourceIndex
 from hookgrad.compile.speculate import speculate_hook
-from hookgrad.compile.state import TRACES, SpeculationFailed
+from hookgrad.compile.state import TRACES, ImpureHook, SpeculationFailed
 from hookgrad.compile.symtrace import SymTrace
 from hookgrad.compile.world import WorldSnapshot
 from hookgrad.hooktools.compiled import note_compiled_hook
@@ -155,6 +155,8 @@ class ActiveTrace:
     def _register_traced(self, t: Tensor, hook: Any, real: Any) -> Any:
         try:
             body, free = speculate_hook(self, t, hook)
+        except ImpureHook:
+            return self._register_deferred(t, hook, "register_hook", real)
         except SpeculationFailed as e:
             self.graph_break(str(e))
             self._note(hook, "graph_break", str(e))

@@ -25,7 +25,7 @@ class Change:
     __slots__ = ("kind", "owner", "key", "old", "new")
 
     def __init__(self, kind: str, owner: Any, key: Any, old: Any, new: Any) -> None:
-        self.kind = kind  # "attr" | "list" | "dict" | "cell" | "global"
+        self.kind = kind  # "attr" | "list" | "dict" | "cell" | "global" | "class"
         self.owner = owner
         self.key = key
         self.old = old
@@ -49,6 +49,7 @@ class WorldSnapshot:
         self.objs: list[tuple[Any, dict]] = []
         self.cells: list[tuple[Any, Any]] = []
         self.globals: list[tuple[dict, dict]] = []
+        self.classes: list[tuple[type, dict]] = []  # user classes: attribute writes break
         seen: set[int] = set()
         for index in indexes:
             for _src, value in index.by_id.values():
@@ -66,6 +67,11 @@ class WorldSnapshot:
                     self.globals.append((g, dict(g)))
 
     def _take(self, value: Any) -> None:
+        if isinstance(value, type):
+            if not value.__module__.startswith(("hookgrad", "builtins", "numpy", "typing",
+                                                "collections", "abc", "enum")):
+                self.classes.append((value, dict(vars(value))))
+            return
         if type(value) is list:
             self.lists.append((value, list(value)))
         elif isinstance(value, dict) and not isinstance(value, types.MappingProxyType):
@@ -88,6 +94,14 @@ class WorldSnapshot:
                 a, b = old.get(key, _EMPTY), new.get(key, _EMPTY)
                 if a is not b and not (type(a) is type(b) and _const_eq(a, b)):
                     out.append(Change("attr", obj, key, a, b))
+        for cls, old in self.classes:
+            new = vars(cls)
+            for key in old.keys() | new.keys():
+                if key.startswith("__"):
+                    continue
+                a, b = old.get(key, _EMPTY), new.get(key, _EMPTY)
+                if a is not b and not (type(a) is type(b) and _const_eq(a, b)):
+                    out.append(Change("class", cls, key, a, b))
         for cell, old in self.cells:
             new = cell.cell_contents if _cell_filled(cell) else _EMPTY
             if new is not old and not (type(new) is type(old) and _const_eq(new, old)):
@@ -116,6 +130,12 @@ class WorldSnapshot:
             if len(cur) != len(old) or any(cur.get(k, _EMPTY) is not v for k, v in old.items()):
                 cur.clear()
                 cur.update(old)
+        for cls, old in self.classes:
+            for key in [k for k in vars(cls) if k not in old and not k.startswith("__")]:
+                delattr(cls, key)
+            for key, value in old.items():
+                if not key.startswith("__") and vars(cls).get(key, _EMPTY) is not value:
+                    setattr(cls, key, value)
         for cell, old in self.cells:
             if old is _EMPTY:
                 if _cell_filled(cell):

@@ -31,6 +31,10 @@ def as_array(value: Any) -> Any:
     return value if type(value) is _ndarray else np.asarray(value)
 
 
+def _as_arrays(values: Any) -> tuple:
+    return tuple(as_array(v) for v in values)
+
+
 def linear_np(x: Any, w: Any, b: Any = None) -> Any:
     """``F.linear`` on arrays, as eager's ``addmm``: the product, then the bias in place."""
     out = x @ w.T
@@ -49,7 +53,8 @@ def numpy_source(gm: GraphModule, joint: bool = False, groups: list | None = Non
     `groups`: fused groups (`fusion.Group`), each run as one kernel call.
     `requires`: the names of the values that require grad (for module hook operators).
     """
-    ns: dict[str, Any] = {"_arr": as_array, "_make": Tensor._make, "_linear": linear_np}
+    ns: dict[str, Any] = {"_arr": as_array, "_make": Tensor._make, "_linear": linear_np,
+                          "_arrs": _as_arrays}
     nodes = gm.graph.nodes
     params = [n.name for n in nodes if n.op == "placeholder"]
     lines = [f"def forward({', '.join(params + ['_hooks=True'])}):"]
@@ -123,4 +128,6 @@ def _call(node: Node, ns: dict[str, Any]) -> str:
         ns[f"{fn}_p"] = call.params
         if not args:
             kw = kw[2:]
+    if call.prim.num_outputs != 1:  # a tuple of arrays (``native_layer_norm``)
+        return f"_arrs({fn}({', '.join(args)}{kw}))"
     return f"_arr({fn}({', '.join(args)}{kw}))"

@@ -23,6 +23,7 @@ from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_replacement
 from hookgrad.compile import hops
 from hookgrad.compile.graph import Node
+from hookgrad.compile.module_hooks import backward_hook_setup
 from hookgrad.utils.hooks import HookRegistry
 
 __all__ = ["is_hook_op", "hook_supported", "bases_of", "new_hooks", "fire", "skip"]
@@ -39,7 +40,9 @@ def hook_supported(node: Node) -> bool:
     base = node.args[0]
     while isinstance(base, Node) and is_hook_op(base):
         base = base.args[0]
-    return (isinstance(base, Node) and base.op == "call_function"
+    # (not on a module backward-hook operator's output: its value is the operator's tuple,
+    # which the generated backward and the rule walk cannot treat as the hooked tensor)
+    return (isinstance(base, Node) and base.op == "call_function" and base.target is not backward_hook_setup
             and set(node.kwargs) <= {"handle_slot"})
 
 

@@ -1,0 +1,263 @@
+"""Seeded random programs for the differential compile fuzzer (`test_fuzz_compile`).
+
+A program is Python *source* (so each one has its own code objects, hence its own compile
+cache, and a failure is printed as a runnable reproducer). ``build(torch, log, S, G)`` makes a
+fresh world (a module with hooks, closures over the log and the state) and returns
+``(f, m, between)``: the function to compile, its module and what the caller does between
+calls (mutate globals, replace hooks). `observe` runs one program eagerly or compiled, calling
+``f`` several times with new values (and, in some programs, new shapes), running backward
+after each call, and returns everything observable: outputs, gradients, retained gradients,
+hook logs, side effects, exception types.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+import warnings
+from typing import Any
+
+__all__ = ["generate", "observe", "same", "departs", "run_program", "MODES"]
+
+# (backend, compiled autograd around backward)
+MODES = (("eager", False), ("aot_eager", False), ("inductor", False), ("eager", True))
+
+_UNARY = ("tanh", "sin", "sigmoid", "relu", "cos", "abs")
+_HOOKS = (  # tensor hooks on intermediates: logging, replacing, value-reading
+    "lambda g: log.append(('t{k}', g.shape[0]))",
+    "lambda g: g * 0.5",
+    "lambda g: torch.ones_like(g) * 0.5",
+    "lambda g: log.append(('tv{k}', round(float(g.sum()), 3)))",
+    "lambda g: (log.append('t{k}'), g + 1)[1]",
+)
+
+
+class _Gen:
+    def __init__(self, seed: int) -> None:
+        self.r = random.Random(seed)
+        self.k = 0
+        self.setup: list[str] = []
+        self.body: list[str] = []
+        self.between: list[str] = []
+
+    def tag(self) -> int:
+        self.k += 1
+        return self.k
+
+    def hook(self) -> str:
+        return self.r.choice(_HOOKS).format(k=self.tag())
+
+    # ------------------------------------------------------------ statements in f
+    def stmt(self) -> None:
+        r, b = self.r, self.body
+        choice = r.randrange(22)
+        if choice < 4:
+            b.append(f"h = h.{r.choice(_UNARY)}()")
+        elif choice < 6:
+            b.append(r.choice(["h = h * x", "h = h + w", "h = h * 2.0 - x", "h = (h * w).tanh()"]))
+        elif choice < 8:
+            b.append("h = m(h)")
+        elif choice == 8:
+            b.append(r.choice(["h = h + h.detach() * 0.5", "h = h.detach().tanh() + h",
+                               "h = h * x.detach()", "h = x.detach().sin() + h",
+                               "h = h + h.data.cos()", "h = h * torch.tensor(x.tolist())"]))
+        elif choice == 9:
+            b.append(f"h.register_hook({self.hook()})")
+        elif choice == 10:
+            b.append(f"hd = h.register_hook({self.hook()})")
+            b.append("hd.remove()")
+        elif choice == 11:
+            b.append("h.retain_grad()")
+            b.append(f"S['r{self.tag()}'] = h")
+        elif choice == 12:
+            k = self.tag()
+            kind = r.choice(["register_prehook(lambda go: log.append(('pre{k}', len(go))))",
+                             "register_hook(lambda gi, go: log.append(('post{k}', len(gi))))"])
+            b.append(f"h.grad_fn.{kind.format(k=k)}")
+        elif choice == 13:
+            b.append(r.choice(["log.append('fwd')", "S['n'] = S.get('n', 0) + 1",
+                               "L.append(len(L))", "h = h * (1 + len(L))",
+                               "S['last'] = h", "C.count += 1", "h = h * C.count"]))
+        elif choice == 14:
+            b.append("with torch.autograd.graph.saved_tensors_hooks("
+                     "lambda t: (log.append('pack'), t)[1], "
+                     "lambda t: (log.append('unpack'), t)[1]):")
+            b.append("    h = (h * h).tanh()")
+        elif choice == 15:
+            b.append(r.choice(["h = h * G['scale']", "h = h + G['shift'] * x",
+                               "h = h * len(G['sizes'])"]))
+        elif choice == 16:
+            b.append("if float(h.sum()) > 0:")
+            b.append("    h = h * 2")
+        elif choice == 17:
+            b.append(f"x.register_hook({self.hook()})")
+        elif choice == 18:
+            b.append(r.choice(["h = torch.cat([h, x], 0)[: h.shape[0]]",
+                               "h = h.reshape(-1, 2).sum(1).repeat_interleave(2).reshape(h.shape)",
+                               "h = h.sum(0, keepdim=True) * h"]))
+        elif choice == 19:
+            b.append(r.choice(["h = torch.nn.functional.layer_norm(h, h.shape[-1:])",
+                               "h = torch.nn.functional.layer_norm(h, h.shape[-1:]).detach() + h",
+                               "h = ln(h)"]))
+        elif choice == 20 and r.random() < 0.5:
+            b.append(f"S['b{self.tag()}'] = h.shape[0]")
+            b.append("if G['scale'] > 1.7:")
+            b.append("    raise ValueError('scale')")
+        elif choice == 20:
+            b.append(f"m.weight.register_post_accumulate_grad_hook("
+                     f"lambda p: log.append(('acc{self.tag()}', p.grad.shape[0])))")
+        else:
+            b.append(r.choice(["h = h.clone()", "h = h.exp().clamp(max=5.0)",
+                               "h = h.abs().sqrt()", "h = h / (1 + h * h)"]))
+
+    # ------------------------------------------------------------ setup and between calls
+    def world(self) -> None:
+        r, s = self.r, self.setup
+        if r.random() < 0.5:
+            s.append(f"m.register_forward_hook(lambda mod, a, o: log.append('mf{self.tag()}'))")
+        if r.random() < 0.3:
+            s.append(f"m.register_forward_pre_hook(lambda mod, a: log.append('mp{self.tag()}'))")
+        if r.random() < 0.4:
+            s.append("m.register_full_backward_hook(lambda mod, gi, go: "
+                     f"log.append(('mb{self.tag()}', len(gi))))")
+        if r.random() < 0.3:
+            s.append("m.register_full_backward_pre_hook(lambda mod, go: "
+                     f"log.append('mbp{self.tag()}'))")
+        if r.random() < 0.2:
+            s.append("m.weight.register_hook(lambda g: g * 2)")
+        self.between.append(r.choice(["pass", "G['scale'] = G['scale'] + 0.5",
+                                      "G['sizes'].append(1)", "G['shift'] = -G['shift']"]))
+        if r.random() < 0.15:
+            self.between.append("m.forward = (lambda t: type(m).forward(m, t) * 2)")
+        if r.random() < 0.15:
+            self.between.append(f"m.register_forward_hook(lambda mod, a, o: o * 0.5)")
+
+
+def generate(seed: int) -> dict:
+    """A random program: its source and how to call it (shapes per call)."""
+    g = _Gen(seed)
+    g.world()
+    for _ in range(g.r.randint(2, 7)):
+        g.stmt()
+    dyn = g.r.random() < 0.25
+    ret = g.r.choice(["h", "h", "h", "(h, w * 2)", "(h, x.sin())"])
+    rows = [4, 6, 2, 8] if dyn else [4, 4, 4, 4]
+    body = "\n".join("        " + line for line in g.body)
+    setup = "\n".join("    " + line for line in g.setup)
+    between = "\n".join("        " + line for line in g.between)
+    src = """\
+def build(torch, log, S, G, L, C):
+    torch.manual_seed(0)
+    m = torch.nn.Linear(4, 4)
+    ln = torch.nn.LayerNorm(4)
+{setup}
+
+    def f(x, w):
+        h = x * 1.0
+{body}
+        return {{ret}}
+
+    def between():
+{between}
+    return f, m, between
+""".format(setup=setup or "    pass", body=body, between=between)
+    return {"seed": seed, "src": src.replace("{ret}", ret), "rows": rows[: g.r.randint(3, 4)],
+            "outer_hook": g.r.random() < 0.2, "gradfn_hook": g.r.random() < 0.15}
+
+
+class _Counter:
+    count = 0
+
+
+def _plain(v: Any, torch: Any) -> Any:
+    if isinstance(v, torch.Tensor):
+        return ("T", tuple(v.shape), v.requires_grad, [float(a) for a in v.detach().reshape(-1).tolist()])
+    if isinstance(v, (list, tuple)):
+        return [_plain(a, torch) for a in v]
+    if isinstance(v, dict):
+        return {k: _plain(a, torch) for k, a in sorted(v.items(), key=lambda kv: str(kv[0]))}
+    return v
+
+
+def departs(prog: dict, backend: str | None) -> bool:
+    """The one documented departure the fuzzer tolerates (docs/compile.md): under
+    ``aot_eager``/``inductor`` a compiled output's ``grad_fn`` is the graph's single
+    ``CompiledFunctionBackward`` node (as in PyTorch), so a hook registered on it afterwards
+    sees that node's gradients, not the eager last op's."""
+    return prog["gradfn_hook"] and backend in ("aot_eager", "inductor")
+
+
+def observe(torch: Any, prog: dict, backend: str | None, ca: bool = False,
+            gradfn: bool | None = None) -> list:
+    """Run `prog` eagerly (`backend` None) or compiled; one observation per call (`gradfn`:
+    whether a hook goes on the output's ``grad_fn``; by default unless `departs`)."""
+    if gradfn is None:
+        gradfn = prog["gradfn_hook"] and not departs(prog, backend)
+    ns: dict = {}
+    exec(compile(prog["src"], f"<fuzz {prog['seed']} {backend} {ca}>", "exec"), ns)  # noqa: S102
+    log: list = []
+    S: dict = {}
+    G = {"scale": 1.0, "shift": 0.25, "sizes": [1, 2]}
+    L: list = []
+    C = type("C", (_Counter,), {})
+    f, m, between = ns["build"](torch, log, S, G, L, C)
+    run = f if backend is None else torch.compile(f, backend=backend)
+    out = []
+    for i, rows in enumerate(prog["rows"]):
+        torch.manual_seed(1000 + i)
+        x = torch.randn(rows, 4, requires_grad=True)
+        w = torch.randn(4)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = run(x, w)
+                r = res[0] if isinstance(res, tuple) else res
+                if prog["outer_hook"] and r.requires_grad:
+                    r.register_hook(lambda g: log.append(("outer", g.shape[0])))
+                if gradfn and r.grad_fn is not None:
+                    r.grad_fn.register_hook(lambda gi, go: log.append(("gf", len(gi), len(go))))
+                ctx = (torch._dynamo.compiled_autograd._enable(torch.compile(backend="eager"))
+                       if ca else contextlib.nullcontext())
+                if r.requires_grad:
+                    with ctx:
+                        r.sum().backward()
+                retained = {k: v.grad for k, v in S.items()
+                            if k.startswith("r") and isinstance(v, torch.Tensor)}
+            obs = (res, x.grad, m.weight.grad, m.bias.grad, retained, list(log),
+                   {k: v for k, v in S.items() if not k.startswith("r")}, list(L), C.count)
+            out.append(_plain(obs, torch))
+        except Exception as e:  # noqa: BLE001 - the exception type is observed
+            out.append(("raised", type(e).__name__))
+            break
+        log.clear()
+        m.zero_grad()
+        between()
+    return out
+
+
+def same(a: Any, b: Any) -> bool:
+    """Structural equality with a float tolerance (backends may reorder float sums)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b)) or math.isclose(
+            a, b, rel_tol=1e-4, abs_tol=1e-5)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return a == b
+
+
+def run_program(torch: Any, seed: int) -> list[str]:
+    """Every mode in which program `seed` differs from eager (its failures)."""
+    prog = generate(seed)
+    ref = observe(torch, prog, None)
+    bad = []
+    for backend, ca in MODES:
+        torch._dynamo.reset()
+        got = observe(torch, prog, backend, ca)
+        want = observe(torch, prog, None, gradfn=False) if departs(prog, backend) else ref
+        if not same(want, got):
+            bad.append(f"seed {seed}: {backend}{' + compiled autograd' if ca else ''}")
+        torch._dynamo.reset()
+    return bad
