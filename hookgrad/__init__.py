@@ -1,7 +1,7 @@
 """hookgrad: PyTorch's autograd, nn.Module and hooks on NumPy, with a torch-compatible API.
 
 This module re-exports only; op registration happens in the explicit block below, once, in a
-known order (design.md §3).
+known order (architecture.md §3).
 """
 
 from __future__ import annotations

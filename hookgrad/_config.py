@@ -24,7 +24,7 @@ from typing import Any, Protocol
 class Recorder(Protocol):
     """What `bind` and `bind_inplace` tell the recorders on the current thread's stack.
 
-    The recorder protocol (the one door of design.md principle 3): every primitive call, every
+    The recorder protocol (the one door of architecture.md principle 3): every primitive call, every
     in-place write and every custom ``autograd.Function`` call is reported here, in program
     order, on the thread that made it.
 

@@ -1,4 +1,4 @@
-"""`bind`: the one entry point through which every primitive runs (design.md principle 3).
+"""`bind`: the one entry point through which every primitive runs (architecture.md principle 3).
 
 Layer 2. ``bind`` unwraps tensors, calls the primitive's array implementation, wraps the results
 and notifies the recorders in `STATE.recorders` (grad recording, forward AD, tracing). Nothing in

@@ -1,4 +1,4 @@
-"""Shared type aliases and hook signatures (design.md §2, §8).
+"""Shared type aliases and hook signatures (architecture.md §2, §8).
 
 Layer 0: imports nothing from hookgrad at run time; the names it refers to are only imported
 for type checkers. Modules annotate with these aliases instead of spelling the unions out.

@@ -1,4 +1,4 @@
-"""Architecture rules of design.md: import layering (§3), size budget (§9), ``Mirrors:`` lines (§8).
+"""Rules of docs/architecture.md: import layers (§3), size budget (§9), ``Mirrors:`` lines (§8).
 
 Sources are read with ``ast``/``tokenize``; nothing here imports the modules it checks (except
 the ``Mirrors:`` test, which inspects the public namespace).
@@ -20,7 +20,7 @@ PACKAGE = "hookgrad"
 TOP = 99  # layer of modules that may import anything (and of `hookgrad` itself as a target)
 DEFAULT_LAYER = 7  # a module missing from LAYERS is user-facing: nothing below may import it
 
-# design.md §3, lowest first. Longest matching prefix wins; a package prefix ends with ".".
+# architecture.md §3, lowest first. Longest matching prefix wins; a package prefix ends with ".".
 LAYERS: dict[str, int] = {
     "hookgrad._typing": 0, "hookgrad._config": 0, "hookgrad.utils.": 0,
     "hookgrad.utils": 0,
@@ -207,7 +207,7 @@ def test_imports_only_go_down_the_layers():
             kind = "lazy import" if lazy else "import"
             problems.append(f"{path.relative_to(ROOT.parent)}:{line}: layer {own} module "
                             f"{module} has an upward {kind} of {target} (layer {theirs})")
-    assert not problems, "upward imports (design.md §3):\n" + "\n".join(problems)
+    assert not problems, "upward imports (architecture.md §3):\n" + "\n".join(problems)
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
@@ -253,7 +253,7 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
 
 
 def test_no_import_cycles_even_through_function_local_imports():
-    # A function-local import that closes a circle only hides it (design.md §3): split the
+    # A function-local import that closes a circle only hides it (architecture.md §3): split the
     # modules instead. Modules of the TOP layer (tests' helpers, CLI) are outside the check.
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
     for module, path in MODULES.items():
@@ -273,7 +273,7 @@ def test_no_module_over_500_code_lines():
         n = len(_parsed(path)[1])
         if n > MAX_MODULE_LINES and module not in MODULE_SIZE_ALLOWLIST:
             big.append(f"{module}: {n} code lines")
-    assert not big, "modules over the size budget (design.md §9):\n" + "\n".join(big)
+    assert not big, "modules over the size budget (architecture.md §9):\n" + "\n".join(big)
 
 
 def test_no_function_over_60_code_lines():
@@ -286,7 +286,7 @@ def test_no_function_over_60_code_lines():
             key = f"{module}:{name}"
             if n > MAX_FUNCTION_LINES and key not in FUNCTION_SIZE_ALLOWLIST:
                 long.append(f"{key}: {n} code lines")
-    assert not long, "functions over the size budget (design.md §9):\n" + "\n".join(long)
+    assert not long, "functions over the size budget (architecture.md §9):\n" + "\n".join(long)
 
 
 def _mirrors_allowlist() -> set[str]:
@@ -316,7 +316,7 @@ def test_public_objects_have_mirrors_line():
     allowed = _mirrors_allowlist()
     missing = [n for n in public_objects_missing_mirrors() if n not in allowed]
     assert not missing, (
-        "public hookgrad objects whose docstring has no 'Mirrors:' line (design.md §8); add "
+        "public hookgrad objects whose docstring has no 'Mirrors:' line (architecture.md §8); add "
         f"the line (allowlist: {MIRRORS_ALLOWLIST.name}): {missing}")
 
 

@@ -1,4 +1,4 @@
-"""The op table is complete (design.md §7.5): every primitive input has a VJP rule or an explicit
+"""The op table is complete (architecture §7.5): each primitive input has a VJP rule or an explicit
 "not differentiable: why", every primitive has a JVP decision, and every primitive is exercised
 by at least one OpSpec of the generic tests.
 """

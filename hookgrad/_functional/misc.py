@@ -1,7 +1,7 @@
 """Frequently used ops built from other ops: nonzero, unique, bincount, meshgrid, diag, trace,
 repeat_interleave.
 
-Composites get their gradients from the primitives they call (design.md §4: a function is a
+Composites get their gradients from the primitives they call (architecture.md §4: a function is a
 primitive only where PyTorch shows its own grad_fn); index-valued results carry no gradient, as
 in PyTorch.
 """

@@ -1,1 +1,1 @@
-"""The op table (design.md §4): `registry` plus one module per op family."""
+"""The op table (architecture.md §4): `registry` plus one module per op family."""

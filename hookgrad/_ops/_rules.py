@@ -69,7 +69,7 @@ def restore(t: Any, shape: Sequence[int], dim: Sequence[int] | None, keepdim: bo
 def api() -> Any:
     """The public ``hookgrad`` namespace, for the rare rule that needs a function (``cat``).
 
-    Looked up at call time: rule modules sit below the public API in the layering (design.md §3)
+    Looked up at call time: rule modules sit below the public API in the layering (architecture §3)
     and must not import it.
     """
     return sys.modules["hookgrad"]

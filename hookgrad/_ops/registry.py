@@ -1,6 +1,6 @@
 """The op table: one `Primitive` per differentiable ATen-level operation, declared with `defop`.
 
-Layer 1 (no Tensor import). See design.md §4.
+Layer 1 (no Tensor import). See architecture.md §4.
 
 NOTE [Rule arguments]
 A VJP rule is a function whose parameter *names* say what it needs:
@@ -40,7 +40,7 @@ _ALWAYS = ("grad", "grads", "ops")
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Primitive:
-    """Everything about one primitive op (design.md §4)."""
+    """Everything about one primitive op (architecture.md §4)."""
 
     name: str
     impl: Callable[..., Any]

@@ -1,4 +1,4 @@
-"""The engine's hook call points (design.md §5); the per-node order is spec §1.3.
+"""The engine's hook call points (architecture.md §5); the per-node order is spec §1.3.
 
 NOTE [Per-node hook order]
 1. tensor hooks of the node's outputs, grouped per output tensor in the order each tensor got

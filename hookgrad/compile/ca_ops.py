@@ -195,7 +195,7 @@ def call_accumulate_grad(variable: Tensor, grad: Any) -> None:
 
 
 def call_retain_grad(tensor: Tensor, grad: Any) -> None:
-    """``retain_grad``: store (or add to) the non-leaf's ``.grad`` (spec §1.3 step 2).
+    """``retain_grad``: store (or add to) the non-leaf's ``.grad`` (hooks.md §1.3 step 2).
 
     Mirrors: the ``call_cpp_tensor_pre_hooks`` step of a PyTorch CA graph (retain_grad's hook).
     """

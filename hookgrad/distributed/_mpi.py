@@ -1,6 +1,6 @@
 """The ``mpi`` engine: mpi4py + MPICH, non-blocking collectives polled from the calling thread.
 
-Every collective runs in two stages (spec/distributed.md §11.3):
+Every collective runs in two stages (contracts/distributed.md §11.3):
 
 1. *handshake*: the encoded descriptor goes to every peer with ``Isend``/``Irecv`` on a
    duplicated control communicator. Point-to-point messages are non-overtaking, so descriptor

@@ -3,7 +3,7 @@
 Each collective carries a small descriptor (its kind, dtype, element count, shape and root or
 reduce op). Engines exchange descriptors before moving data, so a rank that issues a different
 collective than its peers gets a clear ``collective mismatch`` error instead of a hang or a
-silently corrupted buffer (spec/distributed.md §11.4).
+silently corrupted buffer (contracts/distributed.md §11.4).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Ranks share a `ThreadStore`. A collective deposits ``(descriptor, copy of the payload)`` in the
 slot of its sequence number and completes once every rank of the group has deposited; each rank
 then computes the result itself from the deposits, in rank order, so every rank gets
-bit-identical results (spec/distributed.md §11.4). Descriptors are compared first: a rank that
+bit-identical results (contracts/distributed.md §11.4). Descriptors are compared first: a rank that
 issued another collective raises ``collective mismatch`` on every rank. A rank that fails
 (`ThreadStore.abort`) wakes every waiter with an error naming it, and a rank that never arrives
 is named by the timeout.

@@ -14,7 +14,7 @@ class Work:
 
     ``wait()`` drives the engine on the calling thread until the collective completes, then
     runs the post-processing (copy back into the tensors) and completes the future, whose
-    callbacks run right there (spec/distributed.md §3.2).
+    callbacks run right there (contracts/distributed.md §3.2).
 
     Mirrors: ``torch.distributed.Work``.
     """

@@ -6,7 +6,7 @@ from typing import Any
 
 
 class GradBucket:
-    """A flat gradient buffer plus per-parameter views into it (spec/distributed.md §6).
+    """A flat gradient buffer plus per-parameter views into it (contracts/distributed.md §6).
 
     Mirrors: ``torch.distributed.GradBucket``.
     """

@@ -1,6 +1,6 @@
 """Futures: results that arrive later (collectives, comm hooks), with chained callbacks.
 
-Execution model (spec/distributed.md §3.2): there is no background progress thread. A future
+Execution model (contracts/distributed.md §3.2): there is no background progress thread. A future
 backed by a collective completes when the thread waiting on it (``wait``/``value``) or a
 polling reducer drives the collective; callbacks then run synchronously on that thread, in
 registration order. A ``then`` chain is fully resolved before ``wait()`` of its last link

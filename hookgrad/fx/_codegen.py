@@ -1,4 +1,4 @@
-"""The one Graph-to-source emitter (design.md §11): ``Graph.python_code`` is this module.
+"""The one Graph-to-source emitter (architecture.md §11): ``Graph.python_code`` is this module.
 
 The generated ``forward`` is straight-line Python: one statement per node, each value dropped
 (``x = None``) right after its last use so that intermediates are freed as early as in eager

@@ -1,4 +1,4 @@
-"""The one table of node kinds (design.md §11 "one graph").
+"""The one table of node kinds (architecture.md §11 "one graph").
 
 Every consumer of a graph (the emitter, `Graph.lint`, the `Interpreter`, compile's backends)
 dispatches on ``node.op``; this table is the only place the six kinds and the shape of their

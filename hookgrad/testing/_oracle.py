@@ -1,7 +1,7 @@
 """Run the same scenario on PyTorch (the oracle) and on hookgrad, and compare what they observed.
 
 A *scenario* is a function ``f(lib, log) -> result`` that runs unchanged with ``lib = torch``
-and ``lib = hookgrad`` (design.md §7, the one-lambda trick). It may append events to ``log``
+and ``lib = hookgrad`` (architecture.md §7, the one-lambda trick). It may append events to ``log``
 (hook calls, values...). `run_scenario` records the log, the return value, the exception (type
 and text) and the warnings, converted by `plain` into plain data; `assert_same` runs both
 libraries and fails with a readable list of differences. Floats are compared with a tolerance

@@ -1,4 +1,4 @@
-"""Hooks never keep graphs or tensors alive by themselves (design.md §9 "Hooks that keep objects
+"""Hooks never keep graphs or tensors alive by themselves (architecture §9 "Hooks that keep objects
 alive"): weakref + gc checks, and a 10,000-iteration tracemalloc check."""
 
 from __future__ import annotations

@@ -265,7 +265,7 @@ def test_backward_twice_raises_as_eager(torch):
 
 def test_hook_results_are_validated_as_in_eager():
     """PyTorch's compiled autograd accepts a hook's wrongly shaped gradient; hookgrad keeps
-    eager's checks (spec §1.4), so a compiled pass never computes what eager would refuse."""
+    eager's checks (hooks.md §1.4), so a compiled pass never computes what eager would refuse."""
     x = hookgrad.ones(2, requires_grad=True)
     with _ca(hookgrad):
         z = x.exp()

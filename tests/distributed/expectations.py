@@ -1,4 +1,4 @@
-"""What hookgrad's results of each scenario must be (spec/distributed.md §11.5), checked on
+"""What hookgrad's results of each scenario must be (contracts/distributed.md §11.5), checked on
 every backend. ``check(name, results_per_rank)`` raises AssertionError on a violation."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ invariants (assertions: every rank compares against a single-process reference i
 itself from every rank's data) and return values that the oracle test compares with PyTorch
 (gloo) and that the MPI test compares across ranks. They run on the threads backend
 (`run_ranks`), under ``mpiexec -n 2`` (`mpi_runner.py`) and, for torch, under gloo
-(`torch_runner.py`): spec/distributed.md §11.5.
+(`torch_runner.py`): contracts/distributed.md §11.5.
 """
 
 from __future__ import annotations

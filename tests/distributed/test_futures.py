@@ -1,4 +1,4 @@
-"""hookgrad.futures against torch.futures (spec/distributed.md §3), same scenario on both."""
+"""hookgrad.futures against torch.futures (contracts/distributed.md §3), same scenario on both."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""spec/distributed.md §11.5 on the in-process threads backend (2 ranks)."""
+"""contracts/distributed.md §11.5 on the in-process threads backend (2 ranks)."""
 
 from __future__ import annotations
 

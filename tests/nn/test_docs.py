@@ -1,4 +1,4 @@
-"""Docstring conventions of hookgrad.nn (design.md §8)."""
+"""Docstring conventions of hookgrad.nn (architecture.md §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Forward-mode AD for every op of the OpSpec table (design.md §7.1).
+"""Forward-mode AD for every op of the OpSpec table (architecture.md §7.1).
 
 Two checks per sample: tangents equal PyTorch's forward AD (oracle), and the adjoint identity
 <u, J v> (forward) == <Jᵀ u, v> (reverse) holds in hookgrad with no finite differences, so a

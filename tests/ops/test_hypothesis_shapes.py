@@ -1,7 +1,7 @@
 """Hypothesis-generated shapes (broadcasting pairs, zero-size dims) for the core op families.
 
 Properties: values and gradients equal PyTorch's for random broadcastable shapes, and the VJP of
-a broadcasting op always returns each input's own shape (design.md §7.4).
+a broadcasting op always returns each input's own shape (architecture.md §7.4).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Generic test over the OpSpec table (design.md §7.1): forward values vs the oracle.
+"""Generic test over the OpSpec table (architecture.md §7.1): forward values vs the oracle.
 
 Each sample runs through ``spec.fn`` on PyTorch and on hookgrad with the same input values;
 outputs (values, dtypes, ``requires_grad``), exceptions and warnings must agree.

@@ -1,4 +1,4 @@
-"""Bucket assignment (spec/distributed.md §4.2): which gradients travel together."""
+"""Bucket assignment (contracts/distributed.md §4.2): which gradients travel together."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Each family module (``pointwise.py``, ``reduction.py``...) defines ``SPECS: list[OpSpec]``;
 `all_specs` gathers them. A spec's `fn` takes the library (``torch`` or ``hookgrad``) first and
-runs unchanged on both (the one-lambda trick of design.md §7).
+runs unchanged on both (the one-lambda trick of architecture.md §7).
 """
 
 from __future__ import annotations
