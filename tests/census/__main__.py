@@ -1,0 +1,16 @@
+"""``python3 -m tests.census``: print the census coverage per namespace (``-v``: list names)."""
+
+from __future__ import annotations
+
+import sys
+
+from tests.census.check import census, report
+
+rows = census()
+print(report(rows))
+if "-v" in sys.argv:
+    for r in rows:
+        for kind in ("missing", "absent"):
+            names = getattr(r, kind)
+            if names:
+                print(f"\n{r.namespace} {kind}: {' '.join(names)}")
