@@ -159,6 +159,12 @@ import hookgrad.utils.flop_counter  # noqa: E402,F401
 
 _legacy.install()
 _storage.install()
+
+# --- census of PyTorch's surface (issue 21): composites, runtime switches, module paths -------
+from hookgrad._surface import install as _surface_install  # noqa: E402
+
+globals().update({k: v for k, v in _surface_install.namespace().items() if k not in globals()})
+_surface_install.install()
 # Tools compare ``torch.__version__`` with PyTorch releases to pick code paths; hookgrad reports
 # the PyTorch version it reproduces and keeps its own release number in `hookgrad_version`.
 hookgrad_version = __version__

@@ -82,7 +82,7 @@ def _in_scope(mod: object, name: str, value: object) -> bool:
         return False
     if inspect.ismodule(value):
         return value.__name__ == f"{mod.__name__}.{name}"
-    if isinstance(value, _STDLIB_TYPES) or type(value).__module__ == "typing":
+    if isinstance(value, _STDLIB_TYPES) or type(value).__module__ in ("typing", "__future__"):
         return False
     if inspect.isclass(value) or inspect.isroutine(value):
         owner = getattr(value, "__module__", None)
@@ -98,7 +98,9 @@ def module_names(path: str) -> list[str]:
 def class_names(path: str) -> list[str]:
     modpath, _, attr = path.rpartition(".")
     obj = getattr(importlib.import_module(modpath), attr)
-    return sorted(n for n in dir(obj) if not n.startswith("_"))
+    # attributes inherited from a builtin base (``Backend`` is a ``str``) are Python's, not torch's
+    inherited = {n for base in obj.__mro__[1:] if base.__module__ == "builtins" for n in dir(base)}
+    return sorted(n for n in dir(obj) if not n.startswith("_") and n not in inherited)
 
 
 def nn_module_files() -> dict[str, list[str]]:
