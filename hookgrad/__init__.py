@@ -162,6 +162,8 @@ _storage.install()
 
 # --- census of PyTorch's surface (issue 21): composites, runtime switches, module paths -------
 from hookgrad._surface import install as _surface_install  # noqa: E402
+from hookgrad import accelerator, amp, ao, onnx, quantization, special  # noqa: E402
+from hookgrad.amp import autocast  # noqa: E402  (torch.autocast)
 
 globals().update({k: v for k, v in _surface_install.namespace().items() if k not in globals()})
 _surface_install.install()
