@@ -11,11 +11,19 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from hookgrad._dtypes import can_cast
-from hookgrad._surface import autocast_state, math_ops, nn_aliases, reduce_ops, runtime, shape_ops
+from hookgrad._surface import (
+    autocast_state,
+    math_ops,
+    nn_aliases,
+    private,
+    reduce_ops,
+    runtime,
+    shape_ops,
+)
 from hookgrad._tensor import Tensor
 from hookgrad import return_types
 
-MODULES = (math_ops, shape_ops, reduce_ops, runtime, nn_aliases, autocast_state)
+MODULES = (math_ops, shape_ops, reduce_ops, runtime, nn_aliases, autocast_state, private)
 
 METHODS = [
     "deg2rad", "rad2deg", "sgn", "signbit", "copysign", "heaviside", "hypot", "logaddexp",
