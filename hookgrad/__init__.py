@@ -28,6 +28,7 @@ import hookgrad._ops.layers  # noqa: F401
 import hookgrad._ops.pool3d  # noqa: F401
 import hookgrad._ops.packing  # noqa: F401
 import hookgrad._ops.matrix_exp  # noqa: F401
+import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: census)
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from hookgrad._dtypes import can_cast
 from hookgrad._surface import (
     autocast_state,
+    linalg_ops,
     math_ops,
     nn_aliases,
     private,
@@ -23,7 +24,8 @@ from hookgrad._surface import (
 from hookgrad._tensor import Tensor
 from hookgrad import return_types
 
-MODULES = (math_ops, shape_ops, reduce_ops, runtime, nn_aliases, autocast_state, private)
+MODULES = (math_ops, shape_ops, reduce_ops, runtime, nn_aliases, autocast_state, private,
+           linalg_ops)
 
 METHODS = [
     "deg2rad", "rad2deg", "sgn", "signbit", "copysign", "heaviside", "hypot", "logaddexp",
@@ -33,7 +35,7 @@ METHODS = [
     "hsplit", "vsplit", "dsplit", "addmv", "addr", "addbmm", "matrix_power", "argwhere",
     "split_with_sizes", "unsafe_split", "unsafe_chunk", "adjoint", "kthvalue", "median",
     "quantile", "aminmax", "cummax", "cummin", "logcumsumexp", "dist", "renorm", "cov",
-    "corrcoef", "rot90",
+    "corrcoef", "rot90", "inverse", "det", "logdet", "slogdet", "cholesky",
 ]
 INPLACE = [
     "deg2rad", "rad2deg", "sgn", "copysign", "heaviside", "hypot", "xlogy", "sinc", "ldexp",
@@ -89,5 +91,6 @@ def install() -> None:
     for name in INPLACE:
         if name + "_" not in Tensor.__dict__:
             setattr(Tensor, name + "_", names[name + "_"])
+    linalg_ops.install_linalg()
     for name, cls in reduce_ops.RETURN_TYPES.items():
         setattr(return_types, name, cls)

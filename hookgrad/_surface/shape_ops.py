@@ -23,7 +23,7 @@ __all__ = [
     "cartesian_prod", "combinations", "rot90", "trapezoid", "trapz", "cumulative_trapezoid",
     "tril_indices", "triu_indices", "broadcast_shapes", "broadcast_tensors", "addmv", "addr",
     "addbmm", "chain_matmul", "matrix_power", "argwhere", "split_with_sizes", "unsafe_split",
-    "unsafe_chunk", "adjoint",
+    "unsafe_chunk", "adjoint", "vander",
 ]
 
 
@@ -353,3 +353,16 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 def adjoint(input: Tensor) -> Tensor:
     """Transpose of the last two dims (real dtypes). Mirrors: ``torch.adjoint``."""
     return input.transpose(-2, -1)
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """Cross product along `dim` (default last). Mirrors: ``torch.linalg.cross``."""
+    return cross(input, other, dim)
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """Vandermonde matrix of powers of a 1-D `x`. Mirrors: ``torch.vander``."""
+    n = x.shape[0] if N is None else N
+    powers = [x ** i if i else C.ones_like(x) for i in range(n)]
+    cols = powers if increasing else powers[::-1]
+    return S.stack(cols, 1) if cols else C.empty(x.shape[0], 0, dtype=x.dtype)
