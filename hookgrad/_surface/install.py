@@ -20,12 +20,13 @@ from hookgrad._surface import (
     reduce_ops,
     runtime,
     shape_ops,
+    tensor_ops,
 )
 from hookgrad._tensor import Tensor
 from hookgrad import return_types
 
 MODULES = (math_ops, shape_ops, reduce_ops, runtime, nn_aliases, autocast_state, private,
-           linalg_ops)
+           linalg_ops, tensor_ops)
 
 METHODS = [
     "deg2rad", "rad2deg", "sgn", "signbit", "copysign", "heaviside", "hypot", "logaddexp",
@@ -78,6 +79,7 @@ def namespace() -> dict[str, Any]:
     for mod in MODULES:
         names.update({n: getattr(mod, n) for n in mod.__all__})
     names.update(nn_aliases.ALIASES)
+    names.update(tensor_ops.FUNCTIONS_OF_METHODS)
     names.update({f"{n}_": _inplace(names[n], n) for n in INPLACE})
     return names
 
@@ -92,5 +94,6 @@ def install() -> None:
         if name + "_" not in Tensor.__dict__:
             setattr(Tensor, name + "_", names[name + "_"])
     linalg_ops.install_linalg()
+    tensor_ops.install()
     for name, cls in reduce_ops.RETURN_TYPES.items():
         setattr(return_types, name, cls)
