@@ -113,7 +113,10 @@ def xlog1py(input: Any, other: Any) -> Tensor:
 
 
 def entr(input: Tensor) -> Tensor:
-    """-x log x (0 at 0, -inf below 0). Mirrors: ``torch.special.entr``."""
+    """-x log x (0 at 0, -inf below 0; the gradient there is 0 where PyTorch gives inf/nan).
+
+    Mirrors: ``torch.special.entr``.
+    """
     safe = P.where(input > 0, input, C.ones_like(input))
     out = -input * P.log(safe)
     out = P.where(input == 0, C.zeros_like(out), out)
