@@ -35,7 +35,11 @@ def _numbers(text: str) -> list[float]:
 def test_example_matches_pytorch(torch, script, capsys):
     got = _one_liner(str(ROOT / "examples" / script))
     assert got.returncode == 0, got.stderr
-    runpy.run_path(str(ROOT / "examples" / script), run_name="__main__")
+    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    try:  # the GPT script sets PyTorch's global TF32 flags, as such scripts do
+        runpy.run_path(str(ROOT / "examples" / script), run_name="__main__")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
     ref = capsys.readouterr().out
     ours, theirs = _numbers(got.stdout), _numbers(ref)
     assert len(ours) == len(theirs) > 3
