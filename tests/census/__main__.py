@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tests.census.check import census, report
+from tests.census.check import census, report, stale
 
 rows = census()
 print(report(rows))
@@ -14,3 +14,6 @@ if "-v" in sys.argv:
             names = getattr(r, kind)
             if names:
                 print(f"\n{r.namespace} {kind}: {' '.join(names)}")
+    old = stale(rows)
+    if old:
+        print("\nlisted in absent.txt but now present (remove them):", " ".join(old))

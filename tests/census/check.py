@@ -125,3 +125,11 @@ def report(rows: list[Row]) -> str:
 def coverage(rows: list[Row]) -> float:
     n = sum(len(r.present) + len(r.absent) + len(r.missing) for r in rows)
     return 100.0 * sum(len(r.present) for r in rows) / n
+
+
+def stale(rows: list[Row], rules: list[Rule] | None = None) -> list[str]:
+    """``namespace.name`` of exact names listed in absent.txt that hookgrad now has."""
+    rules = load_rules() if rules is None else rules
+    present = {r.namespace: set(r.present) for r in rows}
+    return [f"{rule.namespace}.{p}" for rule in rules for p in rule.patterns
+            if not any(c in p for c in "*?[") and p in present.get(rule.namespace, ())]
