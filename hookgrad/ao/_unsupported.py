@@ -29,13 +29,18 @@ def unsupported(module: str, name: str) -> type:
     return cls
 
 
+_PROBED = frozenset({"pytest_plugins", "setup_module", "teardown_module", "setup",
+                     "teardown", "setUpModule", "tearDownModule", "load_tests"})
+
+
 def module_getattr(module: str) -> Any:
     """A module-level ``__getattr__`` giving a placeholder for every public name."""
     cache: dict[str, type] = {}
 
     def __getattr__(name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
+        # private names and the hooks test runners probe modules for are not API names
+        if name.startswith(("_", "pytest")) or name in _PROBED:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
         if name not in cache:
             cache[name] = unsupported(module.replace("hookgrad", "torch", 1), name)
         return cache[name]
