@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops.linalg_decomp import CHOLESKY, DET, INV, LOGABSDET
 from hookgrad._tensor import Tensor
@@ -53,8 +54,8 @@ def det(A: Tensor, *, out: Any = None) -> Tensor:
 def slogdet(A: Tensor, *, out: Any = None) -> Any:
     """(sign, log|det|); the second carries the gradient. Mirrors: ``torch.linalg.slogdet``."""
     _square(A, "slogdet")
-    sign = A.new_tensor(np.sign(np.linalg.det(A._data))) if A._data.size else A.new_ones(
-        A.shape[:-2])
+    xp = namespace_of(A._data)  # the sign is not differentiable: computed on the arrays
+    sign = Tensor._make(xp.asarray(xp.linalg.slogdet(A._data)[0]))
     return _SLOGDET((sign, bind(LOGABSDET, (A,), {})))
 
 

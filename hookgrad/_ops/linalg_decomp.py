@@ -64,7 +64,9 @@ DET = defop(
 
 
 def _logabsdet_impl(a: Any) -> Any:
-    return namespace_of(a).linalg.slogdet(a)[1]
+    xp = namespace_of(a)
+    # asarray: a backend's slogdet may hand back its named tuple's fields unconverted
+    return xp.asarray(xp.linalg.slogdet(a)[1])
 
 
 LOGABSDET = defop(
@@ -83,7 +85,7 @@ def _cholesky_impl(a: Any) -> Any:
 
 
 def _phi(x: Tensor) -> Tensor:
-    return x.tril() - 0.5 * x.diagonal(0, -2, -1).diag_embed()
+    return x.tril() - 0.5 * x.triu().tril()  # triu().tril(): the diagonal, as a matrix
 
 
 def _cholesky_vjp(grad: Tensor, result: Tensor) -> Tensor:
