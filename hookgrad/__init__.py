@@ -166,6 +166,7 @@ from hookgrad._surface import install as _surface_install  # noqa: E402
 from hookgrad import accelerator, amp, ao, onnx, quantization, special  # noqa: E402
 from hookgrad.amp import autocast  # noqa: E402  (torch.autocast)
 import hookgrad.nn._init_extra  # noqa: E402,F401  (nn.init.dirac_, sparse_, deprecated names)
+import hookgrad.nn.modules.utils  # noqa: E402,F401  (_pair & co, consume_prefix_in_state_dict...)
 import hookgrad.utils.data._utils.collate  # noqa: E402,F401  (torch.utils.data._utils.collate)
 import hookgrad.utils.data.more_datasets  # noqa: E402,F401  (ChainDataset, StackDataset, ...)
 
