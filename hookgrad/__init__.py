@@ -29,6 +29,7 @@ import hookgrad._ops.layers  # noqa: F401
 import hookgrad._ops.pool3d  # noqa: F401
 import hookgrad._ops.packing  # noqa: F401
 import hookgrad._ops.matrix_exp  # noqa: F401
+import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: census)
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device
@@ -163,6 +164,18 @@ import hookgrad.utils.flop_counter  # noqa: E402,F401
 
 _legacy.install()
 _storage.install()
+
+# --- census of PyTorch's surface (issue 21): composites, runtime switches, module paths -------
+from hookgrad._surface import install as _surface_install  # noqa: E402
+from hookgrad import accelerator, amp, ao, onnx, quantization, special  # noqa: E402
+from hookgrad.amp import autocast  # noqa: E402  (torch.autocast)
+import hookgrad.nn._init_extra  # noqa: E402,F401  (nn.init.dirac_, sparse_, deprecated names)
+import hookgrad.nn.modules.utils  # noqa: E402,F401  (_pair & co, consume_prefix_in_state_dict...)
+import hookgrad.utils.data._utils.collate  # noqa: E402,F401  (torch.utils.data._utils.collate)
+import hookgrad.utils.data.more_datasets  # noqa: E402,F401  (ChainDataset, StackDataset, ...)
+
+globals().update({k: v for k, v in _surface_install.namespace().items() if k not in globals()})
+_surface_install.install()
 # Tools compare ``torch.__version__`` with PyTorch releases to pick code paths; hookgrad reports
 # the PyTorch version it reproduces and keeps its own release number in `hookgrad_version`.
 hookgrad_version = __version__

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from hookgrad.nn.modules.module import Module
 
 __all__ = [
-    "ScriptModule", "ScriptFunction", "script", "trace", "trace_module", "is_scripting",
+    "ScriptModule", "RecursiveScriptModule", "ScriptFunction", "script", "trace", "trace_module", "is_scripting",
     "is_tracing", "ignore", "unused", "export", "annotate", "Final",
 ]
 
@@ -34,6 +34,13 @@ class ScriptModule(Module):
     """The TorchScript module class (no hookgrad object is one; see module docstring).
 
     Mirrors: ``torch.jit.ScriptModule``.
+    """
+
+
+class RecursiveScriptModule(ScriptModule):
+    """A compiled TorchScript module's class (never instantiated here; ``isinstance`` checks).
+
+    Mirrors: ``torch.jit.RecursiveScriptModule``.
     """
 
 

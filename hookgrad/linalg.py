@@ -10,11 +10,36 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._functional.linalg import matrix_norm, vector_norm
+from hookgrad._functional.linalg import matmul
+from hookgrad._functional.linalg_decomp import LinAlgError, cholesky, det, inv, slogdet
 from hookgrad._functional.matrix_ops import householder_product, matrix_exp, solve
+from hookgrad._functional._slicing import diagonal as _diagonal
 from hookgrad._tensor import Tensor
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "matrix_exp", "householder_product",
-           "solve"]
+           "solve", "inv", "det", "slogdet", "cholesky", "LinAlgError", "matmul", "vecdot",
+           "multi_dot", "diagonal"]
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """Dot product along `dim` (real dtypes). Mirrors: ``torch.linalg.vecdot``."""
+    return (x * y).sum(dim)
+
+
+def multi_dot(tensors: Any, *, out: Any = None) -> Tensor:
+    """Product of a chain of matrices (1-D ends as vectors). Mirrors: ``torch.linalg.multi_dot``."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = matmul(result, t)
+    return result
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Mirrors: ``torch.linalg.diagonal``."""
+    return _diagonal(A, offset, dim1, dim2)
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,

@@ -49,6 +49,7 @@ LAYERS: dict[str, int] = {
     "hookgrad.futures": 7, "hookgrad.nn.parallel.": 7, "hookgrad.nn.parallel": 7,
     "hookgrad.testing.": TOP, "hookgrad.testing": TOP, "hookgrad.cli.": TOP,
     "hookgrad.cli": TOP, "hookgrad.__main__": TOP, "hookgrad": TOP,
+    "hookgrad.run": TOP,  # like the CLI: installs the torch alias, then runs a user script
 }
 
 # (importing module, imported module) -> why the upward import is tolerated for now. Each entry

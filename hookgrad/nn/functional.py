@@ -253,3 +253,6 @@ from hookgrad.nn._functional_layers import *  # noqa: E402,F403
 from hookgrad.nn._functional_resample import *  # noqa: E402,F403
 
 __all__ += [*_functional_layers.__all__, *_functional_resample.__all__]
+from hookgrad.nn import _functional_extra, _functional_loss_extra  # noqa: E402  (census)
+from hookgrad.nn._functional_extra import *  # noqa: E402,F403
+from hookgrad.nn._functional_loss_extra import *  # noqa: E402,F403

@@ -8,6 +8,7 @@ The global step hooks live in the submodule, as in torch:
 from __future__ import annotations
 
 from hookgrad.optim import lr_scheduler
+from hookgrad.optim import lr_scheduler_more  # noqa: F401  (publishes more schedulers: census)
 from hookgrad.optim.adagrad import Adagrad
 from hookgrad.optim.adam import Adam
 from hookgrad.optim.adamw import AdamW

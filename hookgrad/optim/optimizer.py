@@ -121,6 +121,12 @@ def _hook_step(func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def step(*args: Any, **kwargs: Any) -> Any:
         self = args[0]
+        # A subclass that never ran Optimizer.__init__ (wrappers delegating step to another
+        # optimizer) has no hook state; PyTorch patches step per instance in __init__, so such an
+        # instance's step runs bare there: no hooks, no profiling wrapper.
+        if getattr(self, "_optimizer_step_pre_hooks", None) is None:
+            self._opt_called = True  # the LR scheduler's step-order check still sees the call
+            return func(*args, **kwargs)
         if self._in_hooked_step:  # a subclass's step calling super().step(): hooks ran already
             return func(*args, **kwargs)
         self._opt_called = True  # read by LRScheduler's "step order" warning

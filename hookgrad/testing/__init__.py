@@ -7,6 +7,7 @@ op table for generic tests in `hookgrad.testing._opspec`; neither is public API.
 from __future__ import annotations
 
 from hookgrad.testing._comparison import assert_close
+from hookgrad.testing._creation import assert_allclose, make_tensor
 from hookgrad.testing.distributed import run_mpi, run_ranks  # contracts/distributed.md §11.4
 
-__all__ = ["assert_close", "run_mpi", "run_ranks"]
+__all__ = ["assert_close", "assert_allclose", "make_tensor", "run_mpi", "run_ranks"]

@@ -1,11 +1,16 @@
-"""`as_torch`: run code that does ``import torch`` against hookgrad, then restore.
+"""`as_torch`: run code that does ``import torch`` against hookgrad.
 
-Third-party tools built on PyTorch (torchinfo, captum, torchviz, pytorch-grad-cam) are tried on
-hookgrad with only the import swapped: inside the context, ``import torch`` and any
-``import torch.<sub>`` resolve to ``hookgrad`` and ``hookgrad.<sub>`` (the same module objects,
-so classes are not duplicated), and modules of the listed tools are re-imported so they bind to
-hookgrad. On exit every ``torch*`` entry and the tools' modules are put back as they were, so the
-real PyTorch (if it was imported) is untouched.
+Third-party tools built on PyTorch are tried on hookgrad with only the import swapped: while the
+alias is active, ``import torch`` and any ``import torch.<sub>`` resolve to ``hookgrad`` and
+``hookgrad.<sub>`` (the same module objects, so classes are not duplicated), and modules of the
+listed tools are re-imported so they bind to hookgrad.
+
+`as_torch` is a context manager object with no finaliser: leaving the ``with`` block (or calling
+``__exit__``) puts every ``torch*`` entry and the tools' modules back as they were; an alias
+entered by hand and never exited stays in place until the interpreter ends, whether or not the
+object is still referenced (a generator-based context manager would undo itself when garbage
+collected, and print errors when that happens during interpreter shutdown). `install` sets the
+alias for the rest of the process, as ``python -m hookgrad.run`` does.
 
 Example:
     >>> import hookgrad
@@ -22,14 +27,13 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
 import hookgrad
 
-__all__ = ["as_torch"]
+__all__ = ["as_torch", "install"]
 
 
 def _owned(name: str, prefixes: Sequence[str]) -> bool:
@@ -61,12 +65,8 @@ class _TorchToHookgrad(importlib.abc.MetaPathFinder):
             module, "__path__"))
 
 
-@contextmanager
-def as_torch(tools: Sequence[str] = ()) -> Iterator[ModuleType]:
-    """Alias ``torch`` to hookgrad and re-import the modules of `tools` (package names)."""
-    prefixes = ("torch", *tools)
-    saved = {k: v for k, v in sys.modules.items() if _owned(k, prefixes)}
-    for k in saved:
+def _alias_modules(prefixes: Sequence[str]) -> _TorchToHookgrad:
+    for k in [k for k in sys.modules if _owned(k, prefixes)]:
         del sys.modules[k]
     finder = _TorchToHookgrad()
     sys.modules["torch"] = hookgrad
@@ -74,10 +74,33 @@ def as_torch(tools: Sequence[str] = ()) -> Iterator[ModuleType]:
         if name.startswith("hookgrad."):
             sys.modules["torch" + name[len("hookgrad"):]] = mod
     sys.meta_path.insert(0, finder)
-    try:
-        yield hookgrad
-    finally:
-        sys.meta_path.remove(finder)
-        for k in [k for k in sys.modules if _owned(k, prefixes)]:
+    return finder
+
+
+class as_torch:  # noqa: N801 - used as a function-like context manager
+    """Alias ``torch`` to hookgrad (and re-import the modules of `tools`) until exit."""
+
+    def __init__(self, tools: Sequence[str] = ()) -> None:
+        self.prefixes = ("torch", *tools)
+        self.saved: dict[str, ModuleType] = {}
+        self.finder: _TorchToHookgrad | None = None
+
+    def __enter__(self) -> ModuleType:
+        self.saved = {k: v for k, v in sys.modules.items() if _owned(k, self.prefixes)}
+        self.finder = _alias_modules(self.prefixes)
+        return hookgrad
+
+    def __exit__(self, *exc: Any) -> bool:
+        if self.finder is not None and self.finder in sys.meta_path:
+            sys.meta_path.remove(self.finder)
+        self.finder = None
+        for k in [k for k in sys.modules if _owned(k, self.prefixes)]:
             del sys.modules[k]
-        sys.modules.update(saved)
+        sys.modules.update(self.saved)
+        return False
+
+
+def install(tools: Sequence[str] = ()) -> None:
+    """Alias ``torch`` to hookgrad for the rest of the process (nothing to undo at exit)."""
+    if not any(isinstance(f, _TorchToHookgrad) for f in sys.meta_path):
+        _alias_modules(("torch", *tools))

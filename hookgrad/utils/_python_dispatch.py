@@ -396,3 +396,13 @@ def _disable_current_modes() -> Iterator[list]:
     finally:
         for m in saved:
             _push(m)
+
+
+def is_traceable_wrapper_subclass(t: Any) -> bool:
+    """A Tensor subclass implementing ``__tensor_flatten__``/``__tensor_unflatten__``.
+
+    Mirrors: ``torch.utils._python_dispatch.is_traceable_wrapper_subclass``.
+    """
+    is_subclass = isinstance(t, Tensor) and type(t) is not Tensor
+    return (is_subclass and hasattr(t, "__tensor_flatten__")
+            and hasattr(t, "__tensor_unflatten__"))

@@ -18,6 +18,7 @@ _FAMILIES = (
     "conv", "pooling", "normalization", "rnn", "activation", "transformer",
     "padding", "upsampling", "pixelshuffle", "distance", "instancenorm", "pooling3d", "conv3d",
     "batchnorm3d", "transformer_decoder",
+    "fold", "channelshuffle", "census_losses", "census_layers",  # census (issue 21)
 )
 
 

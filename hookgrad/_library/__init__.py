@@ -1,0 +1,1 @@
+"""Mirrors: ``torch._library`` (only what PyTorch's nn/utils sources import)."""

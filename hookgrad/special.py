@@ -1,0 +1,50 @@
+"""``hookgrad.special``: the special functions of ``torch.special`` that hookgrad computes.
+
+Mirrors: ``torch.special``. Each name is PyTorch's alias of an existing op (``expit`` is
+``sigmoid``, ``psi`` would be ``digamma``...) or a composite of hookgrad ops with its gradient.
+The Bessel, gamma-family and orthogonal-polynomial functions need primitives hookgrad does not
+have yet; the census lists them as absent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._functional import nn_ops as _N
+from hookgrad._functional import pointwise as _P
+from hookgrad._functional import reduction as _R
+from hookgrad._surface.math_ops import entr, log_ndtr, ndtr, sinc, xlog1py, xlogy
+from hookgrad._tensor import Tensor
+
+__all__ = ["Tensor", "entr", "erf", "erfc", "exp2", "expit", "expm1", "log1p", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py",
+           "xlogy"]
+
+erf, erfc, expm1, log1p = _P.erf, _P.erfc, _P.expm1, _P.log1p
+logit = _P.logit
+logsumexp = _R.logsumexp
+
+
+def exp2(input: Tensor) -> Tensor:
+    """2 ** input. Mirrors: ``torch.special.exp2``."""
+    return _P.exp2(input)
+
+
+def expit(input: Tensor) -> Tensor:
+    """The logistic sigmoid. Mirrors: ``torch.special.expit``."""
+    return _P.sigmoid(input)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - torch's name
+    """Round half to even. Mirrors: ``torch.special.round``."""
+    return _P.round(input, decimals=decimals)
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Mirrors: ``torch.special.softmax``."""
+    return _N.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Mirrors: ``torch.special.log_softmax``."""
+    return _N.log_softmax(input, dim, dtype=dtype)

@@ -1,0 +1,35 @@
+"""OpSpecs: ``linalg.inv``, ``det``, ``slogdet`` (its log-|det| output), ``cholesky``.
+
+Inputs are made well conditioned (``A + 4 I``; ``B B^T + 3 I`` for Cholesky) so the numerical
+gradient checks are stable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad.testing._opspec import Arg, OpSpec, Sample
+
+
+def _shift(lib: Any, a: Any) -> Any:
+    return a + 4 * lib.eye(a.shape[-1], dtype=a.dtype)
+
+
+def _spd(lib: Any, b: Any) -> Any:
+    return b @ b.transpose(-2, -1) + 3 * lib.eye(b.shape[-1], dtype=b.dtype)
+
+
+_SQUARE = [Sample((Arg((3, 3)),), {}, "matrix"), Sample((Arg((2, 2, 2)),), {}, "batch")]
+
+SPECS = [
+    OpSpec("linalg_inv", lambda lib, a: lib.linalg.inv(_shift(lib, a)), samples=_SQUARE,
+           prims=("linalg_inv_ex",)),
+    OpSpec("linalg_det", lambda lib, a: lib.linalg.det(_shift(lib, a)), samples=_SQUARE,
+           prims=("linalg_det",)),
+    OpSpec("linalg_slogdet", lambda lib, a: lib.linalg.slogdet(_shift(lib, a))[1],
+           samples=_SQUARE, prims=("linalg_logabsdet",)),
+    # one 2-D sample: a batched ``B B^T`` goes through matmul's batch folding, whose view node
+    # names are matmul's business, not Cholesky's
+    OpSpec("linalg_cholesky", lambda lib, b: lib.linalg.cholesky(_spd(lib, b)),
+           samples=_SQUARE[:1], prims=("linalg_cholesky_ex",)),
+]
