@@ -30,6 +30,9 @@ KNOWN = {
     "avg_pool3d",
     # PyTorch's group norm statistics are differentiable outputs: packed with requires_grad
     "group_norm",
+    # PyTorch's det/slogdet kernels save their LU factors and pivots; hookgrad's save the input
+    # and the result (an LU-based forward would give the same pack calls)
+    "linalg_det", "linalg_slogdet",
 }
 
 
