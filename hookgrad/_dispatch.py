@@ -104,8 +104,12 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
         raise
     single = prim.num_outputs == 1
     if single:
+        if prim.layout is not None:  # NOTE [Elementwise result layout] (_ops/_layout.py)
+            res = prim.layout(res, inputs)
         outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
     else:
+        if prim.layout is not None:
+            res = prim.layout(res, inputs)
         outs = tuple(_make(r if type(r) is _ndarray else _as_array(r)) for r in res)
     if prim.view:
         mark_views(inputs[0], outs, prim, params)

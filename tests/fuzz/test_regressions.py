@@ -167,11 +167,58 @@ REGRESSIONS = {
         ("retain", "v"),
         ("op", "mul", "y", ["v", "x"], {"scalar": 3}, None)],
         ("backward", ["y"], None, False, False, False)),
-}
-
-KNOWN = {
-    # softmax of a non-contiguous input: PyTorch's result is contiguous (hookgrad/_ops/nn.py,
-    # owned by the speed work; the fuzzer applies softmax to contiguous inputs meanwhile)
+    # --- result layouts (NOTE [Elementwise result layout], NOTE [Contiguous results]) ---
+    # an elementwise op of an expanded (stride-0) operand, with type promotion: row-major
+    "expanded_operand_promoted": _p([
+        ("leaf", "l1", (4,), "float64", True, 735792648),
+        ("leaf", "l2", (4,), "int64", False, 338745270),
+        ("op", "expand", "t4", ["l2"], {"shape": [2, 4]}, None),
+        ("op", "mul", "t9", ["l1", "t4"], {}, None)]),
+    # expanded operand of another rank, under enable_grad inside no_grad
+    "expanded_operand_rsub": _p([
+        ("leaf", "l1", (1, 3, 4), "float32", True, 92707243),
+        ("op", "expand", "t4", ["l1"], {"shape": [2, 1, 3, 4]}, None),
+        ("leaf", "l6", (1, 1, 4), "float64", True, 69914839),
+        ("op", "rsub", "t7", ["t4", "l6"], {}, "enable_grad_in_no_grad")]),
+    "expanded_operand_same_rank": _p([
+        ("leaf", "l1", (4, 2), "float32", True, 3342391),
+        ("op", "clone", "t2", ["l1"], {}, None),
+        ("op", "expand", "t4", ["t2"], {"shape": [2, 4, 2]}, None),
+        ("leaf", "l5", (4, 2), "float64", True, 752779541),
+        ("op", "mul", "t6", ["t4", "l5"], {}, None)]),
+    # an elementwise op follows its first input's dim order (TensorIterator), not NumPy's
+    "transposed_first_operand": _p([
+        ("leaf", "l1", (3, 4), "float32", True, 11),
+        ("op", "transpose", "t1", ["l1"], {"d0": 0, "d1": 1}, None),
+        ("leaf", "l2", (4, 3), "float32", True, 12),
+        ("op", "add", "t2", ["t1", "l2"], {}, None),
+        ("op", "mul", "t3", ["l2", "t1"], {}, None)]),
+    # mean's backward is a fresh tensor (expand, then divide), sum's an expanded view
+    "mean_backward_materialised": _p([
+        ("leaf", "l2", (3, 3), "float32", True, 621965584),
+        ("op", "mean", "t4", ["l2"], {"dim": -2, "keepdim": True}, None)],
+        ("grad", ["t4"], ["l2"], False, False, False)),
+    "mean_backward_hook": _p([
+        ("leaf", "l5", (4, 2), "float32", True, 351184075),
+        ("op", "diagonal", "t6", ["l5"], {}, None),
+        ("hook", "t6", "h8", False),
+        ("op", "mean", "t12", ["t6"], {"dim": -1, "keepdim": False}, None)],
+        ("grad", ["l5", "t12"], ["l5"], False, False, False)),
+    # reductions of permuted inputs are row-major
+    "reduction_of_permuted": _p([
+        ("leaf", "l2", (2, 2, 2), "float32", True, 905529654),
+        ("op", "permute", "t8", ["l2"], {"dims": [1, 2, 0]}, None),
+        ("op", "sum", "t11", ["t8"], {"dim": 0, "keepdim": False}, None)]),
+    # layer_norm, masked_fill and softmax of non-contiguous inputs are row-major
+    "layer_norm_of_permuted": _p([
+        ("leaf", "l1", (4, 2, 2), "float32", False, 839598072),
+        ("op", "permute", "t4", ["l1"], {"dims": [2, 0, 1]}, "set_grad_enabled"),
+        ("op", "split", "t5", ["t4"], {"pick": 0, "size": 2}, None),
+        ("op", "layer_norm", "t9", ["t4", "t5"], {}, None)]),
+    "masked_fill_of_diagonal": _p([
+        ("leaf", "l1", (2, 4, 2), "float64", True, 460579952),
+        ("op", "diagonal", "t3", ["l1"], {}, None),
+        ("op", "masked_fill", "t10", ["t3"], {}, None)]),
     "softmax_layout": _p([
         ("leaf", "l1", (3, 4), "float32", True, 5),
         ("op", "transpose", "t1", ["l1"], {"d0": 0, "d1": 1}, None),
@@ -182,10 +229,4 @@ KNOWN = {
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))
 def test_fuzz_regression(torch, name):
     program = REGRESSIONS[name]
-    assert diff(run(hookgrad, program), run(torch, program)) is None
-
-
-@pytest.mark.xfail(reason="softmax keeps NumPy's layout for non-contiguous inputs", strict=True)
-def test_softmax_layout_of_noncontiguous_input(torch):
-    program = KNOWN["softmax_layout"]
     assert diff(run(hookgrad, program), run(torch, program)) is None
