@@ -193,6 +193,14 @@ REGRESSIONS = {
         ("leaf", "l2", (4, 3), "float32", True, 12),
         ("op", "add", "t2", ["t1", "l2"], {}, None),
         ("op", "mul", "t3", ["l2", "t1"], {}, None)]),
+    # two gradients summed for one input follow the first one's layout (a permuted one here)
+    "accumulated_grad_layout": _p([
+        ("leaf", "l1", (4, 3), "float32", True, 551124723),
+        ("leaf", "l2", (), "float32", True, 828931890),
+        ("op", "rsub", "t3", ["l1", "l2"], {}, None),
+        ("hook", "l1", "h7", False),
+        ("op", "permute", "t8", ["l1"], {"dims": [1, 0]}, None)],
+        ("backward", ["t3", "t8"], None, False, False, False)),
     # mean's backward is a fresh tensor (expand, then divide), sum's an expanded view
     "mean_backward_materialised": _p([
         ("leaf", "l2", (3, 3), "float32", True, 621965584),
