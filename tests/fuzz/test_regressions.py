@@ -167,6 +167,17 @@ REGRESSIONS = {
         ("retain", "v"),
         ("op", "mul", "y", ["v", "x"], {"scalar": 3}, None)],
         ("backward", ["y"], None, False, False, False)),
+    # cat's backward computes every input's gradient when any is needed (one TensorList)
+    "cat_grads_together": _p([
+        ("leaf", "l2", (4,), "float64", True, 886905909),
+        ("op", "clone", "t3", ["l2"], {}, None),
+        ("leaf", "l4", (4,), "float32", True, 447985042),
+        ("op", "cat", "t5", ["t3", "l4"], {"dim": -1}, None),
+        ("op", "index_mask", "t12", ["t5"],
+         {"mask": [True, False, False, False, True, True, False, True]}, None),
+        ("node_hook", "t5", "h15", False),
+        ("op", "relu", "t17", ["t12"], {}, None)],
+        ("grad", ["t17", "t3"], None, False, False, False)),
     # --- result layouts (NOTE [Elementwise result layout], NOTE [Contiguous results]) ---
     # an elementwise op of an expanded (stride-0) operand, with type promotion: row-major
     "expanded_operand_promoted": _p([
