@@ -188,7 +188,9 @@ def bind_inplace(
             "single memory location. Please clone() the tensor before performing the operation."
         )
     for t in inputs:
-        if t is not target and _may_share(tdata, t._data) and _partial_overlap(tdata, t._data):
+        # a fill reads a 0-d value tensor as a number first (``value.item()``): no overlap
+        if t is not target and _may_share(tdata, t._data) and _partial_overlap(tdata, t._data) \
+                and not (t._data.ndim == 0 and prim.name in _FILLS):
             raise RuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to "
                 "tensor refer to a single memory location. Please clone() the tensor before "

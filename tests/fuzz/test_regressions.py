@@ -178,6 +178,14 @@ REGRESSIONS = {
         ("node_hook", "t5", "h15", False),
         ("op", "relu", "t17", ["t12"], {}, None)],
         ("grad", ["t17", "t3"], None, False, False, False)),
+    # x[...] = v with a 0-d v that is x's own memory is a fill: no overlap error
+    "fill_from_own_memory": _p([
+        ("leaf", "l1", (), "float32", True, 810356568),
+        ("op", "clone", "c1", ["l1"], {}, None),
+        ("op", "view", "t2", ["c1"], {"shape": [1, 1, 1]}, None),
+        ("op", "setitem_slice", "t6", ["t2", "c1"],
+         {"dim": 2, "start": 0, "step": 2, "stop": 1}, None)],
+        ("backward", ["t6"], None, False, False, False)),
     # --- result layouts (NOTE [Elementwise result layout], NOTE [Contiguous results]) ---
     # an elementwise op of an expanded (stride-0) operand, with type promotion: row-major
     "expanded_operand_promoted": _p([
