@@ -162,6 +162,12 @@ defop(
     "view", impl=_view_impl, params=("size",), view=True, vjp={"self": _reshape_grad}, jvp="linear"
 )
 
+# reshape of a non-contiguous tensor that can be viewed: PyTorch's ``_reshape_alias`` view
+defop(
+    "_reshape_alias", impl=_view_impl, params=("size",), view=True,
+    node_name="ReshapeAliasBackward0", vjp={"self": _reshape_grad}, jvp="linear"
+)
+
 defop(
     "_unsafe_view",
     impl=lambda self, size: self.reshape(size),

@@ -186,6 +186,12 @@ REGRESSIONS = {
         ("op", "setitem_slice", "t6", ["t2", "c1"],
          {"dim": 2, "start": 0, "step": 2, "stop": 1}, None)],
         ("backward", ["t6"], None, False, False, False)),
+    # reshape/flatten of a non-contiguous tensor that can be viewed: ReshapeAliasBackward0
+    "reshape_alias_node": _p([
+        ("leaf", "l2", (4, 3, 4), "float32", True, 202781553),
+        ("op", "select", "t4", ["l2"], {"dim": 2, "index": -2}, None),
+        ("op", "flatten", "t5", ["t4"], {}, None)],
+        ("backward", ["t5"], None, False, False, False)),
     # --- result layouts (NOTE [Elementwise result layout], NOTE [Contiguous results]) ---
     # an elementwise op of an expanded (stride-0) operand, with type promotion: row-major
     "expanded_operand_promoted": _p([
