@@ -62,10 +62,10 @@ def strides_for(res: Any, perm: list) -> tuple:
 def with_layout(res: Any, perm: list) -> Any:
     """A copy of `res` laid out densely in the dim order `perm` (fastest first)."""
     slow = perm[::-1]
-    buf = np.empty(tuple(res.shape[d] for d in slow), dtype=res.dtype)
-    out = buf.transpose(tuple(int(j) for j in np.argsort(slow)))
-    out[...] = res
-    return out
+    inv = [0] * len(slow)
+    for i, d in enumerate(slow):
+        inv[d] = i
+    return np.ascontiguousarray(res.transpose(slow)).transpose(inv)
 
 
 def _restrided(a: Any, shape: tuple) -> list:
@@ -83,10 +83,22 @@ def iterator_layout(res: Any, arrays: Any) -> Any:
     """`res` (NumPy's result of an elementwise op of `arrays`) in PyTorch's layout."""
     if type(res) is not _ndarray or res.ndim < 2 or res.size == 0:
         return res
-    ops = [_restrided(a, res.shape) for a in arrays
-           if type(a) is _ndarray and 0 < a.ndim <= res.ndim]
-    if not ops:
+    shape = res.shape
+    arrs = [a for a in arrays if type(a) is _ndarray and 0 < a.ndim <= res.ndim]
+    if not arrs:
         return res
+    first = arrs[0]
+    if first.shape == shape and all(st or n == 1 for st, n in zip(first.strides, shape)):
+        # the first input has no broadcast dim: it decides every pair of dims, so the
+        # result is dense in its dim order (what ``empty_like``'s order "K" allocates)
+        if first.flags.c_contiguous and res.flags.c_contiguous:
+            return res
+        out = np.empty_like(first, dtype=res.dtype)
+        if same_layout(res, out.strides):
+            return res
+        out[...] = res
+        return out
+    ops = [_restrided(a, shape) for a in arrs]
     perm = reorder_dims(res.shape, ops)
     if same_layout(res, strides_for(res, perm)):
         return res
