@@ -65,7 +65,19 @@ def _arrays(inputs: tuple, cast: _dtype | None) -> list:
     if cast is None:
         return [t._data for t in inputs]
     target = cast.np
-    return [t._data if t._data.dtype == target else t._data.astype(target) for t in inputs]
+    return [t._data if t._data.dtype == target else _cast(t._data, target) for t in inputs]
+
+
+def _cast(a: Any, target: Any) -> Any:
+    out = a.astype(target)
+    # NumPy's copy of an expanded (stride-0) array can come out in any dim order; PyTorch's
+    # computes in TensorIterator's (NOTE [Elementwise result layout]; _ops/_layout.py installs it)
+    if 0 in a.strides and out.ndim > 1 and CAST_LAYOUT[0] is not None:
+        return CAST_LAYOUT[0](out, (a,))
+    return out
+
+
+CAST_LAYOUT: list = [None]
 
 
 def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | None = None) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import _dispatch
 from hookgrad._ops.registry import PRIMITIVES
 
 _ndarray = np.ndarray
@@ -149,6 +150,7 @@ def install() -> None:
         prim = PRIMITIVES.get(name)
         if prim is not None:
             object.__setattr__(prim, "layout", _fix)  # the record is frozen; set once at import
+    _dispatch.CAST_LAYOUT[0] = iterator_layout  # operands cast for type promotion
     for name in CONTIGUOUS:
         prim = PRIMITIVES.get(name)
         if prim is not None:

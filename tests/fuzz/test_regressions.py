@@ -211,6 +211,11 @@ REGRESSIONS = {
         ("op", "expand", "t4", ["t2"], {"shape": [2, 4, 2]}, None),
         ("leaf", "l5", (4, 2), "float64", True, 752779541),
         ("op", "mul", "t6", ["t4", "l5"], {}, None)]),
+    # a unary op promoting an expanded integer tensor to float: row-major
+    "expanded_int_cast": _p([
+        ("leaf", "l2", (3, 3, 3), "int64", True, 717660442),
+        ("op", "expand", "t4", ["l2"], {"shape": [2, 3, 3, 3]}, None),
+        ("op", "tanh", "t7", ["t4"], {}, None)]),
     # an elementwise op follows its first input's dim order (TensorIterator), not NumPy's
     "transposed_first_operand": _p([
         ("leaf", "l1", (3, 4), "float32", True, 11),
