@@ -192,6 +192,12 @@ REGRESSIONS = {
         ("op", "select", "t4", ["l2"], {"dim": 2, "index": -2}, None),
         ("op", "flatten", "t5", ["t4"], {}, None)],
         ("backward", ["t5"], None, False, False, False)),
+    # sum of values holding inf and -inf is nan without a NumPy RuntimeWarning
+    "sum_of_infinities_quiet": _p([
+        ("leaf", "l1", (4,), "float32", True, 11783852),
+        ("leaf", "l3", (), "int64", False, 8563882),
+        ("op", "div", "t4", ["l1", "l3"], {}, None)],
+        ("backward", ["t4", "l1"], None, False, False, False)),
     # --- result layouts (NOTE [Elementwise result layout], NOTE [Contiguous results]) ---
     # an elementwise op of an expanded (stride-0) operand, with type promotion: row-major
     "expanded_operand_promoted": _p([
