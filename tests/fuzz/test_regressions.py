@@ -222,6 +222,11 @@ REGRESSIONS = {
         ("leaf", "l2", (3, 3, 3), "int64", True, 717660442),
         ("op", "expand", "t4", ["l2"], {"shape": [2, 3, 3, 3]}, None),
         ("op", "tanh", "t7", ["t4"], {}, None)]),
+    # .float() of an expanded tensor: row-major
+    "expanded_to_copy": _p([
+        ("leaf", "l1", (3, 3, 3), "float64", True, 946071274),
+        ("op", "expand", "t5", ["l1"], {"shape": [2, 3, 3, 3]}, None),
+        ("op", "float", "t11", ["t5"], {}, "set_grad_enabled")]),
     # an elementwise op follows its first input's dim order (TensorIterator), not NumPy's
     "transposed_first_operand": _p([
         ("leaf", "l1", (3, 4), "float32", True, 11),
