@@ -30,6 +30,9 @@ import hookgrad._ops.pool3d  # noqa: F401
 import hookgrad._ops.packing  # noqa: F401
 import hookgrad._ops.matrix_exp  # noqa: F401
 import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: census)
+import hookgrad._ops._layout  # noqa: E402
+
+hookgrad._ops._layout.install()  # NOTE [Elementwise result layout]: after every family
 
 # --- core types --------------------------------------------------------------------------------
 from hookgrad._backend import device

@@ -65,7 +65,19 @@ def _arrays(inputs: tuple, cast: _dtype | None) -> list:
     if cast is None:
         return [t._data for t in inputs]
     target = cast.np
-    return [t._data if t._data.dtype == target else t._data.astype(target) for t in inputs]
+    return [t._data if t._data.dtype == target else _cast(t._data, target) for t in inputs]
+
+
+def _cast(a: Any, target: Any) -> Any:
+    out = a.astype(target)
+    # NumPy's copy of an expanded (stride-0) array can come out in any dim order; PyTorch's
+    # computes in TensorIterator's (NOTE [Elementwise result layout]; _ops/_layout.py installs it)
+    if 0 in a.strides and out.ndim > 1 and CAST_LAYOUT[0] is not None:
+        return CAST_LAYOUT[0](out, (a,))
+    return out
+
+
+CAST_LAYOUT: list = [None]
 
 
 def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | None = None) -> Any:
@@ -104,8 +116,12 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
         raise
     single = prim.num_outputs == 1
     if single:
+        if prim.layout is not None:  # NOTE [Elementwise result layout] (_ops/_layout.py)
+            res = prim.layout(res, inputs)
         outs: tuple = (_make(res if type(res) is _ndarray else _as_array(res)),)
     else:
+        if prim.layout is not None:
+            res = prim.layout(res, inputs)
         outs = tuple(_make(r if type(r) is _ndarray else _as_array(r)) for r in res)
     if prim.view:
         mark_views(inputs[0], outs, prim, params)
@@ -184,7 +200,9 @@ def bind_inplace(
             "single memory location. Please clone() the tensor before performing the operation."
         )
     for t in inputs:
-        if t is not target and _may_share(tdata, t._data) and _partial_overlap(tdata, t._data):
+        # a fill reads a 0-d value tensor as a number first (``value.item()``): no overlap
+        if t is not target and _may_share(tdata, t._data) and _partial_overlap(tdata, t._data) \
+                and not (t._data.ndim == 0 and prim.name in _FILLS):
             raise RuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to "
                 "tensor refer to a single memory location. Please clone() the tensor before "

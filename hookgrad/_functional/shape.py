@@ -94,7 +94,11 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     """
     size = _infer(_size_args(shape), input._data.size)
     if _viewable(input._data, size):
-        return _view(P["view"], input, {"size": size})
+        # PyTorch views a contiguous input, and aliases a non-contiguous one it can view
+        data = input._data
+        prim = P["view"] if not hasattr(data, "flags") or data.flags.c_contiguous \
+            else P["_reshape_alias"]
+        return _view(prim, input, {"size": size})
     copy = bind(P["clone"], (input,), {"memory_format": "contiguous_format"})
     return bind(P["_unsafe_view"], (copy,), {"size": size})
 

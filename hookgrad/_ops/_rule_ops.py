@@ -40,6 +40,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import from_numpy_dtype, result_type_of
 from hookgrad._ops._elementwise import quiet, unbroadcast_arr
+from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops._matmul import mm_arrays
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
@@ -210,9 +211,9 @@ class ArrayOps:
     def div(a: Any, b: Any) -> Any:
         """``a / b`` with PyTorch's type promotion (inf/nan without warnings)."""
         if type(b) in (int, float) and type(a) is _ndarray and 0 in a.strides and a.size:
-            # a broadcast view (``expand``): divide each repeated value once, then view again
-            one = tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)
-            return expand_arr(np.ascontiguousarray(_div(a[one], b)), a.shape)
+            # a broadcast view (``expand``, mean's backward): PyTorch's result is a fresh
+            # tensor in TensorIterator's layout, not a view (NOTE [Elementwise result layout])
+            return iterator_layout(_div(a, b), (a,))
         if type(a) is not _ndarray or type(b) is not _ndarray or a.dtype is not b.dtype:
             a, b = _promoted(a, b)
         res = _div(a, b)

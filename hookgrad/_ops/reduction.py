@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._ops._elementwise import quiet
 from hookgrad._backend import namespace_of
 from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._ops._rules import (
@@ -50,6 +51,7 @@ def _int_to_long(x: Any, dtype: Any) -> Any:
 
 
 # ---------------------------------------------------------------- sum
+@quiet  # inf + -inf is nan without a warning, as PyTorch's sum
 def _sum_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     return np.sum(self, axis=_axis(dim, self), keepdims=keepdim, dtype=_int_to_long(self, dtype))
 
@@ -81,6 +83,7 @@ defop("sum_to_size", impl=_sum_to_size_impl, params=("size",),
 
 
 # ---------------------------------------------------------------- mean
+@quiet
 def _mean_impl(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     if dtype is not None and self.dtype != dtype.np:
         self = self.astype(dtype.np)

@@ -61,6 +61,8 @@ class Primitive:
     uses: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # how the op runs under vmap: declared in _ops/_batching*.py (None: per-sample fallback)
     batch: Callable[..., Any] | None = None
+    # (result, inputs) -> result in PyTorch's layout: set for elementwise ops by _ops/_layout.py
+    layout: Callable[..., Any] | None = None
 
     @property
     def multi_output(self) -> bool:

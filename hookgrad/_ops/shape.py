@@ -33,6 +33,7 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._backend import move
 from hookgrad._dispatch import bind, is_dense
+from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
 
@@ -160,6 +161,12 @@ def _reshape_grad(grad: Tensor, self_shape: tuple) -> Tensor:
 
 defop(
     "view", impl=_view_impl, params=("size",), view=True, vjp={"self": _reshape_grad}, jvp="linear"
+)
+
+# reshape of a non-contiguous tensor that can be viewed: PyTorch's ``_reshape_alias`` view
+defop(
+    "_reshape_alias", impl=_view_impl, params=("size",), view=True,
+    node_name="ReshapeAliasBackward0", vjp={"self": _reshape_grad}, jvp="linear"
 )
 
 defop(
@@ -500,7 +507,11 @@ defop(
 def _to_copy_impl(self: Any, dtype: Any, device: Any = None, source: Any = None) -> Any:
     # NaN/inf/out-of-range floats to integers wrap silently in PyTorch's casts: no warning
     with np.errstate(invalid="ignore", over="ignore"):
-        return (self if device is None else move(self, device)).astype(dtype.np)
+        out = (self if device is None else move(self, device)).astype(dtype.np)
+    if type(out) is np.ndarray and out.ndim > 1 and 0 in self.strides:
+        # NumPy copies an expanded array in any dim order; PyTorch in TensorIterator's
+        return iterator_layout(out, (self,))
+    return out
 
 
 def _to_copy_vjp(grad: Any, self_dtype: Any, source: Any) -> Any:

@@ -38,6 +38,13 @@ from hookgrad.autograd._node import Node
 from hookgrad.autograd.anomaly_mode import check_nan_outputs
 
 
+
+def _list_input(node: Node) -> bool:
+    """Whether `node`'s inputs are one tensor list (``cat``/``stack``), whose gradients
+    PyTorch's generated code computes together when any of them is needed."""
+    prim = getattr(node, "_prim", None)
+    return prim is not None and prim.inputs[:1] == ("tensors0",)
+
 class ReadyNode:
     """An entry of the ready heap, ordered as NOTE [Engine order] says (also used by compiled
     autograd's capture, which replays this schedule)."""
@@ -222,6 +229,8 @@ class GraphTask:
                 if n is not None and n not in reached:
                     mask = tuple([n is not None and n in reached for n, _ in node._next_edges])
                     break
+            if mask is not None and _list_input(node) and any(mask):
+                mask = None  # PyTorch asks once for a whole TensorList input (cat, stack)
         if node._has_hooks():
             return self._run_hooked(node, grads, mask)
         outs = node.apply(tuple(grads), mask)

@@ -78,6 +78,15 @@ RESHAPES = [
         prims=("transpose", "clone", "_unsafe_view"),
     ),
     OpSpec(
+        "reshape_alias",  # a non-contiguous input that can be viewed: ReshapeAliasBackward0
+        lambda lib, t, shape: t.select(2, 1).reshape(shape),
+        [
+            Sample((x((2, 3, 4)),), {"shape": (-1,)}, "flat"),
+            Sample((x((2, 3, 4)),), {"shape": (3, 2)}, "split"),
+        ],
+        prims=("select", "_reshape_alias"),
+    ),
+    OpSpec(
         "flatten",
         _m("flatten"),
         [

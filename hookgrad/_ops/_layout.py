@@ -1,0 +1,160 @@
+"""Result layouts of elementwise ops, as PyTorch's TensorIterator chooses them.
+
+Layer 3 (NumPy and the registry only).
+
+NOTE [Elementwise result layout]
+PyTorch allocates the result of an elementwise op with the dim order TensorIterator's
+``reorder_dimensions`` derives from the inputs: each input is restrided to the result's shape
+(stride 0 along broadcast dims), and dims are insertion-sorted from fastest to slowest by the
+first input whose strides for the two dims are both non-zero and differ. NumPy's ``order="K"``
+decides otherwise when inputs disagree or hold stride-0 dims (an ``expand``-ed operand can come
+out column-major), so results of such inputs are copied into PyTorch's order. When every input
+is C-contiguous both libraries give a row-major result, and the check is one flag per input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad import _dispatch
+from hookgrad._ops.registry import PRIMITIVES
+
+_ndarray = np.ndarray
+
+
+def reorder_dims(shape: tuple, ops: list) -> list:
+    """Dims from fastest to slowest as TensorIterator sorts them (`ops`: element strides)."""
+    def should_swap(d0: int, d1: int) -> int:
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape)))[::-1]
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def strides_for(res: Any, perm: list) -> tuple:
+    """Byte strides of a dense array of `res`'s shape whose dims run fastest-first as `perm`."""
+    out = [0] * res.ndim
+    step = res.itemsize
+    for d in perm:
+        out[d] = step
+        step *= res.shape[d]
+    return tuple(out)
+
+
+def with_layout(res: Any, perm: list) -> Any:
+    """A copy of `res` laid out densely in the dim order `perm` (fastest first)."""
+    slow = perm[::-1]
+    inv = [0] * len(slow)
+    for i, d in enumerate(slow):
+        inv[d] = i
+    return np.ascontiguousarray(res.transpose(slow)).transpose(inv)
+
+
+def _restrided(a: Any, shape: tuple) -> list:
+    lead = len(shape) - a.ndim
+    item = a.itemsize
+    return [0] * lead + [0 if n == 1 else st // item for n, st in zip(a.shape, a.strides)]
+
+
+def same_layout(res: Any, want: tuple) -> bool:
+    """Whether `res` has strides `want` where it matters (dims of size 1 never do)."""
+    return all(n == 1 or s == w for n, s, w in zip(res.shape, res.strides, want))
+
+
+def iterator_layout(res: Any, arrays: Any) -> Any:
+    """`res` (NumPy's result of an elementwise op of `arrays`) in PyTorch's layout."""
+    if type(res) is not _ndarray or res.ndim < 2 or res.size == 0:
+        return res
+    shape = res.shape
+    arrs = [a for a in arrays if type(a) is _ndarray and 0 < a.ndim <= res.ndim]
+    if not arrs:
+        return res
+    first = arrs[0]
+    if first.shape == shape and all(st or n == 1 for st, n in zip(first.strides, shape)):
+        # the first input has no broadcast dim: it decides every pair of dims, so the
+        # result is dense in its dim order (what ``empty_like``'s order "K" allocates)
+        if first.flags.c_contiguous and res.flags.c_contiguous:
+            return res
+        out = np.empty_like(first, dtype=res.dtype)
+        if same_layout(res, out.strides):
+            return res
+        out[...] = res
+        return out
+    ops = [_restrided(a, shape) for a in arrs]
+    perm = reorder_dims(res.shape, ops)
+    if same_layout(res, strides_for(res, perm)):
+        return res
+    return with_layout(res, perm)
+
+
+def _fix(res: Any, inputs: tuple) -> Any:
+    # the hot path: row-major inputs give a row-major result in both libraries
+    for t in inputs:
+        d = t._data
+        if type(d) is not _ndarray or not d.flags.c_contiguous:
+            return iterator_layout(res, [t._data for t in inputs])
+    return res
+
+
+def _contiguous(res: Any, inputs: tuple) -> Any:
+    if type(res) is _ndarray:
+        return res if res.flags.c_contiguous else np.ascontiguousarray(res)
+    if type(res) in (tuple, list):  # several outputs (max_dim, var_mean, native_layer_norm)
+        return type(res)(_contiguous(r, inputs) for r in res)
+    return res
+
+
+# NOTE [Contiguous results]
+# PyTorch allocates the results of reductions (and their index outputs), of the normalizations
+# and softmaxes (which run on ``input.contiguous()``) and of ``masked_fill`` (a contiguous clone
+# filled in place) row-major whatever the input's layout; NumPy keeps the input's dim order.
+CONTIGUOUS = (
+    "sum_dim", "mean_dim", "prod_dim_int", "var", "std", "var_mean", "std_mean", "nansum",
+    "count_nonzero", "logsumexp", "all", "any", "amax", "amin", "max_dim", "min_dim", "argmax",
+    "argmin", "linalg_vector_norm", "norm", "_softmax", "_log_softmax", "native_layer_norm",
+    "masked_fill", "masked_fill_tensor",
+)
+
+# elementwise primitives whose result is allocated by a TensorIterator over all their inputs
+ELEMENTWISE = (
+    "add", "sub", "mul", "div", "div_mode", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "maximum",
+    "minimum", "fmax", "fmin", "fmod_tensor", "remainder_tensor", "floor_divide", "pow_tensor",
+    "lerp", "lerp_tensor", "addcmul", "addcdiv", "where", "clamp_tensor", "clamp_max_tensor",
+    "clamp_min_tensor", "clamp_tensor_max", "clamp_tensor_min",
+)
+
+
+def install() -> None:
+    """Give the elementwise primitives their layout step (`bind` runs it on their result)."""
+    for name in ELEMENTWISE:
+        prim = PRIMITIVES.get(name)
+        if prim is not None:
+            object.__setattr__(prim, "layout", _fix)  # the record is frozen; set once at import
+    _dispatch.CAST_LAYOUT[0] = iterator_layout  # operands cast for type promotion
+    for name in CONTIGUOUS:
+        prim = PRIMITIVES.get(name)
+        if prim is not None:
+            object.__setattr__(prim, "layout", _contiguous)
+
+
+__all__ = ["reorder_dims", "strides_for", "with_layout", "iterator_layout", "install"]
