@@ -171,7 +171,7 @@ def _copy(prim: Primitive, args: list, flags: list, params: dict, cast: Any, siz
 
 
 batches(["copy_", "fill_"], _copy)
-batches(["view", "_unsafe_view"], _sized)
+batches(["view", "_unsafe_view", "_reshape_alias"], _sized)
 batches(["expand"], _expand)
 batches(["unsqueeze"], _unsqueeze)
 batches(["squeeze"], _squeeze)
