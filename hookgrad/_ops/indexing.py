@@ -18,6 +18,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind
+from hookgrad._ops._layout import reorder_dims
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.registry import defop
 from hookgrad._ops.shape import zeros_of
@@ -98,32 +99,7 @@ def _index_layout(self: Any, indices: tuple, shape: tuple) -> list:
     for i in idx:
         b = np.broadcast_to(i, ishape)
         ops.append([0] * len(before) + [st // b.itemsize for st in b.strides] + [0] * len(after))
-    return _reorder_dims(shape, ops)
-
-
-def _reorder_dims(shape: tuple, ops: list) -> list:
-    def should_swap(d0: int, d1: int) -> int:
-        for st in ops:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(len(shape)))[::-1]
-    for i in range(1, len(perm)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
+    return reorder_dims(shape, ops)
 
 
 def _with_layout(res: Any, perm: list) -> Any:
