@@ -70,7 +70,7 @@ def _load_zip(fh: Any, f: Any, map_location: Any, unpickle: Any, mmap: bool,
         if _hookgrad_v2.MANIFEST in zf.NameToInfo:
             _bounded_read.check_members(zf, size)
             return _hookgrad_v2.load_archive(zf, map_location)
-        _torch_reader._check_members(zf, size)
+        _bounded_read.check_members(zf, size, max_inflation=_torch_reader.MAX_INFLATION)
         path = os.fsdecode(f) if mmap else None
         archive = _torch_reader.TorchArchive(zf, size, map_location, path)
         if archive.is_torchscript():

@@ -26,7 +26,7 @@ from hookgrad._serialization._errors import Malformed
 from hookgrad._serialization._rebuild import new_storage
 from hookgrad._storage import _StorageBase
 from hookgrad._tensor import Tensor
-from hookgrad.utils._bounded_read import guarded, read_member
+from hookgrad.utils._bounded_read import check_members, guarded, read_member
 
 __all__ = ["TorchArchive", "MAX_INFLATION", "UserCodeError"]
 
@@ -37,38 +37,9 @@ _CUDA_MSG = (
     "map_location=torch.device('cpu') to map your storages to the CPU.")
 
 
-# general purpose flag bits: 0 encrypted, 6 strong encryption, 13 masked central directory
-_ENCRYPTION_FLAGS = 0x1 | 0x40 | 0x2000
-
-
 class UserCodeError(Exception):
     """Carries an exception for the caller past the file-error mapping: one raised by the
     caller's `map_location`, or PyTorch's ``RuntimeError`` for a location this machine lacks."""
-
-
-def _check_members(zf: zipfile.ZipFile, size: int) -> None:
-    seen: set[str] = set()
-    inflated = 0
-    for info in zf.infolist():
-        name = info.filename
-        if name in seen:
-            raise Malformed(f"member {name!r} occurs twice")
-        seen.add(name)
-        if info.flag_bits & _ENCRYPTION_FLAGS:
-            raise Malformed(f"member {name!r} is encrypted (unsupported encryption)")
-        if info.compress_type == zipfile.ZIP_DEFLATED:
-            inflated += info.file_size
-        elif info.compress_type != zipfile.ZIP_STORED:
-            raise Malformed(f"member {name!r} is compressed with method {info.compress_type}, "
-                            "which checkpoints do not use")
-        elif info.file_size != info.compress_size:
-            raise Malformed(f"stored member {name!r} has differing sizes")
-        if info.header_offset + info.compress_size > size:
-            raise Malformed(f"member {name!r} claims {info.compress_size} bytes, more than the "
-                            "file holds")
-    if inflated > MAX_INFLATION * size + (1 << 20):
-        raise Malformed(f"compressed members promise {inflated} bytes from a {size}-byte file "
-                        "(a zip bomb?)")
 
 
 def open_zip(fh: Any) -> tuple[zipfile.ZipFile, int]:
@@ -78,7 +49,7 @@ def open_zip(fh: Any) -> tuple[zipfile.ZipFile, int]:
         size = fh.seek(0, os.SEEK_END)
         fh.seek(start)
         zf = zipfile.ZipFile(fh, "r")
-    _check_members(zf, size - start)
+    check_members(zf, size - start, max_inflation=MAX_INFLATION)
     return zf, size
 
 

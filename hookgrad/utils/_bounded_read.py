@@ -62,9 +62,14 @@ def guarded(what: str) -> Iterator[None]:
         raise Malformed(f"{what}: {type(e).__name__}: {e}") from None
 
 
-def check_members(zf: zipfile.ZipFile, size: int) -> None:
-    """Refuse duplicate, encrypted, compressed or oversized members (see the module doc)."""
+def check_members(zf: zipfile.ZipFile, size: int, *, max_inflation: int | None = None) -> None:
+    """Refuse duplicate, encrypted, compressed or oversized members (see the module doc).
+
+    With ``max_inflation`` (PyTorch's writer may deflate members), deflated members are allowed
+    as long as together they promise at most that many times the file's size (plus 1 MiB).
+    """
     seen: set[str] = set()
+    inflated = 0
     for info in zf.infolist():
         name = info.filename
         if name in seen:
@@ -72,12 +77,20 @@ def check_members(zf: zipfile.ZipFile, size: int) -> None:
         seen.add(name)
         if info.flag_bits & _ENCRYPTION_FLAGS:
             raise Malformed(f"member {name!r} is encrypted (unsupported encryption)")
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise Malformed(f"member {name!r} is compressed (method {info.compress_type}); "
-                            "checkpoints store their members uncompressed")
-        if info.file_size != info.compress_size or info.header_offset + info.file_size > size:
-            raise Malformed(f"member {name!r} claims {info.file_size} bytes, more than the "
+        deflated = max_inflation is not None and info.compress_type == zipfile.ZIP_DEFLATED
+        if deflated:
+            inflated += info.file_size
+        elif info.compress_type != zipfile.ZIP_STORED:
+            raise Malformed(f"member {name!r} is compressed with method {info.compress_type}, "
+                            "which checkpoints do not use")
+        elif info.file_size != info.compress_size:
+            raise Malformed(f"stored member {name!r} has differing sizes")
+        if info.header_offset + info.compress_size > size:
+            raise Malformed(f"member {name!r} claims {info.compress_size} bytes, more than the "
                             "file holds")
+    if max_inflation is not None and inflated > max_inflation * size + (1 << 20):
+        raise Malformed(f"compressed members promise {inflated} bytes from a {size}-byte file "
+                        "(a zip bomb?)")
 
 
 def read_member(zf: zipfile.ZipFile, name: str, limit: int) -> bytes:
