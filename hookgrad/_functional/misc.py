@@ -99,8 +99,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
         view = [1] * len(ts)
         view[i] = -1
         grids.append(expand(reshape(t, *view), *shape))
-    if swap:
-        grids = [g.transpose(0, 1) for g in grids]  # type: ignore[attr-defined]
+    if swap:  # the ij grids of (y, x, ...) are the xy grids of (x, y, ...), first two swapped
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
 

@@ -37,6 +37,11 @@ CASES = {
     "type_as": lambda lib: lib.tensor([1.5, 2.0]).type_as(lib.tensor([1])),
     "diff_int_dim0": lambda lib: lib.diff(lib.tensor([[1, 2, 4], [0, 5, 5]]), dim=0),
     "conj_real": lambda lib: lib.tensor([1.0, -2.0]).conj(),
+    # the grids themselves, with unequal lengths, so a transposed grid cannot pass
+    "meshgrid_xy_values": lambda lib: lib.meshgrid(lib.arange(3), lib.arange(2), indexing="xy"),
+    "meshgrid_xy_3": lambda lib: lib.meshgrid(lib.arange(3), lib.arange(2), lib.arange(4),
+                                              indexing="xy"),
+    "meshgrid_ij_values": lambda lib: lib.meshgrid(lib.arange(3), lib.arange(2), indexing="ij"),
 }
 
 
