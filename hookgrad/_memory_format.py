@@ -59,7 +59,7 @@ def is_contiguous_as(arr: Any, name: str) -> bool:
     """Whether `arr`'s strides are the dense strides of format `name` (size-1 dims ignored;
     ``preserve_format`` asks for row-major, as PyTorch's ``is_contiguous`` reads it)."""
     if name in ("contiguous_format", "preserve_format"):
-        return bool(arr.flags.c_contiguous) if type(arr) is _ndarray else True
+        return bool(arr.flags.c_contiguous)
     if (name, arr.ndim) not in _ORDERS or type(arr) is not _ndarray:
         return False
     expected = arr.itemsize
@@ -170,8 +170,10 @@ def empty_for(arr: Any, name: str, dtype: Any = None) -> Any:
 
 def copy_as(arr: Any, name: str, dtype: Any = None) -> Any:
     """A copy of `arr` laid out as `empty_for` lays it out."""
-    if type(arr) is not _ndarray:
-        return arr.copy() if dtype is None else arr.astype(dtype)
+    if type(arr) is not _ndarray:  # another backend's array: its own copy, in NumPy's orders
+        keep = name == "preserve_format" and _dense(arr)
+        out = arr.copy(order="K" if keep else "C")
+        return out if dtype is None else out.astype(dtype)
     out = empty_for(arr, name, dtype)
     out[...] = arr
     return out
