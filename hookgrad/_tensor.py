@@ -38,6 +38,7 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._config import STATE
 from hookgrad._dtypes import Size, dtype, from_numpy_dtype, legacy_dtype
+from hookgrad._memory_format import format_name, is_contiguous_as
 
 _ndarray = np.ndarray
 
@@ -199,7 +200,9 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, data.ndim)]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return is_contiguous_as(self._data, format_name(memory_format))
 
     def data_ptr(self) -> int:
         """Address of the first element; 0 for an empty tensor. Mirrors: ``Tensor.data_ptr``."""
