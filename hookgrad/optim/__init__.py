@@ -20,6 +20,8 @@ from hookgrad.optim.adamax import Adamax
 from hookgrad.optim.lbfgs import LBFGS
 from hookgrad.optim.nadam import NAdam
 from hookgrad.optim.radam import RAdam
+from hookgrad.optim.asgd import ASGD
+from hookgrad.optim.rprop import Rprop
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
-           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam"]
+           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "ASGD", "Rprop"]

@@ -1,4 +1,4 @@
-"""Adadelta, Adamax, NAdam, RAdam and LBFGS against PyTorch: the same weights and gradients,
+"""Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD and LBFGS against PyTorch: the same weights and gradients,
 compared after every step (parameters and full state dicts), state-dict round trips, hooks, and
 constructor errors."""
 
@@ -23,6 +23,11 @@ CASES = [
     ("RAdam", {}),
     ("RAdam", {"lr": 0.01, "weight_decay": 0.1, "betas": (0.8, 0.9)}),
     ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("ASGD", {}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 3, "weight_decay": 0.1,
+              "maximize": True}),
 ]
 
 
@@ -58,7 +63,7 @@ def _round_trip(lib, name, init, grads):
     return b
 
 
-@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam"])
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
 def test_state_dict_round_trip_continues_identically(torch, name):
     # load_state_dict casts float state (NAdam's mu_product too) to the parameter's dtype, in
     # both libraries
@@ -71,7 +76,8 @@ def test_state_dict_round_trip_continues_identically(torch, name):
     _assert_state_close(mine.opt.state_dict(), theirs.opt.state_dict(), TOL[np.float64])
 
 
-@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS"])
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS", "Rprop",
+                                  "ASGD"])
 def test_step_hooks_fire(torch, name):
     def run(lib):
         log = []
@@ -95,6 +101,7 @@ def test_step_hooks_fire(torch, name):
 @pytest.mark.parametrize(("name", "kwargs"), [
     ("Adadelta", {"rho": 1.5}), ("Adadelta", {"lr": -1.0}), ("Adamax", {"betas": (1.0, 0.9)}),
     ("NAdam", {"momentum_decay": -1.0}), ("RAdam", {"eps": -1.0}), ("LBFGS", {"lr": -0.1}),
+    ("Rprop", {"etas": (1.5, 2.0)}), ("Rprop", {"lr": -1.0}), ("ASGD", {"weight_decay": -1.0}),
 ])
 def test_invalid_hyperparameters(torch, name, kwargs):
     msgs = []
