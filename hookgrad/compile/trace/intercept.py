@@ -19,9 +19,9 @@ from hookgrad import autograd as _autograd
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._node import Node
-from hookgrad.compile.calls import record_call
-from hookgrad.compile.module_hooks import REAL_SETUP
-from hookgrad.compile.state import current_trace
+from hookgrad.compile.trace.calls import record_call
+from hookgrad.compile.trace.module_hooks import REAL_SETUP
+from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules._backward_hook import BackwardHook
 from hookgrad.nn import functional as _F
 from hookgrad.utils.hooks import RemovableHandle

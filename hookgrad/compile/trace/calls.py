@@ -25,8 +25,8 @@ from typing import Any
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.function import Function
-from hookgrad.compile.state import current_trace
-from hookgrad.compile.symbolic import is_sym, plain, specialised
+from hookgrad.compile.core.state import current_trace
+from hookgrad.compile.core.symbolic import is_sym, plain, specialised
 from hookgrad.nn import functional as _F
 
 __all__ = ["CompositeCall", "SourcedObject", "record_call", "object_leaf", "install_factories",

@@ -27,11 +27,11 @@ from typing import Any
 
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
-from hookgrad.compile.calls import object_leaf, record_call
-from hookgrad.compile.dynamic import DynamicPlan
-from hookgrad.compile.sources import Source
-from hookgrad.compile.state import current_trace
-from hookgrad.compile.symbolic import is_sym, make_sym, plain, specialised
+from hookgrad.compile.trace.calls import object_leaf, record_call
+from hookgrad.compile.core.dynamic import DynamicPlan
+from hookgrad.compile.core.sources import Source
+from hookgrad.compile.core.state import current_trace
+from hookgrad.compile.core.symbolic import is_sym, make_sym, plain, specialised
 from hookgrad.nn import functional as _F
 from hookgrad.nn.modules.module import Module
 
