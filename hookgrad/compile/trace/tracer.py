@@ -22,7 +22,7 @@ from hookgrad.compile.trace import intercept
 from hookgrad.compile.trace import module_hooks
 from hookgrad.compile.trace import symtrace
 from hookgrad.compile.effects.attr_reads import AttrReads
-from hookgrad.compile.trace.calls import install_factories, uninstall_factories
+from hookgrad.compile.trace import calls, patches
 from hookgrad.compile.core.dynamic import DynamicPlan
 from hookgrad.compile.effects.effects import HandleRemove, TensorHook
 from hookgrad.compile.core.graph import Graph, GraphModule
@@ -87,10 +87,11 @@ class ActiveTrace:
     # -------------------------------------------------------------- running
     def run(self, args: tuple, kwargs: dict) -> Any:
         TRACES.append(self)
-        intercept.install()
-        install_factories()
+        groups = [intercept.GROUP, calls.GROUP]
         if self.sym is not None:
-            symtrace.install()
+            groups.append(symtrace.GROUP)
+        patches.install(groups)
+        if self.sym is not None:
             args, kwargs = symtrace.sym_arguments(self.sym, self.fn, args, kwargs)
         if self.attr_reads is not None:
             self.attr_reads.install()
@@ -104,10 +105,7 @@ class ActiveTrace:
             remove_recorder(self.rec)
             if self.attr_reads is not None:
                 self.attr_reads.uninstall()
-            if self.sym is not None:
-                symtrace.uninstall()
-            uninstall_factories()
-            intercept.uninstall()
+            patches.uninstall()
             TRACES.pop()
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
