@@ -125,7 +125,7 @@ import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archi
 import hookgrad.fx  # noqa: E402,F401  (torch.fx: symbolic tracing and the graph IR)
 import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)
 from hookgrad import _dynamo, _functorch, compiler  # noqa: E402,F401
-from hookgrad.compile.control_flow import cond  # noqa: E402,F401
+from hookgrad.compile.trace.control_flow import cond  # noqa: E402,F401
 
 float = float32  # noqa: A001 - torch.float is public API
 double = float64

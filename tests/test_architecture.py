@@ -321,6 +321,48 @@ def test_public_objects_have_mirrors_line():
         f"the line (allowlist: {MIRRORS_ALLOWLIST.name}): {missing}")
 
 
+# Stages of the compile pipeline (docs/compile.md, "Stage packages"), earliest first: a stage
+# may import its own or an earlier stage, never a later one (lazy imports included).
+COMPILE_STAGES = {
+    "core": 0,               # config, counters, exc, state, sources, the IR (graph), dynamic
+    "effects": 1,            # world snapshots, attribute reads, blind writes, recipes, finalize
+    "trace": 2,              # the bind recorder, interception, tracer, symbolic trace, hops
+    "guards": 3,             # guard building and checking
+    "codegen": 4,            # Python source and kernels for the inductor backend
+    "backends": 5,           # eager / aot_eager / inductor, joint forward-backward programs
+    "cache": 6,              # the per-code-object frame cache
+    "compiled_autograd": 7,  # compiled autograd
+}
+COMPILE_TOP = 8              # hookgrad.compile itself, api, aot, explain: the front door
+
+
+def compile_stage_of(module: str) -> int | None:
+    """The stage of a hookgrad.compile module; None outside hookgrad.compile."""
+    parts = module.split(".")
+    if parts[:2] != ["hookgrad", "compile"]:
+        return None
+    if len(parts) == 2:
+        return COMPILE_TOP
+    return COMPILE_STAGES.get(parts[2], COMPILE_TOP)
+
+
+def test_compile_stages_import_only_earlier_stages():
+    stage_dirs = {p.name for p in (ROOT / "compile").iterdir()
+                  if p.is_dir() and (p / "__init__.py").exists()}
+    assert stage_dirs == set(COMPILE_STAGES), "every compile package needs a stage in the table"
+    problems = []
+    for module, path in MODULES.items():
+        own = compile_stage_of(module)
+        if own is None:
+            continue
+        for target, line, lazy in _imports(module, _parsed(path)[0], path.name == "__init__.py"):
+            theirs = compile_stage_of(target)
+            if theirs is not None and theirs > own:
+                problems.append(f"{path.relative_to(ROOT.parent)}:{line}: stage {own} module "
+                                f"{module} imports {target} (stage {theirs})")
+    assert not problems, "compile stage order broken:\n" + "\n".join(problems)
+
+
 _SAMPLE = '''from typing import TYPE_CHECKING
 from hookgrad._tensor import Tensor
 if TYPE_CHECKING:

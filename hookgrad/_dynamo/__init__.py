@@ -9,12 +9,12 @@ from __future__ import annotations
 import sys
 
 from hookgrad import _logging  # noqa: F401 - ``hookgrad._logging.set_logs`` (as torch's)
-from hookgrad.compile import config
+from hookgrad.compile.core import config
 from hookgrad.compile.api import graph_break
-from hookgrad.compile.backends import list_backends, lookup_backend, register_backend
+from hookgrad.compile.backends.backends import list_backends, lookup_backend, register_backend
 from hookgrad._dynamo import compiled_autograd, exc, test_case, testing, utils
 from hookgrad._dynamo.eval_frame import OptimizedModule, disable, explain, optimize, reset
-from hookgrad.compile.dynamic import mark_dynamic, mark_static, maybe_mark_dynamic
+from hookgrad.compile.core.dynamic import mark_dynamic, mark_static, maybe_mark_dynamic
 
 sys.modules[__name__ + ".config"] = config
 

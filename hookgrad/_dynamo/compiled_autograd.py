@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hookgrad.compile.compiled_autograd import disable as _disable
-from hookgrad.compile.compiled_autograd import enable, in_compiled_autograd_region
-from hookgrad.compile.compiled_autograd import reset_compiled_autograd as reset
+from hookgrad.compile.compiled_autograd.compiled_autograd import disable as _disable
+from hookgrad.compile.compiled_autograd.compiled_autograd import enable, in_compiled_autograd_region
+from hookgrad.compile.compiled_autograd.compiled_autograd import reset_compiled_autograd as reset
 
 _enable = enable
 

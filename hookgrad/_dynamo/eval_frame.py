@@ -6,9 +6,9 @@ from typing import Any
 
 from hookgrad.compile import api
 from hookgrad.compile.api import OptimizedModule, disable
-from hookgrad.compile.compiled_autograd import reset_compiled_autograd
+from hookgrad.compile.compiled_autograd.compiled_autograd import reset_compiled_autograd
 from hookgrad.compile.explain import explain
-from hookgrad.compile.frame import reset_caches
+from hookgrad.compile.cache.frame import reset_caches
 
 __all__ = ["reset", "optimize", "explain", "disable", "OptimizedModule"]
 

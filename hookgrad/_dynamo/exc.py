@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hookgrad.compile.exc import (
+from hookgrad.compile.core.exc import (
     BackendCompilerFailed,
     FailOnRecompileLimitHit,
     RecompileError,

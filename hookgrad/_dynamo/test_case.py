@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import unittest
 
-from hookgrad.compile import config
-from hookgrad.compile.counters import counters
+from hookgrad.compile.core import config
+from hookgrad.compile.core.counters import counters
 from hookgrad._dynamo.eval_frame import reset
 
 __all__ = ["TestCase", "run_tests"]

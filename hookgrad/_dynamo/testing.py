@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hookgrad.compile.backends import lookup_backend
+from hookgrad.compile.backends.backends import lookup_backend
 
 __all__ = ["CompileCounter", "CompileCounterWithBackend", "EagerAndRecordGraphs"]
 

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from hookgrad.compile.counters import counters
+from hookgrad.compile.core.counters import counters
 
 __all__ = ["counters"]

@@ -1,8 +1,8 @@
 """hookgrad's tracing JIT: ``hookgrad.compile`` and its machinery (docs/compile.md).
 
-One job per module: `graph` (IR), `sources`, `recorder` (the `bind` recorder), `intercept`,
-`tracer`, `speculate` (hook bodies), `world` (snapshots), `recipes`/`effects`/`finalize`
-(reconstruction and side effects), `guards`, `frame` (the cache), `backends`, `api`.
+One package per pipeline stage, earliest first (a stage imports only earlier ones; the table is
+in docs/compile.md): `core` (IR, sources, state), `effects`, `trace`, `guards`, `codegen`,
+`backends`, `cache`, `compiled_autograd`; then the front door `api`, `aot`, `explain`.
 
 The package module is itself callable (``hookgrad.compile(fn)``), so the package name and the
 public function can share the ``hookgrad.compile`` attribute whichever import ran last.

@@ -13,11 +13,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from hookgrad.compile import config
-from hookgrad.compile.backends import lookup_backend
-from hookgrad.compile.compiled_autograd import DEFAULT_COMPILER, install_for_config
-from hookgrad.compile.frame import CACHES, compiled_call
-from hookgrad.compile.state import current_trace
+from hookgrad.compile.core import config
+from hookgrad.compile.backends.backends import lookup_backend
+from hookgrad.compile.compiled_autograd.compiled_autograd import DEFAULT_COMPILER, install_for_config
+from hookgrad.compile.cache.frame import CACHES, compiled_call
+from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules._call import has_global_call_hooks
 from hookgrad.nn.modules.module import MODULE_COMPILER, Module
 

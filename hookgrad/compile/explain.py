@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookgrad.compile import api
-from hookgrad.compile.counters import counters
-from hookgrad.compile.dynamic import FRAME_STATES
-from hookgrad.compile.frame import CACHES
+from hookgrad.compile.core.counters import counters
+from hookgrad.compile.core.dynamic import FRAME_STATES
+from hookgrad.compile.cache.frame import CACHES
 
 __all__ = ["explain", "ExplainOutput", "BreakReason", "OutGuard"]
 

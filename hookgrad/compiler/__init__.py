@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hookgrad import _config
 from hookgrad.compile.api import disable
-from hookgrad.compile.state import TRACES
+from hookgrad.compile.core.state import TRACES
 from hookgrad._dynamo.eval_frame import reset
 
 __all__ = ["is_compiling", "disable", "reset"]

@@ -2,7 +2,7 @@
 
 The tracer executes the user's code, so ``x * cfg.scale`` bakes the number into the graph; the
 guards must then see a change of ``cfg.scale`` (instance or class attribute) and recompile, as
-PyTorch 2.13 does (NOTE [Attribute reads] in hookgrad/compile/attr_reads.py).
+PyTorch 2.13 does (NOTE [Attribute reads] in hookgrad/compile/effects/attr_reads.py).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import hookgrad
-from hookgrad.compile import guards as guards_mod
+from hookgrad.compile.guards import guards as guards_mod
 from hookgrad.utils.hooks import HookRegistry
 from tests.compile._libs import both, dynamo, plain
 

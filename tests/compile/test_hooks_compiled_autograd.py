@@ -407,5 +407,5 @@ def test_config_compiled_autograd_switch():
     fn(x).backward()  # switched off again: the eager engine, no new capture
     assert counters["compiled_autograd"]["captures"] == 1
     from hookgrad.autograd import _api
-    from hookgrad.compile import compiled_autograd as ca
+    from hookgrad.compile.compiled_autograd import compiled_autograd as ca
     assert ca._ca_observer not in _api._OBSERVERS  # the interception removed itself

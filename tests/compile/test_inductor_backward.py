@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from hookgrad.compile.joint import JointProgram
+from hookgrad.compile.backends.joint import JointProgram
 
 RNG = np.random.default_rng(7)
 A = RNG.normal(size=(3, 4))

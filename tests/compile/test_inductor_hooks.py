@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import hookgrad
-from hookgrad.compile.backends import lookup_backend
-from hookgrad.compile.joint import JointProgram
+from hookgrad.compile.backends.backends import lookup_backend
+from hookgrad.compile.backends.joint import JointProgram
 from tests.compile._libs import is_torch, plain
 
 X = np.random.default_rng(5).normal(size=(3, 4))

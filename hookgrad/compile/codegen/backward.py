@@ -36,8 +36,8 @@ from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.compile.codegen.hooks import is_hook_op
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
 from hookgrad.compile.codegen.pointwise import lowerable, vjp_expr
-from hookgrad.compile.graph import Node
-from hookgrad.compile.recorder import PrimCall, getitem
+from hookgrad.compile.core.graph import Node
+from hookgrad.compile.trace.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
 __all__ = ["backward_source", "live_values", "generic_vjp"]

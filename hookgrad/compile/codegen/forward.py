@@ -16,8 +16,8 @@ import numpy as np
 from hookgrad._tensor import Tensor
 from hookgrad.compile.codegen.hooks import is_hook_op, new_hooks
 from hookgrad.compile.codegen.modhooks import is_setup, make_setup
-from hookgrad.compile.graph import GraphModule, Node
-from hookgrad.compile.recorder import PrimCall, getitem
+from hookgrad.compile.core.graph import GraphModule, Node
+from hookgrad.compile.trace.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
 __all__ = ["numpy_source", "linear_np", "as_array"]

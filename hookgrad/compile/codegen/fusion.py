@@ -24,8 +24,8 @@ import numpy as np
 from hookgrad.compile.codegen.fastmath import TANH32_SOURCE
 from hookgrad.compile.codegen.kernels import load_kernel
 from hookgrad.compile.codegen.pointwise import forward_expr, lowerable, vjp_expr
-from hookgrad.compile.graph import Node
-from hookgrad.compile.recorder import PrimCall
+from hookgrad.compile.core.graph import Node
+from hookgrad.compile.trace.recorder import PrimCall
 
 __all__ = ["Group", "find_groups"]
 

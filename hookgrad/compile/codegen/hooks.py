@@ -21,9 +21,9 @@ import numpy as np
 
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_replacement
-from hookgrad.compile import hops
-from hookgrad.compile.graph import Node
-from hookgrad.compile.module_hooks import backward_hook_setup
+from hookgrad.compile.trace import hops
+from hookgrad.compile.core.graph import Node
+from hookgrad.compile.trace.module_hooks import backward_hook_setup
 from hookgrad.utils.hooks import HookRegistry
 
 __all__ = ["is_hook_op", "hook_supported", "bases_of", "new_hooks", "fire", "skip"]

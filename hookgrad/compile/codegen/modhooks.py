@@ -26,9 +26,9 @@ import numpy as np
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_tuple
 from hookgrad.compile.codegen.hooks import skip
-from hookgrad.compile.graph import Node
-from hookgrad.compile.module_hooks import backward_hook_setup, new_backward_hook
-from hookgrad.compile.state import current_run
+from hookgrad.compile.core.graph import Node
+from hookgrad.compile.trace.module_hooks import backward_hook_setup, new_backward_hook
+from hookgrad.compile.core.state import current_run
 
 __all__ = ["is_setup", "setup_supported", "make_setup", "run_node"]
 

@@ -12,7 +12,7 @@ import types
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.sources import SourceIndex, _cell_filled
+from hookgrad.compile.core.sources import SourceIndex, _cell_filled
 
 __all__ = ["Change", "WorldSnapshot"]
 

@@ -13,7 +13,7 @@ import types
 from collections import OrderedDict
 from typing import Any
 
-from hookgrad.compile.sources import CallContext, Source
+from hookgrad.compile.core.sources import CallContext, Source
 from hookgrad.utils.hooks import RemovableHandle
 
 __all__ = ["RunState", "Recipe", "Const", "FromSource", "Output", "Identity", "NewFunction",

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile import config
-from hookgrad.compile.sources import CallContext, Source
+from hookgrad.compile.core import config
+from hookgrad.compile.core.sources import CallContext, Source
 
 __all__ = ["FrameState", "DynamicPlan", "plan_for", "mark_dynamic", "mark_static",
            "maybe_mark_dynamic", "FRAME_STATES"]

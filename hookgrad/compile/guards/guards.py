@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.blind_writes import OWN_DIR, written_blindly
-from hookgrad.compile.dynamic import DynamicPlan, dynamic_tensor_check
-from hookgrad.compile.recorder import tensor_meta
-from hookgrad.compile.sources import CallContext, Source, is_constant
+from hookgrad.compile.effects.blind_writes import OWN_DIR, written_blindly
+from hookgrad.compile.core.dynamic import DynamicPlan, dynamic_tensor_check
+from hookgrad.compile.trace.recorder import tensor_meta
+from hookgrad.compile.core.sources import CallContext, Source, is_constant
 from hookgrad.nn.modules import _global_hooks as _gh
 from hookgrad.nn.modules.module import Module
 

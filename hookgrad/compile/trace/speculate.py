@@ -17,11 +17,11 @@ import numpy as np
 from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
-from hookgrad.compile.graph import Graph, GraphModule
-from hookgrad.compile.recorder import TraceRecorder, UntrackedTensor
-from hookgrad.compile.sources import SourceIndex
-from hookgrad.compile.state import ImpureHook, SpeculationFailed
-from hookgrad.compile.world import WorldSnapshot
+from hookgrad.compile.core.graph import Graph, GraphModule
+from hookgrad.compile.trace.recorder import TraceRecorder, UntrackedTensor
+from hookgrad.compile.core.sources import SourceIndex
+from hookgrad.compile.core.state import ImpureHook, SpeculationFailed
+from hookgrad.compile.effects.world import WorldSnapshot
 
 __all__ = ["speculate_hook", "UNSAFE"]
 

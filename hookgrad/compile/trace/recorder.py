@@ -16,8 +16,8 @@ import numpy as np
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._tensor import Tensor
-from hookgrad.compile.graph import Graph, Node
-from hookgrad.compile.sources import Source, SourceIndex
+from hookgrad.compile.core.graph import Graph, Node
+from hookgrad.compile.core.sources import Source, SourceIndex
 
 
 def tensor_meta(t: Tensor) -> tuple:

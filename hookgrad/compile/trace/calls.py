@@ -25,12 +25,12 @@ from typing import Any
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.function import Function
-from hookgrad.compile.state import current_trace
-from hookgrad.compile.symbolic import is_sym, plain, specialised
+from hookgrad.compile.core.state import current_trace
+from hookgrad.compile.core.symbolic import is_sym, plain, specialised
+from hookgrad.compile.trace.patches import PatchGroup
 from hookgrad.nn import functional as _F
 
-__all__ = ["CompositeCall", "SourcedObject", "record_call", "object_leaf", "install_factories",
-           "uninstall_factories"]
+__all__ = ["CompositeCall", "SourcedObject", "record_call", "object_leaf", "GROUP"]
 
 
 class _Hole:
@@ -230,8 +230,6 @@ def _function_apply(real: Any) -> Any:
     return classmethod(apply)
 
 
-_TABLE: list[tuple[Any, str, Any]] = []
-_SAVED: list[list[tuple[Any, str, Any]]] = []
 _SEEDING = ("manual_seed", "seed", "set_rng_state")
 _RANDOM_FUNCTIONAL = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
                       "feature_alpha_dropout", "rrelu", "gumbel_softmax")
@@ -258,22 +256,6 @@ def _table() -> list[tuple[Any, str, Any]]:
     # eager does, instead of a graph break
     table.append((Function, "apply", _function_apply(Function.__dict__["apply"].__func__)))
     return table
-
-
-def install_factories() -> None:
-    if not _TABLE:
-        _TABLE.extend(_table() + _host_table())
-    undo = []
-    for owner, name, new in _TABLE:
-        undo.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
-                     else getattr(owner, name)))
-        setattr(owner, name, new)
-    _SAVED.append(undo)
-
-
-def uninstall_factories() -> None:
-    for owner, name, old in reversed(_SAVED.pop()):
-        setattr(owner, name, old)
 
 
 # ------------------------------------------------------------------ host randomness and clocks
@@ -309,3 +291,6 @@ def _host_table() -> list[tuple[Any, str, Any]]:
             if callable(real):
                 table.append((mod, name, _host(module, name, real)))
     return table
+
+
+GROUP = PatchGroup("calls", lambda: _table() + _host_table())

@@ -10,9 +10,9 @@ from typing import Any
 
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
-from hookgrad.compile.graph import GraphModule
-from hookgrad.compile.inductor import inductor, numpy_source
-from hookgrad.compile.joint import JointProgram, joint_supported, requires_grad_names
+from hookgrad.compile.core.graph import GraphModule
+from hookgrad.compile.backends.inductor import inductor, numpy_source
+from hookgrad.compile.backends.joint import JointProgram, joint_supported, requires_grad_names
 
 __all__ = ["lookup_backend", "register_backend", "list_backends", "eager"]
 

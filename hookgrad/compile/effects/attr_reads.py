@@ -23,8 +23,8 @@ import types
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.sources import Source, is_constant
-from hookgrad.compile.state import current_trace
+from hookgrad.compile.core.sources import Source, is_constant
+from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules.module import Module
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 

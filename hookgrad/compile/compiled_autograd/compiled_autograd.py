@@ -39,12 +39,13 @@ from typing import Any
 from hookgrad._config import STATE, set_grad_mode
 from hookgrad.autograd import _api
 from hookgrad.autograd.engine import GraphTask
-from hookgrad.compile import ca_ops, config
-from hookgrad.compile.ca_capture import Collected, Fallback, collect
-from hookgrad.compile.ca_graph import CompiledAutogradGraph
-from hookgrad.compile.counters import counters
-from hookgrad.compile.exc import RecompileError
-from hookgrad.compile.frame import CA_STATE
+from hookgrad.compile.compiled_autograd import ca_ops
+from hookgrad.compile.core import config
+from hookgrad.compile.compiled_autograd.ca_capture import Collected, Fallback, collect
+from hookgrad.compile.compiled_autograd.ca_graph import CompiledAutogradGraph
+from hookgrad.compile.core.counters import counters
+from hookgrad.compile.core.exc import RecompileError
+from hookgrad.compile.cache.frame import CA_STATE
 
 __all__ = ["enable", "disable", "reset_compiled_autograd", "CompiledAutogradGraph",
            "in_compiled_autograd_region"]

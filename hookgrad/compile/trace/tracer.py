@@ -17,19 +17,22 @@ from typing import Any
 
 from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._tensor import Tensor
-from hookgrad.compile import hops, intercept, module_hooks, symtrace
-from hookgrad.compile.attr_reads import AttrReads
-from hookgrad.compile.calls import install_factories, uninstall_factories
-from hookgrad.compile.dynamic import DynamicPlan
-from hookgrad.compile.effects import HandleRemove, TensorHook
-from hookgrad.compile.graph import Graph, GraphModule
-from hookgrad.compile.recipes import FromSource
-from hookgrad.compile.recorder import TraceRecorder
-from hookgrad.compile.sources import CallContext, SourceIndex
-from hookgrad.compile.speculate import speculate_hook
-from hookgrad.compile.state import TRACES, ImpureHook, SpeculationFailed
-from hookgrad.compile.symtrace import SymTrace
-from hookgrad.compile.world import WorldSnapshot
+from hookgrad.compile.trace import hops
+from hookgrad.compile.trace import intercept
+from hookgrad.compile.trace import module_hooks
+from hookgrad.compile.trace import symtrace
+from hookgrad.compile.effects.attr_reads import AttrReads
+from hookgrad.compile.trace import calls, patches
+from hookgrad.compile.core.dynamic import DynamicPlan
+from hookgrad.compile.effects.effects import HandleRemove, TensorHook
+from hookgrad.compile.core.graph import Graph, GraphModule
+from hookgrad.compile.effects.recipes import FromSource
+from hookgrad.compile.trace.recorder import TraceRecorder
+from hookgrad.compile.core.sources import CallContext, SourceIndex
+from hookgrad.compile.trace.speculate import speculate_hook
+from hookgrad.compile.core.state import TRACES, ImpureHook, SpeculationFailed
+from hookgrad.compile.trace.symtrace import SymTrace
+from hookgrad.compile.effects.world import WorldSnapshot
 from hookgrad.hooktools.compiled import note_compiled_hook
 
 __all__ = ["ActiveTrace"]
@@ -84,10 +87,11 @@ class ActiveTrace:
     # -------------------------------------------------------------- running
     def run(self, args: tuple, kwargs: dict) -> Any:
         TRACES.append(self)
-        intercept.install()
-        install_factories()
+        groups = [intercept.GROUP, calls.GROUP]
         if self.sym is not None:
-            symtrace.install()
+            groups.append(symtrace.GROUP)
+        patches.install(groups)
+        if self.sym is not None:
             args, kwargs = symtrace.sym_arguments(self.sym, self.fn, args, kwargs)
         if self.attr_reads is not None:
             self.attr_reads.install()
@@ -101,10 +105,7 @@ class ActiveTrace:
             remove_recorder(self.rec)
             if self.attr_reads is not None:
                 self.attr_reads.uninstall()
-            if self.sym is not None:
-                symtrace.uninstall()
-            uninstall_factories()
-            intercept.uninstall()
+            patches.uninstall()
             TRACES.pop()
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:

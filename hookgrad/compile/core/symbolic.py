@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._dtypes import Size
-from hookgrad.compile.state import current_trace
+from hookgrad.compile.core.state import current_trace
 
 __all__ = ["SymInt", "SymFloat", "SymNum", "make_sym", "is_sym", "plain", "specialised",
            "node_or_value"]

@@ -31,8 +31,8 @@ from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.codegen.hooks import bases_of, fire, hook_supported, is_hook_op, skip
 from hookgrad.compile.codegen.modhooks import is_setup, setup_supported
 from hookgrad.compile.codegen.walk import walk
-from hookgrad.compile.graph import GraphModule, Node
-from hookgrad.compile.recorder import PrimCall, getitem
+from hookgrad.compile.core.graph import GraphModule, Node
+from hookgrad.compile.trace.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
 __all__ = ["joint_supported", "JointProgram", "requires_grad_names"]

@@ -27,16 +27,16 @@ from typing import Any
 
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
-from hookgrad.compile.calls import object_leaf, record_call
-from hookgrad.compile.dynamic import DynamicPlan
-from hookgrad.compile.sources import Source
-from hookgrad.compile.state import current_trace
-from hookgrad.compile.symbolic import is_sym, make_sym, plain, specialised
+from hookgrad.compile.trace.calls import object_leaf, record_call
+from hookgrad.compile.core.dynamic import DynamicPlan
+from hookgrad.compile.core.sources import Source
+from hookgrad.compile.core.state import current_trace
+from hookgrad.compile.core.symbolic import is_sym, make_sym, plain, specialised
+from hookgrad.compile.trace.patches import PatchGroup
 from hookgrad.nn import functional as _F
 from hookgrad.nn.modules.module import Module
 
-__all__ = ["SymTrace", "SymSize", "sym_size", "sym_arguments", "desym", "install",
-           "uninstall"]
+__all__ = ["SymTrace", "SymSize", "sym_size", "sym_arguments", "desym", "GROUP"]
 
 
 def sym_size(t: Tensor, dim: int) -> int:
@@ -274,25 +274,7 @@ def _table() -> list[tuple[Any, str, Any]]:
     return table
 
 
-_TABLE: list[tuple[Any, str, Any]] = []
-_SAVED: list[list[tuple[Any, str, Any]]] = []
-
-
-def install() -> None:
-    """Patch the symbolic interception in (the table is built once, lazily)."""
-    if not _TABLE:
-        _TABLE.extend(_table())
-    undo = []
-    for owner, name, new in _TABLE:
-        old = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
-        undo.append((owner, name, old))
-        setattr(owner, name, new)
-    _SAVED.append(undo)
-
-
-def uninstall() -> None:
-    for owner, name, old in reversed(_SAVED.pop()):
-        setattr(owner, name, old)
+GROUP = PatchGroup("symtrace", _table)
 
 
 def sym_arguments(sym: SymTrace, fn: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:

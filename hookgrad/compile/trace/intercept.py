@@ -19,14 +19,15 @@ from hookgrad import autograd as _autograd
 from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._node import Node
-from hookgrad.compile.calls import record_call
-from hookgrad.compile.module_hooks import REAL_SETUP
-from hookgrad.compile.state import current_trace
+from hookgrad.compile.trace.calls import record_call
+from hookgrad.compile.trace.module_hooks import REAL_SETUP
+from hookgrad.compile.trace.patches import PatchGroup
+from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules._backward_hook import BackwardHook
 from hookgrad.nn import functional as _F
 from hookgrad.utils.hooks import RemovableHandle
 
-__all__ = ["install", "uninstall"]
+__all__ = ["GROUP"]
 
 _DATA = "Data-dependent control flow on a tensor value (`item()`/`bool()`/`tolist()`)"
 _BUILTIN = "Failed to trace builtin operator `{}` on a tensor"
@@ -219,22 +220,4 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
     return table
 
 
-_SAVED: list[list[tuple[Any, str, Any]]] = []
-
-
-def install() -> None:
-    """Apply the replacements (nested traces stack: only the outermost patches)."""
-    if _SAVED:
-        _SAVED.append([])
-        return
-    undo = []
-    for owner, name, new in _patch_table():
-        undo.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
-                     else getattr(owner, name)))
-        setattr(owner, name, new)
-    _SAVED.append(undo)
-
-
-def uninstall() -> None:
-    for owner, name, old in reversed(_SAVED.pop()):
-        setattr(owner, name, old)
+GROUP = PatchGroup("intercept", _patch_table)

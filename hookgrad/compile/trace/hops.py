@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.state import current_run
+from hookgrad.compile.core.state import current_run
 
 __all__ = ["register_hook", "register_hook_deferred", "make_trampoline", "store_handle"]
 

@@ -27,7 +27,7 @@ from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_replacement, check_tuple
 from hookgrad.autograd._nodes import ACCUMULATE_LOCK, accumulate_into, plan_of
 from hookgrad.autograd.engine import conform, current_graph_task
-from hookgrad.compile.ca_capture import PRIMS
+from hookgrad.compile.compiled_autograd.ca_capture import PRIMS
 
 __all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook",
            "call_accumulate_grad", "call_retain_grad", "accumulate_grad_buffer", "PASSES",

@@ -26,9 +26,9 @@ from hookgrad._tensor import Tensor
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.codegen.kernels import numba_mode
-from hookgrad.compile.graph import GraphModule
-from hookgrad.compile.joint import JointProgram, joint_supported, requires_grad_names
-from hookgrad.compile.recorder import PrimCall, getitem
+from hookgrad.compile.core.graph import GraphModule
+from hookgrad.compile.backends.joint import JointProgram, joint_supported, requires_grad_names
+from hookgrad.compile.trace.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
 
 __all__ = ["inductor", "numpy_source"]

@@ -12,8 +12,8 @@ import types
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile import recipes as R
-from hookgrad.compile.effects import (
+from hookgrad.compile.effects import recipes as R
+from hookgrad.compile.effects.effects import (
     DictUpdate,
     ListExtend,
     SetAttr,
@@ -22,11 +22,11 @@ from hookgrad.compile.effects import (
     SetGlobal,
     TensorHook,
 )
-from hookgrad.compile.graph import GraphModule, Node
-from hookgrad.compile.sources import is_constant
-from hookgrad.compile.state import GraphBreak
-from hookgrad.compile.symbolic import is_sym
-from hookgrad.compile.world import EMPTY
+from hookgrad.compile.core.graph import GraphModule, Node
+from hookgrad.compile.core.sources import is_constant
+from hookgrad.compile.core.state import GraphBreak
+from hookgrad.compile.core.symbolic import is_sym
+from hookgrad.compile.effects.world import EMPTY
 from hookgrad.utils.hooks import RemovableHandle
 
 __all__ = ["Finalizer"]

@@ -14,17 +14,17 @@ from typing import Any
 from hookgrad._config import STATE
 from hookgrad._dtypes import get_default_dtype
 from hookgrad._runtime import _deterministic  # (spec §6.1: always-guarded global state)
-from hookgrad.compile import config
-from hookgrad.compile.counters import counters
-from hookgrad.compile.dynamic import FRAME_STATES, plan_for
-from hookgrad.compile.exc import FailOnRecompileLimitHit, RecompileError, Unsupported
-from hookgrad.compile.finalize import Finalizer
-from hookgrad.compile.guards import GuardSet, build_guards
-from hookgrad.compile.recipes import RunState
-from hookgrad.compile.sources import CallContext
-from hookgrad.compile.state import RUNS, GraphBreak
-from hookgrad.compile.symtrace import desym
-from hookgrad.compile.tracer import ActiveTrace
+from hookgrad.compile.core import config
+from hookgrad.compile.core.counters import counters
+from hookgrad.compile.core.dynamic import FRAME_STATES, plan_for
+from hookgrad.compile.core.exc import FailOnRecompileLimitHit, RecompileError, Unsupported
+from hookgrad.compile.effects.finalize import Finalizer
+from hookgrad.compile.guards.guards import GuardSet, build_guards
+from hookgrad.compile.effects.recipes import RunState
+from hookgrad.compile.core.sources import CallContext
+from hookgrad.compile.core.state import RUNS, GraphBreak
+from hookgrad.compile.trace.symtrace import desym
+from hookgrad.compile.trace.tracer import ActiveTrace
 
 __all__ = ["CacheEntry", "CACHES", "compiled_call", "reset_caches", "CA_STATE"]
 

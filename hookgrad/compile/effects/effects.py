@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad.compile.recipes import Recipe, RunState
+from hookgrad.compile.effects.recipes import Recipe, RunState
 
 __all__ = ["TensorHook", "HandleRemove", "SetAttr", "SetContents", "ListExtend", "DictUpdate",
            "SetCell", "SetGlobal"]

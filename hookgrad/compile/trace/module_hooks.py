@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.state import current_run
+from hookgrad.compile.core.state import current_run
 from hookgrad.nn.modules._backward_hook import BackwardHook
 from hookgrad.nn.modules._call import _backward_hooks
 from hookgrad.nn.modules._global_hooks import _global_backward_hooks, _global_backward_pre_hooks

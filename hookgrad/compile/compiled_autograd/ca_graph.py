@@ -28,8 +28,8 @@ import operator
 import types
 from typing import Any
 
-from hookgrad.compile import ca_ops
-from hookgrad.compile.graph import Graph, GraphModule, Node, format_arg
+from hookgrad.compile.compiled_autograd import ca_ops
+from hookgrad.compile.core.graph import Graph, GraphModule, Node, format_arg
 
 __all__ = ["CompiledAutogradGraph", "build_graph"]
 

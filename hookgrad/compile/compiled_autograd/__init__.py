@@ -1,0 +1,1 @@
+"""Stage 7 of compile: compiled autograd (capturing the backward pass as a graph)."""

@@ -1,0 +1,1 @@
+"""Stage 1 of compile: side effects of a traced region (world snapshots, reconstruction)."""

@@ -1,0 +1,1 @@
+"""Stage 2 of compile: tracing a frame into a graph (the `bind` recorder, interception, tracer)."""
