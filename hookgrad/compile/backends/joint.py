@@ -29,6 +29,7 @@ from hookgrad.compile.codegen.backward import backward_source, live_values
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.codegen.hooks import bases_of, fire, hook_supported, is_hook_op, skip
+from hookgrad.compile.codegen.leaves import keep, leaf_points, leaf_runner
 from hookgrad.compile.codegen.modhooks import is_setup, setup_supported
 from hookgrad.compile.codegen.walk import walk
 from hookgrad.compile.core.graph import GraphModule, Node
@@ -148,7 +149,7 @@ class CompiledFunction(Function):
         needed = ctx.needs_input_grad[1:]
         if STATE.grad_enabled:  # create_graph: NOTE [Differentiable backward]
             return (None, *_differentiable_backward(ctx.program, ctx.inputs, grads, needed))
-        return (None, *ctx.program.backward(ctx.env, grads, needed, ctx.fused))
+        return (None, *ctx.program.backward(ctx.env, grads, needed, ctx.fused, leaf_runner(ctx)))
 
 
 def _differentiable_backward(program: JointProgram, inputs: tuple, grads: tuple,
@@ -187,6 +188,8 @@ class JointProgram:
         self.outputs = [self.index[id(v)] for v in out.args[0]]
         self.steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
         self.bases = bases_of(nodes, self.index)  # hook operators alias their base value
+        # NOTE [Leaves in the compiled backward]: where each input's gradient is complete
+        self.leaves = leaf_points(self.steps, self.index, self.bases, self.inputs)
         self.vals = list(self.bases)  # where each value's array is (a setup's: its tensor's)
         for j, n in enumerate(nodes):
             if is_setup(n) and n.args[2]:
@@ -274,7 +277,7 @@ class JointProgram:
         return self.groups.get(i) if self.fusing else None
 
     # ------------------------------------------------------------ backward
-    def backward(self, env: tuple, grads: tuple, needed: tuple, fused: bool) -> list:
+    def backward(self, env: tuple, grads: tuple, needed: tuple, fused: bool, leaf: Any) -> list:
         """The input gradients: the generated backward of this variant (validated against the
         rule walk on its first run, NOTE [Validated variants]), else the walk."""
         arrays = tuple(None if g is None else g._data for g in grads)
@@ -284,8 +287,8 @@ class JointProgram:
         if fn is None:
             fn = self.variants[key] = self._variant(env, arrays, key)
         if fn is not False:
-            return [None if g is None else _make(g) for g in fn(env, arrays, fire)]
-        return self.walk(self._full(env, fused), grads, needed)
+            return [None if g is None else _make(g) for g in fn(env, arrays, fire, leaf)]
+        return self.walk(self._full(env, fused), grads, needed, fire, leaf)
 
     def _full(self, env: tuple, fused: bool) -> tuple:
         """Every value (a fused forward leaves group internals out: recompute them, keeping
@@ -320,17 +323,17 @@ class JointProgram:
         fn = ns["backward"]
         self.backward_code = src
         try:  # no user code runs here (hooks are skipped): an error is the generator's
-            got = fn(env, arrays, skip)  # hooks fire once: in the real run, not in the check
+            got = fn(env, arrays, skip, keep)  # hooks fire once: in the real run, not here
         except Exception as e:  # noqa: BLE001 - recorded, and the rule walk runs
             self.variant_errors.append(e)
             return False
         want = self.walk(full, tuple(None if a is None else _make(a) for a in arrays), key[0],
-                         skip)
+                         skip, keep)
         return fn if _same(got, want, key[0]) else False
 
-    def walk(self, env: tuple, grads: tuple, needed: tuple, hooks: Any = fire) -> list:
+    def walk(self, env: tuple, grads: tuple, needed: tuple, hooks: Any, leaf: Any) -> list:
         """The backward by the rule walk (`codegen.walk`); `env` holds every value."""
         acc = walk(self, env, tuple(None if g is None else g._data for g in grads),
-                   live_values(self, needed), hooks)
+                   live_values(self, needed), hooks, leaf)
         return [_make(np.asarray(acc[i])) if need and i in acc else None
                 for i, need in zip(self.inputs, needed)]

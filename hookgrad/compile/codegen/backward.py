@@ -112,11 +112,12 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
     """The source and namespace of ``backward(env, grads)`` for one variant (see the NOTE)."""
     em = _Emitter(prog, live)
     names = ", ".join(f"v{i}" for i in range(len(prog.shapes)))
-    em.lines += ["def backward(env, grads, _fire):", f"    ({names},) = env"]
+    em.lines += ["def backward(env, grads, _fire, _leaf):", f"    ({names},) = env"]
     head = len(em.lines)
     for k, (j, here) in enumerate(zip(prog.outputs, present)):
         if here:
             em.accumulate(j, f"grads[{k}]", prog.shapes[j])
+    _emit_leaves(em, -1)
     for i, node in reversed(prog.steps):
         if is_hook_op(node) or node.target is getitem:
             continue
@@ -126,10 +127,20 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
             em.lines[start:] = [f"    if g{i} is not None:"] + \
                 ["    " + line for line in em.lines[start:]]
         em.in_maybe = False
+        _emit_leaves(em, i)
     em.lines[head:head] = [f"    g{j} = None" for j in sorted(em.maybe)]
     rets = [f"_out(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
     em.lines.append(f"    return ({', '.join(rets)},)")
     return "\n".join(em.lines) + "\n", em.ns
+
+
+def _emit_leaves(em: _Emitter, i: int) -> None:
+    """Hand over the inputs whose gradient step `i` completed (NOTE [Leaves in the compiled
+    backward])."""
+    for k in em.prog.leaves.get(i, ()):
+        j = em.prog.inputs[k]
+        if j in em.has_grad:
+            em.lines.append(f"    g{j} = _leaf({k}, g{j})")
 
 
 def _emit_step(em: _Emitter, i: int, node: Node) -> None:

@@ -26,11 +26,12 @@ _make = Tensor._make
 _LINEAR = _F.linear
 
 
-def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any) -> dict:
+def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any, leaf: Any) -> dict:
     """``{value position: gradient array}`` for the live values reached from `grads`.
 
     `env` holds every value (hook operators: their registries); `fire(registries, g)` runs
-    hooks.
+    hooks; `leaf(k, g)` hands over input `k`'s complete gradient (NOTE [Leaves in the compiled
+    backward]).
     """
     bases = prog.bases
     acc: dict[int, Any] = {}
@@ -38,21 +39,39 @@ def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any) -> dict:
         if g is not None:
             i = bases[i]
             acc[i] = acc[i] + g if i in acc else g
+    _leaves(prog, acc, -1, leaf)
     for i, node in reversed(prog.steps):
-        if is_setup(node) and i in live:
-            _setup(prog, env, acc, live, i, node, fire)
-            continue
-        if is_hook_op(node) or node.target is getitem or i not in live or i not in acc:
-            continue
-        g = acc[i]
-        if prog.hooks_of.get(i):
-            g = acc[i] = fire(tuple(env[h] for h in prog.hooks_of[i]), g)
-        args = [bases[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
-        vals = [prog.vals[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
-        for j, gj in _vjp(node, env, i, args, vals, g, live):
-            if j in live and gj is not None:
-                acc[j] = acc[j] + gj if j in acc else gj
+        _step(prog, env, acc, live, i, node, fire)
+        _leaves(prog, acc, i, leaf)
     return acc
+
+
+def _leaves(prog: Any, acc: dict, i: int, leaf: Any) -> None:
+    for k in prog.leaves.get(i, ()):
+        j = prog.inputs[k]
+        if j in acc:
+            g = leaf(k, acc[j])
+            if g is None:
+                del acc[j]
+            else:
+                acc[j] = g
+
+
+def _step(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire: Any) -> None:
+    bases = prog.bases
+    if is_setup(node) and i in live:
+        _setup(prog, env, acc, live, i, node, fire)
+        return
+    if is_hook_op(node) or node.target is getitem or i not in live or i not in acc:
+        return
+    g = acc[i]
+    if prog.hooks_of.get(i):
+        g = acc[i] = fire(tuple(env[h] for h in prog.hooks_of[i]), g)
+    args = [bases[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
+    vals = [prog.vals[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
+    for j, gj in _vjp(node, env, i, args, vals, g, live):
+        if j in live and gj is not None:
+            acc[j] = acc[j] + gj if j in acc else gj
 
 
 def _setup(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire: Any) -> None:

@@ -1,8 +1,8 @@
 """Compiled autograd, step 1: walk a backward pass's graph once (spec §10.2, §10.3).
 
-`collect` simulates the eager engine's scheduling over the autograd graph below the roots (the
-dependency counts and the ready heap of NOTE [Engine order], without running anything) and
-returns a `Collected`: the cache key and the runtime inputs of this pass.
+`collect` takes the eager engine's schedule of the autograd graph below the roots
+(`hookgrad.autograd._schedule.schedule`, NOTE [One backward schedule]) and returns a
+`Collected`: the cache key and the runtime inputs of this pass.
 
 NOTE [Compiled autograd key]
 The key holds, per node in execution order, everything the captured graph's *structure*
@@ -25,13 +25,13 @@ post-hooks.
 
 from __future__ import annotations
 
-import heapq
 from typing import Any, NamedTuple
 
 from hookgrad._config import GLOBAL
 from hookgrad.autograd._nodes import AccumulateGrad, PrimitiveNode
 from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
-from hookgrad.autograd.engine import GraphRoot, ReadyNode, count_dependencies
+from hookgrad.autograd._schedule import schedule
+from hookgrad.autograd.engine import GraphRoot
 from hookgrad.nn.modules._backward_hook import BackwardHookFunctionBackward
 
 __all__ = ["Collected", "collect", "Fallback", "PRIMS"]
@@ -52,33 +52,6 @@ class Collected(NamedTuple):
     packed: list
     nodes: list  # the autograd nodes in execution order (saved values are freed after)
     deps: dict  # node -> dependency count (for `will_engine_execute_node` inside hooks)
-
-
-def _schedule(root: Any) -> tuple[list, dict]:
-    """The nodes the eager engine would run, in its order, and their dependency counts."""
-    deps = count_dependencies(root, {})
-    remaining = dict(deps)
-    heap: list = []
-    order = []
-    node = root
-    while node is not None:
-        order.append(node)
-        ready = None
-        for nxt, _ in node._next_edges:
-            if nxt is None:
-                continue
-            left = remaining[nxt] - 1
-            remaining[nxt] = left
-            if left == 0:
-                if ready is not None:
-                    heapq.heappush(heap, ReadyNode(ready))
-                ready = nxt
-        # as the engine's `route`: a lone ready node with an empty heap runs next directly
-        if ready is not None and heap:
-            heapq.heappush(heap, ReadyNode(ready))
-            ready = None
-        node = ready if ready is not None else (heapq.heappop(heap).node if heap else None)
-    return order, deps
 
 
 # Floats are in the key as PyTorch keys a node's saved ``Scalar`` (``x.pow(2.5)`` then
@@ -229,7 +202,7 @@ def collect(roots: list, seeds: list) -> Collected:
         root = GraphRoot(tuple(roots), seeds)
         col.inputs.extend(seeds)
         header = (None, tuple(s is None for s in seeds))
-    order, deps = _schedule(root)
+    order, deps = schedule(root)  # NOTE [One backward schedule]
     pos = {node: i for i, node in enumerate(order)}
     entries = []
     primitive = col.primitive

@@ -129,6 +129,8 @@ def build_graph(key: tuple) -> Graph:
         for _ in range(n_pre):
             grads = em.pick(em.hook((list(grads),), "pre_hook"), n_slots)
         first = em.pos["inputs"]
+        if body[0] == "prim" and body[3] and em.pos["hooks"]:  # NOTE [Saved values modified
+            em.g.call_function(ca_ops.check_saved, (state, i), name="check_saved")  # by hooks]
         outs = _node_body(em, body, edges, grads, seeds)
         used = tuple(range(first, em.pos["inputs"])) if body[0] == "prim" else ()
         for _ in range(n_post):

@@ -26,12 +26,13 @@ from hookgrad._ops._rule_ops import as_array
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_replacement, check_tuple
 from hookgrad.autograd._nodes import ACCUMULATE_LOCK, accumulate_into, plan_of
+from hookgrad.autograd._saved import SavedTensor
 from hookgrad.autograd.engine import conform, current_graph_task
 from hookgrad.compile.compiled_autograd.ca_capture import PRIMS
 
 __all__ = ["PrimitiveBackward", "ModuleHookBackward", "call_backward", "call_hook",
            "call_accumulate_grad", "call_retain_grad", "accumulate_grad_buffer", "PASSES",
-           "PassState", "begin_pass", "node_done", "exec_final_callbacks_stub"]
+           "PassState", "begin_pass", "node_done", "check_saved", "exec_final_callbacks_stub"]
 
 _make = Tensor._make
 _EMPTY: dict = {}
@@ -220,7 +221,7 @@ def accumulate_grad_buffer(old: Any, new: Any) -> Any:
 
 class _Passes(threading.local):
     def __init__(self) -> None:
-        self.stack: list = []  # per running pass: its nodes (freed as they run) or None
+        self.stack: list = []  # per running pass: (its nodes, whether they are freed as they run)
 
 
 PASSES = _Passes()
@@ -229,10 +230,12 @@ PASSES = _Passes()
 class PassState:
     """What the graph's per-node bookkeeping needs (see `node_done`)."""
 
-    __slots__ = ("pollers", "nodes", "inputs", "steal")
+    __slots__ = ("pollers", "nodes", "inputs", "steal", "order")
 
-    def __init__(self, pollers: list, nodes: Any, inputs: list, steal: bool) -> None:
+    def __init__(self, pollers: list, nodes: Any, inputs: list, steal: bool,
+                 order: Any = None) -> None:
         self.pollers, self.nodes, self.inputs, self.steal = pollers, nodes, inputs, steal
+        self.order = order  # the pass's nodes in execution order (None: not a real pass)
 
 
 def begin_pass(inputs: list) -> PassState:
@@ -242,9 +245,25 @@ def begin_pass(inputs: list) -> PassState:
     they are left in place then."""
     task = current_graph_task()
     stack = PASSES.stack
-    nodes = stack[-1] if stack else None
-    return PassState(task.pollers if task is not None else [], nodes, inputs,
-                     not STATE.backward_seen)
+    order, free = stack[-1] if stack else (None, False)
+    return PassState(task.pollers if task is not None else [], order if free else None, inputs,
+                     not STATE.backward_seen, order)
+
+
+def check_saved(state: PassState, pos: int) -> None:
+    """NOTE [Saved values modified by hooks]: the capture read node `pos`'s saved tensors
+    before any hook ran; a hook that ran since (a post-accumulate hook, a tensor hook) may have
+    modified one in place. Eager's engine checks versions when the node unpacks them, so the
+    check is repeated here, at the node's point, with eager's error. Emitted only after the
+    graph's first hook call (nothing else can write to a saved tensor during the pass)."""
+    order = state.order
+    if order is None:
+        return
+    node = order[pos]
+    for s in node._saved.values():
+        for one in s if type(s) is tuple else (s,):
+            if type(one) is SavedTensor and one._unpack is None:
+                one.unpack(node)  # raises eager's version-counter error
 
 
 def node_done(state: PassState, pos: int, used: tuple) -> None:

@@ -161,7 +161,7 @@ def _run(compiled: Any, col: Collected, retain_graph: bool) -> None:
     running = _TLS.running
     running.append(True)
     passes = ca_ops.PASSES.stack
-    passes.append(None if retain_graph else col.nodes)  # freed node by node (`node_done`)
+    passes.append((col.nodes, not retain_graph))  # freed node by node (`node_done`)
     try:
         compiled(col.inputs, col.sizes, col.scalars, col.hooks, col.packed)
     finally:
