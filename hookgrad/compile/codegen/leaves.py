@@ -28,8 +28,8 @@ import numpy as np
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._schedule import ready_order, run_ready_now
 from hookgrad.compile.codegen.hooks import is_hook_op
-from hookgrad.compile.graph import Node
-from hookgrad.compile.recorder import getitem
+from hookgrad.compile.core.graph import Node
+from hookgrad.compile.trace.recorder import getitem
 from hookgrad.nn import functional as _F
 
 __all__ = ["leaf_points", "leaf_runner", "keep"]
