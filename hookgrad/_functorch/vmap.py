@@ -12,6 +12,7 @@ from typing import Any
 from hookgrad._functorch._batched import (
     BatchedTensor, current_levels, pop_level, push_level, wrap,
 )
+from hookgrad._functorch._random import RANDOM_ERROR, in_raw_draw, run_random
 from hookgrad._functorch.pytree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
@@ -19,31 +20,12 @@ from hookgrad.autograd import _api
 
 __all__ = ["vmap", "randomness_check"]
 
-_RANDOM = ("vmap: called random operation while in randomness error mode. Please either use "
-           "the 'same' or 'different' randomness flags on vmap or perform the randomness "
-           "operation out of vmap")
-
 
 def randomness_check() -> None:
-    """Called by hookgrad's random draws inside vmap (NOTE [vmap randomness])."""
-    levels = current_levels()
-    if not levels:
-        return
-    modes = {lv[2] for lv in levels}
-    if "error" in modes:
-        raise RuntimeError(_RANDOM)
-    if "different" in modes:
-        raise RuntimeError(_DIFFERENT)
-
-
-# NOTE [vmap randomness]
-# hookgrad's random draws are not primitives: they fill an array of the logical shape from the
-# generator. randomness="same" is therefore exact (one draw shared by every sample, as PyTorch
-# does). "different" would need a draw per sample; rather than silently returning the same
-# values for every sample, hookgrad refuses it (a documented departure).
-_DIFFERENT = ("vmap: randomness='different' is not supported by hookgrad yet (random draws "
-              "would be shared by every sample); use randomness='same' or draw the random "
-              "values outside vmap and pass them in with in_dims=0")
+    """Called by every draw of hookgrad's generator inside vmap: a draw that did not come
+    through a public sampler (so no randomness rule saw it) raises (NOTE [vmap randomness])."""
+    if current_levels() and not in_raw_draw():
+        raise RuntimeError(RANDOM_ERROR)
 
 
 def _name(func: Any) -> str:
@@ -141,6 +123,7 @@ def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: A
          randomness: str, size: int) -> Any:
     level = push_level(size, randomness)
     _random.VMAP_RANDOM_CHECK[0] = randomness_check
+    _random.VMAP_RANDOM[0] = run_random
     try:
         args = [wrap(x.movedim(d, 0) if d % x.dim() else x, level) if d is not None else x
                 for x, d in zip(flat, dims)]
@@ -150,6 +133,7 @@ def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: A
         pop_level(level)
         if not current_levels():
             _random.VMAP_RANDOM_CHECK[0] = None
+            _random.VMAP_RANDOM[0] = None
 
 
 def _chunked(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
