@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.autograd._nodes import call_rules
+
 __all__ = ["LogicalArray", "RawValueRead", "run_rules"]
 
 
@@ -76,23 +78,11 @@ def _pick(v: Any, level: int, i: int) -> Any:
     return v
 
 
-def _call_all(grad: Any, grads: Any, saved: Any, callers: Any, edges: Any, needed: Any,
-              node: Any) -> tuple:
-    params, meta = node._params, node._meta
-    out = []
-    for k, call in enumerate(callers):
-        if edges[k][0] is None or (needed is not None and not needed[k]):
-            out.append(None)
-        else:
-            out.append(call(grad, grads, saved, params, meta))
-    return tuple(out)
-
-
 def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges: Any,
               needed: Any) -> tuple:
     """The gradients of `node`'s inputs, batched rules first, per sample if they must be."""
     try:
-        return _call_all(grad, grads, saved, callers, edges, needed, node)
+        return call_rules(node, grad, grads, saved, callers, edges, needed)
     except RawValueRead:
         pass
     values = [grad, grads] + (list(saved.values()) if saved else [])
@@ -106,8 +96,8 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
     rows = []
     for i in range(size):
         sv = {k: _pick(v, level, i) for k, v in saved.items()} if saved else saved
-        rows.append(_call_all(_pick(grad, level, i), _pick(grads, level, i), sv, callers,
-                              edges, needed, node))
+        rows.append(call_rules(node, _pick(grad, level, i), _pick(grads, level, i), sv,
+                               callers, edges, needed))
     out = []
     for k in range(len(rows[0]) if rows else 0):
         col = [r[k] for r in rows]
