@@ -27,12 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad import _dispatch
+from hookgrad import _backend, _dispatch
 from hookgrad._config import STATE, add_recorder, remove_recorder
+from hookgrad._functional import creation as _creation
 from hookgrad._functorch import _rules
 from hookgrad._functorch._rules import LogicalArray, run_rules
 from hookgrad._functorch.decompositions import DECOMPOSITIONS
-from hookgrad._ops import _batching_nn, _batching_shape  # noqa: F401  (declare rules)
+from hookgrad._ops import (  # noqa: F401  (declare rules)
+    _batching_extra, _batching_nn, _batching_shape,
+)
 from hookgrad._ops._batching import fallback_needed, loop
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
@@ -167,6 +170,7 @@ def push_level(batch_size: int, randomness: str) -> int:
         _pd.ACTIVE[0] += 1  # bind's one check on the hot path (NOTE [vmap on the door])
         _dispatch.INTERPRETER[0] = interpret
         _nodes.RULE_INTERPRETER[0] = run_rules
+        _creation.BATCHED_LIKE[0] = batched_like
     lv = current_levels()
     if not lv:
         add_recorder(_SEES_BACKWARD)
@@ -187,6 +191,7 @@ def pop_level(level: int) -> None:
         if not _COUNT[0]:
             _dispatch.INTERPRETER[0] = None
             _nodes.RULE_INTERPRETER[0] = None
+            _creation.BATCHED_LIKE[0] = None
 
 
 def _batch_size(level: int) -> int:
@@ -197,6 +202,21 @@ def _batch_size(level: int) -> int:
 
 
 _rules.LEVELS[:] = [_batch_size, wrap]
+
+
+def batched_like(source: Any, out: Tensor) -> Tensor:
+    """`out` (a fresh ``*_like``/``new_*`` of `source`) with every batch dimension `source`
+    has: PyTorch's factory rules make such a tensor batched, so per-sample values can be
+    written into it in place."""
+    if type(source) is not BatchedTensor:
+        return out
+    phys = source._bt_value
+    arr = out._data
+    xp = _backend.namespace_of(arr)
+    size = phys._data.shape[0]
+    stacked = Tensor._make(xp.ascontiguousarray(xp.broadcast_to(arr, (size,) + arr.shape)))
+    stacked._requires_grad = out._requires_grad
+    return wrap(batched_like(phys, stacked), source._bt_level)
 
 
 def _top_level(inputs: tuple, params: dict) -> int:

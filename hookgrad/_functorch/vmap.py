@@ -119,21 +119,32 @@ def _unwrap_out(func: Any, out: Any, out_dims: Any, level: int, size: int) -> An
     return tree_unflatten(res, spec)
 
 
-def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
-         randomness: str, size: int) -> Any:
+def open_level(size: int, randomness: str) -> int:
+    """Open a vmap level with the random samplers routed through its randomness rule."""
     level = push_level(size, randomness)
     _random.VMAP_RANDOM_CHECK[0] = randomness_check
     _random.VMAP_RANDOM[0] = run_random
+    return level
+
+
+def close_level(level: int) -> None:
+    """Close `level` (the innermost); the samplers run plainly once no level is open."""
+    pop_level(level)
+    if not current_levels():
+        _random.VMAP_RANDOM_CHECK[0] = None
+        _random.VMAP_RANDOM[0] = None
+
+
+def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
+         randomness: str, size: int) -> Any:
+    level = open_level(size, randomness)
     try:
         args = [wrap(x.movedim(d, 0) if d % x.dim() else x, level) if d is not None else x
                 for x, d in zip(flat, dims)]
         out = func(*tree_unflatten(args, spec), **kwargs)
         return _unwrap_out(func, out, out_dims, level, size)
     finally:
-        pop_level(level)
-        if not current_levels():
-            _random.VMAP_RANDOM_CHECK[0] = None
-            _random.VMAP_RANDOM[0] = None
+        close_level(level)
 
 
 def _chunked(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
