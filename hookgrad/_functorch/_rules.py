@@ -83,12 +83,12 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
     """The gradients of `node`'s inputs, batched rules first, per sample if they must be."""
     try:
         return call_rules(node, grad, grads, saved, callers, edges, needed)
-    except RawValueRead:
-        pass
+    except RawValueRead as exc:
+        refused = exc
     values = [grad, grads] + (list(saved.values()) if saved else [])
     level = _level_of(values)
     if level < 0:
-        raise
+        raise refused
     from hookgrad._functional.shape import stack
 
     batch_size, wrap = LEVELS

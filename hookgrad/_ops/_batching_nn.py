@@ -277,7 +277,8 @@ batches(["avg_pool3d_backward", "_adaptive_avg_pool3d_backward"], leading(4, "se
 batches(["upsample_nearest1d", "upsample_linear1d", "_upsample_nearest_exact1d",
          "reflection_pad1d", "replication_pad1d"], leading(2))
 # matrix functions accept any leading dims, so the batch dim is one more of them
-batches(["linalg_inv_ex", "linalg_det", "linalg_logabsdet", "linalg_cholesky_ex"], leading(2))
+batches(["linalg_inv_ex", "linalg_det", "linalg_logabsdet", "linalg_cholesky_ex",
+         "_linalg_det_sign"], leading(2))
 batches(["native_layer_norm"], _none_means_loop(_layer_norm))
 batches(["native_batch_norm"], _none_means_loop(_batch_norm))
 batches(["embedding_dense_backward"], _none_means_loop(_embedding_grad))
