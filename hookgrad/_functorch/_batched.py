@@ -31,7 +31,7 @@ from hookgrad import _backend, _dispatch
 from hookgrad._config import STATE, add_recorder, remove_recorder
 from hookgrad._functional import creation as _creation
 from hookgrad._functorch import _rules
-from hookgrad._functorch._rules import LogicalArray, run_rules
+from hookgrad._functorch._rules import LogicalArray, RawValueRead, run_rules
 from hookgrad._functorch.decompositions import DECOMPOSITIONS
 from hookgrad._ops import (  # noqa: F401  (declare rules)
     _batching_extra, _batching_nn, _batching_shape,
@@ -84,6 +84,11 @@ class BatchedTensor(Tensor):
     def detach(self) -> Tensor:
         return wrap(self._bt_value.detach(), self._bt_level)
 
+    def _detached_copy(self) -> Tensor:
+        """A copy of every sample, outside autograd (what an in-place op's node keeps of the
+        value it overwrites)."""
+        return wrap(self._bt_value.detach().clone(), self._bt_level)
+
     @property
     def data(self) -> Tensor:
         return wrap(self._bt_value.detach(), self._bt_level)
@@ -105,7 +110,9 @@ def _sample0(phys: Tensor) -> Any:
     if data.shape[0] == 0:  # an empty batch: metadata only, no sample to view
         return np.broadcast_to(np.zeros((), data.dtype), data.shape[1:]).view(LogicalArray)
     # NOTE [vmap and rules]: the metadata of sample 0; its values refuse to be read
-    return np.ndarray.__getitem__(data, 0).view(LogicalArray)
+    # ``(0, ...)``, not ``0``: a 0-d sample must be a 0-d array view, never a NumPy scalar
+    # (whose values could be read silently)
+    return np.ndarray.__getitem__(data, (0, Ellipsis)).view(LogicalArray)
 
 
 def wrap(phys: Tensor, level: int) -> BatchedTensor:
@@ -214,7 +221,7 @@ def batched_like(source: Any, out: Tensor) -> Tensor:
     arr = out._data
     xp = _backend.namespace_of(arr)
     size = phys._data.shape[0]
-    stacked = Tensor._make(xp.ascontiguousarray(xp.broadcast_to(arr, (size,) + arr.shape)))
+    stacked = Tensor._make(xp.array(xp.broadcast_to(arr, (size,) + arr.shape)))  # own memory
     stacked._requires_grad = out._requires_grad
     return wrap(batched_like(phys, stacked), source._bt_level)
 
@@ -222,13 +229,19 @@ def batched_like(source: Any, out: Tensor) -> Tensor:
 def _top_level(inputs: tuple, params: dict) -> int:
     level = -1
     for t in inputs:
-        if type(t) is BatchedTensor and t._bt_level > level:
-            level = t._bt_level
+        if type(t) is BatchedTensor:
+            if t._bt_level > level:
+                level = t._bt_level
+        elif type(getattr(t, "_data", None)) is LogicalArray:
+            # a plain tensor over one sample's metadata (a rule's ``_make(x._data)``): its
+            # values are sample 0's only, so refuse (NOTE [vmap and rules])
+            raise RawValueRead("vmap: a tensor made from a batched tensor's raw array was "
+                               "used in a primitive")
     for v in params.values():
         if type(v) is BatchedTensor and v._bt_level > level:
             level = v._bt_level
-        elif type(v) in (list, tuple):
-            for e in v:
+        elif isinstance(v, (list, tuple)):  # index lists; an IndexTuple keeps its tensors
+            for e in (*v, *getattr(v, "originals", ())):
                 if type(e) is BatchedTensor and e._bt_level > level:
                     level = e._bt_level
     return level

@@ -18,6 +18,7 @@ import hookgrad._ops.normalization  # noqa: F401  (native_group_norm)
 import hookgrad._ops.packing  # noqa: F401  (_pack_padded_sequence and its backward)
 from hookgrad._dispatch import bind
 from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, shift_dim
+from hookgrad._ops import _batching_shape  # noqa: F401  (its index rule is wrapped below)
 from hookgrad._ops._batching_nn import _none_means_loop, leading
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
@@ -76,6 +77,9 @@ def _index_put(prim: Primitive, args: list, flags: list, params: dict, cast: Any
     """``x[i, j] = v`` with unbatched indices: a full slice for the batch dimension in front,
     values aligned to the indexed result (NumPy's placement of separated index dims kept)."""
     x, v = expand_batch(args[0], flags[0], size), args[1]
+    per = per_sample_indices(params["indices"], level, size)
+    if per is not None:
+        return index_put_batched(prim, x, v, flags[1], per, params, cast, size)
     indices = tuple(params["indices"])
     used = [k for k, i in enumerate(indices) if i is not None]
     adv = max((1 if _is_mask(indices[k]) else indices[k].ndim for k in used), default=0)
@@ -190,6 +194,18 @@ def _unpack(prim: Primitive, args: list, flags: list, params: dict, cast: Any, s
 
 batches(["_pack_padded_sequence"], _pack)
 batches(["_pack_padded_sequence_backward"], _unpack)
+_PLAIN_INDEX = PRIMITIVES["index"].batch
+
+
+def _index(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+           level: int) -> Any:
+    per = per_sample_indices(params["indices"], level, size)
+    if per is None:
+        return _PLAIN_INDEX(prim, args, flags, params, cast, size, level)
+    return index_batched(prim, expand_batch(args[0], flags[0], size), per, params, cast)
+
+
+batches(["index"], _index)
 batches(["as_strided"], _as_strided)
 batches(["index_add"], _none_means_loop(_index_add))
 batches(["index_put"], _index_put)
@@ -201,3 +217,74 @@ batches(["linalg_matrix_exp"], leading(2))
 batches(["_trilinear"], _trilinear)
 batches(["max_unpool2d"], leading(2))
 batches(["max_unpool3d"], leading(3))
+
+
+# ------------------------------------------------------------------- per-sample index tensors
+_BOOL_INDEX = ("vmap: We do not support batching operators that can support dynamic shape. "
+               "Attempting to batch over indexing with a boolean mask.")
+
+
+def per_sample_indices(indices: Any, level: int, size: int) -> tuple | None:
+    """``x[i]`` with index tensors batched at `level`: the physical index tuple, with the
+    sample number as a leading index (None when no index tensor is batched).
+
+    The ``indices`` param holds host arrays read from the logical tensors (sample 0's values
+    for a batched one); its ``originals`` are the tensors themselves, so they are used here.
+    Returns ``(indices, ishape_rank, first_position, contiguous)``.
+    """
+    originals = getattr(indices, "originals", ())
+    if not any(getattr(o, "_bt_level", None) == level for o in originals):
+        return None
+    positions = [k for k, i in enumerate(indices) if i is not None]
+    out, keep, p = list(indices), [], 0
+    for o in originals:
+        batched = getattr(o, "_bt_level", None) == level
+        if str(o.dtype).endswith("bool"):
+            if batched:
+                raise RuntimeError(_BOOL_INDEX)
+            p += o.dim()
+            continue
+        pos = positions[p]
+        p += 1
+        if batched:
+            out[pos] = o._bt_value
+    rank = max(out[k].dim() - 1 if isinstance(out[k], Tensor) else np.ndim(out[k])
+               for k in positions)
+    for k in positions:
+        e = out[k]
+        if isinstance(e, Tensor):  # per-sample: (B, *ishape) padded to (B, 1.., *ishape)
+            e = e.reshape((size,) + (1,) * (rank + 1 - e.dim()) + tuple(e.shape)[1:])
+            out[k] = e._data  # host values (of sample 0 when batched at an outer level too)
+        keep.append(e if isinstance(e, Tensor) else Tensor._make(np.asarray(e)))
+    lead = np.arange(size, dtype=np.int64).reshape((size,) + (1,) * rank)
+    from hookgrad._ops.indexing import with_originals
+
+    new = with_originals((lead,) + tuple(out), [Tensor._make(lead)] + keep)
+    contiguous = positions == list(range(positions[0], positions[-1] + 1))
+    return new, rank, positions[0], contiguous
+
+
+def index_batched(prim: Primitive, x: Any, per: tuple, params: dict, cast: Any) -> Any:
+    """``index`` with per-sample index tensors (`per` from `per_sample_indices`)."""
+    new, rank, first, contiguous = per
+    out = bind(prim, (x,), {**params, "indices": new}, cast)
+    if contiguous and first:  # the index dims come first; logically they follow `first` dims
+        n = out.dim()
+        order = [0] + list(range(1 + rank, 1 + rank + first)) + list(range(1, 1 + rank)) + \
+            list(range(1 + rank + first, n))
+        out = out.permute(tuple(order))
+    return out
+
+
+def index_put_batched(prim: Primitive, x: Any, v: Any, vflag: bool, per: tuple, params: dict,
+                      cast: Any, size: int) -> Any:
+    """``index_put`` with per-sample index tensors: values laid out as the physical result."""
+    new, rank, first, contiguous = per
+    probe = bind(PRIMITIVES["index"], (x,), {"indices": new})  # the physical result's shape
+    n = probe.dim()
+    v = align(expand_batch(v, vflag, size), n - 1)
+    if contiguous and first:
+        order = [0] + list(range(1 + first, 1 + first + rank)) + list(range(1, 1 + first)) + \
+            list(range(1 + first + rank, n))
+        v = v.permute(tuple(order))
+    return bind(prim, (x, v), {**params, "indices": new}, cast)

@@ -158,14 +158,14 @@ def check(k: int, torch: Any) -> str | None:
         warnings.simplefilter("ignore")  # fallback and deprecation warnings of either library
         try:
             case = build(k)
-            want = arrays(run_loop(torch, case))
+            loop = arrays(run_loop(torch, case))
         except Exception:  # noqa: BLE001 - a case PyTorch cannot run per sample is no case
             return None
         try:
-            want = arrays(run_vmap(torch, case))  # vmap may see storage the loop does not
+            want = arrays(run_vmap(torch, case))
             torch_err = None
         except Exception as exc:  # noqa: BLE001
-            torch_err = type(exc)
+            want, torch_err = None, type(exc)
         try:
             got = arrays(run_vmap(hookgrad, case))
         except Skip:
@@ -175,8 +175,12 @@ def check(k: int, torch: Any) -> str | None:
                 return None  # both refuse, with the same exception type
             return f"{_name(case)}: hookgrad raised {type(exc).__name__}: {exc}; " \
                    f"torch.func.vmap: {torch_err}"
-    # against torch.func.vmap; where it refuses (an implementation limit), against the loop
-    diff = compare(got, want, case["spec"])
+    # torch.func.vmap's result, or PyTorch's own loop: vmap may see storage the loop does not
+    # (as_strided), and where torch.func.vmap refuses or disagrees with its own eager results
+    # (an implementation limit), hookgrad follows the loop (docs/func.md, departures)
+    diff = compare(got, want, case["spec"]) if want is not None else "no torch.func result"
+    if diff and compare(got, loop, case["spec"]) is None:
+        diff = None
     if diff:
         return f"{_name(case)}: {diff}"
     return None
