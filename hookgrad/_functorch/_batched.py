@@ -226,6 +226,10 @@ def batched_like(source: Any, out: Tensor) -> Tensor:
     return wrap(batched_like(phys, stacked), source._bt_level)
 
 
+_SAMPLE_ARRAY = ("vmap: a batched tensor's raw array (one sample's values) reached a primitive; "
+                 "hookgrad reads values only through primitives under vmap")
+
+
 def _top_level(inputs: tuple, params: dict) -> int:
     level = -1
     for t in inputs:
@@ -235,8 +239,7 @@ def _top_level(inputs: tuple, params: dict) -> int:
         elif type(getattr(t, "_data", None)) is LogicalArray:
             # a plain tensor over one sample's metadata (a rule's ``_make(x._data)``): its
             # values are sample 0's only, so refuse (NOTE [vmap and rules])
-            raise RawValueRead("vmap: a tensor made from a batched tensor's raw array was "
-                               "used in a primitive")
+            raise RawValueRead(_SAMPLE_ARRAY)
     for v in params.values():
         if type(v) is BatchedTensor and v._bt_level > level:
             level = v._bt_level
@@ -244,6 +247,10 @@ def _top_level(inputs: tuple, params: dict) -> int:
             for e in (*v, *getattr(v, "originals", ())):
                 if type(e) is BatchedTensor and e._bt_level > level:
                     level = e._bt_level
+                elif type(e) is LogicalArray:
+                    raise RawValueRead(_SAMPLE_ARRAY)
+        elif type(v) is LogicalArray:
+            raise RawValueRead(_SAMPLE_ARRAY)
     return level
 
 

@@ -97,7 +97,7 @@ def _take(prim: Primitive, args: list, flags: list, params: dict, cast: Any, siz
           level: int) -> Any:
     """Each sample's flat view gathered at its indices (negative ones wrapped, as take does)."""
     x, index = args
-    flat = x.reshape((size, -1))
+    flat = expand_batch(x, flags[0], size).reshape((size, -1))
     n = flat.shape[1]
     idx = expand_batch(index, flags[1], size)
     shape = tuple(idx.shape)
@@ -254,7 +254,8 @@ def per_sample_indices(indices: Any, level: int, size: int) -> tuple | None:
         e = out[k]
         if isinstance(e, Tensor):  # per-sample: (B, *ishape) padded to (B, 1.., *ishape)
             e = e.reshape((size,) + (1,) * (rank + 1 - e.dim()) + tuple(e.shape)[1:])
-            out[k] = e._data  # host values (of sample 0 when batched at an outer level too)
+            # a placeholder when batched at an outer level too (its originals entry rules)
+            out[k] = np.asarray(e._data)
         keep.append(e if isinstance(e, Tensor) else Tensor._make(np.asarray(e)))
     lead = np.arange(size, dtype=np.int64).reshape((size,) + (1,) * rank)
     from hookgrad._ops.indexing import with_originals

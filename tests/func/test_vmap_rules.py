@@ -89,6 +89,10 @@ def cases(lib):
     yield "take", lambda: fn.vmap(lambda a: a.take(t([[0, 19], [-1, 3]])))(t(X3))
     yield "take_batched_index", lambda: fn.vmap(lambda a, i: a.take(i))(
         t(X3), t([[0, 1], [2, 19], [3, 0]]))
+    yield "take_unbatched_self", lambda: fn.vmap(lambda i: t(X3[0]).take(i))(
+        t([[0, -1], [19, 3], [-20, 0]]))
+    yield "grad_take_batched_index", lambda: fn.vmap(fn.grad(
+        lambda a, i: a.take(i).pow(2).sum()))(t(X3), t([[0, -1, 0], [19, 3, 3], [-20, 0, 5]]))
     yield "grad_take", lambda: fn.vmap(fn.grad(lambda a: a.take(t([0, 3, 3])).pow(2).sum()))(
         t(X3))
     yield "group_norm", lambda: fn.vmap(lambda a: F.group_norm(a, 2))(t(GN))
