@@ -13,6 +13,7 @@ from hookgrad._functorch._batched import (
     BatchedTensor, current_levels, pop_level, push_level, wrap,
 )
 from hookgrad._functorch._random import RANDOM_ERROR, in_raw_draw, run_random
+from hookgrad._functorch._rules import RawValueRead
 from hookgrad._functorch.pytree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
@@ -143,6 +144,11 @@ def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: A
                 for x, d in zip(flat, dims)]
         out = func(*tree_unflatten(args, spec), **kwargs)
         return _unwrap_out(func, out, out_dims, level, size)
+    except RawValueRead as exc:  # a value read outside the primitives: PyTorch's error type
+        raise RuntimeError(f"vmap: {func.__name__ if hasattr(func, '__name__') else func} "
+                           f"read the values of a batched tensor outside an operator that "
+                           f"has a batching rule (data-dependent output shape or control "
+                           f"flow): {exc}") from None
     finally:
         close_level(level)
 

@@ -133,6 +133,9 @@ def cases(lib):
     yield "zeros_like_setitem", lambda: fn.vmap(_like_write(lib))(t(X3))
     yield "new_full_nested", lambda: fn.vmap(fn.vmap(lambda a: a.new_full((2,), 3.0).add_(a[0, :2])))(
         t(X4))
+    yield "sdpa", lambda: fn.vmap(F.scaled_dot_product_attention)(t(X4), t(X4), t(X4))
+    yield "sdpa_masked_rows", lambda: fn.vmap(lambda q, m: F.scaled_dot_product_attention(
+        q, q, q, attn_mask=m))(t(X4), t(np.arange(3 * 5 * 5).reshape(3, 5, 5) % 4 > 0))
     yield "empty_like_copy", lambda: fn.vmap(lambda a: lib.empty_like(a).copy_(a).sum(0))(
         t(X3))
 
@@ -213,6 +216,15 @@ def test_departure_matches_per_sample_loop(torch, name):
         want = _arr(loop())
     got = _arr(dict(loop_cases(hookgrad))[name][0]())
     _cmp(got, want)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("op", ["nonzero", "unique"])
+def test_dynamic_shape_ops_raise_runtime_error(torch, op):
+    for lib in (hookgrad, torch):
+        with pytest.raises(RuntimeError) as exc:
+            lib.func.vmap(getattr(lib, op))(lib.tensor(X3))
+        assert type(exc.value) is RuntimeError
 
 
 @pytest.mark.oracle
