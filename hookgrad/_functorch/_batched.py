@@ -202,7 +202,10 @@ def pop_level(level: int) -> None:
 
 
 def _batch_size(level: int) -> int:
-    for lv, size, _ in current_levels():
+    levels = current_levels()
+    if levels and levels[-1][0] == level:  # the innermost level: the common case
+        return levels[-1][1]
+    for lv, size, _ in levels:
         if lv == level:
             return size
     raise RuntimeError("vmap: a batched tensor escaped its vmap level")
@@ -280,10 +283,13 @@ def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = N
 def _run_batched(prim: Any, inputs: tuple, params: dict, cast: Any, level: int) -> tuple:
     size = _batch_size(level)
     args, flags = [], []
-    for t in inputs:
-        phys, b = unwrap(t, level)
-        args.append(phys)
-        flags.append(b)
+    for t in inputs:  # `unwrap`, inlined: this runs once per batched op
+        if type(t) is BatchedTensor and t._bt_level == level:
+            args.append(t._bt_value)
+            flags.append(True)
+        else:
+            args.append(t)
+            flags.append(False)
     rule = prim.batch
     if rule is None:  # per-arity variants of cat/stack share the registered one's rule
         base = PRIMITIVES.get(prim.name)

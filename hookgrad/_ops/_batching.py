@@ -122,12 +122,16 @@ def shift_dim(d: int, nd: int) -> int:
 def broadcasting(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
                  level: int) -> Any:
     """Elementwise ops: batched inputs aligned to the common logical rank, then broadcast."""
-    nd = max((logical_ndim(a, f) for a, f in zip(args, flags)), default=0)
-    new = tuple(align(a, nd) if f else a for a, f in zip(args, flags))
+    if len(args) == 1:  # unary: the batched input's layout is the result's
+        return bind(prim, (args[0],), params, cast)
+    ranks = [a._data.ndim - 1 if f else a._data.ndim for a, f in zip(args, flags)]
+    nd = max(ranks)
+    new = tuple(align(a, nd) if f and r < nd else a for a, f, r in zip(args, flags, ranks))
     out = bind(prim, new, params, cast)
     if prim.num_outputs != 1:
         return out
-    if out.dim() != nd + 1 or out.shape[0] != size:  # an op shaped like an unbatched input
+    shape = out._data.shape
+    if len(shape) != nd + 1 or shape[0] != size:  # an op shaped like an unbatched input
         return bind(prim, tuple(expand_batch(a, f, size) if i == 0 else n for i, (a, f, n)
                                 in enumerate(zip(args, flags, new))), params, cast)
     return out
