@@ -158,9 +158,12 @@ def _chunked(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dim
     from hookgrad._functional.shape import cat
 
     outs = []
+    state = _random.get_rng_state() if randomness == "same" else None
     for start in range(0, size, chunk):
         n = min(chunk, size - start)
         part = [x.narrow(d, start, n) if d is not None else x for x, d in zip(flat, dims)]
+        if state is not None:  # "same": every chunk draws what the first one drew (PyTorch)
+            _random.set_rng_state(state)
         outs.append(_run(func, part, dims, spec, kwargs, out_dims, randomness, n))
     if len(outs) == 1:
         return outs[0]

@@ -159,3 +159,15 @@ def test_vmap_grad_through_dropout(torch, mode):
     assert got[0] == want[0]
     if mode == "same":
         assert got[1] and want[1]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("mode", ["same", "different"])
+def test_chunks_share_the_same_draw(torch, mode):
+    def run(lib):
+        lib.manual_seed(0)
+        f = lib.func.vmap(lambda t: t * 0 + lib.rand(2), randomness=mode, chunk_size=2)
+        out = f(lib.ones(5, 2)).numpy()
+        return bool(all(np.array_equal(out[0], r) for r in out[1:]))
+
+    assert run(hookgrad) == run(torch) == (mode == "same")
