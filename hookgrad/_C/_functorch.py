@@ -50,17 +50,26 @@ def is_gradtrackingtensor(tensor: Tensor) -> bool:
 
 
 def is_functionaltensor(tensor: Tensor) -> bool:
-    """Always False: there is no functionalization wrapper. Mirrors: ``torch._C._functorch.is_functionaltensor``."""
+    """Always False: there is no functionalization wrapper.
+
+    Mirrors: ``torch._C._functorch.is_functionaltensor``.
+    """
     return False
 
 
 def is_legacy_batchedtensor(tensor: Tensor) -> bool:
-    """Always False (the legacy vmap is gone). Mirrors: ``torch._C._functorch.is_legacy_batchedtensor``."""
+    """Always False (the legacy vmap is gone).
+
+    Mirrors: ``torch._C._functorch.is_legacy_batchedtensor``.
+    """
     return False
 
 
 def maybe_get_level(tensor: Tensor) -> int:
-    """The vmap level of a batched `tensor`, else -1. Mirrors: ``torch._C._functorch.maybe_get_level``."""
+    """The vmap level of a batched `tensor`, else -1.
+
+    Mirrors: ``torch._C._functorch.maybe_get_level``.
+    """
     return tensor._bt_level if type(tensor) is BatchedTensor else -1
 
 
@@ -73,7 +82,10 @@ def maybe_get_bdim(tensor: Tensor) -> int:
 
 
 def maybe_current_level() -> int | None:
-    """The innermost open vmap level of this thread, or None. Mirrors: ``torch._C._functorch.maybe_current_level``."""
+    """The innermost open vmap level of this thread, or None.
+
+    Mirrors: ``torch._C._functorch.maybe_current_level``.
+    """
     levels = current_levels()
     return levels[-1][0] if levels else None
 

@@ -16,9 +16,10 @@ import hookgrad._ops.matrix_exp  # noqa: F401  (linalg_matrix_exp, linalg_solve_
 import hookgrad._ops.nn_module_ops  # noqa: F401  (_trilinear)
 import hookgrad._ops.normalization  # noqa: F401  (native_group_norm)
 import hookgrad._ops.packing  # noqa: F401  (_pack_padded_sequence and its backward)
+from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
-from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, shift_dim
 from hookgrad._ops import _batching_shape  # noqa: F401  (its index rule is wrapped below)
+from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, shift_dim
 from hookgrad._ops._batching_nn import _none_means_loop, leading
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
@@ -126,7 +127,7 @@ def _group_norm(prim: Primitive, args: list, flags: list, params: dict, cast: An
     n = params["N"]
     shape = tuple(x.shape)
     affine_batched = flags[1] or flags[2]
-    empty = Tensor._make(np.empty((0,), dtype=x._data.dtype))
+    empty = Tensor._make(namespace_of(x._data).empty((0,), dtype=x._data.dtype))
     ws = (empty, empty) if affine_batched else (w, b)
     out, mean, rstd = bind(prim, (x.reshape((size * n,) + shape[2:]),) + ws,
                            {**params, "N": size * n}, cast)

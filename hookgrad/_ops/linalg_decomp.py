@@ -18,6 +18,7 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
+from hookgrad._ops._rules import NO_TANGENT
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -76,6 +77,7 @@ DET_SIGN = defop(
     impl=lambda A: namespace_of(A).linalg.slogdet(A)[0],
     inputs=("A",),
     nondifferentiable={"A": "the sign of a determinant is piecewise constant (zero gradient)"},
+    jvp=NO_TANGENT,
 )
 
 

@@ -131,8 +131,8 @@ def cases(lib):
     yield "new_zeros_inplace", lambda: fn.vmap(lambda a: a.new_zeros(5).copy_(a[0]) * 2)(
         t(X3))
     yield "zeros_like_setitem", lambda: fn.vmap(_like_write(lib))(t(X3))
-    yield "new_full_nested", lambda: fn.vmap(fn.vmap(lambda a: a.new_full((2,), 3.0).add_(a[0, :2])))(
-        t(X4))
+    yield "new_full_nested", lambda: fn.vmap(fn.vmap(
+        lambda a: a.new_full((2,), 3.0).add_(a[0, :2])))(t(X4))
     yield "sdpa", lambda: fn.vmap(F.scaled_dot_product_attention)(t(X4), t(X4), t(X4))
     yield "sdpa_masked_rows", lambda: fn.vmap(lambda q, m: F.scaled_dot_product_attention(
         q, q, q, attn_mask=m))(t(X4), t(np.arange(3 * 5 * 5).reshape(3, 5, 5) % 4 > 0))
