@@ -16,6 +16,7 @@ import hookgrad._ops.matrix_exp  # noqa: F401  (linalg_matrix_exp, linalg_solve_
 import hookgrad._ops.nn_module_ops  # noqa: F401  (_trilinear)
 import hookgrad._ops.normalization  # noqa: F401  (native_group_norm)
 import hookgrad._ops.packing  # noqa: F401  (_pack_padded_sequence and its backward)
+import hookgrad._ops.rnn  # noqa: F401  (mkldnn_rnn_layer)
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import _batching_shape  # noqa: F401  (its index rule is wrapped below)
@@ -193,6 +194,27 @@ def _unpack(prim: Primitive, args: list, flags: list, params: dict, cast: Any, s
     return bind(prim, (g.movedim(0, 1),), new, cast).movedim(2, 0)
 
 
+# ------------------------------------------------------------------------------ LSTM layer
+def _lstm_layer(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+                level: int) -> Any:
+    """Shared weights: the batch folded into the layer's N. The workspace (an opaque buffer
+    read only by the array-mode backward of the folded call, which an outer ``grad``
+    records) is returned split evenly over the samples; the per-sample backward of
+    ``vmap(grad)`` recomputes the recurrence with ops and never reads it."""
+    x, w0, w1, w2, w3, hx, cx = args
+    if any(flags[1:5]) or params.get("batch_sizes"):
+        return None  # per-sample weights or packed input: the loop
+    xb = expand_batch(x, flags[0], size)
+    t, n = xb.shape[1], xb.shape[2]
+    folded = xb.movedim(0, 1).reshape((t, size * n) + tuple(xb.shape[3:]))
+    h = expand_batch(hx, flags[5], size).reshape((size * n, -1))
+    c = expand_batch(cx, flags[6], size).reshape((size * n, -1))
+    y, hy, cy, ws = bind(prim, (folded, w0, w1, w2, w3, h, c), params, cast)
+    return (y.reshape((t, size, n, -1)).movedim(1, 0), hy.reshape((size, n, -1)),
+            cy.reshape((size, n, -1)), ws.reshape((size, -1)))
+
+
+batches(["mkldnn_rnn_layer"], _none_means_loop(_lstm_layer))
 batches(["_pack_padded_sequence"], _pack)
 batches(["_pack_padded_sequence_backward"], _unpack)
 _PLAIN_INDEX = PRIMITIVES["index"].batch

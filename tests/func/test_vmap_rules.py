@@ -136,6 +136,14 @@ def cases(lib):
     yield "sdpa", lambda: fn.vmap(F.scaled_dot_product_attention)(t(X4), t(X4), t(X4))
     yield "sdpa_masked_rows", lambda: fn.vmap(lambda q, m: F.scaled_dot_product_attention(
         q, q, q, attn_mask=m))(t(X4), t(np.arange(3 * 5 * 5).reshape(3, 5, 5) % 4 > 0))
+    lstm = _lstm(lib)
+    params = {k: v.detach() for k, v in lstm.named_parameters()}
+
+    def lstm_loss(p, s):
+        return lib.func.functional_call(lstm, p, (s,))[0].pow(2).sum()
+
+    yield "per_sample_lstm_grads", lambda: list(fn.vmap(fn.grad(lstm_loss), in_dims=(None, 0))(
+        params, t(SEQ_F)).values())
     yield "empty_like_copy", lambda: fn.vmap(lambda a: lib.empty_like(a).copy_(a).sum(0))(
         t(X3))
 
@@ -148,6 +156,17 @@ def _like_write(lib):
         return out + lib.full_like(a, 2.0)
 
     return f
+
+
+SEQ_F = _r(3, 2, 5, 8)  # batch_first sequences
+
+
+def _lstm(lib):
+    rng = np.random.default_rng(11)
+    lstm = lib.nn.LSTM(8, 4, num_layers=2, bidirectional=True, batch_first=True)
+    for p in lstm.parameters():
+        p.data = lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.3)
+    return lstm
 
 
 # Cases where PyTorch's vmap raises (an implementation limit) and hookgrad runs: the oracle is
@@ -166,6 +185,9 @@ def loop_cases(lib):
         return lib.linalg.solve(a, b)
 
     A, B = np.stack([SA, SA], 1), SB[0]
+    lstm = _lstm(lib)
+    yield "lstm", (lambda: fn.vmap(lambda s: lstm(s)[0])(t(SEQ_F)),
+                   lambda: stack(lambda s: lstm(s)[0], SEQ_F))
     yield "setitem_separated", (lambda: fn.vmap(_sep(lib))(t(X4), t(V2)),
                                 lambda: stack(_sep(lib), X4, V2))
     yield "solve_batched_A_vector_B", (
