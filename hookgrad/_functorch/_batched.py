@@ -31,7 +31,7 @@ from hookgrad import _backend, _dispatch
 from hookgrad._config import STATE, add_recorder, remove_recorder
 from hookgrad._functional import creation as _creation
 from hookgrad._functorch import _rules
-from hookgrad._functorch._rules import LogicalArray, RawValueRead, run_rules
+from hookgrad._functorch._rules import LogicalArray, RawValueRead, run_jvp, run_rules
 from hookgrad._functorch.decompositions import DECOMPOSITIONS
 from hookgrad._ops import (  # noqa: F401  (declare rules)
     _batching_extra, _batching_nn, _batching_shape,
@@ -40,6 +40,7 @@ from hookgrad._ops._batching import fallback_needed, loop
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import _nodes
+from hookgrad.autograd import forward_ad as _forward_ad
 from hookgrad.utils import _python_dispatch as _pd
 
 __all__ = ["BatchedTensor", "wrap", "unwrap", "is_batched", "interpret", "push_level",
@@ -177,6 +178,7 @@ def push_level(batch_size: int, randomness: str) -> int:
         _pd.ACTIVE[0] += 1  # bind's one check on the hot path (NOTE [vmap on the door])
         _dispatch.INTERPRETER[0] = interpret
         _nodes.RULE_INTERPRETER[0] = run_rules
+        _forward_ad.JVP_INTERPRETER[0] = run_jvp
         _creation.BATCHED_LIKE[0] = batched_like
     lv = current_levels()
     if not lv:
@@ -198,6 +200,7 @@ def pop_level(level: int) -> None:
         if not _COUNT[0]:
             _dispatch.INTERPRETER[0] = None
             _nodes.RULE_INTERPRETER[0] = None
+            _forward_ad.JVP_INTERPRETER[0] = None
             _creation.BATCHED_LIKE[0] = None
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from hookgrad.autograd._nodes import call_rules
 
-__all__ = ["LogicalArray", "RawValueRead", "run_rules"]
+__all__ = ["LogicalArray", "RawValueRead", "run_rules", "run_jvp"]
 
 
 LEVELS: list = [None, None]  # (batch size of a level, wrap): given by _batched (no cycle)
@@ -103,3 +103,28 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
         col = [r[k] for r in rows]
         out.append(None if col[0] is None else wrap(stack(col, 0), level))
     return tuple(out)
+
+
+def run_jvp(prim: Any, inputs: tuple, params: dict, outs: tuple, tans: list) -> tuple:
+    """Output tangents of one call, batched rules first, per sample if they must be (the
+    forward-mode twin of `run_rules`)."""
+    from hookgrad.autograd.forward_ad import compute_jvp
+
+    try:
+        return compute_jvp(prim, inputs, params, outs, tans)
+    except RawValueRead as exc:
+        refused = exc
+    level = _level_of(list(inputs) + list(outs) + [t for t in tans if t is not None])
+    if level < 0:
+        raise refused
+    from hookgrad._functional.shape import stack
+
+    batch_size, wrap = LEVELS
+    rows = []
+    for i in range(batch_size(level)):
+        rows.append(compute_jvp(prim, _pick(tuple(inputs), level, i),
+                                {k: _pick(v, level, i) for k, v in params.items()},
+                                _pick(tuple(outs), level, i),
+                                [None if t is None else _pick(t, level, i) for t in tans]))
+    return tuple(None if col[0] is None else wrap(stack(list(col), 0), level)
+                 for col in zip(*rows))

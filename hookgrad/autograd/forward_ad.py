@@ -232,7 +232,7 @@ class ForwardADRecorder:
         tans = self._tangents(prim, inputs)
         if tans is None or not any(o._data.dtype.kind == "f" for o in outs):
             return  # integer/bool results (comparisons, argmax) carry no tangent in PyTorch
-        out_tans = compute_jvp(prim, inputs, params, outs, tans)
+        out_tans = (JVP_INTERPRETER[0] or compute_jvp)(prim, inputs, params, outs, tans)
         for o, tan in zip(outs, out_tans):
             if tan is not None and o._data.dtype.kind == "f":
                 if tan._data.dtype != o._data.dtype:
@@ -245,7 +245,8 @@ class ForwardADRecorder:
                        target: Tensor, cast: Any = None) -> None:
         tans = self._tangents(prim, inputs)
         if tans is not None:
-            self._pending[id(out)] = compute_jvp(prim, inputs, params, (out,), tans)[0]
+            run = JVP_INTERPRETER[0] or compute_jvp
+            self._pending[id(out)] = run(prim, inputs, params, (out,), tans)[0]
 
     def record_write(self, target: Tensor) -> None:
         return None
@@ -271,6 +272,11 @@ class ForwardADRecorder:
             _set_tangent(target, level, view_tan)
             return
         _set_tangent(target, level, tan.to(target.dtype))  # type: ignore[attr-defined]
+
+
+# Set while a vmap level is open (hookgrad/_functorch/_rules.py): `compute_jvp`, falling back
+# to one call per sample for JVP rules that read values (NOTE [vmap and rules]).
+JVP_INTERPRETER: list = [None]
 
 
 def compute_jvp(prim: Primitive, inputs: tuple, params: dict, outs: tuple,

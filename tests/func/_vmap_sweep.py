@@ -1,6 +1,6 @@
 """One case of the vmap sweep (docs/func.md, "The vmap sweep"): an op of the OpSpec table run
-under ``vmap`` with random batch sizes, ``in_dims``/``out_dims``, a nested level or a ``grad``
-inside, against PyTorch's per-sample loop and ``torch.func.vmap``.
+under ``vmap`` with random batch sizes, ``in_dims``/``out_dims``, a nested level, a ``grad``
+or a ``jvp`` inside, against PyTorch's per-sample loop and ``torch.func.vmap``.
 
 A case is a pure function of its number `k`, so a failure is replayed by its number.
 """
@@ -36,15 +36,17 @@ def build(k: int) -> dict:
         raise Skip("no tensor argument")
     floats = [i for i in pos if sample.args[i].dtype.startswith("float")
               and sample.args[i].requires_grad]
-    mode = rng.choice(["flat", "flat", "nested", "grad"])
+    mode = rng.choice(["flat", "flat", "nested", "grad", "jvp"])
     if mode == "grad" and not (spec.gradcheck and floats and not spec.name.endswith("_")):
+        mode = "flat"
+    if mode == "jvp" and not (spec.forward_ad and floats and not spec.name.endswith("_")):
         mode = "flat"
     sizes = (int(rng.integers(1, 4)),) if mode != "nested" else (int(rng.integers(1, 3)),
                                                                  int(rng.integers(1, 3)))
     count = int(np.prod(sizes))
     per = [make_arrays(sample, seed=1000 * k + j) for j in range(count)]
     batched = [i for i in pos if rng.random() < 0.7] or [int(rng.choice(pos))]
-    if mode == "grad" and floats[0] not in batched:
+    if mode in ("grad", "jvp") and floats[0] not in batched:
         batched.append(floats[0])
     for i in batched:
         if any(np.shape(p[i]) != np.shape(per[0][i]) for p in per):
@@ -80,9 +82,18 @@ def _inputs(lib: Any, case: dict) -> list:
 
 def _body(lib: Any, case: dict) -> Any:
     spec, kwargs = case["spec"], case["sample"].kwargs
-    if case["mode"] != "grad":
+    if case["mode"] not in ("grad", "jvp"):
         return lambda *a: spec.fn(lib, *a, **kwargs)
     i = case["grad_arg"]
+    if case["mode"] == "jvp":  # the directional derivative along a fixed tangent
+        def tangent_out(*a: Any) -> Any:
+            def at(x: Any) -> Any:
+                return spec.fn(lib, *a[:i], x, *a[i + 1:], **kwargs)
+
+            x = a[i]
+            return lib.func.jvp(at, (x,), (lib.ones_like(x) * 0.5 + x * 0.25,))[1]
+
+        return tangent_out
 
     def scalar(*a: Any) -> Any:
         out = spec.fn(lib, *a, **kwargs)
