@@ -96,8 +96,8 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
     rows = []
     for i in range(size):
         sv = {k: _pick(v, level, i) for k, v in saved.items()} if saved else saved
-        rows.append(call_rules(node, _pick(grad, level, i), _pick(grads, level, i), sv,
-                               callers, edges, needed))
+        rows.append(run_rules(node, _pick(grad, level, i), _pick(grads, level, i), sv,
+                              callers, edges, needed))  # a value batched at an outer level
     out = []
     for k in range(len(rows[0]) if rows else 0):
         col = [r[k] for r in rows]
@@ -122,7 +122,7 @@ def run_jvp(prim: Any, inputs: tuple, params: dict, outs: tuple, tans: list) -> 
     batch_size, wrap = LEVELS
     rows = []
     for i in range(batch_size(level)):
-        rows.append(compute_jvp(prim, _pick(tuple(inputs), level, i),
+        rows.append(run_jvp(prim, _pick(tuple(inputs), level, i),  # nested levels: again
                                 {k: _pick(v, level, i) for k, v in params.items()},
                                 _pick(tuple(outs), level, i),
                                 [None if t is None else _pick(t, level, i) for t in tans]))

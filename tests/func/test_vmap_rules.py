@@ -144,6 +144,12 @@ def cases(lib):
 
     yield "per_sample_lstm_grads", lambda: list(fn.vmap(fn.grad(lstm_loss), in_dims=(None, 0))(
         params, t(SEQ_F)).values())
+    # JVP rules that read the primal's values (masks), under a batched primal: per sample
+    yield "vmap_jacfwd_clamp", lambda: fn.vmap(fn.jacfwd(lambda a: a.clamp(-0.5, 0.5)))(t(SB))
+    yield "vmap_jvp_norm_max", lambda: fn.vmap(lambda a, v: fn.jvp(
+        lambda b: lib.maximum(b, b * 0.5).norm(), (a,), (v,))[1])(t(SB), t(SB) * 0.5 + 1)
+    yield "vmap_hessian_relu", lambda: fn.vmap(fn.hessian(lambda a: (F.relu(a) ** 3).sum()))(
+        t(SB))
     yield "empty_like_copy", lambda: fn.vmap(lambda a: lib.empty_like(a).copy_(a).sum(0))(
         t(X3))
 
