@@ -26,6 +26,7 @@ from typing import Any
 from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL, add_recorder, remove_recorder
 from hookgrad._dispatch import bind
+from hookgrad._functional import creation as _creation
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import STATE_HOOKS, Tensor
@@ -265,7 +266,7 @@ class ForwardADRecorder:
             return
         base = target._base
         if base is not None:
-            zeros = constant_zeros_like(base)
+            zeros = _creation.zeros_like(base)  # batched like a vmap-batched base (no graph)
             _set_tangent(base, level, zeros)
             view_tan = _replay_view(zeros, target)
             view_tan.copy_(tan)  # type: ignore[attr-defined]
