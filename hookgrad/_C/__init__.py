@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from hookgrad._C import _autograd, _functions
+from hookgrad._C import _autograd, _functions, _functorch
 from hookgrad._C._census import *  # noqa: F403  (issue 21: more of the names tools reach for)
 from hookgrad._C import _census
 from hookgrad.autograd import _multithreading
@@ -21,7 +21,7 @@ from hookgrad.autograd.engine import will_engine_execute_node as _will_engine_ex
 from hookgrad.autograd.grad_mode import is_grad_enabled, set_grad_enabled
 
 __all__ = [
-    "_autograd", "_functions", "_current_graph_task_id", "_will_engine_execute_node",
+    "_autograd", "_functions", "_functorch", "_current_graph_task_id", "_will_engine_execute_node",
     "_WeakTensorRef", "is_grad_enabled", "_set_grad_enabled", "_get_tracing_state",
     "_is_multithreading_enabled", "_DisableTorchDispatch", *_census.__all__,
 ]

@@ -455,6 +455,16 @@ _C_TYPES = {"int64": "int64_t", "int32": "int32_t", "int16": "int16_t", "int8": 
             "uint8": "uint8_t"}
 
 
+# Set by vmap (hookgrad/_functorch/_batched.py): ``hook(source, result)`` gives the result of a
+# ``*_like``/``new_*`` factory of a vmap-batched `source` a batch dimension, as PyTorch does.
+BATCHED_LIKE: list = [None]
+
+
+def _batched_like(source: Any, out: Tensor) -> Tensor:
+    hook = BATCHED_LIKE[0]
+    return out if hook is None else hook(source, out)
+
+
 def _like(fn: str, input: Any, value: Any, dtype: Any, device: Any,
           requires_grad: bool, memory_format: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
@@ -469,7 +479,7 @@ def _like(fn: str, input: Any, value: Any, dtype: Any, device: Any,
         arr[...] = value
     else:
         arr = _xp(_like_device(input, device)).full(src.shape, value, dtype=d.np)
-    return _finish(arr, requires_grad)
+    return _batched_like(input, _finish(arr, requires_grad))
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
@@ -632,8 +642,9 @@ def _new(fn: Any, name: str) -> Any:
     def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, layout: Any = None,
                pin_memory: bool = False) -> Tensor:
-        return fn(*size, dtype=self.dtype if dtype is None else dtype,
-                  device=_like_device(self, device), requires_grad=requires_grad)
+        return _batched_like(self, fn(*size, dtype=self.dtype if dtype is None else dtype,
+                                      device=_like_device(self, device),
+                                      requires_grad=requires_grad))
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"``{fn.__name__}`` with this tensor's dtype and device.\n\n" \
@@ -645,8 +656,9 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, layout: Any = None,
              pin_memory: bool = False) -> Tensor:
     """`full` with this tensor's dtype and device. Mirrors: ``torch.Tensor.new_full``."""
-    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
-                device=_like_device(self, device), requires_grad=requires_grad)
+    return _batched_like(self, full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                                    device=_like_device(self, device),
+                                    requires_grad=requires_grad))
 
 
 def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,

@@ -190,7 +190,12 @@ def apply_slicing(t: Tensor, idx: tuple, optimize: bool) -> tuple:
             adv[dim] = np.zeros(1 if bool(obj) else 0, dtype=np.int64)
             dim += 1
         elif _is_int(obj):
-            result = _select_int(result, dim, int(obj))
+            try:
+                i = int(obj)
+            except RuntimeError:  # a vmapped 0-d index has one value per sample: advanced
+                dim += _record_advanced(result, dim, obj, adv)
+            else:
+                result = _select_int(result, dim, i)
         elif isinstance(obj, slice):
             result = _apply_slice(result, dim, obj, optimize)
             dim += 1

@@ -14,7 +14,7 @@ import numpy as np
 
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
-from hookgrad._ops.linalg_decomp import CHOLESKY, DET, INV, LOGABSDET
+from hookgrad._ops.linalg_decomp import CHOLESKY, DET, DET_SIGN, INV, LOGABSDET
 from hookgrad._tensor import Tensor
 from hookgrad.return_types import _make
 
@@ -54,8 +54,7 @@ def det(A: Tensor, *, out: Any = None) -> Tensor:
 def slogdet(A: Tensor, *, out: Any = None) -> Any:
     """(sign, log|det|); the second carries the gradient. Mirrors: ``torch.linalg.slogdet``."""
     _square(A, "slogdet")
-    xp = namespace_of(A._data)  # the sign is not differentiable: computed on the arrays
-    sign = Tensor._make(xp.asarray(xp.linalg.slogdet(A._data)[0]))
+    sign = bind(DET_SIGN, (A,), {})  # not differentiable, but a primitive: vmap sees it
     return _SLOGDET((sign, bind(LOGABSDET, (A,), {})))
 
 

@@ -15,6 +15,7 @@ gradient is zero); here the tensor keeps its previous ``grad_fn``.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -173,6 +174,22 @@ def set_rng_state(new_state: Tensor) -> None:
 
 # Set by vmap while a level is open: raises PyTorch's error in randomness="error" mode.
 VMAP_RANDOM_CHECK: list = [None]
+# Set by vmap while a level is open: ``rule(kind, fn, args, kwargs)`` runs one public draw under
+# the levels' randomness modes (hookgrad/_functorch/_random.py; draws are not primitives).
+VMAP_RANDOM: list = [None]
+
+
+def _vmap_aware(kind: str) -> Any:
+    """Route a public sampler through vmap's randomness rule while a vmap level is open."""
+    def deco(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def sampler(*args: Any, **kwargs: Any) -> Any:
+            rule = VMAP_RANDOM[0]
+            if rule is None:
+                return fn(*args, **kwargs)
+            return rule(kind, fn, args, kwargs)
+        return sampler
+    return deco
 
 
 def _rng(generator: Generator | None) -> np.random.Generator:
@@ -237,6 +254,7 @@ def _check_inplace(t: Tensor) -> None:
 
 
 # ---------------------------------------------------------------- in-place fills
+@_vmap_aware("inplace")
 def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None,
              **kwargs: Any) -> Tensor:
     """Fill with samples of U[from, to). Mirrors: ``torch.Tensor.uniform_`` (PCG64 stream)."""
@@ -259,6 +277,7 @@ def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Genera
     return _put(self, _uniform(_rng(generator), self._data.shape, d, from_, to))
 
 
+@_vmap_aware("inplace")
 def normal_(self: Tensor, mean: float = 0, std: float = 1, *,
             generator: Generator | None = None) -> Tensor:
     """Fill with samples of N(mean, std²). Mirrors: ``torch.Tensor.normal_`` (PCG64 stream)."""
@@ -270,6 +289,7 @@ def normal_(self: Tensor, mean: float = 0, std: float = 1, *,
     return _put(self, _normal(_rng(generator), self._data.shape, self.dtype, mean, std))
 
 
+@_vmap_aware("inplace")
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill with 0/1 draws of probability `p` (float or broadcastable tensor).
 
@@ -367,6 +387,7 @@ def _random_range(d: _dtype, from_: Any, to: Any) -> tuple[int, int]:
     return low, high
 
 
+@_vmap_aware("inplace")
 def random_(self: Tensor, from_: Any = _MISSING, to: Any = _MISSING, *,
             generator: Generator | None = None, **kwargs: Any) -> Tensor:
     """Fill with integers from [from, to); ``random_(to)``; ``random_()`` spans the dtype.
@@ -382,6 +403,7 @@ def random_(self: Tensor, from_: Any = _MISSING, to: Any = _MISSING, *,
     return _put(self, draws.astype(self._data.dtype))
 
 
+@_vmap_aware("inplace")
 def exponential_(self: Tensor, lambd: float = 1.0, *,
                  generator: Generator | None = None) -> Tensor:
     """Fill with Exp(lambd) samples. Mirrors: ``torch.Tensor.exponential_`` (PCG64 stream)."""
@@ -391,6 +413,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *,
     return _put(self, _rng(generator).exponential(1.0 / lambd, self._data.shape))
 
 
+@_vmap_aware("inplace")
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator: Generator | None = None) -> Tensor:
     """Fill with Cauchy(median, sigma) samples. Mirrors: ``torch.Tensor.cauchy_``."""
@@ -399,6 +422,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     return _put(self, draws)
 
 
+@_vmap_aware("inplace")
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator: Generator | None = None) -> Tensor:
     """Fill with exp(N(mean, std²)) samples. Mirrors: ``torch.Tensor.log_normal_``."""
@@ -408,6 +432,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
     return _put(self, _rng(generator).lognormal(mean, std, self._data.shape))
 
 
+@_vmap_aware("inplace")
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
     """Fill with Geometric(p) trial counts (>= 1). Mirrors: ``torch.Tensor.geometric_``."""
     if not 0 < p < 1:
@@ -429,6 +454,7 @@ def _float_factory(size: tuple, dtype: Any, device: Any, requires_grad: bool, ke
     return _finish(_xp(device).asarray(sample(shape, d)), requires_grad)
 
 
+@_vmap_aware("size")
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, out: Any = None, pin_memory: bool = False,
          layout: Any = None, **kwargs: Any) -> Tensor:
@@ -448,6 +474,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
                           lambda shape, d: _uniform(rng, shape, d, 0.0, 1.0))
 
 
+@_vmap_aware("size")
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, out: Any = None, pin_memory: bool = False,
           layout: Any = None, **kwargs: Any) -> Tensor:
@@ -494,6 +521,7 @@ def _randint_args(args: tuple, kwargs: dict) -> tuple[int, int, tuple]:
     return int(low or 0), int(high), tuple(size)
 
 
+@_vmap_aware("randint")
 def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
             device: Any = None, requires_grad: bool = False, out: Any = None,
             **kwargs: Any) -> Tensor:
@@ -513,6 +541,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
     return _finish(_xp(device).asarray(arr), requires_grad)
 
 
+@_vmap_aware("randperm")
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, out: Any = None,
              pin_memory: bool = False, layout: Any = None) -> Tensor:
@@ -605,6 +634,7 @@ def _normal_tensor(mean: Any, std: Any, generator: Generator | None) -> Tensor:
     return Tensor._make(_backend.namespace_of(like._data).asarray(arr))
 
 
+@_vmap_aware("normal")
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
            pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
@@ -637,6 +667,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
                           lambda shape, d: _normal(rng, shape, d, mean, std), "normal")
 
 
+@_vmap_aware("tensor")
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None,
               out: Any = None) -> Tensor:
     """0/1 draws with probabilities `input` (or the constant `p`), in `input`'s dtype.
@@ -673,6 +704,7 @@ def _check_multinomial(probs: np.ndarray, d: _dtype, num_samples: int,
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
+@_vmap_aware("multinomial")
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None, out: Any = None) -> Tensor:
     """Category indices drawn from each row of (unnormalised) probabilities `input`.

@@ -210,8 +210,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
             "nanmean(): expected input to have floating point or complex dtype but got "
             + type_word(input.dtype)
         )
-    data = input._data
-    counts = Tensor._make((data == data))
+    counts = bind(P["eq"], (input, input), {})  # a primitive: transforms (vmap) see the read
     count = sum(counts, dim, keepdim) if dim is not None else sum(counts)
     total = nansum(input, dim, keepdim, dtype=dtype)
     return total / count  # type: ignore[operator]

@@ -27,16 +27,20 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad import _dispatch
+from hookgrad import _backend, _dispatch
 from hookgrad._config import STATE, add_recorder, remove_recorder
+from hookgrad._functional import creation as _creation
 from hookgrad._functorch import _rules
-from hookgrad._functorch._rules import LogicalArray, run_rules
+from hookgrad._functorch._rules import LogicalArray, RawValueRead, run_jvp, run_rules
 from hookgrad._functorch.decompositions import DECOMPOSITIONS
-from hookgrad._ops import _batching_nn, _batching_shape  # noqa: F401  (declare rules)
+from hookgrad._ops import (  # noqa: F401  (declare rules)
+    _batching_extra, _batching_nn, _batching_shape,
+)
 from hookgrad._ops._batching import fallback_needed, loop
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import _nodes
+from hookgrad.autograd import forward_ad as _forward_ad
 from hookgrad.utils import _python_dispatch as _pd
 
 __all__ = ["BatchedTensor", "wrap", "unwrap", "is_batched", "interpret", "push_level",
@@ -81,6 +85,11 @@ class BatchedTensor(Tensor):
     def detach(self) -> Tensor:
         return wrap(self._bt_value.detach(), self._bt_level)
 
+    def _detached_copy(self) -> Tensor:
+        """A copy of every sample, outside autograd (what an in-place op's node keeps of the
+        value it overwrites)."""
+        return wrap(self._bt_value.detach().clone(), self._bt_level)
+
     @property
     def data(self) -> Tensor:
         return wrap(self._bt_value.detach(), self._bt_level)
@@ -102,7 +111,9 @@ def _sample0(phys: Tensor) -> Any:
     if data.shape[0] == 0:  # an empty batch: metadata only, no sample to view
         return np.broadcast_to(np.zeros((), data.dtype), data.shape[1:]).view(LogicalArray)
     # NOTE [vmap and rules]: the metadata of sample 0; its values refuse to be read
-    return np.ndarray.__getitem__(data, 0).view(LogicalArray)
+    # ``(0, ...)``, not ``0``: a 0-d sample must be a 0-d array view, never a NumPy scalar
+    # (whose values could be read silently)
+    return np.ndarray.__getitem__(data, (0, Ellipsis)).view(LogicalArray)
 
 
 def wrap(phys: Tensor, level: int) -> BatchedTensor:
@@ -167,6 +178,8 @@ def push_level(batch_size: int, randomness: str) -> int:
         _pd.ACTIVE[0] += 1  # bind's one check on the hot path (NOTE [vmap on the door])
         _dispatch.INTERPRETER[0] = interpret
         _nodes.RULE_INTERPRETER[0] = run_rules
+        _forward_ad.JVP_INTERPRETER[0] = run_jvp
+        _creation.BATCHED_LIKE[0] = batched_like
     lv = current_levels()
     if not lv:
         add_recorder(_SEES_BACKWARD)
@@ -187,10 +200,15 @@ def pop_level(level: int) -> None:
         if not _COUNT[0]:
             _dispatch.INTERPRETER[0] = None
             _nodes.RULE_INTERPRETER[0] = None
+            _forward_ad.JVP_INTERPRETER[0] = None
+            _creation.BATCHED_LIKE[0] = None
 
 
 def _batch_size(level: int) -> int:
-    for lv, size, _ in current_levels():
+    levels = current_levels()
+    if levels and levels[-1][0] == level:  # the innermost level: the common case
+        return levels[-1][1]
+    for lv, size, _ in levels:
         if lv == level:
             return size
     raise RuntimeError("vmap: a batched tensor escaped its vmap level")
@@ -199,18 +217,46 @@ def _batch_size(level: int) -> int:
 _rules.LEVELS[:] = [_batch_size, wrap]
 
 
+def batched_like(source: Any, out: Tensor) -> Tensor:
+    """`out` (a fresh ``*_like``/``new_*`` of `source`) with every batch dimension `source`
+    has: PyTorch's factory rules make such a tensor batched, so per-sample values can be
+    written into it in place."""
+    if type(source) is not BatchedTensor:
+        return out
+    phys = source._bt_value
+    arr = out._data
+    xp = _backend.namespace_of(arr)
+    size = phys._data.shape[0]
+    stacked = Tensor._make(xp.array(xp.broadcast_to(arr, (size,) + arr.shape)))  # own memory
+    stacked._requires_grad = out._requires_grad
+    return wrap(batched_like(phys, stacked), source._bt_level)
+
+
+_SAMPLE_ARRAY = ("vmap: a batched tensor's raw array (one sample's values) reached a primitive; "
+                 "hookgrad reads values only through primitives under vmap")
+
+
 def _top_level(inputs: tuple, params: dict) -> int:
     level = -1
     for t in inputs:
-        if type(t) is BatchedTensor and t._bt_level > level:
-            level = t._bt_level
+        if type(t) is BatchedTensor:
+            if t._bt_level > level:
+                level = t._bt_level
+        elif type(getattr(t, "_data", None)) is LogicalArray:
+            # a plain tensor over one sample's metadata (a rule's ``_make(x._data)``): its
+            # values are sample 0's only, so refuse (NOTE [vmap and rules])
+            raise RawValueRead(_SAMPLE_ARRAY)
     for v in params.values():
         if type(v) is BatchedTensor and v._bt_level > level:
             level = v._bt_level
-        elif type(v) in (list, tuple):
-            for e in v:
+        elif isinstance(v, (list, tuple)):  # index lists; an IndexTuple keeps its tensors
+            for e in (*v, *getattr(v, "originals", ())):
                 if type(e) is BatchedTensor and e._bt_level > level:
                     level = e._bt_level
+                elif type(e) is LogicalArray:
+                    raise RawValueRead(_SAMPLE_ARRAY)
+        elif type(v) is LogicalArray:
+            raise RawValueRead(_SAMPLE_ARRAY)
     return level
 
 
@@ -240,10 +286,13 @@ def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = N
 def _run_batched(prim: Any, inputs: tuple, params: dict, cast: Any, level: int) -> tuple:
     size = _batch_size(level)
     args, flags = [], []
-    for t in inputs:
-        phys, b = unwrap(t, level)
-        args.append(phys)
-        flags.append(b)
+    for t in inputs:  # `unwrap`, inlined: this runs once per batched op
+        if type(t) is BatchedTensor and t._bt_level == level:
+            args.append(t._bt_value)
+            flags.append(True)
+        else:
+            args.append(t)
+            flags.append(False)
     rule = prim.batch
     if rule is None:  # per-arity variants of cat/stack share the registered one's rule
         base = PRIMITIVES.get(prim.name)

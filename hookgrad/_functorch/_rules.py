@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LogicalArray", "RawValueRead", "run_rules"]
+from hookgrad.autograd._nodes import call_rules
+
+__all__ = ["LogicalArray", "RawValueRead", "run_rules", "run_jvp"]
 
 
 LEVELS: list = [None, None]  # (batch size of a level, wrap): given by _batched (no cycle)
@@ -76,29 +78,17 @@ def _pick(v: Any, level: int, i: int) -> Any:
     return v
 
 
-def _call_all(grad: Any, grads: Any, saved: Any, callers: Any, edges: Any, needed: Any,
-              node: Any) -> tuple:
-    params, meta = node._params, node._meta
-    out = []
-    for k, call in enumerate(callers):
-        if edges[k][0] is None or (needed is not None and not needed[k]):
-            out.append(None)
-        else:
-            out.append(call(grad, grads, saved, params, meta))
-    return tuple(out)
-
-
 def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges: Any,
               needed: Any) -> tuple:
     """The gradients of `node`'s inputs, batched rules first, per sample if they must be."""
     try:
-        return _call_all(grad, grads, saved, callers, edges, needed, node)
-    except RawValueRead:
-        pass
+        return call_rules(node, grad, grads, saved, callers, edges, needed)
+    except RawValueRead as exc:
+        refused = exc
     values = [grad, grads] + (list(saved.values()) if saved else [])
     level = _level_of(values)
     if level < 0:
-        raise
+        raise refused
     from hookgrad._functional.shape import stack
 
     batch_size, wrap = LEVELS
@@ -106,10 +96,35 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
     rows = []
     for i in range(size):
         sv = {k: _pick(v, level, i) for k, v in saved.items()} if saved else saved
-        rows.append(_call_all(_pick(grad, level, i), _pick(grads, level, i), sv, callers,
-                              edges, needed, node))
+        rows.append(run_rules(node, _pick(grad, level, i), _pick(grads, level, i), sv,
+                              callers, edges, needed))  # a value batched at an outer level
     out = []
     for k in range(len(rows[0]) if rows else 0):
         col = [r[k] for r in rows]
         out.append(None if col[0] is None else wrap(stack(col, 0), level))
     return tuple(out)
+
+
+def run_jvp(prim: Any, inputs: tuple, params: dict, outs: tuple, tans: list) -> tuple:
+    """Output tangents of one call, batched rules first, per sample if they must be (the
+    forward-mode twin of `run_rules`)."""
+    from hookgrad.autograd.forward_ad import compute_jvp
+
+    try:
+        return compute_jvp(prim, inputs, params, outs, tans)
+    except RawValueRead as exc:
+        refused = exc
+    level = _level_of(list(inputs) + list(outs) + [t for t in tans if t is not None])
+    if level < 0:
+        raise refused
+    from hookgrad._functional.shape import stack
+
+    batch_size, wrap = LEVELS
+    rows = []
+    for i in range(batch_size(level)):
+        rows.append(run_jvp(prim, _pick(tuple(inputs), level, i),  # nested levels: again
+                                {k: _pick(v, level, i) for k, v in params.items()},
+                                _pick(tuple(outs), level, i),
+                                [None if t is None else _pick(t, level, i) for t in tans]))
+    return tuple(None if col[0] is None else wrap(stack(list(col), 0), level)
+                 for col in zip(*rows))

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad._functional.shape import cat
-from hookgrad._functorch._autodiff import _argnums_tuple, _finish, _is_outer, jvp, vjp
+from hookgrad._functorch._autodiff import (
+    _argnums_tuple, _finish, _is_outer, _regroup, jvp, vjp,
+)
 from hookgrad._functorch.pytree_util import tree_flatten, tree_unflatten
 from hookgrad._functorch.vmap import vmap
 from hookgrad._tensor import Tensor
@@ -47,14 +49,6 @@ def _split_args(args: tuple, nums: tuple) -> tuple[list, list]:
         leaves.extend(flat)
         specs.append((spec, len(flat)))
     return leaves, specs
-
-
-def _regroup(flat: list, specs: list, single: bool) -> Any:
-    out, i = [], 0
-    for spec, n in specs:
-        out.append(tree_unflatten(list(flat[i:i + n]), spec))
-        i += n
-    return out[0] if single else tuple(out)
 
 
 def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,

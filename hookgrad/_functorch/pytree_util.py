@@ -75,9 +75,9 @@ def _build(spec: TreeSpec, it: Any) -> Any:
     vals = [_build(c, it) for c in spec.children]
     if issubclass(spec.kind, dict):
         return spec.kind(zip(spec.ctx, vals))
-    if spec.kind not in (tuple, list):  # namedtuple
-        return spec.kind(*vals)
-    return spec.kind(vals)
+    if spec.kind not in (tuple, list) and hasattr(spec.kind, "_make"):  # namedtuple
+        return spec.kind._make(vals)
+    return spec.kind(vals)  # tuple, list and torch.return_types (built from one sequence)
 
 
 def tree_map(fn: Any, tree: Any) -> Any:

@@ -12,6 +12,8 @@ from typing import Any
 from hookgrad._functorch._batched import (
     BatchedTensor, current_levels, pop_level, push_level, wrap,
 )
+from hookgrad._functorch._random import RANDOM_ERROR, in_raw_draw, run_random
+from hookgrad._functorch._rules import RawValueRead
 from hookgrad._functorch.pytree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
@@ -19,31 +21,12 @@ from hookgrad.autograd import _api
 
 __all__ = ["vmap", "randomness_check"]
 
-_RANDOM = ("vmap: called random operation while in randomness error mode. Please either use "
-           "the 'same' or 'different' randomness flags on vmap or perform the randomness "
-           "operation out of vmap")
-
 
 def randomness_check() -> None:
-    """Called by hookgrad's random draws inside vmap (NOTE [vmap randomness])."""
-    levels = current_levels()
-    if not levels:
-        return
-    modes = {lv[2] for lv in levels}
-    if "error" in modes:
-        raise RuntimeError(_RANDOM)
-    if "different" in modes:
-        raise RuntimeError(_DIFFERENT)
-
-
-# NOTE [vmap randomness]
-# hookgrad's random draws are not primitives: they fill an array of the logical shape from the
-# generator. randomness="same" is therefore exact (one draw shared by every sample, as PyTorch
-# does). "different" would need a draw per sample; rather than silently returning the same
-# values for every sample, hookgrad refuses it (a documented departure).
-_DIFFERENT = ("vmap: randomness='different' is not supported by hookgrad yet (random draws "
-              "would be shared by every sample); use randomness='same' or draw the random "
-              "values outside vmap and pass them in with in_dims=0")
+    """Called by every draw of hookgrad's generator inside vmap: a draw that did not come
+    through a public sampler (so no randomness rule saw it) raises (NOTE [vmap randomness])."""
+    if current_levels() and not in_raw_draw():
+        raise RuntimeError(RANDOM_ERROR)
 
 
 def _name(func: Any) -> str:
@@ -137,19 +120,37 @@ def _unwrap_out(func: Any, out: Any, out_dims: Any, level: int, size: int) -> An
     return tree_unflatten(res, spec)
 
 
-def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
-         randomness: str, size: int) -> Any:
+def open_level(size: int, randomness: str) -> int:
+    """Open a vmap level with the random samplers routed through its randomness rule."""
     level = push_level(size, randomness)
     _random.VMAP_RANDOM_CHECK[0] = randomness_check
+    _random.VMAP_RANDOM[0] = run_random
+    return level
+
+
+def close_level(level: int) -> None:
+    """Close `level` (the innermost); the samplers run plainly once no level is open."""
+    pop_level(level)
+    if not current_levels():
+        _random.VMAP_RANDOM_CHECK[0] = None
+        _random.VMAP_RANDOM[0] = None
+
+
+def _run(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
+         randomness: str, size: int) -> Any:
+    level = open_level(size, randomness)
     try:
         args = [wrap(x.movedim(d, 0) if d % x.dim() else x, level) if d is not None else x
                 for x, d in zip(flat, dims)]
         out = func(*tree_unflatten(args, spec), **kwargs)
         return _unwrap_out(func, out, out_dims, level, size)
+    except RawValueRead as exc:  # a value read outside the primitives: PyTorch's error type
+        raise RuntimeError(f"vmap: {func.__name__ if hasattr(func, '__name__') else func} "
+                           f"read the values of a batched tensor outside an operator that "
+                           f"has a batching rule (data-dependent output shape or control "
+                           f"flow): {exc}") from None
     finally:
-        pop_level(level)
-        if not current_levels():
-            _random.VMAP_RANDOM_CHECK[0] = None
+        close_level(level)
 
 
 def _chunked(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dims: Any,
@@ -157,9 +158,12 @@ def _chunked(func: Any, flat: list, dims: list, spec: Any, kwargs: dict, out_dim
     from hookgrad._functional.shape import cat
 
     outs = []
+    state = _random.get_rng_state() if randomness == "same" else None
     for start in range(0, size, chunk):
         n = min(chunk, size - start)
         part = [x.narrow(d, start, n) if d is not None else x for x, d in zip(flat, dims)]
+        if state is not None:  # "same": every chunk draws what the first one drew (PyTorch)
+            _random.set_rng_state(state)
         outs.append(_run(func, part, dims, spec, kwargs, out_dims, randomness, n))
     if len(outs) == 1:
         return outs[0]

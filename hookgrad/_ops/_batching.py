@@ -21,6 +21,7 @@ from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 
 __all__ = ["batches", "no_rule", "fallback_needed", "logical_ndim", "align", "expand_batch",
+           "zero_d",
            "shift_dim", "without_rule", "loop", "FALLBACK_WARNING"]
 
 FALLBACK_WARNING = [True]  # torch._C._functorch._set_vmap_fallback_warning_enabled
@@ -121,12 +122,16 @@ def shift_dim(d: int, nd: int) -> int:
 def broadcasting(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
                  level: int) -> Any:
     """Elementwise ops: batched inputs aligned to the common logical rank, then broadcast."""
-    nd = max((logical_ndim(a, f) for a, f in zip(args, flags)), default=0)
-    new = tuple(align(a, nd) if f else a for a, f in zip(args, flags))
+    if len(args) == 1:  # unary: the batched input's layout is the result's
+        return bind(prim, (args[0],), params, cast)
+    ranks = [a._data.ndim - 1 if f else a._data.ndim for a, f in zip(args, flags)]
+    nd = max(ranks)
+    new = tuple(align(a, nd) if f and r < nd else a for a, f, r in zip(args, flags, ranks))
     out = bind(prim, new, params, cast)
     if prim.num_outputs != 1:
         return out
-    if out.dim() != nd + 1 or out.shape[0] != size:  # an op shaped like an unbatched input
+    shape = out._data.shape
+    if len(shape) != nd + 1 or shape[0] != size:  # an op shaped like an unbatched input
         return bind(prim, tuple(expand_batch(a, f, size) if i == 0 else n for i, (a, f, n)
                                 in enumerate(zip(args, flags, new))), params, cast)
     return out
@@ -148,6 +153,11 @@ def dim_params(*names: str, none_all: bool = True, empty_all: bool = False) -> C
              level: int) -> Any:
         x = args[0]
         nd = x.dim() - 1
+        given = [params.get(n, prim.defaults.get(n)) for n in names]
+        if not nd and (not none_all or any(v is not None and not (
+                empty_all and type(v) in (list, tuple) and not v) for v in given)):
+            # a 0-d sample acts as a 1-element vector (dim 0 or -1)
+            return zero_d(prim, args, flags, params, cast, size, names)
         new = dict(params)
         for name in names:
             v = params.get(name, prim.defaults.get(name))
@@ -162,6 +172,26 @@ def dim_params(*names: str, none_all: bool = True, empty_all: bool = False) -> C
         return bind(prim, (x,) + others, new, cast)
 
     return rule
+
+
+def zero_d(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+            names: tuple) -> Any:
+    """A dim-taking op on 0-d samples: run on ``(B, 1)`` at dimension 1, results back to 0-d."""
+    x = args[0].unsqueeze(1)
+    new = dict(params)
+    for name in names:
+        v = params.get(name, prim.defaults.get(name))
+        if v is not None:
+            shift_dim(v if isinstance(v, int) else (v[0] if len(v) else 0), 0)  # range check
+            new[name] = 1 if isinstance(v, int) else type(v)(1 for _ in v)
+    others = tuple(expand_batch(a, f, size) for a, f in zip(args[1:], flags[1:]))
+    if params.get("keepdim", prim.defaults.get("keepdim", True)):  # index-like inputs keep dim
+        others = tuple(o.unsqueeze(1) if hasattr(o, "dim") and o.dim() == 1 else o
+                       for o in others)
+    y = bind(prim, (x,) + others, new, cast)
+    if isinstance(y, tuple):
+        return tuple(o.reshape((size,)) if o.dim() > 1 else o for o in y)
+    return y.reshape((size,)) if y.dim() > 1 else y
 
 
 def _scalar_reduce(prim: Primitive, x: Any, params: dict, cast: Any) -> Any:
@@ -213,6 +243,8 @@ def _argextreme(prim: Primitive, args: list, flags: list, params: dict, cast: An
         if params.get("keepdim"):
             out = out.reshape((size,) + (1,) * (x.dim() - 1))
         return out
+    if x.dim() == 1:  # 0-d samples
+        return zero_d(prim, args, flags, params, cast, size, ("dim",))
     return bind(prim, (x,), {**params, "dim": shift_dim(params["dim"], x.dim() - 1)}, cast)
 
 

@@ -235,25 +235,27 @@ def _unreduced(prim: Primitive, args: list, flags: list, params: dict, cast: Any
 
 def _nll(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
          level: int) -> Any:
+    """(N, C) and (N, C, H, W) inputs: the batch folded into N, unreduced, each sample reduced."""
     x, target = expand_batch(args[0], flags[0], size), expand_batch(args[1], flags[1], size)
-    if x.dim() != 3 or prim.name != "nll_loss":
+    if x.dim() != (3 if prim.name == "nll_loss" else 5):
         return None
-    n, c = x.shape[1], x.shape[2]
-    loss = bind(prim, (x.reshape((size * n, c)), target.reshape((size * n,))),
-                {**params, "reduction": 0}, cast).reshape((size, n))
+    xs, ts = tuple(x.shape), tuple(target.shape)
+    loss = bind(prim, (x.reshape((size * xs[1],) + xs[2:]), target.reshape((-1,) + ts[2:])),
+                {**params, "reduction": 0}, cast).reshape(ts)
     red = params.get("reduction", 1)
     if red == 0:
         return loss
+    dims = tuple(range(1, len(ts)))
     if red == 2:
-        return loss.sum(1)
+        return loss.sum(dims)
     valid = target != params.get("ignore_index", -100)
     w = params.get("weight")
     if w is not None and not getattr(w, "_absent", False):
-        safe = target.clamp(0, c - 1).reshape((size * n,))
-        den = (w.index_select(0, safe).reshape((size, n)) * valid).sum(1)
+        safe = target.clamp(0, xs[2] - 1).reshape((-1,))
+        den = (w.index_select(0, safe).reshape(ts) * valid).sum(dims)
     else:
-        den = valid.sum(1).to(loss.dtype)
-    return loss.sum(1) / den
+        den = valid.sum(dims).to(loss.dtype)
+    return loss.sum(dims) / den
 
 
 batches(["mm", "mv", "dot", "bmm"], _mm)
@@ -275,7 +277,8 @@ batches(["avg_pool3d_backward", "_adaptive_avg_pool3d_backward"], leading(4, "se
 batches(["upsample_nearest1d", "upsample_linear1d", "_upsample_nearest_exact1d",
          "reflection_pad1d", "replication_pad1d"], leading(2))
 # matrix functions accept any leading dims, so the batch dim is one more of them
-batches(["linalg_inv_ex", "linalg_det", "linalg_logabsdet", "linalg_cholesky_ex"], leading(2))
+batches(["linalg_inv_ex", "linalg_det", "linalg_logabsdet", "linalg_cholesky_ex",
+         "_linalg_det_sign"], leading(2))
 batches(["native_layer_norm"], _none_means_loop(_layer_norm))
 batches(["native_batch_norm"], _none_means_loop(_batch_norm))
 batches(["embedding_dense_backward"], _none_means_loop(_embedding_grad))
@@ -289,7 +292,7 @@ batches(["upsample_nearest3d_backward", "upsample_trilinear3d_backward",
 batches(["max_pool3d_with_indices_backward", "adaptive_max_pool3d_backward"], leading(4))
 batches(["mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
          "binary_cross_entropy_with_logits"], _unreduced)
-batches(["nll_loss"], _none_means_loop(_nll))
+batches(["nll_loss", "nll_loss2d"], _none_means_loop(_nll))
 
 
 def _broadcasting_matrices(prim: Primitive, args: list, flags: list, params: dict, cast: Any,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._dispatch import bind
-from hookgrad._ops._batching import align, batches, expand_batch, shift_dim
+from hookgrad._ops._batching import align, batches, expand_batch, shift_dim, zero_d
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
 
@@ -104,12 +104,20 @@ def _same_rank_dim(prim: Primitive, args: list, flags: list, params: dict, cast:
     """gather / scatter / scatter_add: all inputs batched, `dim` shifted."""
     nd = max(a.dim() - (1 if f else 0) for a, f in zip(args, flags))
     xs = tuple(expand_batch(a, f, size) for a, f in zip(args, flags))
+    if not nd:  # 0-d samples
+        return zero_d(prim, list(xs), [True] * len(xs), params, cast, size, ("dim",))
     return bind(prim, xs, {**params, "dim": shift_dim(params["dim"], nd)}, cast)
 
 
 def _index_select(prim: Primitive, args: list, flags: list, params: dict, cast: Any,
                   size: int, level: int) -> Any:
     x, index = args
+    if x.dim() - (1 if flags[0] else 0) == 0:  # 0-d samples: one element to pick
+        shift_dim(params["dim"], 0)
+        col = expand_batch(x, flags[0], size).unsqueeze(1)
+        idx = expand_batch(index, flags[1], size).reshape((size, 1))
+        return bind(PRIMITIVES["gather"], (col, idx), {"dim": 1, "sparse_grad": False}).reshape(
+            (size,))
     if flags[1]:  # a per-sample index: a gather along the (shifted) dimension
         nd = x.dim() - (1 if flags[0] else 0)
         x = expand_batch(x, flags[0], size)

@@ -336,7 +336,10 @@ class TensorOps:
     @staticmethod
     def data(x: Any) -> Any:
         """The raw array of a rule value, for masks and other constants."""
-        return x._data
+        d = x._data
+        if type(d) is not np.ndarray and isinstance(d, np.ndarray):
+            d.__array__()  # a vmap sample's metadata refuses the read (NOTE [vmap and rules])
+        return d
 
     @staticmethod
     def const(arr: Any) -> Any:

@@ -186,6 +186,12 @@ ADAPTIVE_MAX_POOL3D, _ = _adaptive_max_op(3)
 def _unpool_impl(nd: int) -> Any:
     def impl(self: Any, indices: Any, output_size: Ints) -> Any:
         shape = (*self.shape[:-nd], *output_size)
+        # checked here, on the raw array, so that it also holds under vmap
+        volume = math.prod(output_size)
+        if indices.size and (indices.min() < 0 or indices.max() >= volume):
+            bad = int(indices.max() if indices.max() >= volume else indices.min())
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                               f"{'x'.join(map(str, output_size))})")
         return _scatter(self, indices, shape, nd, False)
 
     return impl

@@ -18,10 +18,11 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
+from hookgrad._ops._rules import NO_TANGENT
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
-__all__ = ["INV", "DET", "LOGABSDET", "CHOLESKY"]
+__all__ = ["INV", "DET", "LOGABSDET", "CHOLESKY", "DET_SIGN"]
 
 
 def _t(x: Tensor) -> Tensor:
@@ -67,6 +68,17 @@ def _logabsdet_impl(a: Any) -> Any:
     xp = namespace_of(a)
     # asarray: a backend's slogdet may hand back its named tuple's fields unconverted
     return xp.asarray(xp.linalg.slogdet(a)[1])
+
+
+# The sign half of ``slogdet``: a primitive of its own so that transforms (vmap) see its read
+# of the values; piecewise constant, so no input is differentiable through it.
+DET_SIGN = defop(
+    "_linalg_det_sign",
+    impl=lambda A: namespace_of(A).linalg.slogdet(A)[0],
+    inputs=("A",),
+    nondifferentiable={"A": "the sign of a determinant is piecewise constant (zero gradient)"},
+    jvp=NO_TANGENT,
+)
 
 
 LOGABSDET = defop(

@@ -297,8 +297,8 @@ def _nansum_backward(grad: Any, self: Any, dim: Any, keepdim: bool, ops: Any) ->
 
 defop("nansum", impl=_nansum_impl, params=("dim", "keepdim", "dtype"), saves=("self",),
       vjp={"self": _nansum_backward},
-      jvp={"self": lambda t, self, dim, keepdim: _sum_jvp(
-          t * const(self._data == self._data), dim, keepdim)})
+      jvp={"self": lambda t, self, dim, keepdim: _sum_jvp(  # select: a nan tangent drops too
+          t.where(const(self._data == self._data), 0.0), dim, keepdim)})
 
 defop("count_nonzero", impl=lambda self, dim=None: namespace_of(self).asarray(
           np.count_nonzero(self, axis=_axis(dim, self)), dtype=np.int64),

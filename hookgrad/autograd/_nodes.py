@@ -52,6 +52,20 @@ def plan_of(prim: Primitive) -> RulePlan:
 RULE_INTERPRETER: list = [None]
 
 
+def call_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges: Any,
+               needed: Any) -> tuple:
+    """Each input's gradient from its rule, None where no edge or not needed (one loop for
+    `PrimitiveNode.apply` and vmap's per-sample rule runner)."""
+    params, meta = node._params, node._meta
+    out = []
+    for k, call in enumerate(callers):
+        if edges[k][0] is None or (needed is not None and not needed[k]):
+            out.append(None)
+        else:
+            out.append(call(grad, grads, saved, params, meta))
+    return tuple(out)
+
+
 class PrimitiveNode(Node):
     """The backward node of one primitive call; its class name is the PyTorch node name."""
 
@@ -96,14 +110,7 @@ class PrimitiveNode(Node):
             if edges[0][0] is None or (needed is not None and not needed[0]):
                 return (None,)
             return (callers[0](grad, grads, saved, self._params, self._meta),)
-        params, meta = self._params, self._meta
-        out = []
-        for k, call in enumerate(callers):
-            if edges[k][0] is None or (needed is not None and not needed[k]):
-                out.append(None)
-            else:
-                out.append(call(grad, grads, saved, params, meta))
-        return tuple(out)
+        return call_rules(self, grad, grads, saved, callers, edges, needed)
 
     def _unpack(self, s: Any) -> Any:
         if type(s) is tuple:
@@ -312,5 +319,5 @@ _CREATE_GRAPH_WARNING = (
 
 __all__ = [
     "PrimitiveNode", "AccumulateGrad", "RulePlan", "plan_of", "node_class", "get_accumulator",
-    "accumulate_into", "SavedTensor", "FREED_ERROR", "ACCUMULATE_GRAD_SEQ",
+    "accumulate_into", "SavedTensor", "FREED_ERROR", "ACCUMULATE_GRAD_SEQ", "call_rules",
 ]

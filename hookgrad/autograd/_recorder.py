@@ -175,7 +175,10 @@ class GradRecorder:
         if _rules_need_input(prim, inputs, target):
             # A copy with the target's old gradient edge (if any: the target may be a constant
             # written with an operand that requires grad) stands in for the overwritten value.
-            original = Tensor._make(target._data.copy(), target._requires_grad)
+            copy = getattr(target, "_detached_copy", None)  # a vmap-batched target: all samples
+            original = Tensor._make(target._data.copy(), target._requires_grad) if copy is None \
+                else copy()
+            original._requires_grad = target._requires_grad
             if target._requires_grad:
                 original._grad_fn, original._output_nr = gradient_edge(target)
         node = build_node(prim, inputs, params, (out,), cast, original, target)

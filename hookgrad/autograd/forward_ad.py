@@ -26,6 +26,7 @@ from typing import Any
 from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL, add_recorder, remove_recorder
 from hookgrad._dispatch import bind
+from hookgrad._functional import creation as _creation
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import STATE_HOOKS, Tensor
@@ -232,7 +233,7 @@ class ForwardADRecorder:
         tans = self._tangents(prim, inputs)
         if tans is None or not any(o._data.dtype.kind == "f" for o in outs):
             return  # integer/bool results (comparisons, argmax) carry no tangent in PyTorch
-        out_tans = compute_jvp(prim, inputs, params, outs, tans)
+        out_tans = (JVP_INTERPRETER[0] or compute_jvp)(prim, inputs, params, outs, tans)
         for o, tan in zip(outs, out_tans):
             if tan is not None and o._data.dtype.kind == "f":
                 if tan._data.dtype != o._data.dtype:
@@ -245,7 +246,8 @@ class ForwardADRecorder:
                        target: Tensor, cast: Any = None) -> None:
         tans = self._tangents(prim, inputs)
         if tans is not None:
-            self._pending[id(out)] = compute_jvp(prim, inputs, params, (out,), tans)[0]
+            run = JVP_INTERPRETER[0] or compute_jvp
+            self._pending[id(out)] = run(prim, inputs, params, (out,), tans)[0]
 
     def record_write(self, target: Tensor) -> None:
         return None
@@ -264,13 +266,18 @@ class ForwardADRecorder:
             return
         base = target._base
         if base is not None:
-            zeros = constant_zeros_like(base)
+            zeros = _creation.zeros_like(base)  # batched like a vmap-batched base (no graph)
             _set_tangent(base, level, zeros)
             view_tan = _replay_view(zeros, target)
             view_tan.copy_(tan)  # type: ignore[attr-defined]
             _set_tangent(target, level, view_tan)
             return
         _set_tangent(target, level, tan.to(target.dtype))  # type: ignore[attr-defined]
+
+
+# Set while a vmap level is open (hookgrad/_functorch/_rules.py): `compute_jvp`, falling back
+# to one call per sample for JVP rules that read values (NOTE [vmap and rules]).
+JVP_INTERPRETER: list = [None]
 
 
 def compute_jvp(prim: Primitive, inputs: tuple, params: dict, outs: tuple,

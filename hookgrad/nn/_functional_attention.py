@@ -14,6 +14,8 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 from hookgrad._functional import creation as _creation
 from hookgrad._functional import linalg as _linalg
@@ -32,10 +34,13 @@ def _safe_softmax(logits: Tensor) -> Tensor:
     """Softmax over the last dim that gives 0 (not nan) on rows masked entirely, as PyTorch's
     ``_safe_softmax``; the masked rows' logits are replaced first so no nan reaches backward."""
     data = logits._data
-    dead = (data == _NEG_INF).all(axis=-1, keepdims=True)
-    if not dead.any():
-        return softmax(logits, -1)
-    keep = Tensor._make(~dead)
+    if not (isinstance(data, np.ndarray) and type(data) is not np.ndarray):  # a plain array
+        dead = (data == _NEG_INF).all(axis=-1, keepdims=True)
+        if not dead.any():
+            return softmax(logits, -1)
+        keep = Tensor._make(~dead)
+    else:  # values only through primitives (a vmap sample: one answer per sample)
+        keep = (logits != _NEG_INF).any(-1, keepdim=True)  # type: ignore[attr-defined]
     zero = Tensor._make(namespace_of(data).zeros_like(data[..., :1]))
     return softmax(logits.where(keep, zero), -1).where(keep, zero)  # type: ignore
 

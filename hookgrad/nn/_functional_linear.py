@@ -6,6 +6,7 @@ without importing the facade that imports attention.
 
 from __future__ import annotations
 
+from hookgrad._functional import creation as _creation
 from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
@@ -49,6 +50,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         mask = input.new_zeros(*input.shape)  # type: ignore[attr-defined]
     else:
-        keep = input.new_full(tuple(input.shape), 1.0 - p)  # type: ignore[attr-defined]
+        # one unbatched keep-probability tensor: under vmap the draw then follows the
+        # randomness mode (a batched one would be refused by randomness="same")
+        keep = _creation.full(tuple(input.shape), 1.0 - p, dtype=input.dtype,
+                              device=input.device)
         mask = _random.bernoulli(keep) / (1.0 - p)
     return input.mul_(mask) if inplace else input * mask  # type: ignore[attr-defined]

@@ -27,7 +27,7 @@ SPECS = [
     OpSpec("linalg_det", lambda lib, a: lib.linalg.det(_shift(lib, a)), samples=_SQUARE,
            prims=("linalg_det",)),
     OpSpec("linalg_slogdet", lambda lib, a: lib.linalg.slogdet(_shift(lib, a))[1],
-           samples=_SQUARE, prims=("linalg_logabsdet",)),
+           samples=_SQUARE, prims=("linalg_logabsdet", "_linalg_det_sign")),
     # one 2-D sample: a batched ``B B^T`` goes through matmul's batch folding, whose view node
     # names are matmul's business, not Cholesky's
     OpSpec("linalg_cholesky", lambda lib, b: lib.linalg.cholesky(_spd(lib, b)),
