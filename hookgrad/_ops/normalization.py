@@ -34,6 +34,8 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
@@ -299,6 +301,11 @@ def _ln_xhat(
 ) -> tuple[Any, Any]:
     if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
         return graph_stats(input, _last_axes(input.ndim, normalized_shape), eps)
+    if input.dtype == np.float32:
+        # PyTorch's CPU kernel: x̂ = fma(rstd, x, -rstd * mean), the product kept exact (float64
+        # holds a float32 product exactly); over one element x̂ is then rounding noise, not 0
+        shift = (-(result2 * result1)).astype(np.float64)
+        return (result2.astype(np.float64) * input + shift).astype(np.float32), result2
     return (input - result1) * result2, result2
 
 
@@ -315,10 +322,34 @@ def _ln_input_grad(
 ) -> Any:
     # `bias` is read like PyTorch's formula reads it, so it is saved (PyTorch's pack order).
     g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    if not ops.graph:
+        return _ln_input_grad_aten(g, input, weight, result1, result2,
+                                   _last_axes(input.ndim, normalized_shape))
     xhat, rstd = _ln_xhat(input, result1, result2, normalized_shape, eps, ops)
     if ops.data(weight).size:
         g = ops.mul(g, weight)
     return input_grad(g, xhat, rstd, _last_axes(input.ndim, normalized_shape))
+
+
+def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes: Axes) -> Any:
+    """PyTorch's CPU formula, in its order of operations: ``a*dy*w + b*x + c`` per row.
+
+    With ``a = rstd``, ``b = (db*mean - ds) * a^3 / N`` and ``c = -b*mean - db*a/N`` (``ds``,
+    ``db``: the row sums of ``dy*w*x`` and ``dy*w``). Its rounding differs from the projection
+    form's: over one element PyTorch's gradient is rounding noise of about ``a * ulp(dy)``
+    (``a`` is ``1/sqrt(eps)`` there), which the projection form would give as an exact 0.
+    """
+    n = 1
+    for ax in axes:
+        n *= x.shape[ax]
+    scale = 1.0 / n if n else float("inf")
+    gy = dy * weight if weight.size else dy
+    ds = (gy * x).sum(axis=axes, keepdims=True)
+    db = gy.sum(axis=axes, keepdims=True)
+    b = (db * mean - ds) * rstd * rstd * rstd * scale
+    c = -b * mean - db * rstd * scale
+    a_dy = rstd * dy * weight if weight.size else rstd * dy
+    return (a_dy + b * x + c).astype(x.dtype, copy=False)
 
 
 def _lead_sum(grad: Any, other: Any, normalized_shape: Sequence[int], ops: Any) -> Any:

@@ -306,6 +306,22 @@ REGRESSIONS = {
         ("op", "div_", "t13", ["t9", "t7"], {}, None)],
         ("backward", ["t7", "t3"], ["t3", "t5", "t7", "t9"], False, False, False),
         saved_hooks=True),
+    # layer_norm over one element: PyTorch's CPU formulas (x̂ as an fma, dx as a*dy*w + b*x + c)
+    # leave rounding noise of about rstd * ulp where the exact gradient is 0 (seeds 2307, 6684)
+    "layer_norm_one_element_input_grad": _p([
+        ("leaf", "l1", (4,), "float32", True, 432094962),
+        ("leaf", "l4", (1, 3, 4), "float32", True, 99025826),
+        ("op", "reshape", "t5", ["l4"], {"shape": [6, 2, 1]}, None),
+        ("op", "amax", "t6", ["l1"], {"dim": 0, "keepdim": True}, "set_grad_enabled"),
+        ("op", "layer_norm", "t7", ["t5", "t6"], {}, None)],
+        ("backward", ["l4", "t7"], ["l1", "t5", "t7"], False, False, True)),
+    "layer_norm_one_element_weight_grad": _p([
+        ("leaf", "l2", (1,), "float32", True, 383351614),
+        ("leaf", "l3", (1,), "float32", True, 790533174),
+        ("op", "layer_norm", "t4", ["l2", "l3"], {}, None),
+        ("hook", "l3", "h7", True),
+        ("op", "cumsum", "t12", ["t4"], {"dim": 0}, None)],
+        ("backward", ["t12"], ["l1", "l3", "t12", "t4"], True, False, False)),
 }
 
 
