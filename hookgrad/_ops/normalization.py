@@ -331,25 +331,35 @@ def _ln_input_grad(
     return input_grad(g, xhat, rstd, _last_axes(input.ndim, normalized_shape))
 
 
+def _fma(a: Any, b: Any, c: Any) -> Any:
+    """``a*b + c`` with one rounding for float32 (as the compiled kernel's fused multiply-add:
+    a float64 product of float32 values is exact); plain arithmetic for other dtypes."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    return a * b + c
+
+
 def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes: Axes) -> Any:
     """PyTorch's CPU formula, in its order of operations: ``a*dy*w + b*x + c`` per row.
 
     With ``a = rstd``, ``b = (db*mean - ds) * a^3 / N`` and ``c = -b*mean - db*a/N`` (``ds``,
-    ``db``: the row sums of ``dy*w*x`` and ``dy*w``). Its rounding differs from the projection
-    form's: over one element PyTorch's gradient is rounding noise of about ``a * ulp(dy)``
-    (``a`` is ``1/sqrt(eps)`` there), which the projection form would give as an exact 0.
+    ``db``: the row sums of ``dy*x*w`` and ``dy*w``), the compiled kernel fusing
+    ``db*mean - ds``, ``-b*mean - db*a/N`` and ``b*x + a*dy*w`` into multiply-adds. Its
+    rounding differs from the projection form's: over one element PyTorch's gradient is
+    rounding noise of about ``a * ulp(dy)`` (``a`` is ``1/sqrt(eps)`` there), and over two
+    nearly equal elements the cancellation amplifies it the same way; bit-exact for short rows.
     """
     n = 1
     for ax in axes:
         n *= x.shape[ax]
     scale = 1.0 / n if n else float("inf")
-    gy = dy * weight if weight.size else dy
-    ds = (gy * x).sum(axis=axes, keepdims=True)
-    db = gy.sum(axis=axes, keepdims=True)
-    b = (db * mean - ds) * rstd * rstd * rstd * scale
-    c = -b * mean - db * rstd * scale
+    dyx = dy * x
+    ds = (dyx * weight if weight.size else dyx).sum(axis=axes, keepdims=True)
+    db = (dy * weight if weight.size else dy).sum(axis=axes, keepdims=True)
+    b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
+    c = _fma(-b, mean, -(db * rstd * scale))
     a_dy = rstd * dy * weight if weight.size else rstd * dy
-    return (a_dy + b * x + c).astype(x.dtype, copy=False)
+    return (_fma(b, x, a_dy) + c).astype(x.dtype, copy=False)
 
 
 def _lead_sum(grad: Any, other: Any, normalized_shape: Sequence[int], ops: Any) -> Any:
