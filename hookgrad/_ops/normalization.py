@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._elementwise import quiet
 from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -97,6 +98,7 @@ def _chan_axes(ndim: int) -> Axes:
 
 
 # ---------------------------------------------------------------- batch norm
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _bn_impl(
     input: Any,
     weight: Any,
@@ -131,6 +133,7 @@ def _bn_impl(
     return _affine(out.astype(input.dtype, copy=False), weight, bias, shape), *saved
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _bn_xhat(
     input: Any, running_mean: Any, running_var: Any, result1: Any, result2: Any,
     training: bool, eps: float, ops: Any,
@@ -282,6 +285,7 @@ def _last_axes(ndim: int, normalized_shape: Sequence[int]) -> Axes:
     return tuple(range(ndim - len(normalized_shape), ndim))
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _ln_impl(
     input: Any, weight: Any, bias: Any, normalized_shape: Sequence[int], eps: float
 ) -> tuple[Any, Any, Any]:
@@ -295,6 +299,7 @@ def _ln_impl(
     return out, mean, rstd
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _ln_xhat(
     input: Any, result1: Any, result2: Any, normalized_shape: Sequence[int], eps: float,
     ops: Any,
@@ -339,6 +344,7 @@ def _fma(a: Any, b: Any, c: Any) -> Any:
     return a * b + c
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes: Axes) -> Any:
     """PyTorch's CPU formula, in its order of operations: ``a*dy*w + b*x + c`` per row.
 
@@ -409,6 +415,7 @@ NATIVE_LAYER_NORM = defop(
 
 
 # ---------------------------------------------------------------- group norm
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _gn_impl(
     input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int, eps: float
 ) -> tuple[Any, Any, Any]:
@@ -423,6 +430,7 @@ def _gn_impl(
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _gn_xhat(input: Any, result1: Any, result2: Any, N: int, group: int, eps: float,
              ops: Any) -> tuple[Any, Any]:
     """``(x̂, r)`` in the grouped ``[N, G, -1]`` layout."""

@@ -322,6 +322,31 @@ REGRESSIONS = {
         ("hook", "l3", "h7", True),
         ("op", "cumsum", "t12", ["t4"], {"dim": 0}, None)],
         ("backward", ["t12"], ["l1", "l3", "t12", "t4"], True, False, False)),
+    # advanced-index assignment into an expanded tensor writes every alias and warns, as
+    # PyTorch's deprecated index_put_ on expanded tensors (seed 7024)
+    "setitem_list_into_expanded": _p([
+        ("leaf", "l2", (2, 3, 1), "float32", False, 32459148),
+        ("op", "expand", "t6", ["l2"], {"shape": [2, 3, 2]}, None),
+        ("leaf", "l12", (3, 2), "float64", True, 691861518),
+        ("op", "setitem_list", "t13", ["t6", "l12"], {"dim": 1, "idx": [2]}, None)]),
+    # normalizations of inf/nan give nan without NumPy's RuntimeWarning (seed 7054)
+    "layer_norm_of_inf": _p([
+        ("leaf", "l1", (4, 1, 2), "float32", False, 350366059),
+        ("leaf", "l2", (1, 1), "int64", True, 425716870),
+        ("op", "div", "t3", ["l1", "l2"], {}, "no_grad"),
+        ("op", "where", "t4", ["t3", "l2"], {}, None),
+        ("leaf", "l6", (1,), "float64", True, 241858609),
+        ("op", "layer_norm", "t7", ["t4", "l6"], {}, None)]),
+    # a gradient summed over a broadcast leading dim of size 1 is row-major, as PyTorch's
+    # sum_to (a reduction) allocates it (seed 8527)
+    "sum_to_size_of_permuted_is_row_major": _p([
+        ("leaf", "l1", (2, 3), "float32", True, 489158193),
+        ("hook", "l1", "h3", False),
+        ("op", "transpose", "t6", ["l1"], {"d0": 0, "d1": -1}, None),
+        ("op", "detach", "t7", ["t6"], {}, None),
+        ("op", "unsqueeze", "t9", ["t7"], {"dim": 0}, None),
+        ("op", "maximum", "t10", ["t9", "t6"], {}, None)],
+        ("backward", ["t10"], ["l1"], False, False, False)),
 }
 
 
