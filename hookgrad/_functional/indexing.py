@@ -188,6 +188,8 @@ def apply_slicing(t: Tensor, idx: tuple, optimize: bool) -> tuple:
         ):
             result = _shape.unsqueeze(result, dim)
             adv[dim] = np.zeros(1 if bool(obj) else 0, dtype=np.int64)
+            # PyTorch indexes with this int64 tensor, so its index node saves it
+            adv.setdefault("originals", []).append(Tensor._make(adv[dim]))
             dim += 1
         elif _is_int(obj):
             result = _select_int(result, dim, int(obj))
