@@ -327,13 +327,11 @@ def _ln_input_grad(
 ) -> Any:
     # `bias` is read like PyTorch's formula reads it, so it is saved (PyTorch's pack order).
     g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    if not ops.graph:
-        return _ln_input_grad_aten(g, input, weight, result1, result2,
-                                   _last_axes(input.ndim, normalized_shape))
-    xhat, rstd = _ln_xhat(input, result1, result2, normalized_shape, eps, ops)
-    if ops.data(weight).size:
-        g = ops.mul(g, weight)
-    return input_grad(g, xhat, rstd, _last_axes(input.ndim, normalized_shape))
+    if ops.graph:  # the same formula, differentiable in the input (NOTE [Normalization rules])
+        return _ln_input_grad_graph(g, input, weight, _last_axes(input.ndim, normalized_shape),
+                                    eps)
+    return _ln_input_grad_aten(g, input, weight, result1, result2,
+                               _last_axes(input.ndim, normalized_shape))
 
 
 def _fma(a: Any, b: Any, c: Any) -> Any:
@@ -366,6 +364,27 @@ def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes
     c = _fma(-b, mean, -(db * rstd * scale))
     a_dy = rstd * dy * weight if weight.size else rstd * dy
     return (_fma(b, x, a_dy) + c).astype(x.dtype, copy=False)
+
+
+def _ln_input_grad_graph(dy: Tensor, x: Tensor, weight: Tensor, axes: Axes,
+                         eps: float) -> Tensor:
+    """`_ln_input_grad_aten`'s formula on tensors, statistics recomputed from `x` (so double
+    backward sees their dependence on it); without the fused multiply-adds."""
+    n = 1
+    for ax in axes:
+        n *= x.shape[ax]
+    scale = 1.0 / n if n else float("inf")
+    mean = x.mean(axes, True)  # type: ignore[attr-defined]
+    centered = x - mean
+    rstd = ((centered * centered).mean(axes, True) + eps).rsqrt()  # type: ignore[attr-defined]
+    gy = dy * weight if weight._data.size else dy
+    dyx = dy * x
+    ds = (dyx * weight if weight._data.size else dyx).sum(axes, True)  # type: ignore[attr-defined]
+    db = gy.sum(axes, True)  # type: ignore[attr-defined]
+    b = (db * mean - ds) * rstd * rstd * rstd * scale
+    c = -b * mean - db * rstd * scale
+    a_dy = rstd * dy * weight if weight._data.size else rstd * dy
+    return a_dy + b * x + c
 
 
 def _lead_sum(grad: Any, other: Any, normalized_shape: Sequence[int], ops: Any) -> Any:
