@@ -306,7 +306,7 @@ def _ln_xhat(
 ) -> tuple[Any, Any]:
     if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
         return graph_stats(input, _last_axes(input.ndim, normalized_shape), eps)
-    if input.dtype == np.float32:
+    if input.dtype == np.float32 and _short_rows(input, normalized_shape):
         # PyTorch's CPU kernel: x̂ = fma(rstd, x, -rstd * mean), the product kept exact (float64
         # holds a float32 product exactly); over one element x̂ is then rounding noise, not 0
         shift = (-(result2 * result1)).astype(np.float64)
@@ -334,10 +334,23 @@ def _ln_input_grad(
                                _last_axes(input.ndim, normalized_shape))
 
 
-def _fma(a: Any, b: Any, c: Any) -> Any:
+# Rows up to this length get PyTorch's fused multiply-adds emulated (in float64, which costs
+# about twice the float32 arithmetic): there the gradient is mostly cancellation noise, which
+# they decide. Longer rows are summed in another order than PyTorch's vectorised loops anyway.
+_FMA_ROW = 8
+
+
+def _short_rows(x: Any, normalized_shape: Sequence[int]) -> bool:
+    n = 1
+    for d in normalized_shape:
+        n *= d
+    return n <= _FMA_ROW
+
+
+def _fma(a: Any, b: Any, c: Any, exact: bool = True) -> Any:
     """``a*b + c`` with one rounding for float32 (as the compiled kernel's fused multiply-add:
     a float64 product of float32 values is exact); plain arithmetic for other dtypes."""
-    if a.dtype == np.float32:
+    if exact and a.dtype == np.float32:
         return (a.astype(np.float64) * b + c).astype(np.float32)
     return a * b + c
 
@@ -363,7 +376,7 @@ def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes
     b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
     c = _fma(-b, mean, -(db * rstd * scale))
     a_dy = rstd * dy * weight if weight.size else rstd * dy
-    return (_fma(b, x, a_dy) + c).astype(x.dtype, copy=False)
+    return (_fma(b, x, a_dy, n <= _FMA_ROW) + c).astype(x.dtype, copy=False)
 
 
 def _ln_input_grad_graph(dy: Tensor, x: Tensor, weight: Tensor, axes: Axes,
