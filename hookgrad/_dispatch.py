@@ -253,8 +253,9 @@ def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
         rec.record_function(fn_cls, inputs, outputs)
 
 
-# PyTorch lets fills write overlaps (masked_fill_ with a deprecation warning)
-_FILLS = frozenset({"fill_", "fill_scalar_", "zero_", "masked_fill", "masked_fill_tensor"})
+# PyTorch lets fills and index_put_ write overlaps (masked_fill_ and index_put_ warn)
+_FILLS = frozenset({"fill_", "fill_scalar_", "zero_", "masked_fill", "masked_fill_tensor",
+                    "index_put"})
 _may_share = np.may_share_memory  # a bounds test: cheap, and False for unrelated arrays
 
 

@@ -8,6 +8,7 @@ import warnings
 from typing import Any
 
 from hookgrad._backend import namespace_of
+from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
 from hookgrad._functional._pw_util import promote, require_tensor, scalar_cast, type_name
@@ -86,8 +87,20 @@ def isinf(input: Tensor) -> Tensor:
     return bind(P["isinf"], (input,))
 
 
+def _tracked(*tensors: Tensor) -> bool:
+    return STATE.grad_enabled and any(t.requires_grad for t in tensors)
+
+
+def _record_abs(t: Tensor) -> Tensor:
+    # PyTorch's composites call abs() on tensors that may require grad: its node saves `t`, so
+    # saved-tensor hooks see that pack call (the node itself is dropped with the result)
+    return bind(P["abs"], (t,))
+
+
 def isfinite(input: Tensor) -> Tensor:
-    """Mirrors: ``torch.isfinite``."""
+    """Mirrors: ``torch.isfinite`` (PyTorch's ``(x == x) & (x.abs() != inf)`` for floats)."""
+    if input._data.dtype.kind in "fc" and _tracked(input):
+        _record_abs(input)
     return bind(P["isfinite"], (input,))
 
 
@@ -101,6 +114,11 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"{type_name(input)} did not match {type_name(other)}")
     check_broadcast(input._data.shape, other._data.shape)  # PyTorch's RuntimeError
     params = {"rtol": rtol, "atol": atol, "equal_nan": equal_nan}
+    if input._data.dtype.kind in "fc" and _tracked(input, other):
+        # the pack calls of PyTorch's composite: |rtol * other|, |input - other| and the
+        # isfinite() of the latter
+        _record_abs(other * rtol)  # type: ignore[operator]
+        isfinite(_record_abs(bind(P["sub"], (input, other))))
     return bind(P["isclose"], (input, other), params)
 
 

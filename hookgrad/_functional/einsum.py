@@ -104,8 +104,29 @@ def _arrange(t: Tensor, labels: list, order: list, sizes: dict) -> Tensor:
     return t
 
 
+def _lined_up(t: Tensor, labels: list, order: list) -> Tensor:
+    """`t` permuted to `order`'s labels it has, with size-1 dims for the others."""
+    own = [lab for lab in order if lab in labels]
+    perm = [labels.index(lab) for lab in own]
+    if perm != list(range(len(perm))):
+        t = t.permute(*perm)  # type: ignore[attr-defined]
+    for i, lab in enumerate(order):
+        if lab not in labels:
+            t = t.unsqueeze(i)  # type: ignore[attr-defined]
+    return t
+
+
+def _broadcast_mul(a: Tensor, la: list, b: Tensor, lb: list, labels: list,
+                   out_labels: list) -> tuple[Tensor, list]:
+    # in the output's label order (then the labels later operands need), as PyTorch lines the
+    # operands up before multiplying: the product is then laid out like the output
+    rank = {lab: i for i, lab in enumerate(out_labels)}
+    order = sorted(labels, key=lambda lab: rank.get(lab, len(rank)))
+    return _lined_up(a, la, order) * _lined_up(b, lb, order), order
+
+
 def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set,
-              index: int) -> tuple[Tensor, list]:
+              index: int, out_labels: list) -> tuple[Tensor, list]:
     a, la = _sum_out(a, la, keep | set(lb))
     b, lb = _sum_out(b, lb, keep | set(la))
     sizes = _sizes(a, la)
@@ -121,6 +142,8 @@ def _contract(a: Tensor, la: list, b: Tensor, lb: list, keep: set,
     summed = [lab for lab in la if lab in lb and lab not in keep]
     a_only = [lab for lab in la if lab not in lb]
     b_only = [lab for lab in lb if lab not in la]
+    if not summed:  # PyTorch multiplies (broadcasting) when nothing is summed: MulBackward0
+        return _broadcast_mul(a, la, b, lb, batch + a_only + b_only, out_labels)
     nb, nm, nk, nn = (math.prod(sizes[lab] for lab in g) for g in (batch, a_only, summed, b_only))
     am = _arrange(a, la, batch + a_only + summed, sizes).reshape(nb, nm, nk)  # type: ignore
     bm = _arrange(b, lb, batch + summed + b_only, sizes).reshape(nb, nk, nn)  # type: ignore
@@ -156,7 +179,7 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         keep_after.insert(0, keep_after[0] | set(labels))
     result, labels = _sum_out(*tensors[0], keep_after[0])
     for i, ((t, lt), keep) in enumerate(zip(tensors[1:], keep_after[1:]), start=1):
-        result, labels = _contract(result, labels, t, lt, keep, i)
+        result, labels = _contract(result, labels, t, lt, keep, i, out_labels)
     result, labels = _sum_out(result, labels, set(out_labels))
     perm = [labels.index(lab) for lab in out_labels]
     if perm != list(range(len(perm))):

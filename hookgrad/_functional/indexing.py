@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._dispatch import bind, bind_inplace
+from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional import shape as _shape
 from hookgrad._functional._gather import METHODS as _GATHER_METHODS
 from hookgrad._functional._gather import (  # noqa: F401 - re-exported public ops
@@ -188,6 +188,8 @@ def apply_slicing(t: Tensor, idx: tuple, optimize: bool) -> tuple:
         ):
             result = _shape.unsqueeze(result, dim)
             adv[dim] = np.zeros(1 if bool(obj) else 0, dtype=np.int64)
+            # PyTorch indexes with this int64 tensor, so its index node saves it
+            adv.setdefault("originals", []).append(Tensor._make(adv[dim]))
             dim += 1
         elif _is_int(obj):
             try:
@@ -319,7 +321,11 @@ def _check_put(self: Tensor, indices: tuple, values: Tensor) -> None:
 
 
 def _index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool) -> Tensor:
-    _shape.check_writable(self)
+    if has_internal_overlap(self._data):  # PyTorch writes every alias, and warns first
+        warnings.warn(
+            "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[indices] = tensor", UserWarning, stacklevel=3)
     _check_put(self, indices, values)
     return bind_inplace(
         P["index_put"], self, (self, values), {"indices": indices, "accumulate": bool(accumulate)}

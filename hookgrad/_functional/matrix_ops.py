@@ -50,11 +50,33 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if A.dim() < 2 or A.size(-1) != A.size(-2):
         raise RuntimeError("linalg.solve: A must be batches of square matrices, but they are "
                            f"{A.size(-2) if A.dim() > 1 else 1} by {A.size(-1)} matrices")
+    _check_solve_rhs(A, B)
     try:
         return bind(SOLVE, (A, B), {})
     except np.linalg.LinAlgError:
         raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
+
+
+def _check_solve_rhs(A: Tensor, B: Tensor) -> None:
+    # PyTorch's checks of B, before NumPy's gufunc would raise its ValueError: B is a vector
+    # when 1-D or shaped like A without its last dim, else a batch of matrices
+    if B.dim() == 0:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    n = A.size(-1)
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape)[:-1])
+    rows, cols = (B.size(-1), 1) if vector else (B.size(-2), B.size(-1))
+    if rows != n:
+        raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({n}x{n} and {rows}x{cols})")
+    b_batch = tuple(B.shape)[:-1] if vector else tuple(B.shape)[:-2]
+    a_batch = tuple(A.shape)[:-2]
+    for k in range(1, min(len(a_batch), len(b_batch)) + 1):
+        sb, sa = b_batch[-k], a_batch[-k]
+        if sb != sa and sb != 1 and sa != 1:
+            dim = max(len(a_batch), len(b_batch)) - k
+            raise RuntimeError(f"The size of tensor a ({sb}) must match the size of tensor b "
+                               f"({sa}) at non-singleton dimension {dim}")
 
 
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:

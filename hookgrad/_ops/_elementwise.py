@@ -101,6 +101,13 @@ def unbroadcast(g: Any, shape: tuple | None) -> Any:
     return g if shape is None or g._data.shape == shape else g.sum_to_size(shape)
 
 
+def row_major(a: Any) -> Any:
+    """`a`, copied row-major if it is a NumPy array that is not (other backends keep theirs)."""
+    if type(a) is np.ndarray and not a.flags.c_contiguous:
+        return np.ascontiguousarray(a)
+    return a
+
+
 def unbroadcast_arr(a: Any, shape: tuple) -> Any:
     """`unbroadcast` on a raw array (the computation of the ``sum_to_size`` primitive).
 
@@ -109,7 +116,8 @@ def unbroadcast_arr(a: Any, shape: tuple) -> Any:
     if a.shape == shape:
         return np.asarray(a) if isinstance(a, np.generic) else a
     dims, lead = sum_to_dims(a.shape, shape)
-    out = a.sum(axis=dims, keepdims=True) if dims else a
+    # a reduction allocates its result row-major in PyTorch (NumPy may keep the input's order)
+    out = row_major(a.sum(axis=dims, keepdims=True)) if dims else a
     return out.reshape(shape) if lead or out.shape != tuple(shape) else out
 
 

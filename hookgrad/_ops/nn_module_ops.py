@@ -27,6 +27,8 @@ _BCE_EPS = 1e-12
 def _reduce(loss: Any, reduction: int) -> Any:
     xp = namespace_of(loss)
     if reduction == MEAN:
+        if not loss.size:  # PyTorch: nan, silently (NumPy warns "Mean of empty slice")
+            return xp.asarray(float("nan"), dtype=loss.dtype)
         return xp.asarray(loss.mean(), dtype=loss.dtype)
     if reduction == SUM:
         return xp.asarray(loss.sum(), dtype=loss.dtype)

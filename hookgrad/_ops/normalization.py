@@ -34,7 +34,10 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
+from hookgrad._ops._elementwise import quiet
 from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -95,6 +98,7 @@ def _chan_axes(ndim: int) -> Axes:
 
 
 # ---------------------------------------------------------------- batch norm
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _bn_impl(
     input: Any,
     weight: Any,
@@ -129,6 +133,7 @@ def _bn_impl(
     return _affine(out.astype(input.dtype, copy=False), weight, bias, shape), *saved
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _bn_xhat(
     input: Any, running_mean: Any, running_var: Any, result1: Any, result2: Any,
     training: bool, eps: float, ops: Any,
@@ -280,6 +285,7 @@ def _last_axes(ndim: int, normalized_shape: Sequence[int]) -> Axes:
     return tuple(range(ndim - len(normalized_shape), ndim))
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _ln_impl(
     input: Any, weight: Any, bias: Any, normalized_shape: Sequence[int], eps: float
 ) -> tuple[Any, Any, Any]:
@@ -293,12 +299,18 @@ def _ln_impl(
     return out, mean, rstd
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _ln_xhat(
     input: Any, result1: Any, result2: Any, normalized_shape: Sequence[int], eps: float,
     ops: Any,
 ) -> tuple[Any, Any]:
     if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
         return graph_stats(input, _last_axes(input.ndim, normalized_shape), eps)
+    if input.dtype == np.float32 and _short_rows(input, normalized_shape):
+        # PyTorch's CPU kernel: x̂ = fma(rstd, x, -rstd * mean), the product kept exact (float64
+        # holds a float32 product exactly); over one element x̂ is then rounding noise, not 0
+        shift = (-(result2 * result1)).astype(np.float64)
+        return (result2.astype(np.float64) * input + shift).astype(np.float32), result2
     return (input - result1) * result2, result2
 
 
@@ -315,10 +327,77 @@ def _ln_input_grad(
 ) -> Any:
     # `bias` is read like PyTorch's formula reads it, so it is saved (PyTorch's pack order).
     g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
-    xhat, rstd = _ln_xhat(input, result1, result2, normalized_shape, eps, ops)
-    if ops.data(weight).size:
-        g = ops.mul(g, weight)
-    return input_grad(g, xhat, rstd, _last_axes(input.ndim, normalized_shape))
+    if ops.graph:  # the same formula, differentiable in the input (NOTE [Normalization rules])
+        return _ln_input_grad_graph(g, input, weight, _last_axes(input.ndim, normalized_shape),
+                                    eps)
+    return _ln_input_grad_aten(g, input, weight, result1, result2,
+                               _last_axes(input.ndim, normalized_shape))
+
+
+# Rows up to this length get PyTorch's fused multiply-adds emulated (in float64, which costs
+# about twice the float32 arithmetic): there the gradient is mostly cancellation noise, which
+# they decide. Longer rows are summed in another order than PyTorch's vectorised loops anyway.
+_FMA_ROW = 8
+
+
+def _short_rows(x: Any, normalized_shape: Sequence[int]) -> bool:
+    n = 1
+    for d in normalized_shape:
+        n *= d
+    return n <= _FMA_ROW
+
+
+def _fma(a: Any, b: Any, c: Any, exact: bool = True) -> Any:
+    """``a*b + c`` with one rounding for float32 (as the compiled kernel's fused multiply-add:
+    a float64 product of float32 values is exact); plain arithmetic for other dtypes."""
+    if exact and a.dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    return a * b + c
+
+
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
+def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes: Axes) -> Any:
+    """PyTorch's CPU formula, in its order of operations: ``a*dy*w + b*x + c`` per row.
+
+    With ``a = rstd``, ``b = (db*mean - ds) * a^3 / N`` and ``c = -b*mean - db*a/N`` (``ds``,
+    ``db``: the row sums of ``dy*x*w`` and ``dy*w``), the compiled kernel fusing
+    ``db*mean - ds``, ``-b*mean - db*a/N`` and ``b*x + a*dy*w`` into multiply-adds. Its
+    rounding differs from the projection form's: over one element PyTorch's gradient is
+    rounding noise of about ``a * ulp(dy)`` (``a`` is ``1/sqrt(eps)`` there), and over two
+    nearly equal elements the cancellation amplifies it the same way; bit-exact for short rows.
+    """
+    n = 1
+    for ax in axes:
+        n *= x.shape[ax]
+    scale = 1.0 / n if n else float("inf")
+    dyx = dy * x
+    ds = (dyx * weight if weight.size else dyx).sum(axis=axes, keepdims=True)
+    db = (dy * weight if weight.size else dy).sum(axis=axes, keepdims=True)
+    b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
+    c = _fma(-b, mean, -(db * rstd * scale))
+    a_dy = rstd * dy * weight if weight.size else rstd * dy
+    return (_fma(b, x, a_dy, n <= _FMA_ROW) + c).astype(x.dtype, copy=False)
+
+
+def _ln_input_grad_graph(dy: Tensor, x: Tensor, weight: Tensor, axes: Axes,
+                         eps: float) -> Tensor:
+    """`_ln_input_grad_aten`'s formula on tensors, statistics recomputed from `x` (so double
+    backward sees their dependence on it); without the fused multiply-adds."""
+    n = 1
+    for ax in axes:
+        n *= x.shape[ax]
+    scale = 1.0 / n if n else float("inf")
+    mean = x.mean(axes, True)  # type: ignore[attr-defined]
+    centered = x - mean
+    rstd = ((centered * centered).mean(axes, True) + eps).rsqrt()  # type: ignore[attr-defined]
+    gy = dy * weight if weight._data.size else dy
+    dyx = dy * x
+    ds = (dyx * weight if weight._data.size else dyx).sum(axes, True)  # type: ignore[attr-defined]
+    db = gy.sum(axes, True)  # type: ignore[attr-defined]
+    b = (db * mean - ds) * rstd * rstd * rstd * scale
+    c = -b * mean - db * rstd * scale
+    a_dy = rstd * dy * weight if weight._data.size else rstd * dy
+    return a_dy + b * x + c
 
 
 def _lead_sum(grad: Any, other: Any, normalized_shape: Sequence[int], ops: Any) -> Any:
@@ -368,6 +447,7 @@ NATIVE_LAYER_NORM = defop(
 
 
 # ---------------------------------------------------------------- group norm
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _gn_impl(
     input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int, eps: float
 ) -> tuple[Any, Any, Any]:
@@ -382,6 +462,7 @@ def _gn_impl(
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _gn_xhat(input: Any, result1: Any, result2: Any, N: int, group: int, eps: float,
              ops: Any) -> tuple[Any, Any]:
     """``(x̂, r)`` in the grouped ``[N, G, -1]`` layout."""

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._ops._elementwise import quiet
+from hookgrad._ops._elementwise import quiet, row_major
 from hookgrad._backend import namespace_of
 from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._ops._rules import (
@@ -73,7 +73,8 @@ defop("sum_dim", impl=_sum_impl, params=("dim", "keepdim", "dtype"), node_name="
 
 def _sum_to_size_impl(self: Any, size: tuple) -> Any:
     dims, lead = sum_to_dims(self.shape, size)
-    out = np.sum(self, axis=dims, keepdims=True) if dims else self
+    # a reduction allocates its result row-major in PyTorch (NumPy may keep the input's order)
+    out = row_major(np.sum(self, axis=dims, keepdims=True)) if dims else self
     return out.reshape(size) if lead or out.shape != tuple(size) else out
 
 

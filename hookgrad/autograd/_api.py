@@ -13,8 +13,9 @@ from typing import Any, NamedTuple
 from hookgrad._backend import namespace_of
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import engine
-from hookgrad.autograd._edges import gradient_edge
+from hookgrad.autograd._edges import gradient_edge, sync_view
 from hookgrad.autograd._node import GradientEdge
+from hookgrad.autograd._nodes import warn_create_graph_backward
 
 __all__ = ["backward", "grad", "add_backward_observer", "remove_backward_observer",
            "BackwardCall", "BACKWARD_EXECUTORS"]
@@ -126,7 +127,7 @@ def make_seeds(outputs: tuple, grads: list) -> list:
                 )
             seeds.append(g)
         elif g is None:
-            if out._requires_grad:
+            if _needs_grad(out):
                 if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if out._data.dtype.kind != "f":
@@ -144,13 +145,19 @@ def make_seeds(outputs: tuple, grads: list) -> list:
     return seeds
 
 
+def _needs_grad(t: Tensor) -> bool:
+    # a view of a constant requires grad once its base does (an in-place op with an operand
+    # that requires grad): the public property's rule, without its Python overhead for others
+    return t._requires_grad or (t._base is not None and sync_view(t))
+
+
 def _root_edges(outputs: tuple) -> list:
     edges = []
     for i, out in enumerate(outputs):
         if isinstance(out, GradientEdge):
             edges.append((out.node, out.output_nr))
             continue
-        if not out._requires_grad:
+        if not _needs_grad(out):
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
@@ -215,12 +222,14 @@ def _backward(tensors: Any, grad_tensors: Any, retain_graph: bool | None, create
             if isinstance(t, GradientEdge):
                 targets.append((t.node, t.output_nr, i))
                 continue
-            if not t._requires_grad:
+            if not _needs_grad(t):
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             if t.grad_fn is not None:
                 t.retain_grad()  # type: ignore[attr-defined]
             node, slot = gradient_edge(t)
             targets.append((node, slot, i))
+    if create_graph:
+        warn_create_graph_backward()
     if BACKWARD_EXECUTORS and not create_graph and BACKWARD_EXECUTORS[-1](
             roots, seeds, retain_graph, targets):
         return
@@ -235,7 +244,7 @@ def _grad_targets(ins: tuple) -> list:
         if isinstance(t, GradientEdge):
             targets.append((t.node, t.output_nr, i))
             continue
-        if not t._requires_grad:
+        if not _needs_grad(t):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         node, slot = gradient_edge(t)
         targets.append((node, slot, i))

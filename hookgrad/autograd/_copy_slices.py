@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._ops.shape import zeros_of
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import gradient_edge, move_autograd_identity, refresh_view
+from hookgrad.autograd._layout import _dense_order
 from hookgrad.autograd._node import Node
 
 
@@ -31,16 +34,38 @@ def replay_view(base: Tensor, chain: tuple) -> Tensor:
     return out
 
 
+def _layout_of(arr: Any) -> tuple | None:
+    """The element strides of a dense, permuted base (None: row-major will do)."""
+    if type(arr) is not np.ndarray or arr.flags.c_contiguous or not _dense_order(arr):
+        return None
+    if min(arr.strides, default=0) < 0:
+        return None
+    return tuple(st // arr.itemsize for st in arr.strides)
+
+
+def _restride(t: Tensor, strides: tuple) -> None:
+    # PyTorch allocates CopySlices' result with the base's geometry (``new_empty_strided``) and
+    # copies the gradient in: the base's gradient (and what a hook on it sees) follows the
+    # base's layout. `t` is a fresh clone nothing else holds, so its array may be replaced.
+    data = t._data
+    item = data.itemsize
+    buf = np.empty(max(data.size, 1), dtype=data.dtype)
+    out = np.lib.stride_tricks.as_strided(buf, data.shape, tuple(st * item for st in strides))
+    out[...] = data
+    t._data = out
+
+
 class CopySlices(Node):
     """Mirrors PyTorch's ``CopySlices`` node (name ``torch::autograd::CopySlices``)."""
 
-    __slots__ = ("_fn", "_chain", "_base_meta")
+    __slots__ = ("_fn", "_chain", "_base_meta", "_base_order")
 
     def __init__(self, base: Tensor, view: Tensor, fn: Any) -> None:
         super().__init__((gradient_edge(base),) + tuple(fn._next_edges[1:]))
         self._fn = fn
         self._chain = view._view_chain
         self._base_meta = (base._data.shape, base._data.dtype)
+        self._base_order = _layout_of(base._data)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
@@ -56,10 +81,14 @@ class CopySlices(Node):
         if grad is None:
             return (None,) * len(self._next_edges)
         result = bind(PRIMITIVES["clone"], (grad,), {"memory_format": "contiguous_format"})
+        if self._base_order is not None:
+            _restride(result, self._base_order)
         region = replay_view(result, self._chain)
         # A copy: the op's rules may return their gradient argument itself (identity rules),
-        # and `region` is overwritten below.
-        res = self._fn.apply((region.clone(),), needed)
+        # and `region` is overwritten below. Row-major, as PyTorch's
+        # ``grad_slice.clone(at::MemoryFormat::Contiguous)``.
+        sliced = bind(PRIMITIVES["clone"], (region,), {"memory_format": "contiguous_format"})
+        res = self._fn.apply((sliced,), needed)
         first = res[0] if res else None
         if first is None:
             first = zeros_of(region, region._data.shape)

@@ -263,7 +263,9 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
 
 def _owns(new: Tensor, data: Any) -> bool:
     """Whether `data` (``new._data``) may become a ``.grad`` (NOTE [Stealing a gradient])."""
-    if sys.getrefcount(data) > 4 or not data.flags.c_contiguous:
+    # a read-only array (a broadcast view, an array made from a NumPy scalar) cannot take the
+    # next accumulation in place
+    if sys.getrefcount(data) > 4 or not data.flags.c_contiguous or not data.flags.writeable:
         return False
     owner = data.base
     if owner is None:
@@ -277,6 +279,17 @@ def _owns(new: Tensor, data: Any) -> bool:
         if src_data is owner or (src_data.base is owner and sys.getrefcount(src_data) <= 3):
             expected += 1
     return sys.getrefcount(owner) <= expected
+
+
+def warn_create_graph_backward() -> None:
+    """PyTorch's engine warns once per process when ``backward()`` runs with ``create_graph``.
+
+    It warns on entry, whatever the graph accumulates into (leaves, non-leaf ``inputs=`` or
+    nothing at all), and whatever the grad mode of the caller.
+    """
+    if not GLOBAL.create_graph_warned:
+        GLOBAL.create_graph_warned = True
+        warnings.warn(_CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
 
 
 def _in_backward_call() -> bool:

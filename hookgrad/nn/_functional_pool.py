@@ -232,6 +232,11 @@ def avg_pool2d(
 
     Mirrors: ``torch.nn.functional.avg_pool2d``.
     """
+    if isinstance(input, Tensor) and input.dim() < 3:  # PyTorch reads size(-3) first
+        if input.dim() == 0:
+            raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+        raise IndexError("Dimension out of range (expected to be in range of "
+                         f"[{-input.dim()}, {input.dim() - 1}], but got -3)")
     _check_input(input)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")

@@ -272,6 +272,81 @@ REGRESSIONS = {
         ("leaf", "l1", (3, 4), "float32", True, 5),
         ("op", "transpose", "t1", ["l1"], {"d0": 0, "d1": 1}, None),
         ("op", "softmax_raw", "t2", ["t1"], {"dim": 0}, None)]),
+    # a view of a constant requires grad once an in-place op with a requires-grad operand
+    # wrote its base: autograd.grad/backward accept it as an input (seed 5623)
+    "view_of_constant_written_is_grad_input": _p([
+        ("leaf", "l1", (1,), "float32", False, 900977675),
+        ("op", "reshape", "t2", ["l1"], {"shape": [1, -1]}, None),
+        ("leaf", "l5", (), "float32", True, 947244208),
+        ("op", "sub_", "t6", ["l1", "l5"], {}, None)],
+        ("grad", ["l5", "l1"], ["l1", "l5", "t2", "t6"], True, False, False)),
+    # a first .grad kept from a read-only array (a broadcast 0-d gradient) takes the second
+    # backward's accumulation (seed 6745)
+    "second_backward_into_stolen_readonly_grad": _p([
+        ("leaf", "l2", (), "float32", True, 754247306),
+        ("op", "sum", "t7", ["l2"], {"dim": None, "keepdim": False}, None)],
+        ("backward", ["t7"], None, True, False, True)),
+    # a mean-reduced loss of empty inputs is nan without NumPy's RuntimeWarning (seed 6749)
+    "mse_of_empty_masked_select": _p([
+        ("leaf", "l1", (), "float32", True, 148193557),
+        ("leaf", "l2", (), "float32", True, 564675840),
+        ("op", "add", "t3", ["l1", "l2"], {}, None),
+        ("op", "masked_fill_", "t5", ["t3"], {}, None),
+        ("op", "masked_select", "t6", ["t5"], {}, None),
+        ("op", "mse", "t7", ["t6", "t5"], {}, None)]),
+    # CopySlices lays the base's gradient out like the base (a transposed where result) and
+    # hands the in-place op's node a row-major slice (seed 5447)
+    "copy_slices_gradient_layout": _p([
+        ("leaf", "l2", (4, 1, 4), "float64", True, 658403773),
+        ("op", "select", "t3", ["l2"], {"dim": 1, "index": -1}, None),
+        ("op", "transpose", "t5", ["l2"], {"d0": 0, "d1": 2}, None),
+        ("op", "where", "t7", ["t5", "t3"], {}, None),
+        ("op", "alias", "t9", ["t7"], {}, None),
+        ("hook", "t7", "h10", True),
+        ("op", "div_", "t13", ["t9", "t7"], {}, None)],
+        ("backward", ["t7", "t3"], ["t3", "t5", "t7", "t9"], False, False, False),
+        saved_hooks=True),
+    # layer_norm over one element: PyTorch's CPU formulas (x̂ as an fma, dx as a*dy*w + b*x + c)
+    # leave rounding noise of about rstd * ulp where the exact gradient is 0 (seeds 2307, 6684)
+    "layer_norm_one_element_input_grad": _p([
+        ("leaf", "l1", (4,), "float32", True, 432094962),
+        ("leaf", "l4", (1, 3, 4), "float32", True, 99025826),
+        ("op", "reshape", "t5", ["l4"], {"shape": [6, 2, 1]}, None),
+        ("op", "amax", "t6", ["l1"], {"dim": 0, "keepdim": True}, "set_grad_enabled"),
+        ("op", "layer_norm", "t7", ["t5", "t6"], {}, None)],
+        ("backward", ["l4", "t7"], ["l1", "t5", "t7"], False, False, True)),
+    "layer_norm_one_element_weight_grad": _p([
+        ("leaf", "l2", (1,), "float32", True, 383351614),
+        ("leaf", "l3", (1,), "float32", True, 790533174),
+        ("op", "layer_norm", "t4", ["l2", "l3"], {}, None),
+        ("hook", "l3", "h7", True),
+        ("op", "cumsum", "t12", ["t4"], {"dim": 0}, None)],
+        ("backward", ["t12"], ["l1", "l3", "t12", "t4"], True, False, False)),
+    # advanced-index assignment into an expanded tensor writes every alias and warns, as
+    # PyTorch's deprecated index_put_ on expanded tensors (seed 7024)
+    "setitem_list_into_expanded": _p([
+        ("leaf", "l2", (2, 3, 1), "float32", False, 32459148),
+        ("op", "expand", "t6", ["l2"], {"shape": [2, 3, 2]}, None),
+        ("leaf", "l12", (3, 2), "float64", True, 691861518),
+        ("op", "setitem_list", "t13", ["t6", "l12"], {"dim": 1, "idx": [2]}, None)]),
+    # normalizations of inf/nan give nan without NumPy's RuntimeWarning (seed 7054)
+    "layer_norm_of_inf": _p([
+        ("leaf", "l1", (4, 1, 2), "float32", False, 350366059),
+        ("leaf", "l2", (1, 1), "int64", True, 425716870),
+        ("op", "div", "t3", ["l1", "l2"], {}, "no_grad"),
+        ("op", "where", "t4", ["t3", "l2"], {}, None),
+        ("leaf", "l6", (1,), "float64", True, 241858609),
+        ("op", "layer_norm", "t7", ["t4", "l6"], {}, None)]),
+    # a gradient summed over a broadcast leading dim of size 1 is row-major, as PyTorch's
+    # sum_to (a reduction) allocates it (seed 8527)
+    "sum_to_size_of_permuted_is_row_major": _p([
+        ("leaf", "l1", (2, 3), "float32", True, 489158193),
+        ("hook", "l1", "h3", False),
+        ("op", "transpose", "t6", ["l1"], {"d0": 0, "d1": -1}, None),
+        ("op", "detach", "t7", ["t6"], {}, None),
+        ("op", "unsqueeze", "t9", ["t7"], {"dim": 0}, None),
+        ("op", "maximum", "t10", ["t9", "t6"], {}, None)],
+        ("backward", ["t10"], ["l1"], False, False, False)),
 }
 
 
@@ -279,3 +354,26 @@ REGRESSIONS = {
 def test_fuzz_regression(torch, name):
     program = REGRESSIONS[name]
     assert diff(run(hookgrad, program), run(torch, program)) is None
+
+
+_WARN_ONCE = """
+import sys, warnings
+lib = __import__(sys.argv[1])
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    x = lib.tensor(2.0, requires_grad=True)
+    y = x * 2
+    (y * y).backward(create_graph=True, inputs=[y])  # only a non-leaf gets a .grad
+    (x * 3).backward(create_graph=True)
+print(sum("create_graph=True" in str(w.message) for w in caught))
+"""
+
+
+def test_backward_create_graph_warns_once_on_entry():
+    # PyTorch's engine warns on entry to backward(create_graph=True), once per process, even
+    # when only a non-leaf input accumulates: fresh processes, as the warning is process-wide
+    import subprocess
+    import sys
+    counts = [subprocess.run([sys.executable, "-c", _WARN_ONCE, lib], capture_output=True,
+                             text=True, check=True).stdout.strip() for lib in ("torch", "hookgrad")]
+    assert counts == ["1", "1"]
