@@ -188,3 +188,7 @@ from hookgrad.utils import _python_dispatch  # noqa: E402
 from hookgrad.utils._python_dispatch import ops  # noqa: E402  (torch.ops.aten.<name>.<overload>)
 
 _python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)
+
+# --- names real libraries import at load time (issue 21, tests/ecosystem/test_lib_needs.py) ---
+from hookgrad._serialization.file_reader import PyTorchFileReader  # noqa: E402
+from hookgrad.jit import ScriptModule  # noqa: E402  (torch.ScriptModule, for annotations)

@@ -337,3 +337,9 @@ class iinfo:
     def __repr__(self) -> str:
         # PyTorch formats the limits as C++ doubles (%g), also for integers
         return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
+
+
+# torch.Size is a pytree node in PyTorch (its ints are leaves); register it where it is defined
+from hookgrad.utils import _pytree as _pytree  # noqa: E402
+
+_pytree.register_pytree_node(Size, lambda s: (list(s), None), lambda v, c: Size(v))

@@ -85,3 +85,104 @@ def test_embedding_bag_module(torch):
                 pre(L.tensor([[0, 1], [2, 3]])).tolist())
 
     assert scenario(hookgrad) == scenario(torch)
+
+
+# ----------------------------------------------------------------- torch.utils._pytree (Lightning)
+def _pytree_report(p):
+    import collections
+
+    pt = collections.namedtuple("Pt", "x y")
+    out = []
+    for tree in [{"a": [1, (2, 3)], "b": None}, pt(1, [2]), collections.OrderedDict(a=1),
+                 collections.defaultdict(list, a=1), collections.deque([1, 2], maxlen=3), 5, [],
+                 {}]:
+        leaves, spec = p.tree_flatten(tree)
+        out.append((leaves, repr(spec), spec.num_nodes, spec.num_leaves, spec.num_children,
+                    spec.is_leaf(), p.tree_unflatten(leaves, spec) == tree,
+                    getattr(p._get_node_type(tree), "__name__", None),
+                    p._get_node_type(tree) in p.SUPPORTED_NODES))
+    s = p.tree_structure({"a": [1, (2, 3)]})
+    out.append((s == p.tree_structure({"a": [0, (0, 0)]}),
+                hash(s) == hash(p.tree_structure({"a": [0, (0, 0)]})), p.treespec_pprint(s),
+                p.tree_map(lambda x, y: x + y, [1, (2, 3)], [10, (20, 30)]),
+                p.tree_map_only(int, lambda x: -x, [1, "a"]), p.LeafSpec().num_leaves,
+                p.tree_leaves([1, [2]], is_leaf=lambda x: isinstance(x, list) and len(x) == 1)))
+    flatten = p.SUPPORTED_NODES[dict].flatten_fn
+    out.append((flatten({"k": 1}), p.NodeDef._fields[:3]))
+    for bad in (lambda: p.tree_unflatten([1, 2], s), lambda: p.tree_unflatten([1], 5)):
+        try:
+            bad()
+        except (ValueError, TypeError) as e:
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # PyTorch deprecates LeafSpec()
+def test_pytree_matches(torch):
+    import importlib
+
+    ref = _pytree_report(importlib.import_module("torch.utils._pytree"))
+    got = _pytree_report(importlib.import_module("hookgrad.utils._pytree"))
+    assert got == ref
+
+
+def test_pytree_flattens_size(torch):
+    import importlib
+
+    for lib in (torch, hookgrad):
+        p = importlib.import_module(lib.__name__ + ".utils._pytree")
+        assert p.tree_flatten(lib.Size([2, 3]))[0] == [2, 3]
+        assert p.tree_unflatten([4, 5], p.tree_structure(lib.Size([2, 3]))) == lib.Size([4, 5])
+
+
+# ------------------------------------------------------------- TorchFunctionMode (Lightning)
+def _mode_log(L):
+    import importlib
+
+    ov = importlib.import_module(L.__name__ + ".overrides")
+    log = []
+
+    class Mode(ov.TorchFunctionMode):
+        def __init__(self, tag):
+            super().__init__()
+            self.tag = tag
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            log.append((self.tag, func.__name__, func is L.add or func is L.Tensor.add))
+            if func.__name__ == "mul" and self.tag == "outer":
+                L.neg(args[0])  # both modes are off inside the outer handler: not logged
+            if func.__name__ == "sum":
+                return "replaced"
+            return func(*args, **(kwargs or {}))
+
+    x = L.ones(2, 2)
+    with Mode("outer") as outer:
+        with Mode("inner"):
+            a = L.zeros(3)
+            b = x * 2
+            c = (x + 1, L.add(x, x), 1 - x, x[0], -x, x.add(1))
+            r = x.sum(0)
+            e = L.nn.functional.relu(x)
+        log.append(ov._get_current_function_mode() is outer)
+        y = L.tensor([1.0]) @ L.ones(1)
+    log.append((ov._get_current_function_mode(), x.sum().item(), r))
+    try:
+        with type("Bare", (ov.TorchFunctionMode,), {})():
+            L.ones(1)
+    except NotImplementedError:
+        log.append("NotImplementedError")
+    log.append(ov.BaseTorchFunctionMode().__torch_function__(L.add, (), (x, x)).tolist())
+    return log, a.tolist(), b.tolist(), [t.tolist() for t in c], e.tolist(), y.tolist()
+
+
+def test_torch_function_mode_sees_calls_in_order(torch):
+    assert _mode_log(hookgrad) == _mode_log(torch)
+
+
+def test_torch_function_mode_leaves_no_wrapper_behind():
+    before = (hookgrad.add, hookgrad.Tensor.add, hookgrad.Tensor.__add__,
+              hookgrad.nn.functional.relu, hookgrad.nn.init.zeros_)
+    with hookgrad.overrides.BaseTorchFunctionMode():
+        assert hookgrad.add is not before[0]
+    assert (hookgrad.add, hookgrad.Tensor.add, hookgrad.Tensor.__add__,
+            hookgrad.nn.functional.relu, hookgrad.nn.init.zeros_) == before
