@@ -186,3 +186,67 @@ def test_torch_function_mode_leaves_no_wrapper_behind():
         assert hookgrad.add is not before[0]
     assert (hookgrad.add, hookgrad.Tensor.add, hookgrad.Tensor.__add__,
             hookgrad.nn.functional.relu, hookgrad.nn.init.zeros_) == before
+
+
+# ------------------------------------------------------------ optim.swa_utils (Lightning's SWA)
+def _swa_run(L):
+    import importlib
+
+    swa_utils = importlib.import_module(L.__name__ + ".optim.swa_utils")
+    rng = np.random.default_rng(3)
+    model = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.BatchNorm1d(4), L.nn.Linear(4, 1))
+    with L.no_grad():
+        for p in model.parameters():
+            p.copy_(L.tensor(rng.standard_normal(tuple(p.shape))))
+    model.double()
+    swa = swa_utils.AveragedModel(model)
+    ema = swa_utils.AveragedModel(model, multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.9))
+    ema1 = swa_utils.AveragedModel(model, avg_fn=swa_utils.get_ema_avg_fn(0.8),
+                                   use_buffers=True)
+    opt = L.optim.SGD(model.parameters(), lr=0.5)
+    sched = swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3, anneal_strategy="cos")
+    lrs, data = [], [L.tensor(rng.standard_normal((5, 3))) for _ in range(4)]
+    for x in data:
+        opt.zero_grad()
+        model(x).pow(2).mean().backward()
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr())
+        for avg in (swa, ema, ema1):
+            avg.update_parameters(model)
+    swa_utils.update_bn(data, swa)
+    state = {k: v for k, v in sched.state_dict().items() if not k.startswith("_get")}
+    out = [lrs, int(swa.n_averaged), sorted(state)]
+    for avg in (swa, ema, ema1):
+        out.append([t.detach().numpy() for t in avg.state_dict().values()])
+    try:
+        swa_utils.SWALR(opt, 0.1, anneal_strategy="exp")
+    except ValueError as e:
+        out.append(str(e))
+    return out
+
+
+def test_swa_utils_match(torch):
+    ref, got = _swa_run(torch), _swa_run(hookgrad)
+    assert got[:3] == ref[:3] and got[-1] == ref[-1]
+    for r_list, g_list in zip(ref[3:-1], got[3:-1]):
+        for r, g in zip(r_list, g_list):
+            np.testing.assert_allclose(g, r, rtol=1e-12, atol=1e-12)
+
+
+def test_profiler_names_lightning_imports(torch, tmp_path):
+    import os
+
+    for L in (torch, hookgrad):
+        assert L.profiler.kineto_available() is True
+        with L.autograd.profiler.emit_nvtx(enabled=False):
+            pass
+        with pytest.raises(AssertionError):
+            with L.autograd.profiler.emit_nvtx():
+                pass
+        out = tmp_path / L.__name__
+        with L.profiler.profile(on_trace_ready=L.profiler.tensorboard_trace_handler(
+                str(out), "w0")):
+            L.ones(2).add(1)
+        (name,) = os.listdir(out)
+        assert name.startswith("w0.") and name.endswith(".pt.trace.json")
