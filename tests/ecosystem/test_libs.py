@@ -1,0 +1,266 @@
+"""Real hook-based libraries, unmodified, on PyTorch and on hookgrad with only the import swapped.
+
+Each test runs a library's quick-start (same weights, same data) with ``torch`` and with
+hookgrad aliased as ``torch`` and compares what the library reports. The libraries are not test
+dependencies (CI time): a test skips when its library is not importable. docs/ecosystem.md gives
+the versions that pass and the one-line install (into a separate folder on PYTHONPATH, so that
+pip never touches the installed torch or numpy).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import warnings
+from importlib.machinery import ModuleSpec
+
+import numpy as np
+import pytest
+
+from tests.ecosystem._tools import array, require_tool, run_with, set_weights
+
+pytestmark = pytest.mark.oracle
+
+
+def _quiet(fn):
+    """Libraries warn about CPU-only runs, few workers, ... (same warnings on both)."""
+
+    def wrapped(*args):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(*args)
+
+    return wrapped
+
+
+def _convnet(torch):
+    nn = torch.nn
+    m = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(18, 3))
+    set_weights(torch, m)
+    return m
+
+
+def _data(torch, n=6):
+    x = array(torch, (n, 1, 5, 5), seed=1)
+    y = torch.tensor(np.random.default_rng(2).integers(0, 3, n))
+    return x, y
+
+
+def _close(got, ref, rtol=1e-4, atol=1e-5):
+    for g, r in zip(got, ref, strict=True):
+        np.testing.assert_allclose(np.asarray(g, dtype=np.float64),
+                                   np.asarray(r, dtype=np.float64), rtol=rtol, atol=atol)
+
+
+# ------------------------------------------------------------------------------------- opacus
+@_quiet
+def _opacus(torch, opacus, *_):
+    from torch.utils.data import DataLoader, TensorDataset
+
+    x, y = _data(torch, 8)
+    gsm = opacus.GradSampleModule(_convnet(torch))
+    torch.nn.functional.cross_entropy(gsm(x), y).backward()
+    out = [p.grad_sample.numpy() for p in gsm.parameters()]
+    for noise in (0.0, 1.1):
+        model = _convnet(torch)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        engine = opacus.PrivacyEngine()
+        model, opt, loader = engine.make_private(
+            module=model, optimizer=opt, data_loader=DataLoader(TensorDataset(x, y), batch_size=4),
+            noise_multiplier=noise, max_grad_norm=1.0, poisson_sampling=False)
+        for xb, yb in loader:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            opt.step()
+        if noise == 0.0:  # noise-free: the clipped, averaged per-sample steps are comparable
+            out += [p.detach().numpy() for p in model.parameters()]
+    out.append(engine.get_epsilon(1e-5))
+    return out
+
+
+def test_opacus_per_sample_grads_and_private_training():
+    require_tool("opacus")
+    tools = ("opacus", "opacus.data_loader")
+    _close(run_with("hookgrad", tools, _opacus), run_with("torch", tools, _opacus))
+
+
+# ------------------------------------------------------------------------------------ backpack
+@_quiet
+def _backpack(torch, backpack, ext, *_):
+    x, y = _data(torch)
+    model = backpack.extend(_convnet(torch))
+    lossf = backpack.extend(torch.nn.CrossEntropyLoss())
+    with backpack.backpack(ext.BatchGrad(), ext.DiagGGNExact(), ext.Variance(),
+                           ext.SumGradSquared(), ext.BatchL2Grad()):
+        lossf(model(x), y).backward()
+    out = [getattr(p, a).numpy() for p in model.parameters()
+           for a in ("grad", "grad_batch", "diag_ggn_exact", "variance", "sum_grad_squared",
+                     "batch_l2")]
+    nn = torch.nn
+    mlp = backpack.extend(nn.Sequential(nn.Flatten(), nn.Linear(25, 4), nn.Sigmoid(),
+                                        nn.Linear(4, 3)))
+    set_weights(torch, mlp, seed=5)
+    with backpack.backpack(ext.DiagHessian(), ext.KFLR()):
+        lossf(mlp(x), y).backward()
+    out += [p.diag_h.numpy() for p in mlp.parameters()]
+    out += [f.numpy() for p in mlp.parameters() for f in p.kflr]
+    return out
+
+
+def test_backpack_first_and_second_order_extensions():
+    require_tool("backpack")
+    tools = ("backpack", "backpack.extensions", "einops", "unfoldNd")
+    _close(run_with("hookgrad", tools, _backpack), run_with("torch", tools, _backpack))
+
+
+# -------------------------------------------------------------------------------- torchmetrics
+@_quiet
+def _torchmetrics(torch, tm, *_):
+    x, _ = _data(torch)
+    logits = _convnet(torch)(x).detach()
+    y = torch.tensor([0, 1, 2, 0, 1, 2])
+    metrics = [tm.Accuracy(task="multiclass", num_classes=3), tm.MeanSquaredError(),
+               tm.F1Score(task="multiclass", num_classes=3, average="macro"),
+               tm.AUROC(task="multiclass", num_classes=3), tm.MeanMetric(), tm.R2Score(),
+               tm.PearsonCorrCoef(), tm.ConfusionMatrix(task="multiclass", num_classes=3)]
+    rng = np.random.default_rng(4)
+    for step in range(3):
+        preds = (logits + step).softmax(-1)
+        t = torch.tensor(rng.standard_normal(6).astype(np.float32))
+        p = t + torch.tensor(rng.standard_normal(6).astype(np.float32)) * 0.3
+        for m in metrics:
+            if isinstance(m, tm.MeanMetric):
+                m.update(p)
+            elif isinstance(m, (tm.MeanSquaredError, tm.R2Score, tm.PearsonCorrCoef)):
+                m.update(p, t)
+            else:
+                m.update(preds, y)
+    collection = tm.MetricCollection([tm.Accuracy(task="multiclass", num_classes=3),
+                                      tm.Precision(task="multiclass", num_classes=3)])
+    batch = collection(logits.softmax(-1), y)
+    return [m.compute().numpy() for m in metrics] + [v.numpy() for v in batch.values()]
+
+
+def test_torchmetrics_update_compute():
+    require_tool("torchmetrics")
+    tools = ("torchmetrics", "lightning_utilities")
+    _close(run_with("hookgrad", tools, _torchmetrics), run_with("torch", tools, _torchmetrics))
+
+
+# ---------------------------------------------------------------------------- pytorch-lightning
+@_quiet
+def _lightning(torch, pl, tmp):
+    from torch.utils.data import DataLoader, TensorDataset
+
+    x, y = array(torch, (32, 4), seed=1), array(torch, (32, 1), seed=2)
+
+    class Regressor(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            nn = torch.nn
+            self.net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+            set_weights(torch, self.net)
+            self.losses = []
+
+        def training_step(self, batch, i):
+            loss = torch.nn.functional.mse_loss(self.net(batch[0]), batch[1])
+            self.log("train_loss", loss)
+            self.losses.append(float(loss))
+            return loss
+
+        def validation_step(self, batch, i):
+            self.log("val_loss", torch.nn.functional.mse_loss(self.net(batch[0]), batch[1]))
+
+        def configure_optimizers(self):
+            opt = torch.optim.Adam(self.parameters(), lr=0.01)
+            return {"optimizer": opt,
+                    "lr_scheduler": torch.optim.lr_scheduler.StepLR(opt, 1, 0.5)}
+
+    model = Regressor()
+    trainer = pl.Trainer(max_epochs=2, accelerator="cpu", logger=False,
+                         enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False, default_root_dir=str(tmp))
+    trainer.fit(model, DataLoader(TensorDataset(x, y), batch_size=8),
+                DataLoader(TensorDataset(x, y), batch_size=16))
+    summary = str(pl.utilities.model_summary.ModelSummary(model, max_depth=2))
+    metrics = {k: float(v) for k, v in trainer.callback_metrics.items()}
+    return (summary, sorted(metrics), model.losses, list(metrics.values()),
+            [p.detach().numpy() for p in model.parameters()])
+
+
+_PL_TOOLS = ("pytorch_lightning", "lightning_fabric", "torchmetrics", "lightning_utilities")
+
+
+def test_lightning_trainer_fit(tmp_path):
+    require_tool("pytorch_lightning")
+    ref = run_with("torch", _PL_TOOLS, lambda t, pl, *_: _lightning(t, pl, tmp_path / "t"))
+    got = run_with("hookgrad", _PL_TOOLS, lambda t, pl, *_: _lightning(t, pl, tmp_path / "h"))
+    assert got[:2] == ref[:2]
+    _close([*got[2:4], *got[4]], [*ref[2:4], *ref[4]])
+
+
+# --------------------------------------------------------------------------------------- zennit
+def _torchvision_stand_in() -> dict:
+    """zennit imports torchvision's ResNet blocks at load time (only to recognise them);
+    torchvision is a compiled PyTorch extension, so both runs get the same stand-in."""
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "torchvision"}
+    tv, models, resnet = (types.ModuleType(n) for n in (
+        "torchvision", "torchvision.models", "torchvision.models.resnet"))
+    tv.__spec__ = ModuleSpec("torchvision", None)
+    resnet.Bottleneck = type("Bottleneck", (), {})
+    resnet.BasicBlock = type("BasicBlock", (), {})
+    tv.models, models.resnet = models, resnet
+    sys.modules.update({"torchvision": tv, "torchvision.models": models,
+                        "torchvision.models.resnet": resnet})
+    return saved
+
+
+@_quiet
+def _zennit(torch, zennit, composites, attribution):
+    x, y = _data(torch)
+    model = _convnet(torch)
+    target = torch.eye(3)[y]
+    out = []
+    for comp in (composites.EpsilonPlusFlat(), composites.EpsilonGammaBox(low=-3., high=3.),
+                 composites.EpsilonAlpha2Beta1()):
+        with attribution.Gradient(model=model, composite=comp) as attributor:
+            _, relevance = attributor(x, target)
+        out.append(relevance.numpy())
+    with attribution.IntegratedGradients(model=model, n_iter=5) as attributor:
+        out.append(attributor(x, target)[1].numpy())
+    return out
+
+
+def test_zennit_lrp_composites():
+    require_tool("zennit")
+    saved = _torchvision_stand_in()
+    try:
+        tools = ("zennit", "zennit.composites", "zennit.attribution")
+        ref = run_with("torch", tools, _zennit)
+        got = run_with("hookgrad", tools, _zennit)
+    finally:
+        for k in [k for k in sys.modules if k.split(".")[0] == "torchvision"]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+    _close(got, ref)
+
+
+# ---------------------------------------------------------------------------------- nngeometry
+@_quiet
+def _nngeometry(torch, _nngeometry_pkg, metrics, obj):
+    from torch.utils.data import DataLoader, TensorDataset
+
+    x, y = _data(torch)
+    loader = DataLoader(TensorDataset(x, y), batch_size=3)
+    out = []
+    for rep in (obj.PMatDiag, obj.PMatDense, obj.PMatKFAC):
+        fim = metrics.FIM(model=_convnet(torch), loader=loader, representation=rep,
+                          variant="classif_logits")
+        out += [float(fim.trace()), float(fim.frobenius_norm())]
+    return out
+
+
+def test_nngeometry_fisher_representations():
+    require_tool("nngeometry")
+    tools = ("nngeometry", "nngeometry.metrics", "nngeometry.object")
+    _close(run_with("hookgrad", tools, _nngeometry), run_with("torch", tools, _nngeometry))
