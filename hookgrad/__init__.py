@@ -192,3 +192,5 @@ _python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)
 # --- names real libraries import at load time (issue 21, tests/ecosystem/test_lib_needs.py) ---
 from hookgrad._serialization.file_reader import PyTorchFileReader  # noqa: E402
 from hookgrad.jit import ScriptModule  # noqa: E402  (torch.ScriptModule, for annotations)
+from hookgrad._dtypes import complex64, complex128, uint16, uint32, uint64  # noqa: E402
+cfloat, cdouble = complex64, complex128  # dtype objects only: tensors of them raise TypeError

@@ -13,6 +13,7 @@ import numpy as np
 from hookgrad._config import GLOBAL
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
+_COMPLEX = 3  # dtype objects only: no tensor holds a complex dtype (see UNSUPPORTED_DTYPES)
 
 
 class dtype:
@@ -39,11 +40,11 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self.category == _COMPLEX
 
     @property
     def is_signed(self) -> bool:
-        return self.name != "bool" and self.name != "uint8"
+        return self.name != "bool" and not self.name.startswith("uint")
 
     def to_real(self) -> dtype:
         """The real dtype of the same precision (every supported dtype is real)."""
@@ -68,6 +69,16 @@ uint8 = dtype("uint8", np.uint8, _INT, "ByteTensor")
 bool_ = dtype("bool", np.bool_, _BOOL, "BoolTensor")
 
 ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
+
+# PyTorch's other dtypes exist as objects, because libraries name them at load time (safetensors
+# and accelerate map file codes to torch.complex64, kornia to torch.uint16, ...). They are in no
+# table of supported dtypes, so creating or converting a tensor to one raises TypeError.
+complex64 = dtype("complex64", np.complex64, _COMPLEX, "ComplexFloatTensor")
+complex128 = dtype("complex128", np.complex128, _COMPLEX, "ComplexDoubleTensor")
+uint16 = dtype("uint16", np.uint16, _INT, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, _INT, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, _INT, "UInt64Tensor")
+UNSUPPORTED_DTYPES = (complex64, complex128, uint16, uint32, uint64)
 _FROM_NP = {d.np: d for d in ALL_DTYPES}
 
 GLOBAL.default_dtype = float32
@@ -87,6 +98,8 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
 def to_dtype(d: Any) -> dtype:
     """Accept a hookgrad dtype, a NumPy dtype, a Python type or a torch dtype name."""
     if isinstance(d, dtype):
+        if d.category == _COMPLEX or d in UNSUPPORTED_DTYPES:
+            raise TypeError(f"hookgrad: tensors of dtype {d} are not supported")
         return d
     if d is float:  # Python's float is a C double: float64 whatever the default dtype
         return float64

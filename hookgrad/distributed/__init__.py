@@ -128,3 +128,7 @@ __all__ = [
     "scatter", "scatter_object_list", "set_debug_level", "set_debug_level_from_env",
     "supports_complex",
 ]
+
+# Submodules PyTorch's torch.distributed exposes as attributes (importable modules whose
+# sharding entry points raise NotImplementedError; libraries import them at load time)
+from hookgrad.distributed import constants, fsdp, tensor  # noqa: E402,F401

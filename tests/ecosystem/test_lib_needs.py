@@ -250,3 +250,81 @@ def test_profiler_names_lightning_imports(torch, tmp_path):
             L.ones(2).add(1)
         (name,) = os.listdir(out)
         assert name.startswith("w0.") and name.endswith(".pt.trace.json")
+
+
+# ------------------------------------------- devices and dtypes libraries name (accelerate, ...)
+def test_device_compares_only_with_devices(torch):
+    def scenario(L):
+        d = L.device("cpu")
+        out = [d == "cpu", d == "npu", d != "npu", d == 3, d == L.device("cpu"),
+               str(L.device("meta")), L.device("cpu") != L.device("meta"), L.device("xla:1").index]
+        try:
+            L.device("npu")
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_named_dtypes_exist_and_unsupported_ones_raise(torch):
+    for name in ("complex64", "complex128", "cfloat", "cdouble", "uint16", "uint32", "uint64"):
+        ref, got = getattr(torch, name), getattr(hookgrad, name)
+        assert (repr(got), got.is_complex, got.is_floating_point, got.is_signed, got.itemsize) \
+            == (repr(ref), ref.is_complex, ref.is_floating_point, ref.is_signed, ref.itemsize)
+    assert hookgrad.cfloat is hookgrad.complex64
+    for make in (lambda: hookgrad.zeros(2, dtype=hookgrad.complex64),
+                 lambda: hookgrad.ones(2).to(hookgrad.uint16),
+                 lambda: hookgrad.tensor([1.0], dtype=hookgrad.cdouble)):
+        with pytest.raises(TypeError, match="not supported"):
+            make()
+
+
+def test_distributed_submodules_libraries_import(torch):
+    import dataclasses
+    import importlib
+
+    for L in (torch, hookgrad):
+        fsdp = importlib.import_module(L.__name__ + ".distributed.fsdp")
+        fsdp_mod = importlib.import_module(
+            L.__name__ + ".distributed.fsdp.fully_sharded_data_parallel")
+        dtensor = importlib.import_module(L.__name__ + ".distributed.tensor")
+        constants = importlib.import_module(L.__name__ + ".distributed.constants")
+        assert fsdp_mod.FullyShardedDataParallel is fsdp.FullyShardedDataParallel
+        assert not isinstance(L.nn.Linear(2, 2), (fsdp.FSDPModule, fsdp.FullyShardedDataParallel))
+        assert type(L.ones(1)) is not dtensor.DTensor
+        assert constants.default_pg_timeout.total_seconds() == 1800
+    ref, got = importlib.import_module("torch.distributed.fsdp"), hookgrad.distributed.fsdp
+    for name in ("MixedPrecision", "CPUOffload", "FullStateDictConfig", "MixedPrecisionPolicy",
+                 "CPUOffloadPolicy"):
+        assert [f.name for f in dataclasses.fields(getattr(got, name))] == \
+            [f.name for f in dataclasses.fields(getattr(ref, name))]
+    for name in ("ShardingStrategy", "BackwardPrefetch", "StateDictType", "OptimStateKeyType"):
+        assert [(m.name, m.value) for m in getattr(got, name)] == \
+            [(m.name, m.value) for m in getattr(ref, name)]
+    with pytest.raises(NotImplementedError):
+        got.fully_shard(hookgrad.nn.Linear(2, 2))
+    with pytest.raises(NotImplementedError):
+        hookgrad.distributed.tensor.distribute_tensor(hookgrad.ones(2))
+    tref = importlib.import_module("torch.distributed.tensor")
+    assert [repr(p) for p in (hookgrad.distributed.tensor.Shard(1),
+                              hookgrad.distributed.tensor.Replicate(),
+                              hookgrad.distributed.tensor.Partial())] == \
+        [repr(p) for p in (tref.Shard(1), tref.Replicate(), tref.Partial())]
+
+
+def test_pytorch_file_reader_reads_both_libraries_archives(torch, tmp_path):
+    for writer in (torch, hookgrad):
+        path = str(tmp_path / f"{writer.__name__}.pt")
+        writer.save({"w": writer.arange(4.0)}, path)
+        readers = [L.PyTorchFileReader(path) for L in (torch, hookgrad)]
+        records = [set(r.get_all_records()) for r in readers]
+        assert records[0] == records[1]
+        assert readers[1].get_record("data.pkl") == readers[0].get_record("data.pkl")
+        assert readers[1].has_record("data/0") and not readers[1].has_record("nope")
+        assert readers[1].get_storage_from_record("data/0", 4, hookgrad.float32).tolist() == \
+            [0.0, 1.0, 2.0, 3.0]
+        with pytest.raises(RuntimeError):
+            readers[1].get_record("nope")
+        with pytest.raises(RuntimeError):
+            readers[1].get_storage_from_record("data/0", 3, hookgrad.float32)

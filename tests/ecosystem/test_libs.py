@@ -264,3 +264,44 @@ def test_nngeometry_fisher_representations():
     require_tool("nngeometry")
     tools = ("nngeometry", "nngeometry.metrics", "nngeometry.object")
     _close(run_with("hookgrad", tools, _nngeometry), run_with("torch", tools, _nngeometry))
+
+
+# ---------------------------------------------------------------------------------- accelerate
+@_quiet
+def _accelerate(torch, accelerate, tmp):
+    from torch.utils.data import DataLoader, TensorDataset
+
+    x, y = array(torch, (32, 4), seed=1), array(torch, (32, 1), seed=2)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+    set_weights(torch, model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    sched = torch.optim.lr_scheduler.LinearLR(opt)
+    acc = accelerate.Accelerator(cpu=True, gradient_accumulation_steps=2)
+    model, opt, loader, sched = acc.prepare(model, opt, DataLoader(TensorDataset(x, y),
+                                                                   batch_size=8), sched)
+    losses = []
+    for _ in range(2):
+        for xb, yb in loader:
+            with acc.accumulate(model):
+                loss = torch.nn.functional.mse_loss(model(xb), yb)
+                acc.backward(loss)
+                acc.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+                sched.step()
+                opt.zero_grad()
+            losses.append(float(loss))
+    acc.save_state(str(tmp))  # model.safetensors, optimizer.bin, scheduler.bin, random states
+    import os
+
+    return (sorted(os.listdir(tmp)), str(acc.device), acc.num_processes, losses,
+            [p.detach().numpy() for p in acc.unwrap_model(model).parameters()])
+
+
+def test_accelerate_training_loop_and_save_state(tmp_path):
+    require_tool("accelerate")
+    tools = ("accelerate", "safetensors")
+    ref = run_with("torch", tools, lambda t, a, *_: _accelerate(t, a, tmp_path / "t"))
+    got = run_with("hookgrad", tools, lambda t, a, *_: _accelerate(t, a, tmp_path / "h"))
+    assert got[:3] == ref[:3]
+    _close([got[3], *got[4]], [ref[3], *ref[4]])

@@ -16,12 +16,16 @@ Example:
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from hookgrad.nn.modules.batchnorm import _BatchNorm
 from hookgrad.nn.modules.module import Module
 
 __all__ = ["FSDPModule", "fully_shard", "FullyShardedDataParallel", "ShardingStrategy",
-           "BackwardPrefetch", "StateDictType"]
+           "BackwardPrefetch", "StateDictType", "OptimStateKeyType", "MixedPrecision",
+           "CPUOffload", "FullStateDictConfig", "MixedPrecisionPolicy", "OffloadPolicy",
+           "CPUOffloadPolicy"]
 
 _WHY = ("hookgrad has no fully sharded data parallelism; use "
         "hookgrad.nn.parallel.DistributedDataParallel instead")
@@ -76,3 +80,60 @@ class StateDictType(enum.Enum):
     FULL_STATE_DICT = enum.auto()
     LOCAL_STATE_DICT = enum.auto()
     SHARDED_STATE_DICT = enum.auto()
+
+
+class OptimStateKeyType(enum.Enum):
+    """Mirrors: ``torch.distributed.fsdp.OptimStateKeyType``."""
+
+    PARAM_NAME = enum.auto()
+    PARAM_ID = enum.auto()
+
+
+@dataclass
+class MixedPrecision:
+    """FSDP's mixed-precision options (a record). Mirrors: ``fsdp.MixedPrecision``."""
+
+    param_dtype: Any = None
+    reduce_dtype: Any = None
+    buffer_dtype: Any = None
+    keep_low_precision_grads: bool = False
+    cast_forward_inputs: bool = False
+    cast_root_forward_inputs: bool = True
+    _module_classes_to_ignore: tuple = (_BatchNorm,)
+
+
+@dataclass
+class CPUOffload:
+    """FSDP's CPU-offload option (a record). Mirrors: ``fsdp.CPUOffload``."""
+
+    offload_params: bool = False
+
+
+@dataclass
+class FullStateDictConfig:
+    """Options of a full state dict (a record). Mirrors: ``fsdp.FullStateDictConfig``."""
+
+    offload_to_cpu: bool = False
+    rank0_only: bool = False
+
+
+@dataclass
+class MixedPrecisionPolicy:
+    """`fully_shard`'s mixed-precision options (a record). Mirrors: ``MixedPrecisionPolicy``."""
+
+    param_dtype: Any = None
+    reduce_dtype: Any = None
+    output_dtype: Any = None
+    cast_forward_inputs: bool = True
+
+
+@dataclass
+class OffloadPolicy:
+    """`fully_shard`'s offload base record. Mirrors: ``fsdp.OffloadPolicy``."""
+
+
+@dataclass
+class CPUOffloadPolicy(OffloadPolicy):
+    """Mirrors: ``fsdp.CPUOffloadPolicy``."""
+
+    pin_memory: bool = True

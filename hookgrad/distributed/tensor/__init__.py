@@ -10,7 +10,7 @@ Example:
     >>> import hookgrad
     >>> from hookgrad.distributed.tensor import DTensor, Shard
     >>> type(hookgrad.zeros(2)) is DTensor, Shard(0)
-    (False, S(0))
+    (False, Shard(dim=0))
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Shard(Placement):
 
     dim: int
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return f"S({self.dim})"
 
 
@@ -77,6 +77,9 @@ class Replicate(Placement):
     """A full copy on every rank. Mirrors: ``torch.distributed.tensor.Replicate``."""
 
     def __repr__(self) -> str:
+        return "Replicate()"
+
+    def __str__(self) -> str:
         return "R"
 
 
@@ -87,6 +90,9 @@ class Partial(Placement):
     reduce_op: str = "sum"
 
     def __repr__(self) -> str:
+        return f"Partial({self.reduce_op})"
+
+    def __str__(self) -> str:
         return f"P({self.reduce_op})"
 
 
