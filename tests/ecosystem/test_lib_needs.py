@@ -328,3 +328,65 @@ def test_pytorch_file_reader_reads_both_libraries_archives(torch, tmp_path):
             readers[1].get_record("nope")
         with pytest.raises(RuntimeError):
             readers[1].get_storage_from_record("data/0", 3, hookgrad.float32)
+
+
+# ------------------------------------------------ torch._foreach_* (optimizer libraries call them)
+_UNARY_FOREACH = ("abs acos asin atan ceil cos cosh erf erfc exp expm1 floor frac log log10 log1p "
+                  "log2 neg reciprocal round rsqrt sigmoid sign sin sinh sqrt tan tanh trunc")
+_BINARY_FOREACH = "add sub mul div maximum minimum clamp_max clamp_min pow"
+
+
+def _foreach_report(L):
+    def a():
+        return [L.tensor([1., -2.]), L.tensor([0.5, 3., 4.])]
+
+    def b():
+        return [L.tensor([2., 2.]), L.tensor([3., 3., -1.])]
+
+    out = []
+
+    def rec(fn):
+        try:
+            r = fn()
+            out.append((type(r).__name__, [t.tolist() for t in r]))
+        except (RuntimeError, TypeError) as e:
+            out.append((type(e).__name__, str(e).split(" - got")[0]))
+
+    for n in _UNARY_FOREACH.split():
+        for suffix in ("", "_"):
+            rec(lambda: getattr(L, f"_foreach_{n}{suffix}")([t.abs() + 0.25 for t in a()]))
+    for n in _BINARY_FOREACH.split():
+        for other in (b(), 2.0, [2.0, 0.5], L.tensor(1.5), [1.0], L.ones(2)):
+            for suffix in ("", "_"):
+                rec(lambda: getattr(L, f"_foreach_{n}{suffix}")([t.abs() for t in a()], other))
+    rec(lambda: L._foreach_add(a(), b(), alpha=2))
+    rec(lambda: L._foreach_sub_(a(), b(), alpha=3))
+    rec(lambda: L._foreach_pow(2.0, a()))
+    for v in (1, 0.5, [1., 2.], L.tensor([1., 2.])):
+        rec(lambda: L._foreach_addcmul(a(), a(), b(), v))
+        rec(lambda: L._foreach_addcdiv_(a(), a(), b(), v))
+    for w in (0.25, [0.5, 0.25], b()):
+        rec(lambda: L._foreach_lerp(a(), b(), w))
+        rec(lambda: L._foreach_lerp_(a(), b(), w))
+    for fn in (lambda: L._foreach_max(a()), lambda: L._foreach_powsum(a(), 2),
+               lambda: L._foreach_zero_(a()), lambda: L._foreach_copy_(a(), b()),
+               lambda: L._foreach_clone(a()),
+               lambda: L._foreach_mm([L.ones(2, 3)], [L.ones(3, 1)]),
+               lambda: L._foreach_add([], []), lambda: L._foreach_add(a(), b()[:1])):
+        rec(fn)
+    x = [L.tensor([1., 2.], requires_grad=True)]
+    L._foreach_mul(x, 3.0)[0].sum().backward()
+    out.append(("grad", x[0].grad.tolist()))
+    return out
+
+
+def test_foreach_family_matches(torch):
+    ref, got = _foreach_report(torch), _foreach_report(hookgrad)
+    assert len(got) == len(ref)
+    for r, g in zip(ref, got):
+        assert g[0] == r[0], (r, g)
+        if isinstance(r[1], str):
+            assert g[1] == r[1]
+        else:  # transcendental functions may differ in the last float32 bit
+            for rt, gt in zip(r[1], g[1], strict=True):
+                np.testing.assert_allclose(gt, rt, rtol=1e-6, atol=1e-7)
