@@ -199,3 +199,6 @@ from hookgrad._surface import foreach as _foreach  # noqa: E402
 # torch._foreach_*: optimizer libraries call them directly (the census keeps no private names);
 # these replace the few earlier single-overload versions (same results, PyTorch's overloads)
 globals().update(_foreach.functions())
+from hookgrad._surface import lib_methods as _lib_methods  # noqa: E402
+
+_lib_methods.install()

@@ -390,3 +390,26 @@ def test_foreach_family_matches(torch):
         else:  # transcendental functions may differ in the last float32 bit
             for rt, gt in zip(r[1], g[1], strict=True):
                 np.testing.assert_allclose(gt, rt, rtol=1e-6, atol=1e-7)
+
+
+def test_fill_diagonal_matches(torch):
+    def scenario(L):
+        out = []
+        for shape, wrap in [((3, 3), False), ((5, 2), False), ((7, 3), True), ((2, 5), True),
+                            ((3, 3, 3), False), ((4, 2), True)]:
+            t = L.zeros(shape)
+            out.append((t.fill_diagonal_(1.5, wrap=wrap) is t, t.nonzero().tolist(),
+                        t.sum().item(), t._version))
+        for bad in (lambda: L.zeros(3).fill_diagonal_(1), lambda: L.zeros(2, 3, 3).fill_diagonal_(1)):
+            try:
+                bad()
+            except RuntimeError as e:
+                out.append(str(e))
+        x = L.ones(3, 3, requires_grad=True)
+        y = x * 2
+        y.fill_diagonal_(0)
+        y.sum().backward()
+        out.append(x.grad.tolist())
+        return out
+
+    assert scenario(hookgrad) == scenario(torch)

@@ -17,6 +17,7 @@ from importlib.machinery import ModuleSpec
 import numpy as np
 import pytest
 
+from tests.conftest import load_torch
 from tests.ecosystem._tools import array, require_tool, run_with, set_weights
 
 pytestmark = pytest.mark.oracle
@@ -193,8 +194,16 @@ _PL_TOOLS = ("pytorch_lightning", "lightning_fabric", "torchmetrics", "lightning
 
 def test_lightning_trainer_fit(tmp_path):
     require_tool("pytorch_lightning")
-    ref = run_with("torch", _PL_TOOLS, lambda t, pl, *_: _lightning(t, pl, tmp_path / "t"))
-    got = run_with("hookgrad", _PL_TOOLS, lambda t, pl, *_: _lightning(t, pl, tmp_path / "h"))
+    import hookgrad
+
+    torch = load_torch()
+    # lightning_fabric.wrappers replaces torch.compile at import; undo it for later tests
+    compiles = (torch.compile, hookgrad.compile)
+    try:
+        ref = run_with("torch", _PL_TOOLS, lambda t, pl, *_: _lightning(t, pl, tmp_path / "t"))
+        got = run_with("hookgrad", _PL_TOOLS, lambda t, pl, *_: _lightning(t, pl, tmp_path / "h"))
+    finally:
+        torch.compile, hookgrad.compile = compiles
     assert got[:2] == ref[:2]
     _close([*got[2:4], *got[4]], [*ref[2:4], *ref[4]])
 
@@ -305,3 +314,123 @@ def test_accelerate_training_loop_and_save_state(tmp_path):
     got = run_with("hookgrad", tools, lambda t, a, *_: _accelerate(t, a, tmp_path / "h"))
     assert got[:3] == ref[:3]
     _close([got[3], *got[4]], [ref[3], *ref[4]])
+
+
+# ------------------------------- small libraries: EMA, optimizers, ODE solvers, sparse maps, ...
+def _mlp(torch, seed=0):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+    set_weights(torch, m, seed)
+    return m
+
+
+def _train(torch, net, opt, steps=3, after=None):
+    x = array(torch, (16, 4), seed=1)
+    for _ in range(steps):
+        opt.zero_grad()
+        net(x).pow(2).mean().backward()
+        opt.step()
+        if after is not None:
+            after()
+
+
+def _ema_pytorch(torch, mod):
+    net = _mlp(torch)
+    ema = mod.EMA(net, beta=0.9, update_after_step=0, update_every=1)
+    _train(torch, net, torch.optim.SGD(net.parameters(), lr=0.1), after=ema.update)
+    return [p.detach().numpy() for p in ema.ema_model.parameters()]
+
+
+def _torch_ema(torch, mod):
+    net = _mlp(torch)
+    ema = mod.ExponentialMovingAverage(net.parameters(), decay=0.9)
+    _train(torch, net, torch.optim.SGD(net.parameters(), lr=0.1), after=ema.update)
+    with ema.average_parameters():
+        return [p.detach().numpy().copy() for p in net.parameters()]
+
+
+def _lion(torch, mod):
+    net = _mlp(torch)
+    _train(torch, net, mod.Lion(net.parameters(), lr=1e-2, weight_decay=1e-2))
+    return [p.detach().numpy() for p in net.parameters()]
+
+
+def _schedulefree(torch, mod):
+    net = _mlp(torch)
+    opt = mod.AdamWScheduleFree(net.parameters(), lr=1e-2, warmup_steps=2)
+    opt.train()
+    _train(torch, net, opt)
+    opt.eval()
+    return [p.detach().numpy() for p in net.parameters()]
+
+
+def _torchdiffeq(torch, mod):
+    net = _mlp(torch)
+
+    class Field(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner, self.out = net[0], torch.nn.Linear(8, 4)
+            set_weights(torch, self.out, seed=3)
+
+        def forward(self, t, y):
+            return 0.3 * self.out(torch.tanh(self.inner(y)))
+
+    f = Field()
+    y0 = array(torch, (2, 4), seed=1).requires_grad_()
+    t = torch.linspace(0, 1, 3)
+    ys = mod.odeint(f, y0, t, method="rk4", options=dict(step_size=0.25))
+    ys.sum().backward()
+    adaptive = mod.odeint(f, y0, t, rtol=1e-5, atol=1e-6)
+    return [ys.detach().numpy(), y0.grad.numpy(), adaptive.detach().numpy()]
+
+
+def _entmax(torch, mod):
+    z = array(torch, (5, 4), seed=1).requires_grad_()
+    a, b = mod.sparsemax(z, dim=-1), mod.entmax15(z, dim=-1)
+    c = mod.entmax_bisect(z, alpha=1.3, dim=-1)
+    (a * torch.arange(4.0)).sum().backward()
+    return [a.detach().numpy(), b.detach().numpy(), c.detach().numpy(), z.grad.numpy()]
+
+
+def _einops(torch, einops, layers):
+    t = array(torch, (2, 2, 8, 2), seed=1)
+    lin = torch.nn.Linear(32, 3)
+    set_weights(torch, lin)
+    m = torch.nn.Sequential(layers.Rearrange("b c h w -> b (c h w)"), lin,
+                            layers.Reduce("b n -> n", "max"))
+    return [einops.rearrange(t, "b c h w -> b h w c").numpy(),
+            einops.reduce(t, "b c h w -> b c", "mean").numpy(),
+            einops.repeat(t[0, 0], "h w -> h w k", k=3).numpy(), m(t).detach().numpy()]
+
+
+def _metric_learning(torch, losses, miners, *_):
+    emb = _mlp(torch)(array(torch, (16, 4), seed=1))
+    labels = torch.tensor([0, 1] * 8)
+    out = [lf(emb, labels).detach().numpy() for lf in (
+        losses.TripletMarginLoss(), losses.ContrastiveLoss(), losses.NTXentLoss(),
+        losses.MultiSimilarityLoss())]
+    return out + [h.numpy() for h in miners.MultiSimilarityMiner()(emb, labels)]
+
+
+_SMALL = {
+    "ema_pytorch": (("ema_pytorch",), _ema_pytorch),
+    "torch_ema": (("torch_ema",), _torch_ema),
+    "lion_pytorch": (("lion_pytorch",), _lion),
+    "schedulefree": (("schedulefree",), _schedulefree),
+    "torchdiffeq": (("torchdiffeq",), _torchdiffeq),
+    "entmax": (("entmax",), _entmax),
+    "einops": (("einops", "einops.layers.torch"), _einops),
+    "pytorch_metric_learning": (("pytorch_metric_learning.losses",
+                                 "pytorch_metric_learning.miners"), _metric_learning),
+}
+
+
+@pytest.mark.parametrize("lib", sorted(_SMALL))
+def test_small_libraries(lib):
+    require_tool(lib)
+    tools, scenario = _SMALL[lib]
+    tools = (*tools, lib) if lib not in tools else tools
+    ref = run_with("torch", tools, _quiet(scenario))
+    got = run_with("hookgrad", tools, _quiet(scenario))
+    _close(got, ref)
