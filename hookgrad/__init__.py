@@ -194,11 +194,11 @@ from hookgrad._serialization.file_reader import PyTorchFileReader  # noqa: E402
 from hookgrad.jit import ScriptModule  # noqa: E402  (torch.ScriptModule, for annotations)
 from hookgrad._dtypes import complex64, complex128, uint16, uint32, uint64  # noqa: E402
 cfloat, cdouble = complex64, complex128  # dtype objects only: tensors of them raise TypeError
-from hookgrad._surface import foreach as _foreach  # noqa: E402
+from hookgrad._surface import foreach as _multi_tensor_surface  # noqa: E402
 
 # torch._foreach_*: optimizer libraries call them directly (the census keeps no private names);
 # these replace the few earlier single-overload versions (same results, PyTorch's overloads)
-globals().update(_foreach.functions())
+globals().update(_multi_tensor_surface.functions())
 from hookgrad._surface import lib_methods as _lib_methods  # noqa: E402
 
 _lib_methods.install()
