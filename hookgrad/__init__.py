@@ -202,3 +202,11 @@ globals().update(_multi_tensor_surface.functions())
 from hookgrad._surface import lib_methods as _lib_methods  # noqa: E402
 
 _lib_methods.install()
+from hookgrad._dtypes import (  # noqa: E402  (dtype objects only, as complex64 above)
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+)
+from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, as a CPU build)

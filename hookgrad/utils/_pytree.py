@@ -23,7 +23,8 @@ __all__ = ["PyTree", "Context", "NodeDef", "SUPPORTED_NODES", "register_pytree_n
            "TreeSpec", "LeafSpec", "tree_flatten", "tree_unflatten", "tree_leaves",
            "tree_structure", "tree_map", "tree_map_only", "tree_iter", "tree_is_leaf",
            "tree_all", "tree_any", "is_namedtuple", "is_namedtuple_class",
-           "is_namedtuple_instance", "treespec_pprint"]
+           "is_namedtuple_instance", "treespec_pprint", "MappingKey", "SequenceKey",
+           "GetAttrKey"]
 
 PyTree = Any
 Context = Any
@@ -77,6 +78,50 @@ def _get_node_type(tree: Any) -> Any:
 
 def _dict_flatten(d: dict) -> tuple[list, Context]:
     return list(d.values()), list(d.keys())
+
+
+class MappingKey(NamedTuple):
+    """A dict key in a key path. Mirrors: ``torch.utils._pytree.MappingKey``."""
+
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+    def get(self, mapping: Any) -> Any:
+        """The entry of `mapping` at this key."""
+        return mapping[self.key]
+
+
+class SequenceKey(NamedTuple):
+    """A sequence index in a key path. Mirrors: ``torch.utils._pytree.SequenceKey``."""
+
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx!r}]"
+
+    def get(self, sequence: Any) -> Any:
+        """The element of `sequence` at this index."""
+        return sequence[self.idx]
+
+
+class GetAttrKey(NamedTuple):
+    """An attribute name in a key path. Mirrors: ``torch.utils._pytree.GetAttrKey``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+    def get(self, obj: Any) -> Any:
+        """The attribute of `obj` of this name."""
+        return getattr(obj, self.name)
+
+
+def _dict_flatten_with_keys(d: dict) -> tuple[list, Context]:
+    values, context = _dict_flatten(d)
+    return [(MappingKey(k), v) for k, v in zip(context, values)], context
 
 
 register_pytree_node(tuple, lambda t: (list(t), None), lambda v, c: tuple(v))

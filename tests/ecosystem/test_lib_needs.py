@@ -413,3 +413,52 @@ def test_fill_diagonal_matches(torch):
         return out
 
     assert scenario(hookgrad) == scenario(torch)
+
+
+# ------------------------------------------------ names transformers reaches for at import time
+def test_transformers_import_time_names(torch):
+    import importlib
+
+    for L in (torch, hookgrad):
+        assert L.version.cuda is None and L.version.hip is None
+        assert L.finfo(L.float8_e4m3fn).max == 448.0
+        pl = importlib.import_module(L.__name__ + ".distributed.tensor.placement_types")
+        s = pl._StridedShard(1, split_factor=2)
+        assert (repr(s), str(s), s.is_shard(), s == pl._StridedShard(1, sf=2)) == (
+            "_StridedShard(dim=1, sf=2)", "_S(1, 2)", False, True)
+        fc = importlib.import_module(L.__name__ + ".distributed._functional_collectives")
+        t = L.ones(2)
+        assert fc.wait_tensor(t) is t
+        with pytest.raises(RuntimeError, match="dummy base class CUDAGraph"):
+            L.cuda.CUDAGraph()
+        with L.cuda.StreamContext(None):
+            pass
+        assert L.cuda.default_generators == ()
+        mesh = importlib.import_module(L.__name__ + ".distributed.device_mesh")
+        assert not isinstance(L.ones(1), mesh.DeviceMesh)
+        p = importlib.import_module(L.__name__ + ".utils._pytree")
+        keyed, ctx = p._dict_flatten_with_keys({"a": 1, "b": 2})
+        assert ([(str(k), v) for k, v in keyed], ctx) == ([("['a']", 1), ("['b']", 2)],
+                                                         ["a", "b"])
+    for name in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                 "float8_e8m0fnu", "bfloat16"):
+        ref, got = torch.finfo(getattr(torch, name)), hookgrad.finfo(getattr(hookgrad, name))
+        assert (got.bits, got.max, got.min, got.eps, got.tiny, got.resolution, repr(got)) == \
+            (ref.bits, ref.max, ref.min, ref.eps, ref.tiny, ref.resolution, repr(ref))
+        assert getattr(hookgrad, name).is_signed == getattr(torch, name).is_signed
+
+
+def test_transform_getitem_to_index_under_vmap(torch):
+    import importlib
+
+    def scenario(L):
+        mode = importlib.import_module(L.__name__ + "._dynamo._trace_wrapped_higher_order_op")
+        x = L.arange(12.0).reshape(3, 4)
+        with mode.TransformGetItemToIndex():
+            return [L.func.vmap(lambda i: x[i])(L.tensor([1, 2])).tolist(),
+                    L.func.vmap(lambda i, j: x[i, j])(L.tensor([1, 2]),
+                                                      L.tensor([0, -1])).tolist(),
+                    x[L.tensor(2)].tolist(), x[1:3].tolist(),
+                    x[L.tensor([[0], [2]]), L.tensor([1, 3])].tolist()]
+
+    assert scenario(hookgrad) == scenario(torch)
