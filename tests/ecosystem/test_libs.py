@@ -413,7 +413,37 @@ def _metric_learning(torch, losses, miners, *_):
     return out + [h.numpy() for h in miners.MultiSimilarityMiner()(emb, labels)]
 
 
+def _torch_optimizer(torch, optim, *_):
+    out = []
+    for name in ("AdaBound", "RAdam", "Lamb", "Yogi", "DiffGrad", "AdaBelief", "QHAdam", "SWATS",
+                 "Lookahead"):
+        net = _mlp(torch)
+        if name == "Lookahead":
+            opt = optim.Lookahead(torch.optim.SGD(net.parameters(), lr=0.1))
+        else:
+            opt = getattr(optim, name)(net.parameters(), lr=1e-2)
+        _train(torch, net, opt)
+        out += [p.detach().numpy() for p in net.parameters()]
+    return out
+
+
+def _x_transformers(torch, xt, *_):
+    model = xt.TransformerWrapper(num_tokens=20, max_seq_len=16,
+                                  attn_layers=xt.Decoder(dim=16, depth=2, heads=2))
+    for i, p in enumerate(model.parameters()):
+        with torch.no_grad():
+            p.copy_(array(torch, tuple(p.shape), seed=i) * 0.1)
+    ids = torch.tensor(np.random.default_rng(0).integers(0, 20, (2, 8)))
+    logits = model(ids)
+    logits.sum().backward()
+    return [logits.detach().numpy()] + [p.grad.numpy() for p in model.parameters()
+                                        if p.grad is not None]
+
+
 _SMALL = {
+    "torch_optimizer": (("torch_optimizer", "pytorch_ranger"), _torch_optimizer),
+    "x_transformers": (("x_transformers", "einops", "einx", "torch_einops_utils"),
+                       _x_transformers),
     "ema_pytorch": (("ema_pytorch",), _ema_pytorch),
     "torch_ema": (("torch_ema",), _torch_ema),
     "lion_pytorch": (("lion_pytorch",), _lion),
