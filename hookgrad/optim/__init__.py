@@ -20,7 +20,8 @@ from hookgrad.optim.adamax import Adamax
 from hookgrad.optim.lbfgs import LBFGS
 from hookgrad.optim.nadam import NAdam
 from hookgrad.optim.radam import RAdam
-from hookgrad.optim import swa_utils  # noqa: E402,F401  (issue 21: Lightning imports it)
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
            "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam"]
+
+from hookgrad.optim import swa_utils  # noqa: E402,F401  (issue 21: Lightning imports it)
