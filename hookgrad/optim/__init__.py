@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from hookgrad.optim import lr_scheduler
 from hookgrad.optim import lr_scheduler_more  # noqa: F401  (publishes more schedulers: census)
+from hookgrad.optim import swa_utils  # noqa: F401  (issue 21: Lightning imports it)
 from hookgrad.optim.adagrad import Adagrad
 from hookgrad.optim.adam import Adam
 from hookgrad.optim.adamw import AdamW
@@ -23,5 +24,3 @@ from hookgrad.optim.radam import RAdam
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
            "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam"]
-
-from hookgrad.optim import swa_utils  # noqa: E402,F401  (issue 21: Lightning imports it)
