@@ -210,3 +210,4 @@ from hookgrad._dtypes import (  # noqa: E402  (dtype objects only, as complex64 
     float8_e8m0fnu,
 )
 from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, as a CPU build)
+from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, torch.types)

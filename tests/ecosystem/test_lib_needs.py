@@ -462,3 +462,21 @@ def test_transform_getitem_to_index_under_vmap(torch):
                     x[L.tensor([[0], [2]]), L.tensor([1, 3])].tolist()]
 
     assert scenario(hookgrad) == scenario(torch)
+
+
+def test_more_import_time_modules(torch):
+    import importlib
+
+    for L in (torch, hookgrad):
+        types = importlib.import_module(L.__name__ + ".types")
+        assert isinstance(3.0, types._Number) and types._size is not None
+        assert isinstance(L.__config__.show(), str) and isinstance(L.__config__.parallel_info(), str)
+
+        class Iface:
+            pass
+
+        assert L.jit.interface(Iface) is not None
+        zero = importlib.import_module(L.__name__ + ".distributed.optim").ZeroRedundancyOptimizer
+        assert not isinstance(L.optim.SGD([L.zeros(1, requires_grad=True)], lr=0.1), zero)
+    with pytest.raises(NotImplementedError):
+        hookgrad.distributed.optim.ZeroRedundancyOptimizer([hookgrad.zeros(1)], hookgrad.optim.SGD)

@@ -464,3 +464,45 @@ def test_small_libraries(lib):
     ref = run_with("torch", tools, _quiet(scenario))
     got = run_with("hookgrad", tools, _quiet(scenario))
     _close(got, ref)
+
+
+# ------------------------------------------------------------------------------- pytorch-ignite
+@_quiet
+def _ignite(torch, engine, metrics, *_):
+    from torch.utils.data import DataLoader, TensorDataset
+
+    x = array(torch, (24, 4), seed=1)
+    y = torch.tensor(np.random.default_rng(2).integers(0, 3, 24))
+    model = _mlp(torch)
+    model[2] = torch.nn.Linear(8, 3)
+    set_weights(torch, model, seed=4)
+    loss = torch.nn.CrossEntropyLoss()
+    trainer = engine.create_supervised_trainer(
+        model, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), loss)
+    metrics.RunningAverage(output_transform=lambda o: o).attach(trainer, "avg")
+    evaluator = engine.create_supervised_evaluator(model, metrics={
+        "acc": metrics.Accuracy(), "loss": metrics.Loss(loss),
+        "prec": metrics.Precision(average=True)})
+    log = []
+
+    @trainer.on(engine.Events.ITERATION_COMPLETED(every=2))
+    def _iteration(e):
+        log.append((e.state.epoch, e.state.iteration, e.state.output, e.state.metrics["avg"]))
+
+    @trainer.on(engine.Events.EPOCH_COMPLETED)
+    def _epoch(e):
+        evaluator.run(DataLoader(TensorDataset(x, y), batch_size=12))
+        log.append(tuple(float(v) for v in evaluator.state.metrics.values()))
+
+    trainer.run(DataLoader(TensorDataset(x, y), batch_size=6), max_epochs=2)
+    return log
+
+
+def test_ignite_engine_events_and_metrics():
+    require_tool("ignite")
+    tools = ("ignite", "ignite.engine", "ignite.metrics")
+    ref = run_with("torch", tools, lambda t, _i, e, m: _ignite(t, e, m))
+    got = run_with("hookgrad", tools, lambda t, _i, e, m: _ignite(t, e, m))
+    assert [r[:2] if len(r) == 4 else len(r) for r in got] == \
+        [r[:2] if len(r) == 4 else len(r) for r in ref]
+    _close([r[2:] if len(r) == 4 else r for r in got], [r[2:] if len(r) == 4 else r for r in ref])
