@@ -1,10 +1,19 @@
-"""Tensor methods real libraries call that hookgrad lacked (issue 21).
+"""Tensor methods and argument spellings real libraries use that hookgrad lacked (issue 21).
 
-Mirrors: ``torch.Tensor.fill_diagonal_`` (pytorch-metric-learning masks self-pairs with it).
+Mirrors: ``torch.Tensor.fill_diagonal_`` (pytorch-metric-learning masks self-pairs with it), and
+PyTorch's NumPy-style keyword aliases: every function with a ``dim``/``keepdim`` argument also
+takes ``axis``/``keepdims`` (torchcde calls ``torch.cat(..., axis=-2)``). Most hookgrad
+reductions already accept them; `install` adds them to the functions that did not, in the
+``hookgrad`` and ``nn.functional`` namespaces and as Tensor methods (the hot shape methods
+``squeeze``/``unsqueeze``/``select``/``narrow``/``gather``/``index_select``/``chunk``/``unbind``
+keep their direct path and do not take the aliases).
 """
 
 from __future__ import annotations
 
+import functools
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,6 +22,40 @@ from hookgrad._functional import creation as _creation
 from hookgrad._tensor import Tensor
 
 __all__ = ["fill_diagonal_", "install"]
+
+# functions of the hookgrad namespace that took ``dim`` but not PyTorch's ``axis`` alias
+_NAMESPACE_AXIS = (
+    "aminmax cat chunk concat concatenate cosine_similarity count_nonzero cross cummax cummin "
+    "cumulative_trapezoid diff gather index_select kthvalue logcumsumexp median narrow "
+    "norm_except_dim quantile repeat_interleave select split_with_sizes squeeze stack "
+    "take_along_dim tensor_split trapezoid trapz unbind unflatten unsafe_chunk unsafe_split "
+    "unsqueeze").split()
+_FUNCTIONAL_AXIS = ("cosine_similarity",)
+_METHOD_AXIS = ("aminmax count_nonzero cummax cummin diff kthvalue logcumsumexp median quantile "
+                "repeat_interleave take_along_dim tensor_split nanmedian mode").split()
+_ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
+
+
+def _numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` also taking ``axis=``/``keepdims=`` for ``dim=``/``keepdim=``."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            for alias, name in _ALIASES:
+                if alias in kwargs and name not in kwargs:
+                    kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+
+    wrapper._numpy_keywords = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _alias_all(owner: Any, names: Any) -> None:
+    for name in names:
+        fn = getattr(owner, name, None)
+        if fn is not None and not getattr(fn, "_numpy_keywords", False):
+            setattr(owner, name, _numpy_keywords(fn))
 
 
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
@@ -44,6 +87,9 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 
 
 def install() -> None:
-    """Attach the methods to `Tensor` where it has none of that name."""
+    """Attach the methods to `Tensor` where it has none of that name, and the keyword aliases."""
     if not hasattr(Tensor, "fill_diagonal_"):
         Tensor.fill_diagonal_ = fill_diagonal_  # type: ignore[attr-defined]
+    _alias_all(sys.modules["hookgrad"], _NAMESPACE_AXIS)
+    _alias_all(sys.modules["hookgrad.nn.functional"], _FUNCTIONAL_AXIS)
+    _alias_all(Tensor, _METHOD_AXIS)

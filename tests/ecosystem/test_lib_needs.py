@@ -480,3 +480,28 @@ def test_more_import_time_modules(torch):
         assert not isinstance(L.optim.SGD([L.zeros(1, requires_grad=True)], lr=0.1), zero)
     with pytest.raises(NotImplementedError):
         hookgrad.distributed.optim.ZeroRedundancyOptimizer([hookgrad.zeros(1)], hookgrad.optim.SGD)
+
+
+def test_numpy_keyword_aliases(torch):
+    def scenario(L):
+        x = L.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+        idx = L.tensor([[0, 1, 0]])
+        calls = [
+            lambda: L.cat([x, x], axis=1), lambda: L.stack([x, x], axis=0),
+            lambda: L.concat([x, x], axis=0), lambda: L.concatenate([x, x], axis=-1),
+            lambda: L.unsqueeze(x, axis=1), lambda: L.squeeze(x[:1], axis=0),
+            lambda: L.diff(x, axis=1), lambda: L.cummax(x, axis=1).values,
+            lambda: L.median(x, axis=1, keepdims=True).values,
+            lambda: L.count_nonzero(x, axis=0), lambda: L.narrow(x, axis=1, start=1, length=2),
+            lambda: L.select(x, axis=1, index=2), lambda: L.gather(x, axis=0, index=idx),
+            lambda: L.unbind(x, axis=1)[2], lambda: L.cross(L.eye(3), L.ones(3, 3), axis=1),
+            lambda: L.nn.functional.cosine_similarity(x, x + 1, axis=1),
+            lambda: x.diff(axis=0), lambda: x.cummin(axis=1).indices,
+            lambda: x.kthvalue(2, axis=1).values, lambda: x.quantile(0.5, axis=0),
+            lambda: x.repeat_interleave(2, axis=0), lambda: x.logcumsumexp(axis=1),
+        ]
+        return [c().tolist() for c in calls]
+
+    ref, got = scenario(torch), scenario(hookgrad)
+    for r, g in zip(ref, got, strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-6)
