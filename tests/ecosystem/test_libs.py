@@ -440,7 +440,43 @@ def _x_transformers(torch, xt, *_):
                                         if p.grad is not None]
 
 
+def _torchsde(torch, torchsde, *_):
+    class Sde(torch.nn.Module):
+        noise_type, sde_type = "diagonal", "ito"
+
+        def __init__(self):
+            super().__init__()
+            self.drift, self.diffusion = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+            set_weights(torch, self)
+
+        def f(self, t, y):
+            return torch.tanh(self.drift(y))
+
+        def g(self, t, y):
+            # hookgrad's random stream is not PyTorch's, so the Brownian draws differ: the
+            # diffusion is scaled to zero to compare the solver machinery, not the noise
+            return torch.sigmoid(self.diffusion(y)) * 0.0
+
+    sde = Sde()
+    y0 = array(torch, (3, 2), seed=1).requires_grad_()
+    bm = torchsde.BrownianInterval(t0=0.0, t1=1.0, size=(3, 2), entropy=0)
+    ys = torchsde.sdeint(sde, y0, torch.linspace(0, 1, 4), method="euler", dt=0.1, bm=bm)
+    ys[-1].sum().backward()
+    return [ys.detach().numpy(), y0.grad.numpy()]
+
+
+def _msssim(torch, msssim, *_):
+    a = array(torch, (2, 3, 32, 32), seed=1).sigmoid().requires_grad_()
+    b = (a.detach() + 0.1 * array(torch, (2, 3, 32, 32), seed=2)).clamp(0, 1)
+    s = msssim.ssim(a, b, data_range=1.0)
+    s.backward()
+    return [s.detach().numpy(), msssim.ssim(a, b, data_range=1.0, size_average=False).detach()
+            .numpy(), a.grad.numpy()]
+
+
 _SMALL = {
+    "torchsde": (("torchsde", "trampoline", "boltons"), _torchsde),
+    "pytorch_msssim": (("pytorch_msssim",), _msssim),
     "torch_optimizer": (("torch_optimizer", "pytorch_ranger"), _torch_optimizer),
     "x_transformers": (("x_transformers", "einops", "einx", "torch_einops_utils"),
                        _x_transformers),
