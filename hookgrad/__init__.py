@@ -190,3 +190,26 @@ from hookgrad.utils import _python_dispatch  # noqa: E402
 from hookgrad.utils._python_dispatch import ops  # noqa: E402  (torch.ops.aten.<name>.<overload>)
 
 _python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)
+
+# --- names real libraries import at load time (issue 21, tests/ecosystem/test_lib_needs.py) ---
+from hookgrad._serialization.file_reader import PyTorchFileReader  # noqa: E402
+from hookgrad.jit import ScriptModule  # noqa: E402  (torch.ScriptModule, for annotations)
+from hookgrad._dtypes import complex64, complex128, uint16, uint32, uint64  # noqa: E402
+cfloat, cdouble = complex64, complex128  # dtype objects only: tensors of them raise TypeError
+from hookgrad._surface import foreach as _multi_tensor_surface  # noqa: E402
+
+# torch._foreach_*: optimizer libraries call them directly (the census keeps no private names);
+# these replace the few earlier single-overload versions (same results, PyTorch's overloads)
+globals().update(_multi_tensor_surface.functions())
+from hookgrad._surface import lib_methods as _lib_methods  # noqa: E402
+
+_lib_methods.install()
+from hookgrad._dtypes import (  # noqa: E402  (dtype objects only, as complex64 above)
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+)
+from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, as a CPU build)
+from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, torch.types)

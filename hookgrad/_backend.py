@@ -37,6 +37,13 @@ except Exception:  # noqa: BLE001 - any import failure means "no GPU backend"
     _cupy = None
 
 
+# PyTorch's device types: any of them names a device (torch.device("meta") is valid on every
+# build; libraries construct such devices to compare with); tensors live only where a backend is
+_TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                       "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu",
+                       "mtia", "privateuseone")
+
+
 class device:
     """Where a tensor lives.
 
@@ -54,15 +61,16 @@ class device:
         if ":" in type:
             type, idx = type.split(":", 1)
             index = int(idx)
-        if type not in ("cpu", "cuda") and type not in _BACKENDS:
+        if type not in _TORCH_DEVICE_TYPES and type not in _BACKENDS:
             raise RuntimeError(
-                "Expected one of cpu, cuda device type at start of device string: " + type
+                f"Expected one of {', '.join(_TORCH_DEVICE_TYPES)} device type at start of "
+                "device string: " + type
             )
         self.type, self.index = type, index
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
+        # PyTorch compares devices only with devices: device("cpu") == "cpu" is False, and a
+        # string naming a device type this build lacks ("npu") is not an error (accelerate).
         return (
             isinstance(other, device) and self.type == other.type and self.index == other.index
         )
@@ -228,7 +236,10 @@ def backend_for(dev: device) -> Backend:
     if dev.type == "cuda" and _cupy is not None and cuda_available():  # pragma: no cover
         register_backend(CupyBackend(_cupy))
         return _BACKENDS["cuda"]
-    raise RuntimeError("Found no NVIDIA driver on your system (CuPy backend unavailable).")
+    if dev.type == "cuda":
+        raise RuntimeError("Found no NVIDIA driver on your system (CuPy backend unavailable).")
+    raise RuntimeError(f"hookgrad has no backend for device type '{dev.type}' (tensors live on "
+                       f"{', '.join(sorted(_BACKENDS))})")
 
 
 def backend_of(arr: Any) -> Backend:

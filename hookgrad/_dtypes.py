@@ -13,6 +13,7 @@ import numpy as np
 from hookgrad._config import GLOBAL
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
+_COMPLEX = 3  # dtype objects only: no tensor holds a complex dtype (see UNSUPPORTED_DTYPES)
 
 
 class dtype:
@@ -39,11 +40,11 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self.category == _COMPLEX
 
     @property
     def is_signed(self) -> bool:
-        return self.name != "bool" and self.name != "uint8"
+        return self.name not in ("bool", "float8_e8m0fnu") and not self.name.startswith("uint")
 
     def to_real(self) -> dtype:
         """The real dtype of the same precision (every supported dtype is real)."""
@@ -68,6 +69,35 @@ uint8 = dtype("uint8", np.uint8, _INT, "ByteTensor")
 bool_ = dtype("bool", np.bool_, _BOOL, "BoolTensor")
 
 ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
+
+# PyTorch's other dtypes exist as objects, because libraries name them at load time (safetensors
+# and accelerate map file codes to torch.complex64, kornia to torch.uint16, ...). They are in no
+# table of supported dtypes, so creating or converting a tensor to one raises TypeError.
+complex64 = dtype("complex64", np.complex64, _COMPLEX, "ComplexFloatTensor")
+complex128 = dtype("complex128", np.complex128, _COMPLEX, "ComplexDoubleTensor")
+uint16 = dtype("uint16", np.uint16, _INT, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, _INT, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, _INT, "UInt64Tensor")
+# float8 formats (transformers' FP8 caches read finfo(torch.float8_e4m3fn).max at import);
+# NumPy has none, so their limits come from `_FINFO` below
+float8_e4m3fn = dtype("float8_e4m3fn", np.uint8, _FLOAT, "Float8_e4m3fnTensor")
+float8_e5m2 = dtype("float8_e5m2", np.uint8, _FLOAT, "Float8_e5m2Tensor")
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", np.uint8, _FLOAT, "Float8_e4m3fnuzTensor")
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", np.uint8, _FLOAT, "Float8_e5m2fnuzTensor")
+float8_e8m0fnu = dtype("float8_e8m0fnu", np.uint8, _FLOAT, "Float8_e8m0fnuTensor")
+UNSUPPORTED_DTYPES = (complex64, complex128, uint16, uint32, uint64, float8_e4m3fn, float8_e5m2,
+                      float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+# PyTorch's finfo of the floating dtypes NumPy lacks: bits, max, min, eps, tiny, resolution
+_FINFO = {
+    "bfloat16": (16, 3.3895313892515355e+38, -3.3895313892515355e+38, 0.0078125,
+                 1.1754943508222875e-38, 0.01),
+    "float8_e4m3fn": (8, 448.0, -448.0, 0.125, 0.015625, 1.0),
+    "float8_e5m2": (8, 57344.0, -57344.0, 0.25, 6.103515625e-05, 1.0),
+    "float8_e4m3fnuz": (8, 240.0, -240.0, 0.125, 0.0078125, 1.0),
+    "float8_e5m2fnuz": (8, 57344.0, -57344.0, 0.125, 3.0517578125e-05, 1.0),
+    "float8_e8m0fnu": (8, 1.7014118346046923e+38, 5.877471754111438e-39, 1.0,
+                       5.877471754111438e-39, 1.0),
+}
 _FROM_NP = {d.np: d for d in ALL_DTYPES}
 
 GLOBAL.default_dtype = float32
@@ -87,6 +117,8 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
 def to_dtype(d: Any) -> dtype:
     """Accept a hookgrad dtype, a NumPy dtype, a Python type or a torch dtype name."""
     if isinstance(d, dtype):
+        if d.category == _COMPLEX or d in UNSUPPORTED_DTYPES:
+            raise TypeError(f"hookgrad: tensors of dtype {d} are not supported")
         return d
     if d is float:  # Python's float is a C double: float64 whatever the default dtype
         return float64
@@ -283,6 +315,10 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
+        if d.name in _FINFO:
+            self.bits, self.max, self.min, self.eps, self.tiny, self.resolution = _FINFO[d.name]
+            self.smallest_normal, self.dtype = self.tiny, d.name
+            return
         info = np.finfo(d.np)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
@@ -337,3 +373,9 @@ class iinfo:
     def __repr__(self) -> str:
         # PyTorch formats the limits as C++ doubles (%g), also for integers
         return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
+
+
+# torch.Size is a pytree node in PyTorch (its ints are leaves); register it where it is defined
+from hookgrad.utils import _pytree as _pytree  # noqa: E402
+
+_pytree.register_pytree_node(Size, lambda s: (list(s), None), lambda v, c: Size(v))

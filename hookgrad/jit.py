@@ -24,7 +24,7 @@ from hookgrad.nn.modules.module import Module
 
 __all__ = [
     "ScriptModule", "RecursiveScriptModule", "ScriptFunction", "script", "trace", "trace_module", "is_scripting",
-    "is_tracing", "ignore", "unused", "export", "annotate", "Final",
+    "is_tracing", "ignore", "unused", "export", "annotate", "Final", "interface",
 ]
 
 F = TypeVar("F")
@@ -121,3 +121,12 @@ try:  # ``torch.jit.Final`` is typing's Final
     from typing import Final
 except ImportError:  # pragma: no cover - Python < 3.8
     Final = Any  # type: ignore[assignment]
+
+
+def interface(obj: Any) -> Any:
+    """Decorator declaring a TorchScript interface type; returns `obj` unchanged (hookgrad has
+    no TorchScript compiler, and eager code uses the class as is).
+
+    Mirrors: ``torch.jit.interface``.
+    """
+    return obj

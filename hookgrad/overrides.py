@@ -39,3 +39,15 @@ def is_tensor_like(inp: Any) -> bool:
 def handle_torch_function(public_api: Any, relevant_args: Any, *args: Any, **kwargs: Any) -> Any:
     """Call `public_api` directly (nothing overrides it). Mirrors: ``handle_torch_function``."""
     return public_api(*args, **kwargs)
+
+
+# torch function modes (Lightning's init contexts subclass TorchFunctionMode; issue 21)
+from hookgrad._function_mode import (  # noqa: E402
+    BaseTorchFunctionMode,
+    TorchFunctionMode,
+    _get_current_function_mode,
+    _get_current_function_mode_stack,
+    _len_torch_function_stack,
+)
+
+__all__ += ["TorchFunctionMode", "BaseTorchFunctionMode"]

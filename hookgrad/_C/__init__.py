@@ -66,3 +66,12 @@ class _DisableTorchDispatch:
 
     def __exit__(self, *exc: object) -> None:
         self._ctx.__exit__(*exc)
+
+
+# Names libraries import from ``torch._C`` at load time (issue 21): Lightning annotates with
+# ``_TensorMeta`` (the metaclass of Tensor) and reads checkpoints with ``PyTorchFileReader``.
+from hookgrad._serialization.file_reader import PyTorchFileReader  # noqa: E402
+from hookgrad._tensor import Tensor as _Tensor  # noqa: E402
+
+_TensorMeta = type(_Tensor)
+__all__ += ["PyTorchFileReader", "_TensorMeta"]

@@ -170,7 +170,12 @@ class device_of(device):
         super().__init__(-1)
 
 
-class _StreamContext:
+class StreamContext:
+    """Context selecting a CUDA stream; ``None`` is a no-op, any stream needs CUDA.
+
+    Mirrors: ``torch.cuda.StreamContext``.
+    """
+
     def __init__(self, stream: Any) -> None:
         self.stream = stream
 
@@ -182,9 +187,12 @@ class _StreamContext:
         return False
 
 
-def stream(stream: Any) -> _StreamContext:
+_StreamContext = StreamContext
+
+
+def stream(stream: Any) -> StreamContext:
     """Context selecting a stream (``None`` is a no-op). Mirrors: ``torch.cuda.stream``."""
-    return _StreamContext(stream)
+    return StreamContext(stream)
 
 
 class Stream:
@@ -199,3 +207,21 @@ class Event:
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("Tried to instantiate dummy base class Event")
+
+
+# CUDA graphs (issue 21: transformers annotates with torch.cuda.CUDAGraph at import time)
+from hookgrad.cuda import graphs  # noqa: E402
+from hookgrad.cuda.graphs import (  # noqa: E402
+    CUDAGraph,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+    make_graphed_callables,
+)
+
+__all__ += ["graphs", "CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing",
+            "make_graphed_callables"]
+
+mem_get_info = _needs_device("mem_get_info")
+default_generators: tuple = ()  # one per CUDA device: none on a CPU build
+__all__ += ["StreamContext", "mem_get_info", "default_generators"]

@@ -128,3 +128,8 @@ __all__ = [
     "scatter", "scatter_object_list", "set_debug_level", "set_debug_level_from_env",
     "supports_complex",
 ]
+
+# Submodules PyTorch's torch.distributed exposes as attributes (importable modules whose
+# sharding entry points raise NotImplementedError; libraries import them at load time)
+from hookgrad.distributed import constants, device_mesh, fsdp, optim, tensor  # noqa: E402,F401
+from hookgrad.distributed.device_mesh import DeviceMesh, init_device_mesh  # noqa: E402,F401

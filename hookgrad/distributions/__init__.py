@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from hookgrad.distributions import constraints
 from hookgrad.distributions.bernoulli import Bernoulli
+from hookgrad.distributions.binomial import Binomial
 from hookgrad.distributions.categorical import Categorical
 from hookgrad.distributions.distribution import Distribution
 from hookgrad.distributions.kl import kl_divergence, register_kl
 from hookgrad.distributions.normal import Normal
 
-__all__ = ["Distribution", "Normal", "Categorical", "Bernoulli", "constraints",
+__all__ = ["Distribution", "Normal", "Categorical", "Bernoulli", "Binomial", "constraints",
            "kl_divergence", "register_kl"]

@@ -26,9 +26,10 @@ from typing import Any
 
 from hookgrad.autograd import profiler as _autograd_profiler
 from hookgrad.autograd.profiler import EventList, record_function
+from hookgrad.profiler._trace_handler import kineto_available, tensorboard_trace_handler
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
-           "EventList"]
+           "EventList", "tensorboard_trace_handler", "kineto_available"]
 
 
 class ProfilerActivity(enum.Enum):

@@ -11,6 +11,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from hookgrad.utils.data._collate import default_collate, default_convert
+from hookgrad.utils.data._iterators import (  # noqa: F401 - PyTorch's names in this module
+    _BaseDataLoaderIter,
+    _collate_fn_t,
+    _MultiProcessingDataLoaderIter,
+    _SingleProcessDataLoaderIter,
+    _worker_init_fn_t,
+)
 from hookgrad.utils.data.dataset import IterableDataset
 from hookgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -138,10 +145,9 @@ class DataLoader:
     def _index_sampler(self) -> Any:
         return self.batch_sampler if self._auto_collation else self.sampler
 
-    def __iter__(self) -> Iterator[Any]:
-        if self._is_iterable:
-            return self._iter_stream()
-        return self._iter_map()
+    def __iter__(self) -> _BaseDataLoaderIter:
+        batches = self._iter_stream() if self._is_iterable else self._iter_map()
+        return _SingleProcessDataLoaderIter(self, batches)
 
     def _iter_map(self) -> Iterator[Any]:
         dataset, collate = self.dataset, self.collate_fn

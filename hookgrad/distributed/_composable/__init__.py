@@ -1,0 +1,1 @@
+"""Composable distributed APIs. Mirrors: ``torch.distributed._composable`` (only ``fsdp``)."""

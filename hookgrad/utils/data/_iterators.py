@@ -1,0 +1,70 @@
+"""The iterator objects ``iter(DataLoader)`` returns.
+
+Mirrors: ``torch.utils.data.dataloader._BaseDataLoaderIter`` and its subclasses. Training
+frameworks (Lightning) test ``isinstance(it, _BaseDataLoaderIter)`` to know that an iterator
+belongs to a DataLoader, and read ``_num_yielded``. hookgrad loads in the calling process, so
+``iter(loader)`` is always a `_SingleProcessDataLoaderIter`; `_MultiProcessingDataLoaderIter`
+exists for the same ``isinstance`` checks and is never created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+__all__ = ["_BaseDataLoaderIter", "_SingleProcessDataLoaderIter",
+           "_MultiProcessingDataLoaderIter", "_collate_fn_t", "_worker_init_fn_t"]
+
+_T = TypeVar("_T")
+_collate_fn_t = Callable[[list[_T]], Any]
+_worker_init_fn_t = Callable[[int], None]
+
+
+class _BaseDataLoaderIter:
+    """One pass over a `DataLoader` (``len`` and the count of batches yielded so far).
+
+    Mirrors: ``torch.utils.data.dataloader._BaseDataLoaderIter``.
+    """
+
+    def __init__(self, loader: Any, batches: Iterator[Any]) -> None:
+        self._dataset = loader.dataset
+        self._index_sampler = loader._index_sampler
+        self._num_workers = loader.num_workers
+        self._collate_fn = loader.collate_fn
+        self._drop_last = loader.drop_last
+        self._batches = batches
+        self._num_yielded = 0
+
+    def __iter__(self) -> _BaseDataLoaderIter:
+        return self
+
+    def __next__(self) -> Any:
+        data = next(self._batches)
+        self._num_yielded += 1
+        return data
+
+    def __len__(self) -> int:
+        return len(self._index_sampler)
+
+    def _reset(self, loader: Any, first_iter: bool = False) -> None:
+        self._num_yielded = 0
+
+    def __getstate__(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} cannot be pickled")
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    """The iterator of a loader that reads in the calling process.
+
+    Mirrors: ``torch.utils.data.dataloader._SingleProcessDataLoaderIter``.
+    """
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    """The worker-process iterator's class (for ``isinstance`` checks; see the module docstring).
+
+    Mirrors: ``torch.utils.data.dataloader._MultiProcessingDataLoaderIter``.
+    """
+
+    def _shutdown_workers(self) -> None:
+        """Nothing to stop: hookgrad starts no worker processes."""
