@@ -31,11 +31,13 @@ from typing import Any
 from hookgrad._functional.random import get_rng_state, set_rng_state
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._api import backward as _backward
+from hookgrad.autograd._saved import SavedTensor  # noqa: F401 - PyTorch's module exports it
 from hookgrad.autograd.engine import current_graph_task, current_graph_task_id
 from hookgrad.autograd.function import Function
 from hookgrad.autograd.grad_mode import enable_grad, no_grad
 from hookgrad.autograd.saved_hooks import saved_tensors_hooks
 from hookgrad._functorch.pytree_util import tree_flatten, tree_map  # noqa: F401 - PyTorch's too
+from hookgrad.utils._python_dispatch import TorchDispatchMode  # noqa: F401 - PyTorch's too
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "set_checkpoint_early_stop", "set_checkpoint_debug_enabled", "noop_context_fn",
