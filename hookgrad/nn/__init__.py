@@ -7,7 +7,7 @@ from hookgrad.nn import modules
 from hookgrad.nn import utils
 from hookgrad.nn.modules import *  # noqa: F403
 from hookgrad.nn.modules import __all__ as _modules_all
-from hookgrad.nn.parameter import Buffer, Parameter
+from hookgrad.nn.parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from hookgrad.nn.modules.data_parallel import DataParallel  # torch.nn.DataParallel
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all, "DataParallel"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils", *_modules_all, "DataParallel"]

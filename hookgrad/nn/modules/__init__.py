@@ -19,6 +19,7 @@ _FAMILIES = (
     "padding", "upsampling", "pixelshuffle", "distance", "instancenorm", "pooling3d", "conv3d",
     "batchnorm3d", "transformer_decoder",
     "fold", "channelshuffle", "census_losses", "census_layers",  # census (issue 21)
+    "lazy", "lazy_layers",
 )
 
 
