@@ -121,3 +121,23 @@ def test_deprecated_clip_grad_norm(torch):
             total = lib.nn.utils.clip_grad.clip_grad_norm([p], 1.0)
         return total.item(), [round(g, 5) for g in p.grad.tolist()], [x.category.__name__ for x in w]
     assert run(hookgrad) == run(torch)
+
+
+def test_module_conversions(torch):
+    def run(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        out = []
+        try:
+            m.cuda()
+        except Exception as e:  # noqa: BLE001 - the type is compared
+            out.append((type(e).__name__, str(e)))
+        out.append(type(lib.nn.Module().cuda()).__name__)
+        w = m[0].weight
+        m.to_empty(device="cpu")
+        out.append((m[0].weight is w, tuple(m[0].weight.shape), m[0].weight.requires_grad,
+                    str(m[1].num_batches_tracked.dtype)))
+        out.append(m.share_memory() is m)
+        out.append(lib.nn.Module.T_destination.__name__)
+        out.append(str(lib.nn.Linear(1, 1).double().bfloat16().weight.dtype) != "torch.float64")
+        return out
+    assert run(hookgrad) == run(torch)
