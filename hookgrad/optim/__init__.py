@@ -20,6 +20,8 @@ from hookgrad.optim.adamax import Adamax
 from hookgrad.optim.lbfgs import LBFGS
 from hookgrad.optim.nadam import NAdam
 from hookgrad.optim.radam import RAdam
+from hookgrad.optim.rprop import Rprop
+from hookgrad.optim.asgd import ASGD
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
-           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam"]
+           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "Rprop", "ASGD"]
