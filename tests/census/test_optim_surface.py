@@ -90,3 +90,43 @@ def test_profile_hook_step(torch):
         names = [e.name for e in prof.function_events if e.name.startswith("Optimizer.step#")]
         return out, log, names, wrapped.__name__
     assert run(hookgrad) == run(torch)
+
+
+@pytest.mark.parametrize("opt_name,kw", [
+    ("SGD", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3}),
+    ("SGD", {"base_lr": [0.01, 0.02], "max_lr": 0.1, "step_size_up": 2, "step_size_down": 4,
+             "mode": "triangular2"}),
+    ("Adam", {"base_lr": 0.001, "max_lr": 0.01, "step_size_up": 3, "mode": "exp_range",
+              "gamma": 0.9}),
+    ("SGD", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "cycle_momentum": False,
+             "scale_fn": lambda x: 0.5 ** x, "scale_mode": "iterations"}),
+])
+def test_cyclic_lr_schedule(torch, opt_name, kw):
+    def run(lib):
+        a, b = lib.ones(1, requires_grad=True), lib.ones(1, requires_grad=True)
+        extra = {"momentum": 0.9} if opt_name == "SGD" else {}
+        opt = getattr(lib.optim, opt_name)([{"params": [a]}, {"params": [b]}], lr=0.5, **extra)
+        sched = lib.optim.lr_scheduler.CyclicLR(opt, **kw)
+        seen = []
+        for _ in range(14):
+            opt.step()
+            sched.step()
+            g = opt.param_groups
+            seen.append([(round(x["lr"], 12), round(x.get("momentum", x.get("betas", (0,))[0]), 12))
+                         for x in g])
+        return seen, sorted(sched.state_dict()), sched.get_last_lr()
+    h, t = run(hookgrad), run(torch)
+    assert h == t
+
+
+def test_cyclic_lr_errors(torch):
+    def run(lib):
+        opt = lib.optim.Adagrad([lib.ones(1, requires_grad=True)])
+        out = []
+        for kw in ({"mode": "bogus"}, {}):
+            try:
+                lib.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0, **kw)
+            except ValueError as e:
+                out.append(str(e))
+        return out
+    assert run(hookgrad) == run(torch)
