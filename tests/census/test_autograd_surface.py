@@ -210,3 +210,19 @@ def test_overrides_wrap_torch_function(torch):
         out = double(lib.ones(2))
         return out.tolist(), double.__name__
     assert run(hookgrad) == run(torch)
+
+
+def test_warn_if_has_hooks(torch):
+    def run(lib):
+        H = lib.utils.hooks
+        t = lib.ones(1, requires_grad=True)
+        H.warn_if_has_hooks(t)  # no hooks: silent
+        t.register_hook(lambda g: g)
+        t.register_hook(H.unserializable_hook(lambda g: g))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            H.warn_if_has_hooks(t)
+        return ([(x.category.__name__, str(x.message).split("}")[-1][-60:]) for x in w],
+                H.BackwardHook.__module__.split(".", 1)[1],
+                sorted(vars(H.BackwardHook(None, [], []))))
+    assert run(hookgrad) == run(torch)

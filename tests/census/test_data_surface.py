@@ -85,3 +85,28 @@ def test_functional_datapipe_and_chunk(torch):
         del D.IterDataPipe.functions[name]
         return out, dup, missing, chunk.as_str(" "), list(chunk.raw_iterator()), chunk == [1, 2]
     assert run(hookgrad) == run(torch)
+
+
+def test_swap_tensors(torch):
+    def run(lib):
+        a = lib.nn.Parameter(lib.zeros(2))
+        b = lib.arange(3.0)
+        a_id, b_id = id(a), id(b)
+        a.tag = "was a"
+        lib.utils.swap_tensors(a, b)
+        out = [id(a) == a_id, id(b) == b_id, type(a).__name__, type(b).__name__, a.tolist(),
+               b.tolist(), getattr(b, "tag", None), getattr(a, "tag", None), b.requires_grad]
+        m = lib.nn.Linear(2, 1)
+        y = m(lib.ones(1, 2)).sum()
+        y.backward()
+        lib.utils.swap_tensors(m.weight, lib.nn.Parameter(lib.full((1, 2), 5.0)))
+        out.append(m.weight.tolist())
+        import weakref
+        c, d = lib.ones(1), lib.ones(1)
+        ref = weakref.ref(c)  # noqa: F841 - held so that swapping refuses
+        try:
+            lib.utils.swap_tensors(c, d)
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    assert run(hookgrad) == run(torch)
