@@ -9,5 +9,7 @@ build of PyTorch does.
 from __future__ import annotations
 
 from hookgrad.backends import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum
+from hookgrad.backends import cusparselt, kleidiai, mha, nnpack
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum", "cusparselt",
+           "kleidiai", "mha", "nnpack"]
