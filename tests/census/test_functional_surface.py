@@ -74,3 +74,40 @@ def test_tables_and_helpers(torch):
                 no.__doc__]
         return out
     assert run(hookgrad) == run(torch)
+
+
+@pytest.mark.parametrize("nd,kw", [(1, {}), (2, {"stride": 2, "padding": 1}),
+                                   (2, {"groups": 2, "dilation": 2}), (3, {"padding": 1})])
+def test_nn_grad_conv(torch, nd, kw):
+    rng = np.random.RandomState(nd)
+    groups = kw.get("groups", 1)
+    x = rng.randn(2, 4, *([7] * nd))
+    w = rng.randn(6, 4 // groups, *([3] * nd))
+
+    def run(lib):
+        X, W = lib.tensor(x), lib.tensor(w)
+        out = getattr(lib.nn.functional, f"conv{nd}d")(X, W, None, **kw)
+        go = lib.tensor(rng_go(out.shape))
+        gi = getattr(lib.nn.grad, f"conv{nd}d_input")(X.shape, W, go, **kw)
+        gw = getattr(lib.nn.grad, f"conv{nd}d_weight")(X, W.shape, go, **kw)
+        return np.array(gi.tolist()), np.array(gw.tolist())
+
+    def rng_go(shape):
+        return np.random.RandomState(7).randn(*shape)
+    (hi, hw), (ti, tw) = run(hookgrad), run(torch)
+    np.testing.assert_allclose(hi, ti, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(hw, tw, rtol=1e-10, atol=1e-10)
+
+
+def test_factory_kwargs_and_types(torch):
+    def run(lib):
+        out = [lib.nn.factory_kwargs(None), lib.nn.factory_kwargs({"dtype": 1}),
+               lib.nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": 2}})]
+        for bad in ({"bogus": 1}, {"dtype": 1, "factory_kwargs": {"dtype": 2}}):
+            try:
+                lib.nn.factory_kwargs(bad)
+            except TypeError as e:
+                out.append(str(e))
+        out.append(str(lib.nn.common_types._size_2_t).replace(lib.__name__, "L"))
+        return out
+    assert run(hookgrad) == run(torch)
