@@ -111,3 +111,13 @@ def test_factory_kwargs_and_types(torch):
         out.append(str(lib.nn.common_types._size_2_t).replace(lib.__name__, "L"))
         return out
     assert run(hookgrad) == run(torch)
+
+
+def test_small_helpers(torch):
+    def run(lib):
+        rnn = lib.nn.utils.rnn
+        deco = rnn.copy_method_params(len)(lambda self: 3)
+        return (rnn.bind(None, str), rnn.bind(4, str), deco(None),
+                lib.cuda.amp.amp_definitely_not_available(),
+                lib.nn.utils.parametrize.is_traceable_wrapper_subclass(lib.ones(1)))
+    assert run(hookgrad) == run(torch)
