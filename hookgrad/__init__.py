@@ -178,6 +178,7 @@ import hookgrad.nn._init_extra  # noqa: E402,F401  (nn.init.dirac_, sparse_, dep
 import hookgrad.nn.modules.utils  # noqa: E402,F401  (_pair & co, consume_prefix_in_state_dict...)
 import hookgrad.utils.data._utils.collate  # noqa: E402,F401  (torch.utils.data._utils.collate)
 import hookgrad.utils.data.more_datasets  # noqa: E402,F401  (ChainDataset, StackDataset, ...)
+import hookgrad.utils.checkpoint  # noqa: E402,F401  (torch.utils.checkpoint is reachable after import)
 
 globals().update({k: v for k, v in _surface_install.namespace().items() if k not in globals()})
 _surface_install.install()

@@ -8,37 +8,36 @@ Mirrors: ``torch.overrides`` (the query helpers).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
-from hookgrad._tensor import Tensor
+from hookgrad.autograd._torch_function import (
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+    is_tensor_like,
+)
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
-           "is_tensor_like", "handle_torch_function"]
+           "is_tensor_like", "handle_torch_function", "wrap_torch_function"]
 
 
-def has_torch_function(relevant_args: Any) -> bool:
-    """Always False (no ``__torch_function__`` dispatch). Mirrors: ``has_torch_function``."""
-    return False
+def wrap_torch_function(dispatcher: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator routing `func` through `handle_torch_function` when an argument overrides it.
 
-
-def has_torch_function_unary(obj: Any) -> bool:
-    """Always False. Mirrors: ``torch.overrides.has_torch_function_unary``."""
-    return False
-
-
-def has_torch_function_variadic(*args: Any) -> bool:
-    """Always False. Mirrors: ``torch.overrides.has_torch_function_variadic``."""
-    return False
-
-
-def is_tensor_like(inp: Any) -> bool:
-    """Whether `inp` is a tensor. Mirrors: ``torch.overrides.is_tensor_like``."""
-    return isinstance(inp, Tensor)
-
-
-def handle_torch_function(public_api: Any, relevant_args: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call `public_api` directly (nothing overrides it). Mirrors: ``handle_torch_function``."""
-    return public_api(*args, **kwargs)
+    Mirrors: ``torch.overrides.wrap_torch_function``.
+    """
+    def inner(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            relevant = dispatcher(*args, **kwargs)
+            if has_torch_function(relevant):
+                return handle_torch_function(wrapped, relevant, *args, **kwargs)
+            return func(*args, **kwargs)
+        return wrapped
+    return inner
 
 
 # torch function modes (Lightning's init contexts subclass TorchFunctionMode; issue 21)

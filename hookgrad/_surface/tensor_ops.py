@@ -185,6 +185,9 @@ def install() -> None:
     for name, value in methods.items():
         if name not in Tensor.__dict__:
             setattr(Tensor, name, value)
+    from hookgrad._surface import tensor_more
+
+    tensor_more.install()
 
 
 def _function_of(method: str) -> Any:

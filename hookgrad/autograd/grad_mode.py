@@ -13,9 +13,11 @@ from typing import Any
 
 from hookgrad._config import STATE, set_grad_mode
 
+from hookgrad.autograd._multithreading import set_multithreading_enabled  # noqa: E402,F401
+
 __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-    "is_inference_mode_enabled",
+    "is_inference_mode_enabled", "set_multithreading_enabled",
 ]
 
 

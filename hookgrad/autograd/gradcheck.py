@@ -25,9 +25,22 @@ import numpy as np
 from hookgrad._backend import namespace_of, to_numpy
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._api import grad as _grad
+from hookgrad.autograd._gradcheck_legacy import (  # noqa: F401 - PyTorch's module exports them
+    get_analytical_jacobian,
+    get_numerical_jacobian,
+    get_numerical_jacobian_wrt_specific_input,
+    is_tensor_like,
+)
+from hookgrad.autograd._gradcheck_msgs import (  # noqa: F401 - PyTorch's module exports them
+    FAILED_BATCHED_GRAD_MSG,
+    FAILED_BATCHED_GRAD_MSG_FWD_AD,
+    FAILED_NONDET_MSG,
+    FAST_FAIL_SLOW_OK_MSG,
+)
 from hookgrad.autograd._node import Node
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
+           "get_analytical_jacobian"]
 
 
 class GradcheckError(RuntimeError):

@@ -28,9 +28,27 @@ import threading
 import time
 from typing import Any
 
+import logging
+
+from hookgrad.autograd._profiler_types import (  # noqa: F401 - torch.autograd.profiler's names
+    MEMORY_EVENT_NAME,
+    OUT_OF_MEMORY_EVENT_NAME,
+    DeviceType,
+    EnforceUnique,
+    KinetoStepTracker,
+    MemRecordsAcc,
+    ProfilerActivity,
+    ProfilerConfig,
+    ProfilerState,
+    emit_nvtx,
+    kineto_available,
+)
 from hookgrad.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList"]
+__all__ = ["profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList",
+           "EnforceUnique", "KinetoStepTracker", "emit_nvtx", "kineto_available"]
+
+log = logging.getLogger(__name__)
 
 _local = threading.local()
 

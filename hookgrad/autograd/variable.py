@@ -11,10 +11,17 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.engine import ENGINE
 
-__all__ = ["Variable"]
+__all__ = ["Variable", "VariableMeta", "ImperativeEngine"]
+
+ImperativeEngine = type(ENGINE)
 
 
-class _VariableMeta(type):
+class VariableMeta(type):
+    """The metaclass making every tensor an instance of `Variable`.
+
+    Mirrors: ``torch.autograd.variable.VariableMeta``.
+    """
+
     def __instancecheck__(cls, other: Any) -> bool:
         return isinstance(other, Tensor)
 
@@ -32,7 +39,7 @@ class _VariableMeta(type):
         return out
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(metaclass=VariableMeta):
     """Legacy tensor wrapper: every tensor is a Variable. Mirrors: ``torch.autograd.Variable``.
 
     ``Variable._execution_engine`` is the engine (for ``queue_callback``).

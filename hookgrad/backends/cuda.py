@@ -11,7 +11,8 @@ from types import SimpleNamespace
 from typing import Any
 
 
-__all__ = ["matmul", "is_built", "SDPBackend", "flash_sdp_enabled", "enable_flash_sdp",
+__all__ = ["matmul", "is_built", "is_flash_attention_available", "is_ck_sdpa_available",
+           "SDPBackend", "flash_sdp_enabled", "enable_flash_sdp",
            "mem_efficient_sdp_enabled", "enable_mem_efficient_sdp", "math_sdp_enabled",
            "enable_math_sdp", "cudnn_sdp_enabled", "enable_cudnn_sdp", "sdp_kernel",
            "fp16_bf16_reduction_math_sdp_allowed", "allow_fp16_bf16_reduction_math_sdp",
@@ -85,3 +86,13 @@ def preferred_blas_library(backend: Any = None) -> str:
     return "cublas"
 
 
+
+
+def is_flash_attention_available() -> bool:
+    """False: no CUDA flash-attention kernels. Mirrors: ``is_flash_attention_available``."""
+    return False
+
+
+def is_ck_sdpa_available() -> bool:
+    """False: no ROCm CK attention kernels. Mirrors: ``is_ck_sdpa_available``."""
+    return False

@@ -15,6 +15,7 @@ from hookgrad._functional import nn_ops as _nn_ops
 from hookgrad._functional import pointwise as _pointwise
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
+from hookgrad.nn import _functional_more
 from hookgrad.nn._functional_linear import dropout, linear
 from hookgrad.nn._functional_loss import (
     binary_cross_entropy,
@@ -49,6 +50,9 @@ def _reexport() -> None:
 
 
 _reexport()
+for _name in _functional_more.__all__:
+    globals()[_name] = getattr(_functional_more, _name)
+    __all__.append(_name)
 
 
 def _calls_method(fn: Any, method: str) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from hookgrad.optim import lr_scheduler
 from hookgrad.optim import lr_scheduler_more  # noqa: F401  (publishes more schedulers: census)
 from hookgrad.optim import swa_utils  # noqa: F401  (issue 21: Lightning imports it)
+from hookgrad.optim import lr_scheduler_cyclic  # noqa: F401  (publishes CyclicLR)
 from hookgrad.optim.adagrad import Adagrad
 from hookgrad.optim.adam import Adam
 from hookgrad.optim.adamw import AdamW

@@ -8,6 +8,7 @@ close. ``state_dict()`` is every instance attribute but the optimizer, exactly t
 from __future__ import annotations
 
 import math
+from math import inf  # noqa: F401 - PyTorch's module exports it (ReduceLROnPlateau uses it)
 import types
 import warnings
 from bisect import bisect_right

@@ -60,6 +60,13 @@ Kwargs: TypeAlias = dict[str, Any]
 StateDict: TypeAlias = dict[str, Any]
 OptimizerPreHook: TypeAlias = Callable[["Optimizer", Args, Kwargs], "tuple[Args, Kwargs] | None"]
 OptimizerPostHook: TypeAlias = Callable[["Optimizer", Args, Kwargs], None]
+GlobalOptimizerPreHook: TypeAlias = OptimizerPreHook
+GlobalOptimizerPostHook: TypeAlias = OptimizerPostHook
+ParamsT: TypeAlias = "Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]"
+Indices: TypeAlias = list[int]
+TensorListList: TypeAlias = list[list["Tensor | None"]]
+DeviceDict: TypeAlias = dict[Any, Tensor]
+DeviceDtypeDict: TypeAlias = dict[Any, Tensor]
 
 _global_optimizer_pre_hooks: HookRegistry = HookRegistry()
 _global_optimizer_post_hooks: HookRegistry = HookRegistry()
@@ -655,6 +662,33 @@ class Optimizer:
 
 
 Optimizer.step = _hook_step(Optimizer.step)  # type: ignore[method-assign]
+Optimizer.OptimizerPreHook = OptimizerPreHook  # type: ignore[attr-defined]  (class aliases there)
+Optimizer.OptimizerPostHook = OptimizerPostHook  # type: ignore[attr-defined]
+
+
+def _profile_hook_step(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap `func` as PyTorch's ``Optimizer.profile_hook_step`` does: a profiler range named
+    ``Optimizer.step#<Class>.step`` around the step pre-hooks, the step and the post-hooks.
+
+    Mirrors: ``torch.optim.Optimizer.profile_hook_step``.
+    """
+    from hookgrad.autograd.profiler import record_function
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        self = args[0]
+        with record_function(f"Optimizer.step#{self.__class__.__name__}.step"):
+            args, kwargs = _run_step_pre_hooks(func, self, args, kwargs)
+            out = func(*args, **kwargs)
+            for post_hook in chain(self._optimizer_step_post_hooks.snapshot(),
+                                   _global_optimizer_post_hooks.snapshot()):
+                post_hook(self, args, kwargs)
+            return out
+
+    return wrapper
+
+
+Optimizer.profile_hook_step = staticmethod(_profile_hook_step)  # type: ignore[attr-defined]
 
 _HOOK_ATTRS = (
     "_optimizer_step_pre_hooks",

@@ -25,22 +25,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookgrad.autograd import profiler as _autograd_profiler
-from hookgrad.autograd.profiler import EventList, record_function
+from hookgrad.autograd.profiler import EventList, ProfilerActivity, record_function
 from hookgrad.profiler._trace_handler import kineto_available, tensorboard_trace_handler
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
            "EventList", "tensorboard_trace_handler", "kineto_available"]
-
-
-class ProfilerActivity(enum.Enum):
-    """Which devices to profile. Mirrors: ``torch.profiler.ProfilerActivity``."""
-
-    CPU = 0
-    XPU = 1
-    MTIA = 2
-    CUDA = 3
-    HPU = 4
-    PrivateUse1 = 5
 
 
 class ProfilerAction(enum.Enum):

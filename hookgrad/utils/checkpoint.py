@@ -22,20 +22,28 @@ refuses ``autograd.grad`` / ``backward(inputs=...)``.
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from hookgrad._functional.random import get_rng_state, set_rng_state
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._api import backward as _backward
+from hookgrad.autograd._saved import SavedTensor  # noqa: F401 - PyTorch's module exports it
 from hookgrad.autograd.engine import current_graph_task, current_graph_task_id
 from hookgrad.autograd.function import Function
 from hookgrad.autograd.grad_mode import enable_grad, no_grad
 from hookgrad.autograd.saved_hooks import saved_tensors_hooks
+from hookgrad._functorch.pytree_util import tree_flatten, tree_map  # noqa: F401 - PyTorch's too
+from hookgrad.utils._python_dispatch import TorchDispatchMode  # noqa: F401 - PyTorch's too
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
-           "set_checkpoint_early_stop"]
+           "set_checkpoint_early_stop", "set_checkpoint_debug_enabled", "noop_context_fn",
+           "detach_variable", "check_backward_validity", "get_device_states",
+           "set_device_states", "DefaultDeviceType", "CheckpointPolicy",
+           "SelectiveCheckpointContext"]
 
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
@@ -96,6 +104,8 @@ class _StopRecomputation(Exception):
 
 
 def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
+               context_fn: Callable[[], tuple[Any, Any]] = None,  # type: ignore[assignment]
+               determinism_check: str = "default", debug: bool = False,
                preserve_rng_state: bool = True, **kwargs: Any) -> Any:
     """Run `function(*args, **kwargs)` without keeping its saved tensors (NOTE [Checkpoint]).
 
@@ -103,41 +113,72 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         function: the computation to checkpoint (must be deterministic given the RNG state).
         use_reentrant: pass it explicitly, as PyTorch asks (a UserWarning otherwise, and the
             reentrant variant, PyTorch's default).
+        context_fn: non-reentrant only: returns two context managers, entered around the
+            forward and around the recomputation.
+        determinism_check: ``"default"`` compares shape, dtype and device of each recomputed
+            saved tensor with the forward's (`CheckpointError` on a difference); ``"none"``.
+        debug: accepted as PyTorch does (non-reentrant only); hookgrad's messages carry no
+            extra operator trace.
         preserve_rng_state: restore the RNG state for the recomputation (dropout masks match).
 
     Returns:
         What `function` returns, connected to the graph as if it ran normally.
 
     Raises:
-        ValueError: keyword arguments for `function` with the reentrant variant.
+        ValueError: keyword arguments for `function`, `context_fn` or `debug` with the
+            reentrant variant; an unknown `determinism_check`.
     """
+    context_fn = noop_context_fn if context_fn is None else context_fn
     if use_reentrant is None:
         warnings.warn(_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True
     if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when "
+                             "use_reentrant=False.")
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
-    return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs)
+    if determinism_check not in ("default", "none"):
+        raise ValueError("determinism_check should be one of ['default', 'none'], but got "
+                         f"{determinism_check}")
+    return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
+                                         context_fn, determinism_check == "default")
+
+
+def _meta(t: Any) -> dict:
+    return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
+
+
+def _check_recomputed(saved: list, kept: list) -> None:
+    bad = [i for i, (m, t) in enumerate(zip(saved, kept)) if m != _meta(t)]
+    if not bad:
+        return
+    rows = "".join(f"tensor at position {i}:\nsaved metadata: {saved[i]}\n"
+                   f"recomputed metadata: {_meta(kept[i])}\n" for i in bad)
+    raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors "
+                          f"have different metadata than during the forward pass.\n{rows}")
 
 
 def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_state: bool,
-                                  args: tuple, kwargs: dict) -> Any:
+                                  args: tuple, kwargs: dict, context_fn: Callable[[], Any],
+                                  check: bool) -> Any:
     rng_state = get_rng_state() if preserve_rng_state else None
     early_stop = _EARLY_STOP[0]  # read at forward time, as PyTorch does
-    count = [0]
+    saved: list = []  # metadata of each tensor packed in forward
     passes: dict[int, list] = {}  # graph task id -> recomputed tensors (None once handed out)
+    fwd_ctx, recompute_ctx = context_fn()
 
     def pack(t: Any) -> int:
-        count[0] += 1
-        return count[0] - 1
+        saved.append(_meta(t))
+        return len(saved) - 1
 
     def recompute() -> list:
         kept: list = []
 
         def keep(t: Any) -> int:
             kept.append(t)
-            if early_stop and len(kept) == count[0]:
+            if early_stop and len(kept) == len(saved):
                 raise _StopRecomputation
             return len(kept) - 1
 
@@ -145,13 +186,15 @@ def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_sta
         if rng_state is not None:
             set_rng_state(rng_state)
         try:
-            with enable_grad(), saved_tensors_hooks(keep, kept.__getitem__):
+            with enable_grad(), recompute_ctx, saved_tensors_hooks(keep, kept.__getitem__):
                 function(*args, **kwargs)
         except _StopRecomputation:
             pass
         finally:
             if current is not None:
                 set_rng_state(current)
+        if check:
+            _check_recomputed(saved, kept)
         return kept
 
     def unpack(index: int) -> Any:
@@ -165,7 +208,7 @@ def _checkpoint_without_reentrant(function: Callable[..., Any], preserve_rng_sta
         kept[index] = None
         return value
 
-    with saved_tensors_hooks(pack, unpack):
+    with saved_tensors_hooks(pack, unpack), fwd_ctx:
         return function(*args, **kwargs)
 
 
@@ -246,3 +289,126 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any,  # noqa: A0
         input = checkpoint(run(layers[start:end]), input, use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
     return run(layers[end:])(input)
+
+
+def noop_context_fn() -> tuple[Any, Any]:
+    """The default `context_fn`: two null contexts.
+
+    Mirrors: ``torch.utils.checkpoint.noop_context_fn``.
+    """
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+_DEBUG: list = [None]
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
+    """Context manager overriding `checkpoint`'s ``debug`` flag (None defers to it).
+
+    Mirrors: ``torch.utils.checkpoint.set_checkpoint_debug_enabled``.
+    """
+    prev, _DEBUG[0] = _DEBUG[0], enabled
+    try:
+        yield
+    finally:
+        _DEBUG[0] = prev
+
+
+def detach_variable(inputs: tuple) -> tuple:
+    """Detached copies of the tensors in `inputs`, keeping each one's ``requires_grad``.
+
+    Mirrors: ``torch.utils.checkpoint.detach_variable``.
+    """
+    if not isinstance(inputs, tuple):
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
+                           f"{type(inputs).__name__}")
+    out = []
+    for inp in inputs:
+        if isinstance(inp, Tensor):
+            x = inp.detach()
+            x.requires_grad = inp.requires_grad
+            inp = x
+        out.append(inp)
+    return tuple(out)
+
+
+def check_backward_validity(inputs: Iterable[Any]) -> None:
+    """Warn when no tensor in `inputs` requires grad.
+
+    Mirrors: ``torch.utils.checkpoint.check_backward_validity``.
+    """
+    if not any(i.requires_grad for i in inputs if isinstance(i, Tensor)):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                      stacklevel=2)
+
+
+class DefaultDeviceType:
+    """The device type whose RNG states checkpointing saves when no tensor names one.
+
+    hookgrad has no accelerator, so it starts as ``"cpu"``.
+
+    Mirrors: ``torch.utils.checkpoint.DefaultDeviceType``.
+    """
+
+    _default_device_type: str | None = None
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        """Set the default device type."""
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        """The default device type (``"cpu"`` until set)."""
+        if not DefaultDeviceType._default_device_type:
+            DefaultDeviceType._default_device_type = "cpu"
+        return DefaultDeviceType._default_device_type
+
+
+def get_device_states(*args: Any) -> tuple[list[int], list[Tensor]]:
+    """Device ids and RNG states of the accelerator tensors in `args` (CPU and meta skipped).
+
+    Mirrors: ``torch.utils.checkpoint.get_device_states``.
+    """
+    leaves = tree_flatten(args)[0]
+    ids = [t.get_device() for t in leaves
+           if isinstance(t, Tensor) and t.device.type not in {"cpu", "meta"}]
+    return ids, [get_rng_state() for _ in ids]
+
+
+def set_device_states(devices: list, states: list, *, device_type: str | None = None) -> None:
+    """Restore the RNG states that `get_device_states` returned.
+
+    Mirrors: ``torch.utils.checkpoint.set_device_states``.
+    """
+    if device_type is None:
+        device_type = DefaultDeviceType.get_device_type()
+    if device_type == "meta":
+        return
+    for _, state in zip(devices, states, strict=False):
+        set_rng_state(state)
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an op's output.
+
+    Mirrors: ``torch.utils.checkpoint.CheckpointPolicy``.
+    """
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """What a selective-checkpoint policy function is told: whether this is the recomputation.
+
+    Mirrors: ``torch.utils.checkpoint.SelectiveCheckpointContext``.
+    """
+
+    def __init__(self, *, is_recompute: bool) -> None:
+        self.is_recompute = is_recompute

@@ -13,6 +13,8 @@ does not change the current step (PyTorch's snapshot rule, spec §1.3).
 
 from __future__ import annotations
 
+import warnings
+
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -21,7 +23,7 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "RemovableHandle", "HookRegistry", "HookEntry", "HookInfo", "hooks_info", "remove_all_hooks",
-    "unserializable_hook",
+    "unserializable_hook", "warn_if_has_hooks",
 ]
 
 
@@ -342,3 +344,21 @@ def unserializable_hook(f: Callable[..., Any]) -> Callable[..., Any]:
     """
     f.__torch_unserializable__ = True  # type: ignore[attr-defined]
     return f
+
+
+def warn_if_has_hooks(tensor: Any) -> None:
+    """Warn for each backward hook on `tensor` that pickling will drop.
+
+    Hooks decorated with `unserializable_hook` are expected to be dropped and stay silent.
+
+    Mirrors: ``torch.utils.hooks.warn_if_has_hooks``.
+    """
+    hooks = tensor._backward_hooks
+    if hooks:
+        for key in hooks:
+            hook = hooks[key]
+            if not hasattr(hook, "__torch_unserializable__"):
+                warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If "
+                              "this is expected, you can decorate the function with "
+                              "@torch.utils.hooks.unserializable_hook to suppress this warning",
+                              stacklevel=2)

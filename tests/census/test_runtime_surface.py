@@ -41,6 +41,12 @@ def _outcome(fn):
     lambda L: str(L.get_autocast_dtype("cpu")), lambda L: L.onnx.is_in_onnx_export(),
     lambda L: int(L.onnx.TrainingMode.TRAINING), lambda L: L.amp.is_autocast_available("cpu"),
     lambda L: (L.pi, L.e, L.inf, L.newaxis),
+    lambda L: L.backends.nnpack.is_available(), lambda L: L.backends.kleidiai.is_available(),
+    lambda L: L.backends.cusparselt.is_available(), lambda L: L.backends.cusparselt.version(),
+    lambda L: L.backends.cusparselt.get_max_alg_id(),
+    lambda L: L.backends.mha.get_fastpath_enabled(),
+    lambda L: L.backends.cuda.is_flash_attention_available(),
+    lambda L: L.backends.cuda.is_ck_sdpa_available(),
 ])
 def test_query_matches_pytorch(torch, call):
     assert _outcome(lambda: call(hookgrad)) == _outcome(lambda: call(torch))
@@ -168,3 +174,16 @@ def test_pytorch_nn_utils_sources_run_under_the_alias(torch):
     for name in [n for n in sys.modules if n.startswith("_census_pt_nn_utils_")]:
         del sys.modules[name]
     assert norm.item() > 0 and out.tolist() == [[0.0, 0.0]]
+
+
+def test_census2_backend_switches_are_settable(torch):
+    def scenario(L):
+        L.backends.mha.set_fastpath_enabled(False)
+        off = L.backends.mha.get_fastpath_enabled()
+        L.backends.mha.set_fastpath_enabled(True)
+        prev = L.backends.nnpack.set_flags(False)
+        with L.backends.nnpack.flags(enabled=True):
+            inside = L.backends.nnpack.set_flags(True)
+        after = L.backends.nnpack.set_flags(prev[0])
+        return off, prev, inside, after
+    assert scenario(hookgrad) == scenario(torch)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from hookgrad.cuda.amp import autocast_mode, common, grad_scaler
 from hookgrad.cuda.amp.autocast_mode import autocast, custom_bwd, custom_fwd
 from hookgrad.cuda.amp.grad_scaler import GradScaler
+from hookgrad.cuda.amp.common import amp_definitely_not_available
 
 __all__ = ["autocast", "custom_bwd", "custom_fwd", "GradScaler", "autocast_mode", "common",
-           "grad_scaler"]
+           "grad_scaler", "amp_definitely_not_available"]

@@ -20,6 +20,7 @@ _FAMILIES = (
     "batchnorm3d", "transformer_decoder",
     "fold", "channelshuffle", "census_losses", "census_layers",  # census (issue 21)
     "embedding_bag",  # real libraries (opacus) import it at load time (issue 21)
+    "lazy", "lazy_layers",
 )
 
 

@@ -33,6 +33,7 @@ from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import gradient_edge
 from hookgrad.autograd._node import Node
+from hookgrad.nn.modules._paths import publish
 
 __all__ = ["BackwardHook", "BackwardHookFunctionBackward", "_WrappedHook", "attach_legacy_hooks"]
 
@@ -366,3 +367,8 @@ def _maybe_warn_non_full(inputs: Any, result: Any, grad_fn: Any) -> None:
         next_functions = {n[0] for n in grad_fn.next_functions}
         if inputs_grad_fn != next_functions:
             warnings.warn(_W_MULTI_NODE, FutureWarning, stacklevel=4)
+
+
+# PyTorch's path: torch.utils.hooks.BackwardHook (hookgrad.utils.hooks sits below nn, so the class
+# is published there from here rather than imported upward).
+publish("hookgrad.utils.hooks", globals(), ["BackwardHook"])

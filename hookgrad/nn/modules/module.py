@@ -45,6 +45,8 @@ from hookgrad.nn.modules._state_dict import _IncompatibleKeys
 from hookgrad.nn.parameter import Parameter
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 
+T_destination = TypeVar("T_destination", bound=dict)
+
 __all__ = [
     "Module",
     "register_module_forward_pre_hook",
@@ -337,9 +339,33 @@ class Module:
         """Cast floating-point parameters and buffers to float16. Mirrors: ``Module.half``."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)  # type: ignore
 
+    def bfloat16(self: T) -> T:
+        """Cast floating-point parameters and buffers to bfloat16. Mirrors: ``Module.bfloat16``."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)  # type: ignore
+
     def cpu(self: T) -> T:
         """Move parameters and buffers to the CPU. Mirrors: ``torch.nn.Module.cpu``."""
         return self.to("cpu")
+
+    def cuda(self: T, device: Any = None) -> T:
+        """Move parameters and buffers to a CUDA device (fails as ``Tensor.cuda`` does here).
+
+        Mirrors: ``torch.nn.Module.cuda``.
+        """
+        return self._apply(lambda t: t.cuda(device))  # type: ignore[attr-defined]
+
+    def share_memory(self: T) -> T:
+        """Move parameters and buffers to shared memory. Mirrors: ``Module.share_memory``."""
+        return self._apply(lambda t: t.share_memory_())  # type: ignore[attr-defined]
+
+    def to_empty(self: T, *, device: Any, recurse: bool = True) -> T:
+        """Replace parameters and buffers by uninitialised tensors on `device` (same shapes).
+
+        Mirrors: ``torch.nn.Module.to_empty``.
+        """
+        from hookgrad._functional.creation import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def type(self: T, dst_type: Any) -> T:
         """Cast all parameters and buffers to `dst_type`. Mirrors: ``torch.nn.Module.type``."""
@@ -797,3 +823,4 @@ class Module:
 
 
 _registration._MODULE.append(Module)
+Module.T_destination = T_destination  # type: ignore[attr-defined]  (a class attribute in PyTorch)

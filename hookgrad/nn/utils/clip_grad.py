@@ -7,6 +7,8 @@ and bumps its version, as in PyTorch.
 
 from __future__ import annotations
 
+import warnings
+
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -111,3 +113,15 @@ def clip_grad_value_(parameters: Iterable[Tensor] | Tensor, clip_value: float,
         for p in _params(parameters):
             if p.grad is not None:
                 p.grad.clamp_(min=-clip_value, max=clip_value)  # type: ignore[attr-defined]
+
+
+def clip_grad_norm(parameters: Iterable[Tensor] | Tensor, max_norm: float,
+                   norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: Any = None) -> Tensor:
+    """Deprecated spelling of `clip_grad_norm_` (warns ``FutureWarning``, then clips).
+
+    Mirrors: ``torch.nn.utils.clip_grad.clip_grad_norm``.
+    """
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

@@ -22,6 +22,7 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
 from hookgrad.nn.modules.container import ModuleDict, ModuleList
+from hookgrad.utils._python_dispatch import is_traceable_wrapper_subclass  # noqa: F401 - torch imports it here
 from hookgrad.nn.modules.module import Module
 from hookgrad.nn.parameter import Parameter
 

@@ -271,3 +271,24 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)
 
+
+
+def bind(optional: Any, fn: Any) -> Any:
+    """``fn(optional)``, or None when `optional` is None.
+
+    Mirrors: ``torch.nn.utils.rnn.bind``.
+    """
+    if optional is None:
+        return None
+    return fn(optional)
+
+
+def copy_method_params(source_method: Any) -> Any:
+    """Decorator giving a method `source_method`'s signature for type checkers (a no-op at run
+    time, as in PyTorch).
+
+    Mirrors: ``torch.nn.utils.rnn.copy_method_params``.
+    """
+    def return_func(func: Any) -> Any:
+        return func
+    return return_func

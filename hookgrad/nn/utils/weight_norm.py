@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from hookgrad._tensor import Tensor
 from hookgrad.nn.modules.module import Module
-from hookgrad.nn.parameter import Parameter
+from hookgrad.nn.parameter import Parameter, UninitializedParameter  # noqa: F401 - torch exports it here
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
 

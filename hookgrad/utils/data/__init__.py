@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from hookgrad.utils.data._collate import default_collate, default_convert
-from hookgrad.utils.data.dataloader import DataLoader
+from hookgrad.utils.data.dataloader import DataLoader, get_worker_info
+from hookgrad.utils.data.datapipe import DataChunk, IterDataPipe, MapDataPipe, functional_datapipe
 from hookgrad.utils.data.dataset import (
     ConcatDataset,
     Dataset,
@@ -23,5 +24,6 @@ from hookgrad.utils.data.sampler import (
 __all__ = [
     "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
-    "TensorDataset", "default_collate", "default_convert", "random_split",
+    "TensorDataset", "default_collate", "default_convert", "random_split", "get_worker_info",
+    "DataChunk", "IterDataPipe", "MapDataPipe", "functional_datapipe",
 ]

@@ -7,6 +7,9 @@ torch, but no worker processes are started (``worker_init_fn`` is never called).
 from __future__ import annotations
 
 import itertools
+import logging
+import sys
+import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,10 +21,58 @@ from hookgrad.utils.data._iterators import (  # noqa: F401 - PyTorch's names in 
     _SingleProcessDataLoaderIter,
     _worker_init_fn_t,
 )
-from hookgrad.utils.data.dataset import IterableDataset
+from hookgrad.utils.data.datapipe import IterDataPipe, MapDataPipe  # noqa: F401 - torch's too
+from hookgrad.utils.data.dataset import Dataset, IterableDataset  # noqa: F401 - torch's too
 from hookgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "get_worker_info", "ExceptionWrapper"]
+
+logger = logging.getLogger(__name__)
+
+
+def get_worker_info() -> None:
+    """Information about the current loader worker: None, as in PyTorch's main process.
+
+    hookgrad's `DataLoader` loads in the calling process, so code asking which worker it runs
+    in (to shard an `IterableDataset`) always hears "the main process" and reads everything.
+
+    Mirrors: ``torch.utils.data.get_worker_info``.
+    """
+    return None
+
+
+class ExceptionWrapper:
+    """An exception and its formatted traceback, re-raised later with where it happened.
+
+    Mirrors: ``torch._utils.ExceptionWrapper`` (exported by ``torch.utils.data.dataloader``).
+    """
+
+    def __init__(self, exc_info: Any = None, where: str = "in background") -> None:
+        if exc_info is None:
+            exc_info = sys.exc_info()
+        self.exc_type = exc_info[0]  # not exc_info itself: a traceback keeps frames alive
+        self.exc_msg = "".join(traceback.format_exception(*exc_info))
+        self.where = where
+
+    def reraise(self) -> None:
+        """Raise a new exception of the wrapped type carrying the original traceback text."""
+        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
+        if self.exc_type is KeyError:
+            msg = _KeyErrorMessage(msg)
+        elif getattr(self.exc_type, "message", None):
+            raise self.exc_type(message=msg)
+        try:
+            exception = self.exc_type(msg)
+        except Exception:  # noqa: BLE001 - a type that cannot be built from one message
+            raise RuntimeError(msg) from None
+        raise exception
+
+
+class _KeyErrorMessage(str):
+    """A str whose repr is itself, so a KeyError shows the traceback text unquoted."""
+
+    def __repr__(self) -> str:
+        return self
 
 _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
            "persistent_workers")

@@ -8,6 +8,8 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
+from hookgrad._functional.random import Generator, default_generator, randperm  # noqa: F401
+from hookgrad._tensor import Tensor  # noqa: F401 - PyTorch's module exports these names too
 from hookgrad.utils.data.sampler import _randperm
 
 __all__ = [

@@ -1,0 +1,126 @@
+"""More `Tensor` methods built on existing ops: ``addmm_``/``baddbmm_``, ``fill_diagonal_``,
+``unfold`` (a strided view of sliding windows), ``prelu``, ``new_empty_strided``, ``dim_order``
+and ``const_data_ptr``.
+
+In-place forms compute the out-of-place result and ``copy_`` it into ``self``: values, gradients
+and PyTorch's leaf/version errors are those of ``copy_`` (the ``grad_fn`` is ``CopyBackwards``).
+
+Mirrors: the ``torch.Tensor`` methods of the same names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import hookgrad._functional.creation as C
+from hookgrad._tensor import Tensor
+from hookgrad.autograd.grad_mode import is_grad_enabled
+
+__all__ = ["install"]
+
+
+def _inplace(name: str) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return self.copy_(getattr(self, name[:-1])(*args, **kwargs))
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``. Mirrors: ``torch.Tensor.{name}``."
+    return method
+
+
+def _diagonal_mask(shape: tuple, wrap: bool) -> np.ndarray:
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    numel = int(np.prod(shape))
+    step = sum(int(np.prod(shape[d + 1:])) for d in range(len(shape)))
+    count = min(shape)
+    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
+        count = -(-numel // step)  # wrapped: every step of the flat index, to the end
+    mask = np.zeros(numel, dtype=bool)
+    mask[np.arange(count) * step] = True
+    return mask.reshape(shape)
+
+
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal (all indices equal) with `fill_value`, in place.
+
+    With `wrap`, a tall matrix's diagonal restarts every ``cols + 1`` rows.
+
+    Mirrors: ``torch.Tensor.fill_diagonal_``.
+    """
+    mask = Tensor._make(_diagonal_mask(tuple(self.shape), wrap))
+    if self.is_leaf and self.requires_grad and is_grad_enabled():
+        # PyTorch fills through a strided view of self, so its error names a view of a leaf
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    return self.copy_(self.masked_fill(mask, fill_value))
+
+
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """A view of every `size`-long window along `dimension`, `step` apart (a new last dim).
+
+    Mirrors: ``torch.Tensor.unfold``.
+    """
+    shape, strides = list(self.shape), list(self.stride())
+    zero_dim = not shape
+    if zero_dim:  # a 0-d tensor unfolds as a 1-element dim, without the window dim
+        shape, strides = [1], [1]
+    dim = dimension % len(shape)
+    if size > shape[dim]:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {shape[dim]} but "
+                           f"size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if zero_dim:
+        return self.as_strided([size], [1], self.storage_offset())
+    new_shape = [*shape[:dim], (shape[dim] - size) // step + 1, *shape[dim + 1:], size]
+    new_strides = [*strides[:dim], strides[dim] * step, *strides[dim + 1:], strides[dim]]
+    return self.as_strided(new_shape, new_strides, self.storage_offset())
+
+
+def prelu(self: Tensor, weight: Tensor) -> Tensor:
+    """``F.prelu(self, weight)``. Mirrors: ``torch.Tensor.prelu``."""
+    from hookgrad.nn.functional import prelu as _prelu
+
+    return _prelu(self, weight)
+
+
+def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None,
+                      device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """An uninitialised tensor with `size` and `stride`, of ``self``'s dtype unless given.
+
+    Mirrors: ``torch.Tensor.new_empty_strided``.
+    """
+    size, stride = tuple(size), tuple(stride)
+    n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    out = C.empty(n, dtype=dtype or self.dtype, device=device or self.device)
+    out = out.as_strided(size, stride).detach()
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple[int, ...]:
+    """Dimensions from outermost to innermost in memory (by decreasing stride).
+
+    Mirrors: ``torch.Tensor.dim_order``.
+    """
+    strides = self.stride()
+    return tuple(sorted(range(self.dim()), key=lambda d: -strides[d]))
+
+
+def const_data_ptr(self: Tensor) -> int:
+    """``data_ptr()`` (read-only use). Mirrors: ``torch.Tensor.const_data_ptr``."""
+    return self.data_ptr()
+
+
+def install() -> None:
+    """Attach the methods to `Tensor` (names it already has are left alone)."""
+    methods = {"addmm_": _inplace("addmm_"), "baddbmm_": _inplace("baddbmm_"),
+               "fill_diagonal_": fill_diagonal_, "unfold": unfold, "prelu": prelu,
+               "new_empty_strided": new_empty_strided, "dim_order": dim_order,
+               "const_data_ptr": const_data_ptr}
+    for name, fn in methods.items():
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, fn)
