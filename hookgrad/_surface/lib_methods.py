@@ -20,6 +20,7 @@ import numpy as np
 
 from hookgrad._functional import creation as _creation
 from hookgrad._tensor import Tensor
+from hookgrad.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["fill_diagonal_", "install"]
 
@@ -74,6 +75,10 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
         raise RuntimeError("dimensions must larger than 1")
     if self.dim() > 2 and len(set(self.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
+    if self.is_leaf and self.requires_grad and is_grad_enabled():
+        # PyTorch fills through a strided view of self, so its error names a view of a leaf
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
     n = min(self.shape)
     index = (np.arange(n),) * self.dim()
     self[tuple(_creation.tensor(i) for i in index)] = fill_value

@@ -1,4 +1,4 @@
-"""More `Tensor` methods built on existing ops: ``addmm_``/``baddbmm_``, ``fill_diagonal_``,
+"""More `Tensor` methods built on existing ops: ``addmm_``/``baddbmm_``,
 ``unfold`` (a strided view of sliding windows), ``prelu``, ``new_empty_strided``, ``dim_order``
 and ``const_data_ptr``.
 
@@ -12,11 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 import hookgrad._functional.creation as C
 from hookgrad._tensor import Tensor
-from hookgrad.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["install"]
 
@@ -27,36 +24,6 @@ def _inplace(name: str) -> Any:
     method.__name__ = name
     method.__doc__ = f"In-place ``{name[:-1]}``. Mirrors: ``torch.Tensor.{name}``."
     return method
-
-
-def _diagonal_mask(shape: tuple, wrap: bool) -> np.ndarray:
-    if len(shape) < 2:
-        raise RuntimeError("dimensions must larger than 1")
-    if len(shape) > 2 and len(set(shape)) != 1:
-        raise RuntimeError("all dimensions of input must be of equal length")
-    numel = int(np.prod(shape))
-    step = sum(int(np.prod(shape[d + 1:])) for d in range(len(shape)))
-    count = min(shape)
-    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
-        count = -(-numel // step)  # wrapped: every step of the flat index, to the end
-    mask = np.zeros(numel, dtype=bool)
-    mask[np.arange(count) * step] = True
-    return mask.reshape(shape)
-
-
-def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
-    """Fill the main diagonal (all indices equal) with `fill_value`, in place.
-
-    With `wrap`, a tall matrix's diagonal restarts every ``cols + 1`` rows.
-
-    Mirrors: ``torch.Tensor.fill_diagonal_``.
-    """
-    mask = Tensor._make(_diagonal_mask(tuple(self.shape), wrap))
-    if self.is_leaf and self.requires_grad and is_grad_enabled():
-        # PyTorch fills through a strided view of self, so its error names a view of a leaf
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    return self.copy_(self.masked_fill(mask, fill_value))
 
 
 def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -118,7 +85,7 @@ def const_data_ptr(self: Tensor) -> int:
 def install() -> None:
     """Attach the methods to `Tensor` (names it already has are left alone)."""
     methods = {"addmm_": _inplace("addmm_"), "baddbmm_": _inplace("baddbmm_"),
-               "fill_diagonal_": fill_diagonal_, "unfold": unfold, "prelu": prelu,
+               "unfold": unfold, "prelu": prelu,
                "new_empty_strided": new_empty_strided, "dim_order": dim_order,
                "const_data_ptr": const_data_ptr}
     for name, fn in methods.items():

@@ -315,7 +315,3 @@ class record_function:  # noqa: N801 - PyTorch's name
 
         return wrapper
 
-
-from hookgrad.autograd._profiler_nvtx import emit_nvtx  # noqa: E402  (issue 21: Lightning)
-
-__all__ += ["emit_nvtx"]

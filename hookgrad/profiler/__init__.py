@@ -26,7 +26,8 @@ from typing import Any
 
 from hookgrad.autograd import profiler as _autograd_profiler
 from hookgrad.autograd.profiler import EventList, ProfilerActivity, record_function
-from hookgrad.profiler._trace_handler import kineto_available, tensorboard_trace_handler
+from hookgrad.autograd._profiler_types import kineto_available
+from hookgrad.profiler._trace_handler import tensorboard_trace_handler
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
            "EventList", "tensorboard_trace_handler", "kineto_available"]

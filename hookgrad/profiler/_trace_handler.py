@@ -1,7 +1,7 @@
-"""`tensorboard_trace_handler` and `kineto_available`.
+"""`tensorboard_trace_handler`.
 
-Mirrors: ``torch.profiler.tensorboard_trace_handler`` and ``torch.profiler.kineto_available``
-(training frameworks such as Lightning import both when they load their profilers).
+Mirrors: ``torch.profiler.tensorboard_trace_handler`` (training frameworks such as Lightning
+import it when they load their profilers).
 """
 
 from __future__ import annotations
@@ -14,16 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["tensorboard_trace_handler", "kineto_available"]
-
-
-def kineto_available() -> bool:
-    """True: `hookgrad.profiler.profile` offers the API PyTorch gates on Kineto (activities,
-    schedules, ``on_trace_ready``), as a CPU build of PyTorch does.
-
-    Mirrors: ``torch.profiler.kineto_available``.
-    """
-    return True
+__all__ = ["tensorboard_trace_handler"]
 
 
 def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
