@@ -9,6 +9,8 @@ default float dtype, as PyTorch's unary float ops do.
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Any, Callable
 
 from hookgrad._dispatch import bind
@@ -63,3 +65,31 @@ TORCH = {"lgamma": lgamma, "digamma": digamma, "polygamma": polygamma, "erfinv":
 SPECIAL_NS = {"gammaln": lgamma, "digamma": digamma, "psi": digamma, "polygamma": polygamma,
               "multigammaln": mvlgamma, "erfinv": erfinv, "ndtri": ndtri, "erfcx": erfcx,
               "i0": i0, "i0e": i0e, "i1": i1, "i1e": i1e}
+
+
+def _plain(name: str, compute: Callable[[Any, Any], Any]) -> Callable:
+    """A function PyTorch defines without a derivative: its result never requires grad."""
+    def fn(input: Tensor, *, out: Any = None) -> Tensor:
+        from hookgrad._ops._special import _SCIPY
+
+        if _SCIPY is None:
+            raise RuntimeError(f"hookgrad computes special.{name} with SciPy (scipy.special), "
+                               "which is not installed")
+        x = _float(input).detach()
+        data = x.numpy()
+        return Tensor._make(np.asarray(compute(_SCIPY, data), dtype=data.dtype))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} (no derivative, as PyTorch). Mirrors: ``torch.special.{name}``."
+    return fn
+
+
+SPECIAL_NS.update({name: _plain(name, compute) for name, compute in {
+    "bessel_j0": lambda sp, x: sp.j0(x), "bessel_j1": lambda sp, x: sp.j1(x),
+    "bessel_y0": lambda sp, x: sp.y0(x), "bessel_y1": lambda sp, x: sp.y1(x),
+    "modified_bessel_i0": lambda sp, x: sp.i0(x), "modified_bessel_i1": lambda sp, x: sp.i1(x),
+    "modified_bessel_k0": lambda sp, x: sp.k0(x), "modified_bessel_k1": lambda sp, x: sp.k1(x),
+    "scaled_modified_bessel_k0": lambda sp, x: sp.k0e(x),
+    "scaled_modified_bessel_k1": lambda sp, x: sp.k1e(x),
+    "spherical_bessel_j0": lambda sp, x: sp.spherical_jn(0, x),
+    "airy_ai": lambda sp, x: sp.airy(x)[0],
+}.items()})

@@ -64,3 +64,21 @@ def test_vmap_and_grad_of_grad(torch):
     h = hookgrad.func.vmap(hookgrad.func.grad(lambda v: hookgrad.lgamma(v)))(hookgrad.tensor(x))
     t = torch.func.vmap(torch.func.grad(lambda v: torch.lgamma(v)))(torch.tensor(x))
     assert same(h, t)
+
+
+PLAIN = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+         "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+         "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+         "airy_ai"]
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_functions_without_derivative(torch, name):
+    x = np.array([-1.5, 0.0, 0.3, 2.0, 9.0])
+    h = getattr(hookgrad.special, name)(hookgrad.tensor(x, requires_grad=True))
+    t = getattr(torch.special, name)(torch.tensor(x, requires_grad=True))
+    assert same(h, t, 1e-6) and str(h.dtype) == str(t.dtype)
+    assert h.requires_grad == t.requires_grad and h.grad_fn is None
+    h32 = getattr(hookgrad.special, name)(hookgrad.tensor([1, 2]))
+    t32 = getattr(torch.special, name)(torch.tensor([1, 2]))
+    assert same(h32, t32, 1e-5) and str(h32.dtype) == str(t32.dtype)
