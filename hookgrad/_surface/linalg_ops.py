@@ -12,6 +12,7 @@ from typing import Any
 from hookgrad import linalg as _linalg
 from hookgrad._functional.linalg_decomp import det, inv, logdet, slogdet
 from hookgrad._surface import copy_ops as _copy_ops
+from hookgrad._surface import search_ops as _search_ops
 from hookgrad._surface import special_ops as _special_ops
 from hookgrad._surface import spectral_ops as _spectral
 from hookgrad._surface.shape_ops import linalg_cross, matrix_power, vander
@@ -30,8 +31,9 @@ from hookgrad._surface.spectral_ops import (  # noqa: F401  (torch.<name>)
 from hookgrad._tensor import Tensor
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", *_spectral.__all__, "solve",
-           *_copy_ops.FUNCTIONS, *_special_ops.TORCH]
+           *_copy_ops.FUNCTIONS, *_special_ops.TORCH, *_search_ops.FUNCTIONS]
 globals().update(_copy_ops.FUNCTIONS)
+globals().update(_search_ops.FUNCTIONS)
 globals().update(_special_ops.TORCH)
 solve = _spectral.TORCH["solve"]
 
