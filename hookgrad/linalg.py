@@ -1,8 +1,9 @@
-"""``hookgrad.linalg``: the norm functions of ``torch.linalg``.
+"""``hookgrad.linalg``: the functions of ``torch.linalg``.
 
-Mirrors: ``torch.linalg`` (``vector_norm``, ``matrix_norm``, ``norm``). Matrix norms that need a
-singular value decomposition (``'nuc'``, ``2``, ``-2``) are not available and raise
-NotImplementedError.
+Mirrors: ``torch.linalg``. The norms, inverse, determinants and Cholesky are defined here; the
+spectral decompositions (``eigh``, ``svd``, ``qr``) and the composites on them (``pinv``,
+``lstsq``, ``solve_triangular``...) are added by ``hookgrad._surface.linalg_ops``. Matrix
+norms that need singular values (``'nuc'``, ``2``, ``-2``) still raise NotImplementedError.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from typing import Any
 from hookgrad._functional import nn_ops as _N
 from hookgrad._functional import pointwise as _P
 from hookgrad._functional import reduction as _R
+from hookgrad._surface.special_ops import SPECIAL_NS as _SPECIAL_NS
 from hookgrad._surface.math_ops import entr, log_ndtr, ndtr, sinc, xlog1py, xlogy
 from hookgrad._tensor import Tensor
 
@@ -56,3 +57,7 @@ def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Mirrors: ``torch.special.log_softmax``."""
     return _N.log_softmax(input, dim, dtype=dtype)
+
+
+globals().update(_SPECIAL_NS)
+__all__ += list(_SPECIAL_NS)

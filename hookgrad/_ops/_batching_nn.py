@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 import hookgrad._ops.linalg_decomp  # noqa: F401  (its primitives get rules below)
+import hookgrad._ops.linalg_spectral  # noqa: F401  (eigh, svd, qr: rules below)
+import hookgrad._ops.special_fns  # noqa: F401  (i0, ndtri, erfcx...: rules below)
 from hookgrad._dispatch import bind
-from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, loop
+from hookgrad._ops._batching import align, batches, broadcasting, expand_batch, logical_ndim, loop
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
 
@@ -279,6 +281,8 @@ batches(["upsample_nearest1d", "upsample_linear1d", "_upsample_nearest_exact1d",
 # matrix functions accept any leading dims, so the batch dim is one more of them
 batches(["linalg_inv_ex", "linalg_det", "linalg_logabsdet", "linalg_cholesky_ex",
          "_linalg_det_sign"], leading(2))
+batches(["linalg_eigh", "linalg_svd", "linalg_qr"], leading(2))
+batches(list(hookgrad._ops.special_fns.SPECIAL), broadcasting)
 batches(["native_layer_norm"], _none_means_loop(_layer_norm))
 batches(["native_batch_norm"], _none_means_loop(_batch_norm))
 batches(["embedding_dense_backward"], _none_means_loop(_embedding_grad))

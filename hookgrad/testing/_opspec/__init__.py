@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops", "conv",
-            "nn_module", "rnn", "layers", "linalg_decomp", "gamma")
+            "nn_module", "rnn", "layers", "linalg_decomp", "gamma", "linalg_spectral",
+            "special_fns")
 
 
 @dataclass(frozen=True)
