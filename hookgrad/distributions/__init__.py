@@ -8,9 +8,16 @@ Mirrors: ``torch.distributions``.
 
 from __future__ import annotations
 
-from hookgrad.distributions import constraints, transforms
+from hookgrad.distributions import constraint_registry, constraints, transforms
+from hookgrad.distributions._transforms_more import (
+    CatTransform,
+    CumulativeDistributionTransform,
+    PositiveDefiniteTransform,
+    StackTransform,
+)
 from hookgrad.distributions.bernoulli import Bernoulli
 from hookgrad.distributions.categorical import Categorical
+from hookgrad.distributions.constraint_registry import biject_to, transform_to
 from hookgrad.distributions.cauchy import Cauchy
 from hookgrad.distributions.distribution import Distribution
 from hookgrad.distributions.exp_family import ExponentialFamily
@@ -55,7 +62,9 @@ from hookgrad.distributions.uniform import Uniform
 from hookgrad.distributions.weibull import Weibull
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "ComposeTransform",
+    "AbsTransform", "AffineTransform", "Bernoulli", "CatTransform",
+    "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform",
+    "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ComposeTransform",
     "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
     "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal",

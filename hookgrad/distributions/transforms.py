@@ -733,3 +733,11 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y: Tensor) -> Tensor:
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+def __getattr__(name: str) -> Any:
+    # the composite transforms live in their own module (PyTorch keeps them all here)
+    from hookgrad.distributions import _transforms_more
+    if name in _transforms_more.__all__:
+        return getattr(_transforms_more, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
