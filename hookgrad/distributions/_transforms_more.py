@@ -11,7 +11,9 @@ from typing import Any
 
 from hookgrad._tensor import Tensor
 from hookgrad.distributions import constraints
-from hookgrad.distributions.transforms import LowerCholeskyTransform, Transform, _hg
+from hookgrad.distributions._transform_base import Transform
+from hookgrad.distributions._transforms_elementwise import LowerCholeskyTransform
+from hookgrad.distributions import _lower
 
 __all__ = ["CatTransform", "CumulativeDistributionTransform", "PositiveDefiniteTransform",
            "StackTransform"]
@@ -37,7 +39,7 @@ class PositiveDefiniteTransform(Transform):
         return lower @ lower.mT
 
     def _inverse(self, y: Tensor) -> Tensor:
-        return LowerCholeskyTransform().inv(_hg().linalg.cholesky(y))
+        return LowerCholeskyTransform().inv(_lower.linalg.cholesky(y))
 
 
 class CatTransform(Transform):
@@ -77,7 +79,7 @@ class CatTransform(Transform):
             piece = x.narrow(self.dim, start, length)
             parts.append(t.inv(piece) if inverse else t(piece))
             start += length
-        return _hg().cat(parts, dim=self.dim)
+        return _lower.cat(parts, dim=self.dim)
 
     def _call(self, x: Tensor) -> Tensor:
         return self._map(x, False)
@@ -86,7 +88,7 @@ class CatTransform(Transform):
         return self._map(y, True)
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        hg = _hg()
+        hg = _lower
         parts, start = [], 0
         for t, length in zip(self.transforms, self.lengths):
             xs, ys = x.narrow(self.dim, start, length), y.narrow(self.dim, start, length)
@@ -139,14 +141,14 @@ class StackTransform(Transform):
         return [z.select(self.dim, i) for i in range(z.size(self.dim))]
 
     def _call(self, x: Tensor) -> Tensor:
-        return _hg().stack([t(v) for v, t in zip(self._slices(x), self.transforms)], self.dim)
+        return _lower.stack([t(v) for v, t in zip(self._slices(x), self.transforms)], self.dim)
 
     def _inverse(self, y: Tensor) -> Tensor:
-        return _hg().stack([t.inv(v) for v, t in zip(self._slices(y), self.transforms)],
+        return _lower.stack([t.inv(v) for v, t in zip(self._slices(y), self.transforms)],
                            self.dim)
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        return _hg().stack([t.log_abs_det_jacobian(a, b) for a, b, t in zip(
+        return _lower.stack([t.log_abs_det_jacobian(a, b) for a, b, t in zip(
             self._slices(x), self._slices(y), self.transforms)], self.dim)
 
     @property

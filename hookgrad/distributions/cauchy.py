@@ -9,6 +9,7 @@ from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.distributions import constraints
 from hookgrad.distributions._scalar_family import ParamDistribution
+from hookgrad.distributions import _lower
 
 __all__ = ["Cauchy"]
 
@@ -29,8 +30,7 @@ class Cauchy(ParamDistribution):
 
     @property
     def mean(self) -> Tensor:
-        import hookgrad
-        return hookgrad.full(self._extended_shape(), math.nan, dtype=self.loc.dtype,
+        return _lower.full(self._extended_shape(), math.nan, dtype=self.loc.dtype,
                              device=self.loc.device)
 
     @property
@@ -39,8 +39,7 @@ class Cauchy(ParamDistribution):
 
     @property
     def variance(self) -> Tensor:
-        import hookgrad
-        return hookgrad.full(self._extended_shape(), math.inf, dtype=self.loc.dtype,
+        return _lower.full(self._extended_shape(), math.inf, dtype=self.loc.dtype,
                              device=self.loc.device)
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:

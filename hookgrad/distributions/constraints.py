@@ -6,6 +6,7 @@ Mirrors: ``torch.distributions.constraints`` (the constraints the provided distr
 from __future__ import annotations
 
 from typing import Any
+from hookgrad.distributions import _lower
 
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
@@ -257,9 +258,8 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value: Any) -> Any:
-        import hookgrad
-        return hookgrad.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
-                             dtype=hookgrad.bool)
+        return _lower.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
+                             dtype=_lower.bool)
 
 
 class _Symmetric(_Square):
@@ -298,20 +298,18 @@ class _CorrCholesky(Constraint):
 
 class _PositiveSemidefinite(_Symmetric):
     def check(self, value: Any) -> Any:
-        import hookgrad
         sym = super().check(value)
         if not bool(sym.all()):
             return sym
-        return hookgrad.linalg.eigvalsh(value).ge(0).all(-1)
+        return _lower.linalg.eigvalsh(value).ge(0).all(-1)
 
 
 class _PositiveDefinite(_Symmetric):
     def check(self, value: Any) -> Any:
-        import hookgrad
         sym = super().check(value)
         if not bool(sym.all()):
             return sym
-        return hookgrad.linalg.cholesky_ex(value).info.eq(0)
+        return _lower.linalg.cholesky_ex(value).info.eq(0)
 
 
 class _Cat(Constraint):
@@ -331,12 +329,11 @@ class _Cat(Constraint):
         return max(c.event_dim for c in self.cseq)
 
     def check(self, value: Any) -> Any:
-        import hookgrad
         checks, start = [], 0
         for constr, length in zip(self.cseq, self.lengths):
             checks.append(constr.check(value.narrow(self.dim, start, length)))
             start += length
-        return hookgrad.cat(checks, self.dim)
+        return _lower.cat(checks, self.dim)
 
 
 class _Stack(Constraint):
@@ -356,9 +353,8 @@ class _Stack(Constraint):
         return dim + 1 if self.dim + dim < 0 else dim
 
     def check(self, value: Any) -> Any:
-        import hookgrad
         parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
-        return hookgrad.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+        return _lower.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
 
 
 dependent = _Dependent()

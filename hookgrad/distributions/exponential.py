@@ -9,6 +9,7 @@ from hookgrad._tensor import Tensor
 from hookgrad.distributions import constraints
 from hookgrad.distributions._scalar_family import ParamDistribution
 from hookgrad.distributions.exp_family import ExponentialFamily
+from hookgrad.distributions import _lower
 
 __all__ = ["Exponential"]
 
@@ -31,8 +32,7 @@ class Exponential(ParamDistribution, ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
-        import hookgrad
-        return hookgrad.zeros_like(self.rate)
+        return _lower.zeros_like(self.rate)
 
     @property
     def stddev(self) -> Tensor:

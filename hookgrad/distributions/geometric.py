@@ -11,6 +11,7 @@ from hookgrad.autograd.grad_mode import no_grad
 from hookgrad.distributions import constraints
 from hookgrad.distributions.distribution import Distribution, broadcast_all, lazy_property
 from hookgrad.distributions.utils import logits_to_probs, probs_to_logits
+from hookgrad.distributions import _lower
 
 __all__ = ["Geometric"]
 
@@ -60,8 +61,7 @@ class Geometric(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        import hookgrad
-        return hookgrad.zeros_like(self.probs)
+        return _lower.zeros_like(self.probs)
 
     @property
     def variance(self) -> Tensor:
@@ -76,23 +76,20 @@ class Geometric(Distribution):
         return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
-        import hookgrad
         shape = self._extended_shape(sample_shape)
-        tiny = hookgrad.finfo(self.probs.dtype).tiny
+        tiny = _lower.finfo(self.probs.dtype).tiny
         with no_grad():
             u = self.probs.new_empty(shape).uniform_(tiny, 1)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value: Tensor) -> Tensor:
-        import hookgrad
         if self._validate_args:
             self._validate_sample(value)
         value, probs = broadcast_all(value, self.probs)
-        probs = probs.clone(memory_format=hookgrad.contiguous_format)
+        probs = probs.clone(memory_format=_lower.contiguous_format)
         probs[(probs == 1) & (value == 0)] = 0
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self) -> Tensor:
-        import hookgrad
-        bce = hookgrad.nn.functional.binary_cross_entropy_with_logits
+        bce = _lower.functional.binary_cross_entropy_with_logits
         return bce(self.logits, self.probs, reduction="none") / self.probs

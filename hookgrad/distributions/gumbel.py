@@ -12,6 +12,7 @@ from hookgrad.distributions.transformed_distribution import TransformedDistribut
 from hookgrad.distributions.transforms import AffineTransform, ExpTransform
 from hookgrad.distributions.uniform import Uniform
 from hookgrad.distributions.utils import euler_constant
+from hookgrad.distributions import _lower
 
 __all__ = ["Gumbel"]
 
@@ -23,13 +24,12 @@ class Gumbel(TransformedDistribution):
     support = constraints.real
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        import hookgrad
         self.loc, self.scale = broadcast_all(loc, scale)
-        finfo = hookgrad.finfo(self.loc.dtype)
-        base_dist = Uniform(hookgrad.full_like(self.loc, finfo.tiny),
-                            hookgrad.full_like(self.loc, 1 - finfo.eps),
+        finfo = _lower.finfo(self.loc.dtype)
+        base_dist = Uniform(_lower.full_like(self.loc, finfo.tiny),
+                            _lower.full_like(self.loc, 1 - finfo.eps),
                             validate_args=validate_args)
-        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-hookgrad.ones_like(
+        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-_lower.ones_like(
             self.scale)), ExpTransform().inv, AffineTransform(loc=self.loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 

@@ -10,6 +10,7 @@ from hookgrad.distributions import constraints
 from hookgrad.distributions.cauchy import Cauchy
 from hookgrad.distributions.transformed_distribution import TransformedDistribution
 from hookgrad.distributions.transforms import AbsTransform
+from hookgrad.distributions import _lower
 
 __all__ = ["HalfCauchy"]
 
@@ -35,27 +36,24 @@ class HalfCauchy(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
-        import hookgrad
-        return hookgrad.full(self._extended_shape(), math.inf, dtype=self.scale.dtype,
+        return _lower.full(self._extended_shape(), math.inf, dtype=self.scale.dtype,
                              device=self.scale.device)
 
     @property
     def mode(self) -> Tensor:
-        import hookgrad
-        return hookgrad.zeros_like(self.scale)
+        return _lower.zeros_like(self.scale)
 
     @property
     def variance(self) -> Tensor:
         return self.base_dist.variance
 
     def log_prob(self, value: Tensor) -> Tensor:
-        import hookgrad
         if self._validate_args:
             self._validate_sample(value)
-        value = hookgrad.as_tensor(value, dtype=self.base_dist.scale.dtype,
+        value = _lower.as_tensor(value, dtype=self.base_dist.scale.dtype,
                                    device=self.base_dist.scale.device)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return hookgrad.where(value >= 0, log_prob, -math.inf)
+        return _lower.where(value >= 0, log_prob, -math.inf)
 
     def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -10,6 +10,7 @@ from hookgrad.distributions import constraints
 from hookgrad.distributions.normal import Normal
 from hookgrad.distributions.transformed_distribution import TransformedDistribution
 from hookgrad.distributions.transforms import AbsTransform
+from hookgrad.distributions import _lower
 
 __all__ = ["HalfNormal"]
 
@@ -39,19 +40,17 @@ class HalfNormal(TransformedDistribution):
 
     @property
     def mode(self) -> Tensor:
-        import hookgrad
-        return hookgrad.zeros_like(self.scale)
+        return _lower.zeros_like(self.scale)
 
     @property
     def variance(self) -> Tensor:
         return self.scale.pow(2) * (1 - 2 / math.pi)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        import hookgrad
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return hookgrad.where(value >= 0, log_prob, -math.inf)
+        return _lower.where(value >= 0, log_prob, -math.inf)
 
     def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:

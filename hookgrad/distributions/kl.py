@@ -30,6 +30,7 @@ from hookgrad.distributions.transformed_distribution import TransformedDistribut
 from hookgrad.distributions.uniform import Uniform
 from hookgrad.distributions.utils import _sum_rightmost
 from hookgrad.nn import functional as F
+from hookgrad.distributions import _lower
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -175,14 +176,13 @@ def _kl_transformed_transformed(p: TransformedDistribution,
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal,
                                               q: MultivariateNormal) -> Tensor:
-    import hookgrad
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different "
                          "event shapes cannot be computed")
     p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
                   - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-    batch = tuple(hookgrad.broadcast_shapes(tuple(q_tril.shape[:-2]), tuple(p_tril.shape[:-2])))
+    batch = tuple(_lower.broadcast_shapes(tuple(q_tril.shape[:-2]), tuple(p_tril.shape[:-2])))
     n = p.event_shape[0]
     solved = _solve_lower(q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)))
     term2 = solved.reshape(-1, n * n).pow(2).sum(-1).reshape(solved.shape[:-2])

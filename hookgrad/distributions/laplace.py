@@ -8,6 +8,7 @@ from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.distributions import constraints
 from hookgrad.distributions._scalar_family import ParamDistribution
+from hookgrad.distributions import _lower
 
 __all__ = ["Laplace"]
 
@@ -40,8 +41,7 @@ class Laplace(ParamDistribution):
         return (2**0.5) * self.scale
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
-        import hookgrad
-        eps = hookgrad.finfo(self.loc.dtype).eps
+        eps = _lower.finfo(self.loc.dtype).eps
         u = self._draw(sample_shape, "uniform", eps - 1, 1)
         # u in (-1, 1): the sign picks the side, |u| the inverse CDF of the half
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()

@@ -12,18 +12,15 @@ from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.distributions import constraints
 from hookgrad.distributions.distribution import Distribution, lazy_property
+from hookgrad.distributions import _lower
 
 __all__ = ["MultivariateNormal"]
 
 
-def _hg() -> Any:
-    import hookgrad
-    return hookgrad
-
 
 def _solve_lower(lower: Tensor, rhs: Tensor) -> Tensor:
     """``lower^-1 @ rhs`` for lower-triangular `lower`."""
-    linalg = _hg().linalg
+    linalg = _lower.linalg
     if hasattr(linalg, "solve_triangular"):
         return linalg.solve_triangular(lower, rhs, upper=False)
     return linalg.solve(lower, rhs)
@@ -59,7 +56,7 @@ def _batch_mahalanobis(bL: Tensor, bx: Tensor) -> Tensor:  # noqa: N803 - PyTorc
 
 
 def _precision_to_scale_tril(p: Tensor) -> Tensor:
-    hg = _hg()
+    hg = _lower
     lf = hg.linalg.cholesky(hg.flip(p, (-2, -1)))
     l_inv = hg.transpose(hg.flip(lf, (-2, -1)), -2, -1)
     eye = hg.eye(p.shape[-1], dtype=p.dtype, device=p.device)
@@ -96,14 +93,14 @@ class MultivariateNormal(Distribution):
             if matrix.dim() < 2:
                 raise ValueError(f"{name} matrix must be at least two-dimensional, with "
                                  "optional leading batch dimensions")
-            batch_shape = _hg().broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+            batch_shape = _lower.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
             setattr(self, name, matrix.expand(tuple(batch_shape) + (-1, -1)))
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         super().__init__(Size(batch_shape), self.loc.shape[-1:], validate_args=validate_args)
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = _hg().linalg.cholesky(covariance_matrix)
+            self._unbroadcasted_scale_tril = _lower.linalg.cholesky(covariance_matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
@@ -135,7 +132,7 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self) -> Tensor:
-        hg = _hg()
+        hg = _lower
         lower = self._unbroadcasted_scale_tril
         if hasattr(hg, "cholesky_inverse"):
             return hg.cholesky_inverse(lower).expand(self._matrix_shape())
@@ -156,7 +153,7 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        eps = _hg().randn(*shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = _lower.randn(*shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def _half_log_det(self) -> Tensor:

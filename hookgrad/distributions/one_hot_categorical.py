@@ -12,13 +12,13 @@ from hookgrad._tensor import Tensor
 from hookgrad.distributions import constraints
 from hookgrad.distributions.categorical import Categorical
 from hookgrad.distributions.distribution import Distribution
+from hookgrad.distributions import _lower
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 def _one_hot(indices: Tensor, n: int, like: Tensor) -> Tensor:
-    import hookgrad
-    return hookgrad.nn.functional.one_hot(indices, n).to(like)
+    return _lower.functional.one_hot(indices, n).to(like)
 
 
 class OneHotCategorical(Distribution):
@@ -86,9 +86,8 @@ class OneHotCategorical(Distribution):
         return self._categorical.entropy()
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
-        import hookgrad
         n = self.event_shape[0]
-        values = hookgrad.eye(n, dtype=self._param.dtype, device=self._param.device)
+        values = _lower.eye(n, dtype=self._param.dtype, device=self._param.device)
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))

@@ -15,6 +15,7 @@ from hookgrad.distributions.distribution import Distribution, broadcast_all, laz
 from hookgrad.distributions.transformed_distribution import TransformedDistribution
 from hookgrad.distributions.transforms import SigmoidTransform
 from hookgrad.distributions.utils import clamp_probs, logits_to_probs, probs_to_logits
+from hookgrad.distributions import _lower
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -68,10 +69,9 @@ class LogitRelaxedBernoulli(Distribution):
         return self._param.size()
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
-        import hookgrad
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(shape))
-        uniforms = clamp_probs(hookgrad.rand(shape, dtype=probs.dtype, device=probs.device))
+        uniforms = clamp_probs(_lower.rand(shape, dtype=probs.dtype, device=probs.device))
         return (uniforms.log() - (-uniforms).log1p() + probs.log()
                 - (-probs).log1p()) / self.temperature
 

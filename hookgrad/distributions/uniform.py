@@ -8,6 +8,7 @@ from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.distributions import constraints
 from hookgrad.distributions._scalar_family import ParamDistribution
+from hookgrad.distributions import _lower
 
 __all__ = ["Uniform"]
 
@@ -48,8 +49,7 @@ class Uniform(ParamDistribution):
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        import hookgrad
-        rand = hookgrad.rand(shape, dtype=self.low.dtype, device=self.low.device)
+        rand = _lower.rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -11,6 +11,7 @@ from hookgrad.distributions.exponential import Exponential
 from hookgrad.distributions.transformed_distribution import TransformedDistribution
 from hookgrad.distributions.transforms import AffineTransform, PowerTransform
 from hookgrad.distributions.utils import euler_constant
+from hookgrad.distributions import _lower
 
 __all__ = ["Weibull"]
 
@@ -25,10 +26,9 @@ class Weibull(TransformedDistribution):
     support = constraints.positive
 
     def __init__(self, scale: Any, concentration: Any, validate_args: bool | None = None) -> None:
-        import hookgrad
         self.scale, self.concentration = broadcast_all(scale, concentration)
         self.concentration_reciprocal = self.concentration.reciprocal()
-        base_dist = Exponential(hookgrad.ones_like(self.scale), validate_args=validate_args)
+        base_dist = Exponential(_lower.ones_like(self.scale), validate_args=validate_args)
         transforms = [PowerTransform(exponent=self.concentration_reciprocal),
                       AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
