@@ -10,6 +10,7 @@ from __future__ import annotations
 import hookgrad._ops._malloc  # noqa: F401  (NOTE [glibc heap trimming]: once, at import)
 import hookgrad._ops.pointwise  # noqa: F401  (each import registers one family's primitives)
 import hookgrad._ops.pointwise_math  # noqa: F401
+import hookgrad._ops.pointwise_gamma  # noqa: F401
 import hookgrad._ops.activation  # noqa: F401
 import hookgrad._ops.comparison  # noqa: F401
 import hookgrad._ops.reduction  # noqa: F401
@@ -30,6 +31,7 @@ import hookgrad._ops.pool3d  # noqa: F401
 import hookgrad._ops.packing  # noqa: F401
 import hookgrad._ops.matrix_exp  # noqa: F401
 import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: census)
+import hookgrad._ops.linalg_triangular  # noqa: F401
 import hookgrad._ops._layout  # noqa: E402
 
 hookgrad._ops._layout.install()  # NOTE [Elementwise result layout]: after every family

@@ -103,7 +103,7 @@ class _ProcessState:
     """Settings PyTorch keeps process-wide (NOTE [Per-thread state])."""
 
     __slots__ = ("default_dtype", "anomaly", "anomaly_check_nan", "dual_level",
-                 "create_graph_warned")
+                 "create_graph_warned", "mha_fastpath")
 
     def __init__(self) -> None:
         self.default_dtype: Any = None  # set by _dtypes at import (float32)
@@ -111,10 +111,14 @@ class _ProcessState:
         self.anomaly_check_nan = True
         self.dual_level = -1
         self.create_graph_warned = False
+        self.mha_fastpath = True  # ``torch.backends.mha``'s switch (nn.TransformerEncoder)
 
 
 STATE = _ThreadState()
 GLOBAL = _ProcessState()
+# Answered by an upper layer, asked by lower ones: ``hookgrad.compiler`` installs its
+# ``is_compiling`` here when imported (nn's TransformerEncoder asks it).
+IS_COMPILING: list = [lambda: False]
 
 
 def set_grad_mode(enabled: bool) -> None:

@@ -31,6 +31,7 @@ or an in-place op never allocates one.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._config import STATE
 from hookgrad._dtypes import Size, dtype, from_numpy_dtype, legacy_dtype
+from hookgrad._memory_format import format_name, is_contiguous_as
 
 _ndarray = np.ndarray
 
@@ -49,6 +51,19 @@ class VersionCounter:
 
     def __init__(self) -> None:
         self.value = 0
+
+
+# PyTorch warns once per process when float()/complex() reads a tensor that requires grad
+# (item(), int() and bool() stay silent); the flag is the "once".
+SCALAR_WARNED = [False]
+
+
+def _warn_scalar_of_grad_tensor() -> None:
+    if not SCALAR_WARNED[0]:
+        SCALAR_WARNED[0] = True
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first.",
+                      UserWarning, stacklevel=3)
 
 
 class Tensor:
@@ -199,7 +214,9 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, data.ndim)]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        return is_contiguous_as(self._data, format_name(memory_format))
 
     def data_ptr(self) -> int:
         """Address of the first element; 0 for an empty tensor. Mirrors: ``Tensor.data_ptr``."""
@@ -421,12 +438,16 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
+        if self.requires_grad:
+            _warn_scalar_of_grad_tensor()
         return float(self._python_scalar())
 
     def __int__(self) -> int:
         return int(self._python_scalar())
 
     def __complex__(self) -> complex:
+        if self.requires_grad:
+            _warn_scalar_of_grad_tensor()
         return complex(self._python_scalar())
 
     def __index__(self) -> int:

@@ -12,13 +12,14 @@ from typing import Any
 from hookgrad._functional.linalg import matrix_norm, vector_norm
 from hookgrad._functional.linalg import matmul
 from hookgrad._functional.linalg_decomp import LinAlgError, cholesky, det, inv, slogdet
+from hookgrad._functional.linalg_triangular import cholesky_ex, solve_triangular
 from hookgrad._functional.matrix_ops import householder_product, matrix_exp, solve
 from hookgrad._functional._slicing import diagonal as _diagonal
 from hookgrad._tensor import Tensor
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "matrix_exp", "householder_product",
            "solve", "inv", "det", "slogdet", "cholesky", "LinAlgError", "matmul", "vecdot",
-           "multi_dot", "diagonal"]
+           "multi_dot", "diagonal", "cholesky_ex", "solve_triangular"]
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:

@@ -16,11 +16,19 @@ from hookgrad._functional import reduction as _R
 from hookgrad._surface.math_ops import entr, log_ndtr, ndtr, sinc, xlog1py, xlogy
 from hookgrad._tensor import Tensor
 
-__all__ = ["Tensor", "entr", "erf", "erfc", "exp2", "expit", "expm1", "log1p", "log_ndtr",
+__all__ = ["Tensor", "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
+           "gammaln", "log1p", "log_ndtr", "multigammaln", "polygamma", "psi",
            "log_softmax", "logit", "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py",
            "xlogy"]
 
 erf, erfc, expm1, log1p = _P.erf, _P.erfc, _P.expm1, _P.log1p
+gammaln, digamma, psi, erfinv = _P.lgamma, _P.digamma, _P.digamma, _P.erfinv
+polygamma = _P.polygamma
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    """Mirrors: ``torch.special.multigammaln``."""
+    return _P.mvlgamma(input, p)
 logit = _P.logit
 logsumexp = _R.logsumexp
 

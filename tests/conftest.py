@@ -16,6 +16,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REQUIRE_ORACLE = os.environ.get("HOOKGRAD_REQUIRE_ORACLE") == "1"
 
+# float() of a tensor that requires grad warns once per process (as in PyTorch); under
+# filterwarnings=error the first such call would fail whichever test ran first, so the suite
+# starts with the warning given. tests/test_scalar_warning.py checks it in fresh processes.
+hookgrad._tensor.SCALAR_WARNED[0] = True
+
 
 def load_torch():
     """Import the oracle, or skip (fail under HOOKGRAD_REQUIRE_ORACLE=1)."""

@@ -25,7 +25,7 @@ LAYERS: dict[str, int] = {
     "hookgrad._typing": 0, "hookgrad._config": 0, "hookgrad.utils.": 0,
     "hookgrad.utils": 0,
     "hookgrad._ops.registry": 1, "hookgrad._ops._shapes": 1, "hookgrad._dtypes": 1,
-    "hookgrad._backend": 1, "hookgrad.return_types": 1,
+    "hookgrad._backend": 1, "hookgrad.return_types": 1, "hookgrad._memory_format": 1,
     "hookgrad._tensor": 2, "hookgrad._dispatch": 2, "hookgrad._storage_layout": 2,
     "hookgrad._storage": 2,
     "hookgrad._ops.": 3, "hookgrad._ops": 3,

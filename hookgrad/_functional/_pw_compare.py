@@ -277,7 +277,18 @@ def _clamp_args(input: Tensor, min: Any, max: Any) -> tuple[Any, tuple, dict, An
             if tmin:
                 return P["clamp_tensor_min"], (x, b, absent), _EMPTY, cast
             return P["clamp_tensor_max"], (x, absent, b), _EMPTY, cast
-        # A number with a tensor: PyTorch takes the Scalar overload (0-d tensors convert).
+        # A number with a tensor: PyTorch takes the Scalar overload, which only 0-d tensors
+        # convert to; any other tensor matches no overload (its argument parser's TypeError)
+        for bound in (min, max):
+            if isinstance(bound, Tensor) and bound._data.ndim != 0:
+                got = ", ".join(f"{k}={'Tensor' if isinstance(v, Tensor) else type(v).__name__}"
+                                for k, v in sorted((("min", min), ("max", max)))
+                                if v is not None)
+                raise TypeError(
+                    f"clamp() received an invalid combination of arguments - got (Tensor, "
+                    f"{got}), but expected one of:\n * (Tensor input, Tensor min = None, "
+                    "Tensor max = None, *, Tensor out = None)\n * (Tensor input, Number min = "
+                    "None, Number max = None, *, Tensor out = None)\n")
         min = min.item() if tmin else min  # noqa: A001
         max = max.item() if tmax else max  # noqa: A001
     cast = scalar_cast(input, *(v for v in (min, max) if v is not None))

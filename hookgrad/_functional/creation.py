@@ -26,6 +26,7 @@ from hookgrad._dtypes import (
     to_dtype,
 )
 from hookgrad._functional import _ranges
+from hookgrad._memory_format import as_format, check_rank, empty_for, format_name
 from hookgrad._functional._nested import (  # noqa: F401 - re-exported helpers
     _scalar_dtype,
     _is_seq,
@@ -405,7 +406,14 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
     """An "uninitialised" tensor. Mirrors: ``torch.empty`` (zero-filled, never garbage)."""
     size = size or _kw_size(kwargs, "empty", layout)
     check_factory_kwargs("empty", kwargs, layout)
-    return _filled("empty", size, 0, dtype, device, requires_grad, out)
+    name = "contiguous_format" if memory_format is None else format_name(memory_format)
+    if name == "preserve_format":
+        raise RuntimeError("unsupported memory format Preserve")
+    result = _filled("empty", size, 0, dtype, device, requires_grad, out)
+    if name != "contiguous_format" and out is None:
+        check_rank(name, result._data.ndim)
+        result._data = as_format(result._data, name)
+    return result
 
 
 def _fill_dtype(fill_value: Any) -> dtype:
@@ -448,31 +456,38 @@ _C_TYPES = {"int64": "int64_t", "int32": "int32_t", "int16": "int16_t", "int8": 
 
 
 def _like(fn: str, input: Any, value: Any, dtype: Any, device: Any,
-          requires_grad: bool) -> Tensor:
+          requires_grad: bool, memory_format: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     d = input.dtype if dtype is None else to_dtype(dtype)
-    arr = _xp(_like_device(input, device)).full(input._data.shape, value, dtype=d.np)
+    src = input._data
+    name = format_name(memory_format)
+    check_rank(name, src.ndim)
+    if type(src) is np.ndarray and (device is None or _device(device) == input.device):
+        arr = empty_for(src, name, d.np)  # preserve_format keeps a dense input's strides
+        arr[...] = value
+    else:
+        arr = _xp(_like_device(input, device)).full(src.shape, value, dtype=d.np)
     return _finish(arr, requires_grad)
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Zeros with `input`'s shape, dtype and device. Mirrors: ``torch.zeros_like``."""
-    return _like("zeros_like", input, 0, dtype, device, requires_grad)
+    return _like("zeros_like", input, 0, dtype, device, requires_grad, memory_format)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones with `input`'s shape, dtype and device. Mirrors: ``torch.ones_like``."""
-    return _like("ones_like", input, 1, dtype, device, requires_grad)
+    return _like("ones_like", input, 1, dtype, device, requires_grad, memory_format)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Mirrors: ``torch.empty_like`` (zero-filled)."""
-    return _like("empty_like", input, 0, dtype, device, requires_grad)
+    return _like("empty_like", input, 0, dtype, device, requires_grad, memory_format)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None,
@@ -483,7 +498,7 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any 
             isinstance(fill_value, Tensor) and fill_value._data.ndim == 0):
         raise TypeError("full_like(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
-    return _like("full_like", input, fill_value, dtype, device, requires_grad)
+    return _like("full_like", input, fill_value, dtype, device, requires_grad, memory_format)
 
 
 # ------------------------------------------------------------------ ranges

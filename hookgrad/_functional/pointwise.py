@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._functional import _pw_activation, _pw_compare, _pw_math
+from hookgrad._functional import _pw_activation, _pw_compare, _pw_gamma, _pw_math
 from hookgrad._functional._common import binary
 from hookgrad._functional._pw_activation import *  # noqa: F403
 from hookgrad._functional._pw_compare import *  # noqa: F403
+from hookgrad._functional._pw_gamma import *  # noqa: F403
 from hookgrad._functional._pw_math import *  # noqa: F403
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -45,6 +46,7 @@ def _div_rounding(input: Any, other: Any, rounding_mode: str) -> Tensor:
     return binary(P["div_mode"], input, other, {"rounding_mode": rounding_mode})
 
 
-__all__ = [*_pw_math.__all__, *_pw_activation.__all__, *_pw_compare.__all__]
+__all__ = [*_pw_math.__all__, *_pw_activation.__all__, *_pw_compare.__all__, *_pw_gamma.__all__]
 
-METHODS: dict = {**_pw_math.METHODS, **_pw_activation.METHODS, **_pw_compare.METHODS}
+METHODS: dict = {**_pw_math.METHODS, **_pw_activation.METHODS, **_pw_compare.METHODS,
+                 **_pw_gamma.METHODS}

@@ -25,6 +25,7 @@ from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
+from hookgrad._memory_format import check_rank, copy_as, empty_for, format_name
 from hookgrad._functional.creation import (
     _finish,
     _like_device,
@@ -522,13 +523,31 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     return _finish(_xp(device).asarray(perm), requires_grad)
 
 
+def _laid_like(input: Tensor, memory_format: Any, result: Tensor) -> Tensor:
+    # the values are drawn row-major; the layout follows the ``*_like`` rule (preserve_format)
+    name = format_name(memory_format)
+    check_rank(name, input._data.ndim)
+    src, arr = input._data, result._data
+    if type(src) is np.ndarray and type(arr) is np.ndarray and (
+            name != "preserve_format" or not src.flags.c_contiguous):
+        result._data = copy_as(arr, name) if name != "preserve_format" else _copy_into(src, arr)
+    return result
+
+
+def _copy_into(src: Any, arr: Any) -> Any:
+    out = empty_for(src, "preserve_format", arr.dtype)
+    out[...] = arr
+    return out
+
+
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None,
               generator: Generator | None = None) -> Tensor:
     """`rand` with `input`'s shape, dtype and device. Mirrors: ``torch.rand_like``."""
     d = input.dtype if dtype is None else dtype
-    return rand(*input._data.shape, generator=generator, dtype=d,
-                device=_like_device(input, device), requires_grad=requires_grad)
+    return _laid_like(input, memory_format, rand(
+        *input._data.shape, generator=generator, dtype=d, device=_like_device(input, device),
+        requires_grad=requires_grad))
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -536,8 +555,9 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                generator: Generator | None = None) -> Tensor:
     """`randn` with `input`'s shape, dtype and device. Mirrors: ``torch.randn_like``."""
     d = input.dtype if dtype is None else dtype
-    return randn(*input._data.shape, generator=generator, dtype=d,
-                 device=_like_device(input, device), requires_grad=requires_grad)
+    return _laid_like(input, memory_format, randn(
+        *input._data.shape, generator=generator, dtype=d, device=_like_device(input, device),
+        requires_grad=requires_grad))
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
@@ -550,8 +570,9 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype:
     if high is None:
         low, high = 0, low
     d = input.dtype if dtype is None else dtype
-    return randint(low, high, tuple(input._data.shape), generator=generator, dtype=d,
-                   device=_like_device(input, device), requires_grad=requires_grad)
+    return _laid_like(input, memory_format, randint(
+        low, high, tuple(input._data.shape), generator=generator, dtype=d,
+        device=_like_device(input, device), requires_grad=requires_grad))
 
 
 def _broadcast_error(a: tuple, b: tuple) -> RuntimeError:

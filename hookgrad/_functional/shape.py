@@ -13,6 +13,7 @@ from typing import Any
 from hookgrad import _backend
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._dtypes import to_dtype
+from hookgrad._memory_format import check_rank, format_name, is_contiguous_as, suggest
 from hookgrad._functional._common import to_tensor_like
 from hookgrad._functional._slicing import (  # noqa: F401 - re-exported
     as_strided,
@@ -423,14 +424,14 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
-    """Mirrors: ``torch.Tensor.contiguous`` (returns self when already contiguous)."""
-    fmt = str(memory_format)
-    for name, rank in (("channels_last", 4), ("channels_last_3d", 5)):
-        if fmt.endswith(name) and self._data.ndim != rank:
-            raise RuntimeError(f"required rank {rank} tensor to use {name} format")
-    if self._data.flags.c_contiguous:
+    """Mirrors: ``torch.Tensor.contiguous`` (returns self when already in `memory_format`)."""
+    name = "contiguous_format" if memory_format is None else format_name(memory_format)
+    check_rank(name, self._data.ndim)
+    if is_contiguous_as(self._data, name):
         return self
-    return bind(P["clone"], (self,), {"memory_format": "contiguous_format"})
+    if name == "preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return bind(P["clone"], (self,), {"memory_format": name})
 
 
 _TO_KWARGS = frozenset({"dtype", "device", "copy", "non_blocking", "memory_format"})
@@ -449,6 +450,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
     dev = kwargs.get("device")
+    fmt = format_name(kwargs.get("memory_format"))
     for a in args:
         if isinstance(a, Tensor):
             dtype, dev = a.dtype, a.device
@@ -464,12 +466,19 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         _backend.backend_for(dev)  # PyTorch's error for a device that is not available
         if dev.type == source.type and dev.index is None:
             dev = None  # "cuda" means the current device: the tensor's own
+    extra = {}
+    if fmt != "preserve_format":
+        check_rank(fmt, self._data.ndim)
+        extra["memory_format"] = fmt
     if dev is None or dev == source:
         if dtype is None or to_dtype(dtype).np == self._data.dtype:
-            return clone(self) if copy else self
-        return bind(P["_to_copy"], (self,), {"dtype": to_dtype(dtype)})
+            # PyTorch aliases when the format the strides suggest is the one asked for
+            if not extra or suggest(self._data) == fmt:
+                return clone(self) if copy else self
+            return bind(P["_to_copy"], (self,), {"dtype": self.dtype, **extra})
+        return bind(P["_to_copy"], (self,), {"dtype": to_dtype(dtype), **extra})
     params = {"dtype": to_dtype(dtype) if dtype is not None else self.dtype, "device": dev,
-              "source": source}
+              "source": source, **extra}
     return bind(P["_to_copy"], (self,), params)
 
 

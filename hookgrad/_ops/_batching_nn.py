@@ -290,3 +290,16 @@ batches(["max_pool3d_with_indices_backward", "adaptive_max_pool3d_backward"], le
 batches(["mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
          "binary_cross_entropy_with_logits"], _unreduced)
 batches(["nll_loss"], _none_means_loop(_nll))
+
+
+def _broadcasting_matrices(prim: Primitive, args: list, flags: list, params: dict, cast: Any,
+                           size: int, level: int) -> Any:
+    # ops that broadcast their inputs' leading dims: the batch dim leads, ranks aligned
+    nd = max(a.dim() - (1 if f else 0) for a, f in zip(args, flags))
+    xs = [align(expand_batch(a, f, size), nd) for a, f in zip(args, flags)]
+    return bind(prim, tuple(xs), params, cast)
+
+
+import hookgrad._ops.linalg_triangular  # noqa: E402, F401  (its primitive gets a rule here)
+
+batches(["linalg_solve_triangular"], _broadcasting_matrices)

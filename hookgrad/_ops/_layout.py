@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _dispatch
+from hookgrad._memory_format import as_format, suggest
 from hookgrad._ops.registry import PRIMITIVES
 
 _ndarray = np.ndarray
@@ -117,7 +118,10 @@ def _fix(res: Any, inputs: tuple) -> Any:
 
 def _contiguous(res: Any, inputs: tuple) -> Any:
     if type(res) is _ndarray:
-        return res if res.flags.c_contiguous else np.ascontiguousarray(res)
+        if not res.flags.c_contiguous:
+            return np.ascontiguousarray(res)
+        # row-major already; a kept dim of size 1 may still carry NumPy's stride, not PyTorch's
+        return as_format(res, "contiguous_format") if 1 in res.shape else res
     if type(res) in (tuple, list):  # several outputs (max_dim, var_mean, native_layer_norm)
         return type(res)(_contiguous(r, inputs) for r in res)
     return res
@@ -144,8 +148,66 @@ ELEMENTWISE = (
 )
 
 
+def _lay(res: Any, name: str, ndim: int) -> Any:
+    if type(res) is _ndarray:
+        return as_format(res, name) if res.ndim == ndim else res
+    if type(res) in (tuple, list):  # (out, indices), (out, mean, invstd): the N-D ones
+        return type(res)(_lay(r, name, ndim) for r in res)
+    return res
+
+
+def _follow_any(res: Any, inputs: tuple) -> Any:
+    # the first input in a channels-last format decides: the input of a layer, or for a
+    # convolution its weight, or for a backward kernel the indices/input beside a gradient
+    # that is expanded (the gradient of ``sum()``) and so suggests nothing
+    for t in inputs:
+        data = t._data
+        if type(data) is _ndarray and not data.flags.c_contiguous:
+            name = suggest(data)
+            if name != "contiguous_format":
+                return _lay(res, name, data.ndim)
+    return res
+
+
+def _follow_all(res: Any, inputs: tuple) -> Any:
+    # cat: the inputs' common suggested format, row-major when they disagree
+    names = {suggest(t._data) for t in inputs}
+    if len(names) != 1 or "contiguous_format" in names:
+        return res
+    return _lay(res, names.pop(), inputs[0]._data.ndim)
+
+
+# NOTE [Channels-last results]
+# PyTorch's CPU kernels of the per-channel layers run in the memory format the input suggests
+# (``suggest_memory_format``) and allocate their result, and for most of them their input
+# gradient, in it: a channels_last input gives a channels_last result. NumPy's kernels here
+# compute row-major, so these results are copied into the suggested format. Upsampling, pixel
+# shuffle and constant padding give channels-last results but row-major gradients.
+FOLLOW_ANY = (
+    "convolution", "convolution_backward_input",
+    "native_batch_norm", "native_group_norm", "max_pool2d_with_indices",
+    "max_pool2d_with_indices_backward", "avg_pool2d", "avg_pool2d_backward",
+    "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_max_pool2d",
+    "adaptive_max_pool2d_backward", "max_pool3d_with_indices", "max_pool3d_with_indices_backward",
+    "avg_pool3d", "avg_pool3d_backward", "_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_backward", "upsample_nearest2d",
+    "_upsample_nearest_exact2d", "upsample_bilinear2d", "upsample_bicubic2d",
+    "upsample_nearest3d", "_upsample_nearest_exact3d", "upsample_trilinear3d", "pixel_shuffle",
+    "pixel_unshuffle", "constant_pad_nd", "reflection_pad2d", "reflection_pad3d",
+    "replication_pad2d", "replication_pad3d", "_prelu_kernel", "upsample_nearest2d_backward",
+    "_upsample_nearest_exact2d_backward", "upsample_bilinear2d_backward",
+    "upsample_bicubic2d_backward", "upsample_nearest3d_backward",
+    "_upsample_nearest_exact3d_backward", "upsample_trilinear3d_backward",
+)
+
+
 def install() -> None:
     """Give the elementwise primitives their layout step (`bind` runs it on their result)."""
+    for names, step in ((FOLLOW_ANY, _follow_any), (("cat",), _follow_all)):
+        for name in names:
+            prim = PRIMITIVES.get(name)
+            if prim is not None and prim.layout is None:
+                object.__setattr__(prim, "layout", step)
     for name in ELEMENTWISE:
         prim = PRIMITIVES.get(name)
         if prim is not None:

@@ -108,6 +108,15 @@ _div = quiet(np.true_divide)
 _exp = quiet(np.exp)
 
 
+
+class _Held:
+    """An array where a layout step expects a tensor (it reads only ``_data``)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+
 class ArrayOps:
     """Rule operations on raw arrays: no tensors, no graph (NOTE [Rule operations])."""
 
@@ -127,6 +136,8 @@ class ArrayOps:
     def call(prim: Primitive, inputs: tuple, params: dict = _EMPTY) -> Any:
         """Primitive `prim` on `inputs`: its array impl, exactly what `bind` would compute."""
         res = prim.impl(*inputs, **params) if params else prim.impl(*inputs)
+        if prim.layout is not None:  # the result layout step `bind` runs too
+            res = prim.layout(res, tuple(_Held(a) for a in inputs))
         if prim.num_outputs == 1:
             return res if type(res) is _ndarray else as_array(res)
         return tuple(as_array(r) for r in res)

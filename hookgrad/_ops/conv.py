@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 from hookgrad._ops import _conv_kernels as K
 from hookgrad._ops import _convnd_kernels as KN
@@ -91,7 +93,9 @@ def _raw_input_grad(
     else:
         hw = (1, in_shape[2]) if nd == 1 else (in_shape[2], in_shape[3])
         out = K.conv2d_input_grad(g2, w2, hw, s, p, d, groups)
-    return out.reshape(tuple(in_shape))
+    out = out.reshape(tuple(in_shape))
+    # the kernels crop a padded buffer; PyTorch's input gradient is a dense tensor
+    return np.ascontiguousarray(out) if type(out) is np.ndarray else out
 
 
 def _raw_weight_grad(

@@ -32,7 +32,8 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._backend import move
-from hookgrad._dispatch import bind, is_dense
+from hookgrad._dispatch import bind
+from hookgrad._memory_format import as_format, check_rank, copy_as, format_name
 from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops.registry import PRIMITIVES, Primitive, defop
 from hookgrad._tensor import Tensor
@@ -137,7 +138,8 @@ def variadic(base: Primitive, n: int, rule: Any, cache: dict) -> Primitive:
                 jvp=base.jvp,
                 node_name=base.node_name,
             )
-            prim = dataclasses.replace(PRIMITIVES.pop(tmp), name=base.name)
+            # the result layout step too (NOTE [Channels-last results]: cat's)
+            prim = dataclasses.replace(PRIMITIVES.pop(tmp), name=base.name, layout=base.layout)
         cache[n] = prim
     return prim
 
@@ -490,10 +492,11 @@ defop(
 
 # ---------------------------------------------------------------------------- copies
 def _clone_impl(self: Any, memory_format: Any = None) -> Any:
-    fmt = str(memory_format)
-    # preserve_format keeps only a dense, non-overlapping layout (an expanded input: row-major)
-    keep = not fmt.endswith("contiguous_format") and is_dense(self)
-    return self.copy(order="K" if keep else "C")
+    name = format_name(memory_format)
+    check_rank(name, self.ndim)
+    # preserve_format keeps a dense, non-overlapping layout (strides and all) and otherwise
+    # takes the format the strides suggest (an expanded input: row-major)
+    return copy_as(self, name)
 
 
 defop(
@@ -504,10 +507,14 @@ defop(
     jvp="linear",
 )
 
-def _to_copy_impl(self: Any, dtype: Any, device: Any = None, source: Any = None) -> Any:
+def _to_copy_impl(self: Any, dtype: Any, device: Any = None, source: Any = None,
+                  memory_format: Any = None) -> Any:
     # NaN/inf/out-of-range floats to integers wrap silently in PyTorch's casts: no warning
     with np.errstate(invalid="ignore", over="ignore"):
         out = (self if device is None else move(self, device)).astype(dtype.np)
+    name = format_name(memory_format)
+    if name != "preserve_format":
+        return as_format(out, name)
     if type(out) is np.ndarray and out.ndim > 1 and 0 in self.strides:
         # NumPy copies an expanded array in any dim order; PyTorch in TensorIterator's
         return iterator_layout(out, (self,))
@@ -522,7 +529,7 @@ def _to_copy_vjp(grad: Any, self_dtype: Any, source: Any) -> Any:
 defop(
     "_to_copy",
     impl=_to_copy_impl,
-    params=("dtype", "device", "source"),
+    params=("dtype", "device", "source", "memory_format"),
     node_name="ToCopyBackward0",
     vjp={"self": _to_copy_vjp},
     jvp="linear",

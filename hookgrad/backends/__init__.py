@@ -8,6 +8,6 @@ build of PyTorch does.
 
 from __future__ import annotations
 
-from hookgrad.backends import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum
+from hookgrad.backends import cpu, cuda, cudnn, mha, mkl, mkldnn, mps, openmp, opt_einsum
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
+__all__ = ["cpu", "cuda", "cudnn", "mha", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hookgrad import _config
 from hookgrad.compile.api import disable
 from hookgrad.compile.state import TRACES
 from hookgrad._dynamo.eval_frame import reset
@@ -15,3 +16,6 @@ def is_compiling() -> bool:
     Mirrors: ``torch.compiler.is_compiling``.
     """
     return bool(TRACES)
+
+
+_config.IS_COMPILING[0] = is_compiling  # asked by lower layers (nn's TransformerEncoder)

@@ -138,6 +138,7 @@ _INT_BAD = {
     "remainder_zero_int": lambda lib: lib.tensor([1]) % 0,
     "clamp_none": lambda lib: _x(lib, 2).clamp(),
     "clamp_str": lambda lib: _x(lib, 2).clamp("a"),
+    "clamp_tensor_and_number": lambda lib: _x(lib, 2, 2).clamp(min=_x(lib, 2), max=0.5),
     "where_float_cond": lambda lib: lib.where(_x(lib, 2), _x(lib, 2), _x(lib, 2)),
     "where_shape": lambda lib: lib.where(_x(lib, 2) > 0, _x(lib, 3), _x(lib, 2)),
     "masked_fill_float_mask": lambda lib: _x(lib, 2).masked_fill(_x(lib, 2), 1.0),

@@ -313,11 +313,14 @@ class Module:
         from hookgrad.nn.modules._conversion import parse_to
 
         device, dtype = parse_to(args, kwargs)
-        if dtype is None and device is None:
+        fmt = kwargs.get("memory_format")
+        if dtype is None and device is None and fmt is None:
             return self
 
         def convert(t: Tensor) -> Tensor:
             want = dtype if dtype is not None and t.is_floating_point() else None
+            if fmt is not None and t.dim() in (4, 5):  # PyTorch converts 4-D and 5-D only
+                return t.to(device=device, dtype=want, memory_format=fmt)  # type: ignore
             return t.to(device=device, dtype=want)  # type: ignore[attr-defined]
 
         return self._apply(convert)

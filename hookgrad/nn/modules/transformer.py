@@ -7,6 +7,7 @@ kernels with the same values; hookgrad always runs the reference composite.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,7 @@ from hookgrad._functional import creation as _creation
 from hookgrad._tensor import Tensor
 from hookgrad.nn import _functional_attention as A
 from hookgrad.nn import functional as F
+from hookgrad.nn.modules import _encoder_fastpath as _fastpath
 from hookgrad.nn.modules.activation import MultiheadAttention
 from hookgrad.nn.modules.container import ModuleList
 from hookgrad.nn.modules.dropout import Dropout
@@ -166,11 +168,11 @@ class TransformerEncoder(Module):
         encoder_layer: the layer to clone.
         num_layers: how many copies.
         norm: optional final normalization module.
-        enable_nested_tensor, mask_check: accepted for compatibility (hookgrad has no nested
-            tensors, so they change nothing).
+        enable_nested_tensor: allow the inference fast path (NOTE [Encoder fast path]: padded
+            positions come out as zeros there); PyTorch warns when the layer rules it out.
+        mask_check: take the fast path only for left-aligned padding masks.
 
-    Mirrors: ``torch.nn.TransformerEncoder`` (no nested-tensor fast path, and no warning about
-    it).
+    Mirrors: ``torch.nn.TransformerEncoder``.
     """
 
     __constants__ = ["norm"]
@@ -188,8 +190,13 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
-        self.use_nested_tensor = False
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _fastpath.construction_reason(encoder_layer, TransformerEncoderLayer)
+        if enable_nested_tensor and why_not:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why_not}", UserWarning, stacklevel=2)
+            self.use_nested_tensor = False
 
     def forward(
         self,
@@ -209,11 +216,16 @@ class TransformerEncoder(Module):
         batch_first = self.layers[0].self_attn.batch_first
         seq_len = src.size(1 if batch_first and src.dim() == 3 else 0)
         causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        nested = _fastpath.runs_fast_path(self, src, mask, src_key_padding_mask)
+        if nested:
+            _fastpath.warn_prototype_once()
         output = src
         for mod in self.layers:
             output = mod(
                 output, src_mask=mask, is_causal=causal, src_key_padding_mask=src_key_padding_mask
             )
+        if nested:  # the nested result padded back with zeros (NOTE [Encoder fast path])
+            output = output.masked_fill(src_key_padding_mask.bool().unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output

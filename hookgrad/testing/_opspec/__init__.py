@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops", "conv",
-            "nn_module", "rnn", "layers", "linalg_decomp")
+            "nn_module", "rnn", "layers", "linalg_decomp", "gamma")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,54 @@
+"""Gamma-family and inverse-error primitives (``lgamma``, ``digamma``, ``polygamma``,
+``erfinv``): PyTorch's ``derivatives.yaml`` rules written with Tensor methods, saving ``self``
+as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hookgrad._ops import _special_gamma as _G
+from hookgrad._ops._elementwise import quiet
+from hookgrad._ops.registry import defop
+
+__all__: list[str] = []
+
+_HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
+
+
+def _polygamma_impl(self: Any, n: int) -> Any:
+    return _G.polygamma(n, self)
+
+
+defop("lgamma", impl=quiet(_G.lgamma), saves=("self",),
+      vjp={"self": lambda grad, self: grad * self.digamma()}, jvp="elementwise")
+defop("digamma", impl=quiet(_G.digamma), saves=("self",),
+      vjp={"self": lambda grad, self: grad * self.polygamma(1)}, jvp="elementwise")
+defop("polygamma", impl=quiet(_polygamma_impl), params=("n",), saves=("self",),
+      vjp={"self": lambda grad, self, n: grad * self.polygamma(n + 1)}, jvp="elementwise")
+defop("erfinv", impl=quiet(_G.erfinv), saves=("self",),
+      vjp={"self": lambda grad, self: _HALF_SQRT_PI * self.erfinv().pow(2).exp() * grad},
+      jvp="elementwise")
+# PyTorch's in-place polygamma has its own derivative entry (``PolygammaBackward1``)
+defop("polygamma_", impl=quiet(_polygamma_impl), params=("n",), saves=("self",),
+      node_name="PolygammaBackward1",
+      vjp={"self": lambda grad, self, n: grad * self.polygamma(n + 1)}, jvp="elementwise")
+
+
+def _mvlgamma_impl(self: Any, p: int) -> Any:
+    out = _G.lgamma(self) * 0 + (p * (p - 1) / 4) * math.log(math.pi)
+    for j in range(p):
+        out = out + _G.lgamma(self - j / 2)
+    return out
+
+
+def _mvlgamma_vjp(grad: Any, self: Any, p: int) -> Any:
+    total = (self - 0.0).digamma()
+    for j in range(1, p):
+        total = total + (self - j / 2).digamma()
+    return grad * total
+
+
+defop("mvlgamma", impl=quiet(_mvlgamma_impl), params=("p",), saves=("self",),
+      vjp={"self": _mvlgamma_vjp}, jvp="elementwise")
