@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from hookgrad._ops import _special_gamma as _G
 from hookgrad._ops._elementwise import quiet
 from hookgrad._ops.registry import defop
@@ -52,3 +54,28 @@ def _mvlgamma_vjp(grad: Any, self: Any, p: int) -> Any:
 
 defop("mvlgamma", impl=quiet(_mvlgamma_impl), params=("p",), saves=("self",),
       vjp={"self": _mvlgamma_vjp}, jvp="elementwise")
+
+
+def _igamma_impl(self: Any, other: Any) -> Any:
+    out = _G._gammainc64(self, other)
+    return out.astype(np.result_type(self, other), copy=False)
+
+
+def _igammac_impl(self: Any, other: Any) -> Any:
+    return (1.0 - _G._gammainc64(self, other)).astype(np.result_type(self, other), copy=False)
+
+
+def _density(self: Any, other: Any) -> Any:
+    # d P(a, x) / dx = x^(a-1) e^-x / Gamma(a)
+    return ((self - 1) * other.log() - other - self.lgamma()).exp()
+
+
+_NO_INPUT_GRAD = "PyTorch does not implement the derivative for 'igamma: input'"
+defop("igamma", impl=quiet(_igamma_impl), inputs=("self", "other"), saves=("self", "other"),
+      nondifferentiable={"self": _NO_INPUT_GRAD},
+      vjp={"other": lambda grad, self, other: grad * _density(self, other)},
+      jvp={"other": lambda t, self, other: t * _density(self, other)})
+defop("igammac", impl=quiet(_igammac_impl), inputs=("self", "other"), saves=("self", "other"),
+      nondifferentiable={"self": _NO_INPUT_GRAD},
+      vjp={"other": lambda grad, self, other: -grad * _density(self, other)},
+      jvp={"other": lambda t, self, other: -t * _density(self, other)})

@@ -20,6 +20,14 @@ from hookgrad.distributions.categorical import Categorical
 from hookgrad.distributions.constraint_registry import biject_to, transform_to
 from hookgrad.distributions.cauchy import Cauchy
 from hookgrad.distributions.distribution import Distribution
+from hookgrad.distributions.studentT import StudentT
+from hookgrad.distributions.poisson import Poisson
+from hookgrad.distributions.multinomial import Multinomial
+from hookgrad.distributions.inverse_gamma import InverseGamma
+from hookgrad.distributions.chi2 import Chi2
+from hookgrad.distributions.gamma import Gamma
+from hookgrad.distributions.beta import Beta
+from hookgrad.distributions.dirichlet import Dirichlet
 from hookgrad.distributions.exp_family import ExponentialFamily
 from hookgrad.distributions.exponential import Exponential
 from hookgrad.distributions.geometric import Geometric
@@ -62,7 +70,8 @@ from hookgrad.distributions.uniform import Uniform
 from hookgrad.distributions.weibull import Weibull
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "Bernoulli", "CatTransform",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Chi2", "Dirichlet", "Gamma",
+    "InverseGamma", "Multinomial", "Poisson", "StudentT", "CatTransform",
     "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform",
     "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ComposeTransform",
     "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",

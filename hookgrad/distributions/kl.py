@@ -12,8 +12,11 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.distributions.bernoulli import Bernoulli
 from hookgrad.distributions.categorical import Categorical
+from hookgrad.distributions.beta import Beta
 from hookgrad.distributions.cauchy import Cauchy
+from hookgrad.distributions.dirichlet import Dirichlet
 from hookgrad.distributions.exponential import Exponential
+from hookgrad.distributions.gamma import Gamma
 from hookgrad.distributions.geometric import Geometric
 from hookgrad.distributions.half_normal import HalfNormal
 from hookgrad.distributions.independent import Independent
@@ -26,6 +29,7 @@ from hookgrad.distributions.multivariate_normal import (
 from hookgrad.distributions.normal import Normal
 from hookgrad.distributions.one_hot_categorical import OneHotCategorical
 from hookgrad.distributions.pareto import Pareto
+from hookgrad.distributions.poisson import Poisson
 from hookgrad.distributions.transformed_distribution import TransformedDistribution
 from hookgrad.distributions.uniform import Uniform
 from hookgrad.distributions.utils import _sum_rightmost
@@ -188,3 +192,40 @@ def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal,
     term2 = solved.reshape(-1, n * n).pow(2).sum(-1).reshape(solved.shape[:-2])
     term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    t5 = (sum_q - sum_p) * sum_p.digamma()
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)

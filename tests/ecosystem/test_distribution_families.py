@@ -81,6 +81,26 @@ FAMILIES = {
                                              _p(L, [0.5, -1.0, 2.0]),
                                              precision_matrix=_p(L, _COV)),
                                lambda L: _t(L, [[0.1, 0.2, 0.3], [1.0, -2.0, 0.5]])),
+    "Gamma": (lambda L: _with(L.distributions.Gamma, _p(L, [0.7, 3.0]), _p(L, [1.5, 0.5])),
+              lambda L: _t(L, [[0.3, 1.0], [2.5, 0.1]])),
+    "Chi2": (lambda L: _with(L.distributions.Chi2, _p(L, [1.5, 4.0])),
+             lambda L: _t(L, [[0.3, 1.0], [2.5, 0.1]])),
+    "Beta": (lambda L: _with(L.distributions.Beta, _p(L, [0.7, 3.0]), _p(L, [1.5, 2.5])),
+             lambda L: _t(L, [[0.3, 0.9], [0.5, 0.1]])),
+    "Dirichlet": (lambda L: _with(L.distributions.Dirichlet, _p(L, [[0.7, 3.0, 1.5],
+                                                                   [2.0, 2.0, 0.5]])),
+                  lambda L: _t(L, [[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])),
+    "StudentT": (lambda L: _with(L.distributions.StudentT, _p(L, [0.8, 1.5, 4.0]),
+                                 _p(L, [0.0, 1.0, -1.0]), _p(L, [1.0, 0.5, 2.0])),
+                 lambda L: _t(L, [[0.3, -1.0, 2.5], [1.1, 0.0, -3.0]])),
+    "Poisson": (lambda L: _with(L.distributions.Poisson, _p(L, [0.7, 3.0])),
+                lambda L: _t(L, [[0.0, 2.0], [5.0, 1.0]])),
+    "InverseGamma": (lambda L: _with(L.distributions.InverseGamma, _p(L, [0.7, 3.0]),
+                                     _p(L, [1.5, 0.5])),
+                     lambda L: _t(L, [[0.3, 1.0], [2.5, 0.1]])),
+    "Multinomial": (lambda L: _kw(L.distributions.Multinomial, 4,
+                                  probs=_p(L, [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])),
+                    lambda L: _t(L, [[1.0, 1.0, 2.0], [4.0, 0.0, 0.0]])),
     "Independent": (lambda L: _independent(L), lambda L: _t(L, [[0.3, -1.0], [2.5, 1.1]])),
     "MixtureSameFamily": (lambda L: _mixture(L), lambda L: _t(L, [0.3, -1.0, 2.5])),
     "TransformedTanh": (lambda L: _tanh_normal(L), lambda L: _t(L, [[0.3, -0.9], [0.5, 0.1]])),
@@ -94,7 +114,7 @@ def _with(cls, *params):
 
 
 def _kw(cls, *args, **kwargs):
-    params = [a for a in (*args, *kwargs.values()) if a.requires_grad]
+    params = [a for a in (*args, *kwargs.values()) if getattr(a, "requires_grad", False)]
     return cls(*args, **kwargs), params
 
 
@@ -195,7 +215,8 @@ def _sample_stats(L, name):
 
 @pytest.mark.parametrize("name", ["Uniform", "Exponential", "Laplace", "HalfNormal", "Gumbel",
                                   "Geometric", "OneHotCategorical", "MultivariateNormal",
-                                  "LogNormal", "Weibull", "MixtureSameFamily"])
+                                  "LogNormal", "Weibull", "MixtureSameFamily", "Gamma", "Beta",
+                                  "Dirichlet", "Poisson", "Multinomial", "Chi2"])
 def test_samples_follow_the_distribution(torch, name):
     mean, std = _sample_stats(hookgrad, name)
     d = FAMILIES[name][0](hookgrad)[0]
@@ -253,6 +274,13 @@ def _kl_pairs(L):
         (D.Independent(D.Normal(_t(L, [0.0, 1.0]), _t(L, [1.0, 2.0])), 1),
          D.Independent(D.Normal(_t(L, [0.5, 0.0]), _t(L, [1.5, 1.0])), 1)),
         (D.LogNormal(_t(L, [0.0]), _t(L, [1.0])), D.LogNormal(_t(L, [0.5]), _t(L, [2.0]))),
+        (D.Gamma(_t(L, [0.7, 3.0]), _t(L, [1.5, 0.5])), D.Gamma(_t(L, [1.0, 2.0]),
+                                                                _t(L, [1.0, 1.0]))),
+        (D.Chi2(_t(L, [3.0])), D.Gamma(_t(L, [1.0]), _t(L, [0.7]))),
+        (D.Beta(_t(L, [0.7, 3.0]), _t(L, [1.5, 2.5])), D.Beta(_t(L, [1.0, 2.0]),
+                                                              _t(L, [1.0, 0.5]))),
+        (D.Dirichlet(_t(L, [[0.7, 3.0, 1.5]])), D.Dirichlet(_t(L, [[1.0, 1.0, 2.0]]))),
+        (D.Poisson(_t(L, [0.7, 3.0])), D.Poisson(_t(L, [1.0, 2.5]))),
         (D.MultivariateNormal(_t(L, [0.0, 1.0, 2.0]), scale_tril=_chol(L)),
          D.MultivariateNormal(_t(L, [0.5, 0.0, 1.0]), covariance_matrix=_t(L, np.eye(3) * 2))),
     ]

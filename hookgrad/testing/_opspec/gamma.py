@@ -77,3 +77,16 @@ SPECS += [
            prims=("_standard_gamma_grad",), gradcheck=False, gradgradcheck=False,
            forward_ad=False, rtol=1e-3, atol=1e-6),
 ]
+
+SPECS += [
+    OpSpec("igamma", lambda lib, a, x: lib.igamma(a, x), [
+        Sample((Arg((3, 4), low=0.5, high=4.0, requires_grad=False), Arg((3, 4), low=0.2,
+                                                                         high=5.0)), name="2d"),
+        Sample((Arg((3, 1), low=0.5, high=4.0, requires_grad=False), Arg((4,), low=0.2,
+                                                                         high=5.0)), name="bc")],
+           prims=("igamma",)),
+    OpSpec("special_gammaincc", lambda lib, a, x: lib.special.gammaincc(a, x), [
+        Sample((Arg((3, 4), low=0.5, high=4.0, requires_grad=False), Arg((3, 4), low=0.2,
+                                                                         high=5.0)), name="2d")],
+           prims=("igammac",)),
+]
