@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import backend_of
 from hookgrad._ops import _special_gamma as _G
 from hookgrad._ops._elementwise import quiet
 from hookgrad._ops.registry import defop
@@ -19,21 +20,36 @@ __all__: list[str] = []
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
 
+def _host(fn: Any) -> Any:
+    """`fn` (a NumPy kernel) for arrays of any backend: other backends' arrays go through the
+    host and back (NOTE [Backends])."""
+    def impl(*arrays: Any, **params: Any) -> Any:
+        first = arrays[0]
+        if type(first) is np.ndarray:
+            return fn(*arrays, **params)
+        backend = backend_of(first)
+        host = [backend.to_host(a) for a in arrays]
+        return backend.from_host(fn(*host, **params))
+
+    impl.__name__ = getattr(fn, "__name__", "impl")
+    return quiet(impl)
+
+
 def _polygamma_impl(self: Any, n: int) -> Any:
     return _G.polygamma(n, self)
 
 
-defop("lgamma", impl=quiet(_G.lgamma), saves=("self",),
+defop("lgamma", impl=_host(_G.lgamma), saves=("self",),
       vjp={"self": lambda grad, self: grad * self.digamma()}, jvp="elementwise")
-defop("digamma", impl=quiet(_G.digamma), saves=("self",),
+defop("digamma", impl=_host(_G.digamma), saves=("self",),
       vjp={"self": lambda grad, self: grad * self.polygamma(1)}, jvp="elementwise")
-defop("polygamma", impl=quiet(_polygamma_impl), params=("n",), saves=("self",),
+defop("polygamma", impl=_host(_polygamma_impl), params=("n",), saves=("self",),
       vjp={"self": lambda grad, self, n: grad * self.polygamma(n + 1)}, jvp="elementwise")
-defop("erfinv", impl=quiet(_G.erfinv), saves=("self",),
+defop("erfinv", impl=_host(_G.erfinv), saves=("self",),
       vjp={"self": lambda grad, self: _HALF_SQRT_PI * self.erfinv().pow(2).exp() * grad},
       jvp="elementwise")
 # PyTorch's in-place polygamma has its own derivative entry (``PolygammaBackward1``)
-defop("polygamma_", impl=quiet(_polygamma_impl), params=("n",), saves=("self",),
+defop("polygamma_", impl=_host(_polygamma_impl), params=("n",), saves=("self",),
       node_name="PolygammaBackward1",
       vjp={"self": lambda grad, self, n: grad * self.polygamma(n + 1)}, jvp="elementwise")
 
@@ -52,7 +68,7 @@ def _mvlgamma_vjp(grad: Any, self: Any, p: int) -> Any:
     return grad * total
 
 
-defop("mvlgamma", impl=quiet(_mvlgamma_impl), params=("p",), saves=("self",),
+defop("mvlgamma", impl=_host(_mvlgamma_impl), params=("p",), saves=("self",),
       vjp={"self": _mvlgamma_vjp}, jvp="elementwise")
 
 
@@ -71,11 +87,11 @@ def _density(self: Any, other: Any) -> Any:
 
 
 _NO_INPUT_GRAD = "PyTorch does not implement the derivative for 'igamma: input'"
-defop("igamma", impl=quiet(_igamma_impl), inputs=("self", "other"), saves=("self", "other"),
+defop("igamma", impl=_host(_igamma_impl), inputs=("self", "other"), saves=("self", "other"),
       nondifferentiable={"self": _NO_INPUT_GRAD},
       vjp={"other": lambda grad, self, other: grad * _density(self, other)},
       jvp={"other": lambda t, self, other: t * _density(self, other)})
-defop("igammac", impl=quiet(_igammac_impl), inputs=("self", "other"), saves=("self", "other"),
+defop("igammac", impl=_host(_igammac_impl), inputs=("self", "other"), saves=("self", "other"),
       nondifferentiable={"self": _NO_INPUT_GRAD},
       vjp={"other": lambda grad, self, other: -grad * _density(self, other)},
       jvp={"other": lambda t, self, other: -t * _density(self, other)})

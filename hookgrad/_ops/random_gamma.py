@@ -12,6 +12,7 @@ from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._ops import _special_gamma as _G
+from hookgrad._ops.pointwise_gamma import _host
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -21,7 +22,7 @@ _WHY = "not differentiable (PyTorch has no derivative for _standard_gamma_grad)"
 
 STANDARD_GAMMA_GRAD = defop(
     "_standard_gamma_grad",
-    impl=_G.standard_gamma_grad,
+    impl=_host(_G.standard_gamma_grad),
     inputs=("self", "output"),
     nondifferentiable={"self": _WHY, "output": _WHY},
     jvp=None,
