@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import _backend
 from hookgrad._dispatch import bind
 from hookgrad._functional.random import _rng
 from hookgrad._ops.random_gamma import STANDARD_GAMMA, STANDARD_GAMMA_GRAD
@@ -26,13 +27,14 @@ def _standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
     """
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"gamma_cpu" not implemented for \'{input.dtype.scalar_type}\'')
-    alpha = np.asarray(input.detach().numpy(), dtype=np.float64)
+    backend = _backend.backend_of(input._data)
+    alpha = np.asarray(backend.to_host(input._data), dtype=np.float64)
     with np.errstate(all="ignore"):
         draws = _rng(generator).standard_gamma(np.where(alpha > 0, alpha, 1.0))
     draws = np.where(alpha > 0, draws, np.nan)
     # PyTorch clamps samples to the smallest positive normal of the dtype (never exactly 0)
     draws = np.maximum(draws, np.finfo(input.dtype.np).tiny).astype(input.dtype.np)
-    return bind(STANDARD_GAMMA, (input, Tensor._make(draws)), {})
+    return bind(STANDARD_GAMMA, (input, Tensor._make(backend.from_host(draws))), {})
 
 
 def _standard_gamma_grad(self: Tensor, output: Tensor) -> Tensor:
