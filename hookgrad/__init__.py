@@ -32,6 +32,7 @@ import hookgrad._ops.packing  # noqa: F401
 import hookgrad._ops.matrix_exp  # noqa: F401
 import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: census)
 import hookgrad._ops.linalg_triangular  # noqa: F401
+import hookgrad._ops.random_gamma  # noqa: F401
 import hookgrad._ops._layout  # noqa: E402
 
 hookgrad._ops._layout.install()  # NOTE [Elementwise result layout]: after every family
@@ -73,6 +74,7 @@ from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
 from hookgrad._functional.layer_ops import *  # noqa: F403
 from hookgrad._functional.matrix_ops import matrix_exp
+from hookgrad._functional.random_gamma import _standard_gamma, _standard_gamma_grad
 from hookgrad._functional._common import result_type
 from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.return_types)
 

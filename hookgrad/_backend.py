@@ -323,7 +323,10 @@ def as_strided(arr: Any, size: tuple, stride: tuple, storage_offset: int) -> Any
     """
     b = backend_of(arr)
     owner = b.memory_owner(arr)
-    flat = owner.reshape(-1, order="A")
+    # the owner's memory in memory order: its axes by decreasing stride are C-contiguous even
+    # when it was allocated in another layout (channels_last, a column-major LAPACK result)
+    order = sorted(range(owner.ndim), key=lambda d: -owner.strides[d])
+    flat = owner.transpose(order).reshape(-1)
     start = b.element_offset(arr, owner) + storage_offset
     item = arr.itemsize
     return b.as_strided(flat[start:], tuple(size), tuple(s * item for s in stride))

@@ -18,13 +18,14 @@ from hookgrad._surface.math_ops import entr, log_ndtr, ndtr, sinc, xlog1py, xlog
 from hookgrad._tensor import Tensor
 
 __all__ = ["Tensor", "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
-           "gammaln", "log1p", "log_ndtr", "multigammaln", "polygamma", "psi",
+           "gammainc", "gammaincc", "gammaln", "log1p", "log_ndtr", "multigammaln", "polygamma", "psi",
            "log_softmax", "logit", "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py",
            "xlogy"]
 
 erf, erfc, expm1, log1p = _P.erf, _P.erfc, _P.expm1, _P.log1p
 gammaln, digamma, psi, erfinv = _P.lgamma, _P.digamma, _P.digamma, _P.erfinv
 polygamma = _P.polygamma
+gammainc, gammaincc = _P.igamma, _P.igammac
 
 
 def multigammaln(input: Tensor, p: int) -> Tensor:

@@ -72,7 +72,29 @@ def _mvlgamma_method(self: Tensor, p: int) -> Tensor:
     return mvlgamma(self, p)
 
 
-__all__ = ["digamma", "erfinv", "lgamma", "mvlgamma", "polygamma"]
+def _igamma(name: str, input: Tensor, other: Tensor) -> Tensor:
+    from hookgrad._functional._common import binary
+    return binary(P[name], input, other, float_result=True)
+
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma ``P(input, other)``.
+
+    Mirrors: ``torch.igamma`` (``torch.special.gammainc``).
+    """
+    return _igamma("igamma", input, other)
+
+
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised upper incomplete gamma ``Q(input, other)``.
+
+    Mirrors: ``torch.igammac`` (``torch.special.gammaincc``).
+    """
+    return _igamma("igammac", input, other)
+
+
+__all__ = ["digamma", "erfinv", "igamma", "igammac", "lgamma", "mvlgamma", "polygamma"]
 METHODS = {"lgamma": lgamma, "lgamma_": lgamma_, "digamma": digamma, "digamma_": digamma_,
            "erfinv": erfinv, "erfinv_": erfinv_, "polygamma": _polygamma_method,
-           "polygamma_": polygamma_, "mvlgamma": _mvlgamma_method}
+           "polygamma_": polygamma_, "mvlgamma": _mvlgamma_method, "igamma": igamma,
+           "igammac": igammac}

@@ -115,7 +115,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     # out[i, i + k] = x[i] (k >= 0) or out[j - k, j] = x[j] (k < 0): x, zero-padded to n, times
     # a shifted identity, broadcast along rows or columns; differentiable through pad and mul.
     x = pad(input, (0, abs(k))) if k else input
-    mask = _const(np.eye(n, k=k, dtype=input._data.dtype))
+    mask = Tensor._make(namespace_of(input._data).eye(n, k=k, dtype=input._data.dtype))
     return x.unsqueeze(-1) * mask if k >= 0 else x.unsqueeze(0) * mask  # type: ignore[attr-defined]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
+from hookgrad._ops._host_kernel import on_host
 from hookgrad._ops.linalg_decomp import INV
 from hookgrad._ops.registry import defop
 from hookgrad._ops.shape import cat_tensors
@@ -71,7 +72,7 @@ def _eigh_jvp(t: Tensor, result0: Tensor, result1: Tensor) -> tuple:
 
 EIGH = defop(
     "linalg_eigh",
-    impl=_eigh_impl,
+    impl=on_host(_eigh_impl),
     inputs=("A",),
     params=("UPLO",),
     num_outputs=2,
@@ -152,7 +153,7 @@ def _svd_jvp(t: Tensor, result0: Tensor, result1: Tensor, result2: Tensor,
 
 SVD = defop(
     "linalg_svd",
-    impl=_svd_impl,
+    impl=on_host(_svd_impl),
     inputs=("A",),
     params=("full_matrices",),
     num_outputs=3,
@@ -238,7 +239,7 @@ def _qr_jvp(t: Tensor, A_shape: Any, result0: Tensor, result1: Tensor, mode: str
 
 QR = defop(
     "linalg_qr",
-    impl=_qr_impl,
+    impl=on_host(_qr_impl),
     inputs=("A",),
     params=("mode",),
     num_outputs=2,

@@ -10,29 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import backend_of
 from hookgrad._ops import _special_gamma as _G
-from hookgrad._ops._elementwise import quiet
+from hookgrad._ops._host_kernel import on_host as _host
 from hookgrad._ops.registry import defop
 
 __all__: list[str] = []
 
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
-
-
-def _host(fn: Any) -> Any:
-    """`fn` (a NumPy kernel) for arrays of any backend: other backends' arrays go through the
-    host and back (NOTE [Backends])."""
-    def impl(*arrays: Any, **params: Any) -> Any:
-        first = arrays[0]
-        if type(first) is np.ndarray:
-            return fn(*arrays, **params)
-        backend = backend_of(first)
-        host = [backend.to_host(a) for a in arrays]
-        return backend.from_host(fn(*host, **params))
-
-    impl.__name__ = getattr(fn, "__name__", "impl")
-    return quiet(impl)
 
 
 def _polygamma_impl(self: Any, n: int) -> Any:
@@ -70,3 +54,28 @@ def _mvlgamma_vjp(grad: Any, self: Any, p: int) -> Any:
 
 defop("mvlgamma", impl=_host(_mvlgamma_impl), params=("p",), saves=("self",),
       vjp={"self": _mvlgamma_vjp}, jvp="elementwise")
+
+
+def _igamma_impl(self: Any, other: Any) -> Any:
+    out = _G._gammainc64(self, other)
+    return out.astype(np.result_type(self, other), copy=False)
+
+
+def _igammac_impl(self: Any, other: Any) -> Any:
+    return (1.0 - _G._gammainc64(self, other)).astype(np.result_type(self, other), copy=False)
+
+
+def _density(self: Any, other: Any) -> Any:
+    # d P(a, x) / dx = x^(a-1) e^-x / Gamma(a)
+    return ((self - 1) * other.log() - other - self.lgamma()).exp()
+
+
+_NO_INPUT_GRAD = "PyTorch does not implement the derivative for 'igamma: input'"
+defop("igamma", impl=_host(_igamma_impl), inputs=("self", "other"), saves=("self", "other"),
+      nondifferentiable={"self": _NO_INPUT_GRAD},
+      vjp={"other": lambda grad, self, other: grad * _density(self, other)},
+      jvp={"other": lambda t, self, other: t * _density(self, other)})
+defop("igammac", impl=_host(_igammac_impl), inputs=("self", "other"), saves=("self", "other"),
+      nondifferentiable={"self": _NO_INPUT_GRAD},
+      vjp={"other": lambda grad, self, other: -grad * _density(self, other)},
+      jvp={"other": lambda t, self, other: -t * _density(self, other)})

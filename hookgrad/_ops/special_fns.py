@@ -20,6 +20,7 @@ import numpy as np
 
 from hookgrad._dispatch import bind
 from hookgrad._ops._special import _SCIPY
+from hookgrad._ops._host_kernel import on_host
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -44,14 +45,14 @@ def _p(name: str, x: Tensor, n: int | None = None) -> Tensor:
 
 
 def _unary(name: str, scipy_name: str, rule: Any, node: str | None = None) -> None:
-    SPECIAL[name] = defop(name, impl=_scipy(scipy_name), saves=("self",),
+    SPECIAL[name] = defop(name, impl=on_host(_scipy(scipy_name)), saves=("self",),
                           vjp={"self": lambda grad, self: grad * rule(self)},
                           jvp="elementwise", **({"node_name": node} if node else {}))
 
 
 def _unary_r(name: str, scipy_name: str, rule: Any, node: str | None = None) -> None:
     """As `_unary` for rules that reuse the result (PyTorch saves both self and result)."""
-    SPECIAL[name] = defop(name, impl=_scipy(scipy_name), saves=("self", "result"),
+    SPECIAL[name] = defop(name, impl=on_host(_scipy(scipy_name)), saves=("self", "result"),
                           vjp={"self": lambda grad, self, result: grad * rule(self, result)},
                           jvp="elementwise", **({"node_name": node} if node else {}))
 

@@ -90,9 +90,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     """
     k = input.shape[-1]
     n = k + abs(offset)
-    eye = C.eye(n, dtype=input.dtype)
-    rows = eye[C.from_numpy(np.arange(k) - min(offset, 0))]   # (k, n): row of element k
-    cols = eye[C.from_numpy(np.arange(k) + max(offset, 0))]   # (k, n): column of element k
+    eye = np.eye(n)
+    # (k, n) selectors on input's device: the row and the column of element k
+    rows = C.tensor(eye[np.arange(k) - min(offset, 0)], dtype=input.dtype, device=input.device)
+    cols = C.tensor(eye[np.arange(k) + max(offset, 0)], dtype=input.dtype, device=input.device)
     out = L.einsum("...k,ki,kj->...ij", input, rows, cols)
     nd = out.dim()
     d1, d2 = dim1 % nd, dim2 % nd

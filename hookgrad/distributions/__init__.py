@@ -1,4 +1,4 @@
-"""Probability distributions: `Normal`, `Categorical`, `Bernoulli`, `kl_divergence`.
+"""Probability distributions, transforms and ``kl_divergence``.
 
 Formulas, argument validation (on by default) and error messages follow PyTorch; random draws
 use hookgrad's generator, so samples match PyTorch in distribution, not value by value.
@@ -8,13 +8,79 @@ Mirrors: ``torch.distributions``.
 
 from __future__ import annotations
 
-from hookgrad.distributions import constraints
+from hookgrad.distributions import constraint_registry, constraints, transforms
+from hookgrad.distributions._transforms_more import (
+    CatTransform,
+    CumulativeDistributionTransform,
+    PositiveDefiniteTransform,
+    StackTransform,
+)
 from hookgrad.distributions.bernoulli import Bernoulli
 from hookgrad.distributions.binomial import Binomial
 from hookgrad.distributions.categorical import Categorical
+from hookgrad.distributions.constraint_registry import biject_to, transform_to
+from hookgrad.distributions.cauchy import Cauchy
 from hookgrad.distributions.distribution import Distribution
+from hookgrad.distributions.studentT import StudentT
+from hookgrad.distributions.poisson import Poisson
+from hookgrad.distributions.multinomial import Multinomial
+from hookgrad.distributions.inverse_gamma import InverseGamma
+from hookgrad.distributions.chi2 import Chi2
+from hookgrad.distributions.gamma import Gamma
+from hookgrad.distributions.beta import Beta
+from hookgrad.distributions.dirichlet import Dirichlet
+from hookgrad.distributions.exp_family import ExponentialFamily
+from hookgrad.distributions.exponential import Exponential
+from hookgrad.distributions.geometric import Geometric
+from hookgrad.distributions.gumbel import Gumbel
+from hookgrad.distributions.half_cauchy import HalfCauchy
+from hookgrad.distributions.half_normal import HalfNormal
+from hookgrad.distributions.independent import Independent
 from hookgrad.distributions.kl import kl_divergence, register_kl
+from hookgrad.distributions.laplace import Laplace
+from hookgrad.distributions.log_normal import LogNormal
+from hookgrad.distributions.logistic_normal import LogisticNormal
+from hookgrad.distributions.mixture_same_family import MixtureSameFamily
+from hookgrad.distributions.multivariate_normal import MultivariateNormal
 from hookgrad.distributions.normal import Normal
+from hookgrad.distributions.one_hot_categorical import (
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
+from hookgrad.distributions.pareto import Pareto
+from hookgrad.distributions.relaxed_bernoulli import RelaxedBernoulli
+from hookgrad.distributions.transformed_distribution import TransformedDistribution
+from hookgrad.distributions.transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
+from hookgrad.distributions.uniform import Uniform
+from hookgrad.distributions.weibull import Weibull
 
-__all__ = ["Distribution", "Normal", "Categorical", "Bernoulli", "Binomial", "constraints",
-           "kl_divergence", "register_kl"]
+__all__ = [
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Chi2", "Dirichlet", "Gamma",
+    "InverseGamma", "Multinomial", "Poisson", "StudentT", "CatTransform",
+    "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform",
+    "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ComposeTransform",
+    "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
+    "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal",
+    "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
+    "PowerTransform", "RelaxedBernoulli", "ReshapeTransform", "SigmoidTransform",
+    "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
+    "Transform", "TransformedDistribution", "Uniform", "Weibull", "constraints",
+    "identity_transform", "kl_divergence", "register_kl", "transforms",
+]

@@ -47,6 +47,17 @@ class Bernoulli(Distribution):
         batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
+        new = self._get_checked_instance(Bernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+                new._param = new.__dict__[name]
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @lazy_property
     def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)

@@ -68,7 +68,20 @@ class Categorical(Distribution):
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    @property
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
+        new = self._get_checked_instance(Categorical, _instance)
+        batch_shape = Size(batch_shape)
+        param_shape = tuple(batch_shape) + (self._num_events,)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(param_shape))
+                new._param = new.__dict__[name]
+        new._num_events = self._num_events
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.integer_interval(0, self._num_events - 1)
 

@@ -6,6 +6,7 @@ Mirrors: ``torch.distributions.distribution.Distribution``.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 from hookgrad._dtypes import Size, get_default_dtype
@@ -39,13 +40,14 @@ def broadcast_all(*values: Any) -> tuple:
     Mirrors: ``torch.distributions.utils.broadcast_all``.
     """
     if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
-        raise ValueError("Input arguments must all be instances of numbers.Number, "
+        raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     first = next((v for v in values if isinstance(v, Tensor)), None)
     dtype = first.dtype if first is not None else get_default_dtype()
     tensors = [v if isinstance(v, Tensor) else _creation.tensor(v, dtype=dtype) for v in values]
     shape = broadcast_shapes(*[tuple(t.shape) for t in tensors])
-    return tuple(t.expand(shape) for t in tensors)
+    # a tensor already of the common shape is returned itself (``broadcast_tensors`` does so)
+    return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
 
 
 _DEFAULT_VALIDATE = [__debug__]
@@ -81,6 +83,8 @@ class Distribution:
 
     def _check_parameters(self) -> None:
         for param, constraint in self.arg_constraints.items():
+            if constraints.is_dependent(constraint):
+                continue
             if param not in self.__dict__ and isinstance(getattr(type(self), param, None),
                                                          lazy_property):
                 continue  # not given: derived from the other parametrisation
@@ -102,17 +106,51 @@ class Distribution:
     def _extended_shape(self, sample_shape: Any = Size()) -> Size:
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        """A view of this distribution with a larger batch shape (no new parameters)."""
+        raise NotImplementedError
+
+    def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(
+                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                "__init__ method must also define a custom .expand() method.")
+        return self.__new__(type(self)) if _instance is None else _instance
+
+    @property
+    def mean(self) -> Tensor:
+        raise NotImplementedError(f"{self.__class__} does not implement mean")
+
+    @property
+    def mode(self) -> Tensor:
+        raise NotImplementedError(f"{self.__class__} does not implement mode")
+
+    @property
+    def variance(self) -> Tensor:
+        raise NotImplementedError(f"{self.__class__} does not implement variance")
+
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         with no_grad():
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
-        raise NotImplementedError
+        raise NotImplementedError(f"{self.__class__} does not implement rsample")
 
     def sample_n(self, n: int) -> Tensor:
+        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning,
+                      stacklevel=2)
         return self.sample(Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def cdf(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def icdf(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         raise NotImplementedError
 
     def entropy(self) -> Tensor:
@@ -155,3 +193,20 @@ class Distribution:
             f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
             for p in names)
         return f"{type(self).__name__}({args})"
+
+
+def expand_params(dist: Distribution, cls: type, batch_shape: Any, _instance: Any,
+                  names: tuple, event_shape: Any = Size()) -> Any:
+    """``dist.expand(batch_shape)`` for a distribution whose state is the tensors `names`
+    (each expanded to ``batch_shape`` + its trailing event dims); validation is not re-run."""
+    new = dist._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    for name in names:
+        value = dist.__dict__.get(name)
+        if value is None:
+            continue
+        extra = tuple(value.shape[len(dist.batch_shape):])
+        setattr(new, name, value.expand(tuple(batch_shape) + extra))
+    Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+    new._validate_args = dist._validate_args
+    return new

@@ -10,7 +10,7 @@ from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
 from hookgrad.distributions import constraints
-from hookgrad.distributions.distribution import Distribution, broadcast_all
+from hookgrad.distributions.distribution import Distribution, broadcast_all, expand_params
 
 __all__ = ["Normal"]
 
@@ -34,6 +34,9 @@ class Normal(Distribution):
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
+        return expand_params(self, Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self) -> Tensor:
@@ -72,6 +75,9 @@ class Normal(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
+
+    def icdf(self, value: Tensor) -> Tensor:
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -63,3 +63,30 @@ SPECS += [
     OpSpec("special_multigammaln", lambda lib, t: lib.special.multigammaln(t, 2),
            unary(0.7, 4.0), prims=("mvlgamma",)),
 ]
+
+SPECS += [
+    # the samples are random (another generator than PyTorch's): the spec exercises the
+    # primitive and its gradient path with the draw scaled out; tests/ecosystem checks values
+    OpSpec("_standard_gamma", lambda lib, a: lib._standard_gamma(a) * 0 + a,
+           unary(0.5, 3.0, empty=False), prims=("_standard_gamma",), gradgradcheck=False,
+           forward_ad=False),
+    # PyTorch's gradient is an approximation (to about 1e-4); hookgrad's is exact
+    OpSpec("_standard_gamma_grad", lambda lib, a, x: lib._standard_gamma_grad(a, x),
+           [Sample((Arg((3, 4), low=0.5, high=4.0, requires_grad=False),
+                    Arg((3, 4), low=0.2, high=5.0, requires_grad=False)), name="2d")],
+           prims=("_standard_gamma_grad",), gradcheck=False, gradgradcheck=False,
+           forward_ad=False, rtol=1e-3, atol=1e-6),
+]
+
+SPECS += [
+    OpSpec("igamma", lambda lib, a, x: lib.igamma(a, x), [
+        Sample((Arg((3, 4), low=0.5, high=4.0, requires_grad=False), Arg((3, 4), low=0.2,
+                                                                         high=5.0)), name="2d"),
+        Sample((Arg((3, 1), low=0.5, high=4.0, requires_grad=False), Arg((4,), low=0.2,
+                                                                         high=5.0)), name="bc")],
+           prims=("igamma",)),
+    OpSpec("special_gammaincc", lambda lib, a, x: lib.special.gammaincc(a, x), [
+        Sample((Arg((3, 4), low=0.5, high=4.0, requires_grad=False), Arg((3, 4), low=0.2,
+                                                                         high=5.0)), name="2d")],
+           prims=("igammac",)),
+]

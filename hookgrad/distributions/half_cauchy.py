@@ -1,0 +1,67 @@
+"""`HalfCauchy`: ``|X|`` for ``X ~ Cauchy(0, scale)``. Mirrors: ``torch.distributions.half_cauchy``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hookgrad._tensor import Tensor
+from hookgrad.distributions import constraints
+from hookgrad.distributions.cauchy import Cauchy
+from hookgrad.distributions.transformed_distribution import TransformedDistribution
+from hookgrad.distributions.transforms import AbsTransform
+from hookgrad.distributions import _lower
+
+__all__ = ["HalfCauchy"]
+
+
+class HalfCauchy(TransformedDistribution):
+    """Mirrors: ``torch.distributions.HalfCauchy``."""
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
+        base_dist = Cauchy(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> HalfCauchy:
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def scale(self) -> Tensor:
+        return self.base_dist.scale
+
+    @property
+    def mean(self) -> Tensor:
+        return _lower.full(self._extended_shape(), math.inf, dtype=self.scale.dtype,
+                             device=self.scale.device)
+
+    @property
+    def mode(self) -> Tensor:
+        return _lower.zeros_like(self.scale)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.base_dist.variance
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _lower.as_tensor(value, dtype=self.base_dist.scale.dtype,
+                                   device=self.base_dist.scale.device)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return _lower.where(value >= 0, log_prob, -math.inf)
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob: Tensor) -> Tensor:
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self) -> Tensor:
+        return self.base_dist.entropy() - math.log(2)

@@ -1,0 +1,53 @@
+"""`Pareto` (type I). Mirrors: ``torch.distributions.pareto``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._tensor import Tensor
+from hookgrad.distributions import constraints
+from hookgrad.distributions.distribution import broadcast_all
+from hookgrad.distributions.exponential import Exponential
+from hookgrad.distributions.transformed_distribution import TransformedDistribution
+from hookgrad.distributions.transforms import AffineTransform, ExpTransform
+
+__all__ = ["Pareto"]
+
+
+class Pareto(TransformedDistribution):
+    """``scale * exp(E)`` for ``E ~ Exponential(alpha)``. Mirrors: ``torch.distributions.Pareto``."""
+
+    arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
+
+    def __init__(self, scale: Any, alpha: Any, validate_args: bool | None = None) -> None:
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        base_dist = Exponential(self.alpha, validate_args=validate_args)
+        transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Pareto:
+        new = self._get_checked_instance(Pareto, _instance)
+        new.scale = self.scale.expand(batch_shape)
+        new.alpha = self.alpha.expand(batch_shape)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self) -> Tensor:
+        a = self.alpha.clamp(min=1)  # infinite for alpha <= 1
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        a = self.alpha.clamp(min=2)  # infinite for alpha <= 2
+        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self) -> constraints.Constraint:  # type: ignore[override]
+        return constraints.greater_than_eq(self.scale)
+
+    def entropy(self) -> Tensor:
+        return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
