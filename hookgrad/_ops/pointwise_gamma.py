@@ -70,12 +70,26 @@ def _density(self: Any, other: Any) -> Any:
     return ((self - 1) * other.log() - other - self.lgamma()).exp()
 
 
-_NO_INPUT_GRAD = "PyTorch does not implement the derivative for 'igamma: input'"
+def _no_input_grad(name: str) -> Any:
+    # PyTorch keeps the edge to `self` and raises when a gradient reaches it
+    def rule(grad: Any, self: Any, other: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+    return rule
+
+
+def _no_jvp(name: str) -> Any:
+    # PyTorch has no forward-mode rule for either input
+    def rule(t: Any) -> Any:
+        raise NotImplementedError(f"Trying to use forward AD with {name} that does not support "
+                                  "it because it has not been implemented yet.")
+    return rule
+
+
 defop("igamma", impl=_host(_igamma_impl), inputs=("self", "other"), saves=("self", "other"),
-      nondifferentiable={"self": _NO_INPUT_GRAD},
-      vjp={"other": lambda grad, self, other: grad * _density(self, other)},
-      jvp={"other": lambda t, self, other: t * _density(self, other)})
+      vjp={"self": _no_input_grad("igamma"),
+           "other": lambda grad, self, other: grad * _density(self, other)},
+      jvp={"self": _no_jvp("igamma"), "other": _no_jvp("igamma")})
 defop("igammac", impl=_host(_igammac_impl), inputs=("self", "other"), saves=("self", "other"),
-      nondifferentiable={"self": _NO_INPUT_GRAD},
-      vjp={"other": lambda grad, self, other: -grad * _density(self, other)},
-      jvp={"other": lambda t, self, other: -t * _density(self, other)})
+      vjp={"self": _no_input_grad("igammac"),
+           "other": lambda grad, self, other: -grad * _density(self, other)},
+      jvp={"self": _no_jvp("igammac"), "other": _no_jvp("igammac")})

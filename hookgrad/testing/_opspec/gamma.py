@@ -84,9 +84,9 @@ SPECS += [
                                                                          high=5.0)), name="2d"),
         Sample((Arg((3, 1), low=0.5, high=4.0, requires_grad=False), Arg((4,), low=0.2,
                                                                          high=5.0)), name="bc")],
-           prims=("igamma",)),
+           prims=("igamma",), forward_ad=False),
     OpSpec("special_gammaincc", lambda lib, a, x: lib.special.gammaincc(a, x), [
         Sample((Arg((3, 4), low=0.5, high=4.0, requires_grad=False), Arg((3, 4), low=0.2,
                                                                          high=5.0)), name="2d")],
-           prims=("igammac",)),
+           prims=("igammac",), forward_ad=False),
 ]
