@@ -123,6 +123,7 @@ from hookgrad import distributed, futures  # noqa: E402
 from hookgrad.futures import Future  # noqa: E402  (torch.Future)
 import hookgrad.nn.parallel  # noqa: E402,F401  (torch.nn.parallel)
 from hookgrad.serialization import load, save  # noqa: E402
+from hookgrad.utils.dlpack import from_dlpack  # noqa: E402
 import hookgrad.package  # noqa: E402,F401  (torch.package: hermetic model archives)
 import hookgrad.fx  # noqa: E402,F401  (torch.fx: symbolic tracing and the graph IR)
 import hookgrad.compile  # noqa: E402,F401  (torch.compile: the package module is callable)

@@ -29,13 +29,25 @@ from hookgrad._serialization import _allowlist, _load, _torch_reader, _torch_wri
 from hookgrad._serialization._errors import CheckpointError, Malformed, refuse
 from hookgrad._serialization._files import opened
 from hookgrad._serialization._hookgrad_v2 import MANIFEST
+from hookgrad._serialization._options import (FILE_LIKE, MAP_LOCATION, STORAGE, FileLike,
+                                              LoadEndianness, SourceChangeWarning,
+                                              default_restore_location, get_crc32_options,
+                                              get_default_load_endianness,
+                                              get_default_mmap_options, location_tag,
+                                              normalize_storage_type, register_package,
+                                              set_crc32_options, set_default_load_endianness,
+                                              set_default_mmap_options)
 from hookgrad._serialization._weights_unpickler import globals_in_pickle
 from hookgrad.utils._bounded_read import guarded
 from hookgrad.utils._safe_write import write_file
 
 __all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
            "clear_safe_globals", "get_unsafe_globals_in_checkpoint", "CheckpointError",
-           "DEFAULT_PROTOCOL", "MANIFEST"]
+           "DEFAULT_PROTOCOL", "MANIFEST", "FILE_LIKE", "FileLike", "MAP_LOCATION", "STORAGE",
+           "LoadEndianness", "SourceChangeWarning", "default_restore_location",
+           "get_crc32_options", "get_default_load_endianness", "get_default_mmap_options",
+           "location_tag", "normalize_storage_type", "register_package", "set_crc32_options",
+           "set_default_load_endianness", "set_default_mmap_options"]
 
 DEFAULT_PROTOCOL = 2  # PyTorch's
 

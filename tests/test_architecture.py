@@ -33,7 +33,7 @@ LAYERS: dict[str, int] = {
     "hookgrad._tensor_str": 4, "hookgrad._tensor_copy": 4, "hookgrad.linalg": 4,
     "hookgrad.autograd.": 5, "hookgrad.autograd": 5,
     "hookgrad.nn.": 6, "hookgrad.nn": 6, "hookgrad.optim.": 6, "hookgrad.optim": 6,
-    "hookgrad.utils.data.": 6, "hookgrad.utils.data": 6, "hookgrad.serialization": 6,
+    "hookgrad.utils.data.": 6, "hookgrad.utils.data": 6, "hookgrad.utils.dlpack": 4, "hookgrad.serialization": 6,
     "hookgrad._serialization.": 6, "hookgrad._serialization": 6,
     "hookgrad.func": 6, "hookgrad.utils.checkpoint": 6,
     "hookgrad._functorch._batched": 6, "hookgrad._functorch._rules": 6,

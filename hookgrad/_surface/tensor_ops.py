@@ -18,6 +18,7 @@ from hookgrad._dtypes import int8, int16, uint8
 from hookgrad._legacy import bfloat16
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
+from hookgrad.utils import dlpack
 
 __all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "index_copy", "index_fill",
            "masked_scatter", "is_inference", "detach", "get_device"]
@@ -173,6 +174,7 @@ def install() -> None:
         "masked_scatter_": _inplace(masked_scatter, "masked_scatter_"),
         "logical_not_": _inplace(_logical_not, "logical_not_"),
         "name": None, "volatile": False,
+        "__dlpack__": dlpack.tensor_dlpack, "__dlpack_device__": dlpack.tensor_dlpack_device,
     }
     for op in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
                "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor", "tril",
