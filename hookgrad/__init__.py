@@ -6,6 +6,8 @@ known order (architecture.md §3).
 
 from __future__ import annotations
 
+import sys
+
 # --- op table: registration order is fixed here --------------------------------------------
 import hookgrad._ops._malloc  # noqa: F401  (NOTE [glibc heap trimming]: once, at import)
 import hookgrad._ops.pointwise  # noqa: F401  (each import registers one family's primitives)
@@ -217,3 +219,6 @@ from hookgrad._dtypes import (  # noqa: E402  (dtype objects only, as complex64 
 )
 from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, as a CPU build)
 from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, torch.types)
+from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts; transforms need complex)
+
+torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)

@@ -9,6 +9,7 @@ Mirrors: ``torch.nn.Dropout1d/2d/3d``, ``AlphaDropout``, ``FeatureAlphaDropout``
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -18,7 +19,7 @@ from hookgrad.nn import functional as F
 from hookgrad.nn.modules import nonlinearity
 from hookgrad.nn.modules._paths import publish
 from hookgrad.nn.modules.activation import NonDynamicallyQuantizableLinear
-from hookgrad.nn.modules.dropout import Dropout
+from hookgrad.nn.modules.dropout import _DropoutNd
 from hookgrad.nn.modules.module import Module
 from hookgrad.nn.parameter import Parameter
 
@@ -27,34 +28,41 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaD
            "Softmax2d", "Container"]
 
 
-class Dropout1d(Dropout):
-    """Zero whole channels. Mirrors: ``torch.nn.Dropout1d``."""
+class _FunctionalDropout(_DropoutNd):
+    """Calls the functional named by `_fn`; each subclass sits directly under `_DropoutNd`, as in
+    PyTorch (so ``isinstance(Dropout2d(), Dropout1d)`` is False there and here)."""
 
-    _fn = "dropout1d"
+    _fn = "dropout"
 
     def forward(self, input: Tensor) -> Tensor:
         return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
 
 
-class Dropout2d(Dropout1d):
+class Dropout1d(_FunctionalDropout):
+    """Zero whole channels. Mirrors: ``torch.nn.Dropout1d``."""
+
+    _fn = "dropout1d"
+
+
+class Dropout2d(_FunctionalDropout):
     """Mirrors: ``torch.nn.Dropout2d``."""
 
     _fn = "dropout2d"
 
 
-class Dropout3d(Dropout1d):
+class Dropout3d(_FunctionalDropout):
     """Mirrors: ``torch.nn.Dropout3d``."""
 
     _fn = "dropout3d"
 
 
-class AlphaDropout(Dropout1d):
+class AlphaDropout(_FunctionalDropout):
     """Mirrors: ``torch.nn.AlphaDropout``."""
 
     _fn = "alpha_dropout"
 
 
-class FeatureAlphaDropout(Dropout1d):
+class FeatureAlphaDropout(_FunctionalDropout):
     """Mirrors: ``torch.nn.FeatureAlphaDropout``."""
 
     _fn = "feature_alpha_dropout"
@@ -187,3 +195,5 @@ publish("hookgrad.nn.modules.activation", {**vars(nonlinearity), **globals()},
         [*nonlinearity.__all__, "RReLU", "Softmax2d"])
 publish("hookgrad.nn.modules.container", globals(), ["Container"])
 publish("hookgrad.nn.modules.linear", globals(), ["NonDynamicallyQuantizableLinear"])
+_LPPoolNd.__module__ = "hookgrad.nn.modules.pooling"
+setattr(sys.modules[_LPPoolNd.__module__], "_LPPoolNd", _LPPoolNd)  # private base, as PyTorch's

@@ -243,7 +243,7 @@ class Conv2d(_Conv):
     _nd = 2
 
 
-class _ConvTranspose(_ConvNd):
+class _ConvTransposeNd(_ConvNd):
     _nd = 2
 
     def __init__(
@@ -319,7 +319,7 @@ class _ConvTranspose(_ConvNd):
 
 
 # PyTorch's name for the transposed-convolution base class (tools key on it with isinstance).
-_ConvTransposeNd = _ConvTranspose
+_ConvTranspose = _ConvTransposeNd  # the name hookgrad used before; PyTorch names the base _ConvTransposeNd
 
 
 class ConvTranspose1d(_ConvTranspose):

@@ -1,4 +1,4 @@
-"""`Dropout`."""
+"""`Dropout` and `_DropoutNd`, the base of every dropout module."""
 
 from __future__ import annotations
 
@@ -9,7 +9,26 @@ from hookgrad.nn.modules.module import Module
 __all__ = ["Dropout"]
 
 
-class Dropout(Module):
+class _DropoutNd(Module):
+    """Holds `p` and `inplace` for every dropout module (tools match on it with isinstance).
+
+    Mirrors: ``torch.nn.modules.dropout._DropoutNd``.
+    """
+
+    __constants__ = ["p", "inplace"]
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
     """Randomly zero elements with probability `p` during training, scaling the rest by
     ``1/(1-p)``; the identity in evaluation mode.
 
@@ -23,17 +42,5 @@ class Dropout(Module):
     Mirrors: ``torch.nn.Dropout``.
     """
 
-    __constants__ = ["p", "inplace"]
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"

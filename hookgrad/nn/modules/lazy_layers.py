@@ -10,6 +10,7 @@ Mirrors: ``torch.nn.LazyLinear``, ``LazyConv{1,2,3}d``, ``LazyConvTranspose{1,2,
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from hookgrad._functional.creation import tensor as _tensor
@@ -208,3 +209,8 @@ publish("hookgrad.nn.modules.conv", globals(), [n for n in __all__ if "Conv" in 
 publish("hookgrad.nn.modules.batchnorm", globals(), [n for n in __all__ if "BatchNorm" in n])
 publish("hookgrad.nn.modules.instancenorm", globals(),
         [n for n in __all__ if "InstanceNorm" in n])
+# The private bases at PyTorch's paths (not in __all__, as there): tools test isinstance on them.
+for _base, _path in ((_LazyConvXdMixin, "hookgrad.nn.modules.conv"),
+                     (_LazyNormBase, "hookgrad.nn.modules.batchnorm")):
+    _base.__module__ = _path
+    setattr(importlib.import_module(_path), _base.__name__, _base)

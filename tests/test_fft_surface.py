@@ -1,0 +1,53 @@
+"""``torch.fft`` on hookgrad against PyTorch: frequencies and shifts match; the complex
+transforms exist and raise RuntimeError (hookgrad has no complex tensors)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hookgrad
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 8])
+@pytest.mark.parametrize("d", [1.0, 0.5, 3])
+def test_frequencies_equal_torch(torch, n, d):
+    for name in ("fftfreq", "rfftfreq"):
+        ours, theirs = getattr(hookgrad.fft, name)(n, d), getattr(torch.fft, name)(n, d)
+        assert str(ours.dtype) == str(theirs.dtype) and ours.shape == tuple(theirs.shape)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    ours = hookgrad.fft.fftfreq(n, d, dtype=hookgrad.float64, requires_grad=True)
+    theirs = torch.fft.fftfreq(n, d, dtype=torch.float64, requires_grad=True)
+    assert ours.requires_grad and theirs.requires_grad
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+
+
+def test_frequency_errors_as_torch(torch):
+    for lib in (hookgrad, torch):
+        with pytest.raises(RuntimeError, match="floating point"):
+            lib.fft.fftfreq(5, dtype=lib.int64)
+        with pytest.raises(RuntimeError, match="negative dimension"):
+            lib.fft.fftfreq(-1)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 1), (-1,)])
+def test_shifts_values_and_grads_equal_torch(torch, dim):
+    data = np.arange(30.0).reshape(5, 6)
+    for fn in ("fftshift", "ifftshift"):
+        x, tx = hookgrad.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+        y, ty = getattr(hookgrad.fft, fn)(x, dim=dim), getattr(torch.fft, fn)(tx, dim=dim)
+        np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
+        assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+        w = np.random.default_rng(0).normal(size=(5, 6))
+        (y * hookgrad.tensor(w)).sum().backward()
+        (ty * torch.tensor(w)).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_complex_transforms_exist_and_raise():
+    x = hookgrad.ones(4)
+    for name in ("fft", "ifft", "rfft", "irfft", "fft2", "rfftn", "hfft", "ihfft"):
+        fn = getattr(hookgrad.fft, name)
+        assert "complex" in fn.__hookgrad_unsupported__
+        with pytest.raises(RuntimeError, match="complex"):
+            fn(x)
