@@ -53,13 +53,14 @@ class VersionCounter:
         self.value = 0
 
 
-# PyTorch warns once per process when float()/complex() reads a tensor that requires grad
-# (item(), int() and bool() stay silent); the flag is the "once".
+# PyTorch warns once per process when float()/complex() reads a tensor that requires grad while
+# grad mode is on (item(), int() and bool() stay silent, and so does a read under no_grad, e.g.
+# LBFGS.step's float(loss)); the flag is the "once".
 SCALAR_WARNED = [False]
 
 
 def _warn_scalar_of_grad_tensor() -> None:
-    if not SCALAR_WARNED[0]:
+    if not SCALAR_WARNED[0] and STATE.grad_enabled:
         SCALAR_WARNED[0] = True
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                       "unexpected behavior.\nConsider using tensor.detach() first.",
