@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = ["[float(b), float(b), complex(a)]", "complex(b)",
          "[int(b), bool(b), b.item(), b.tolist(), float(b.detach()), format(b, '.3f')]",
          # under no_grad: silent, and the once-flag is not spent (LBFGS.step reads its loss so)
-         "exec('with lib.no_grad(): float(b)'); float(b)"]
+         "exec('with lib.no_grad(): float(b)')", "exec('with lib.no_grad(): float(b)'); float(b)"]
 SCRIPT = """
 import sys, warnings
 lib = __import__(sys.argv[1])
