@@ -51,3 +51,16 @@ def test_complex_transforms_exist_and_raise():
         assert "complex" in fn.__hookgrad_unsupported__
         with pytest.raises(RuntimeError, match="complex"):
             fn(x)
+
+
+def test_subclasses_reachable_after_plain_import():
+    """``torch._subclasses.fake_tensor`` is an attribute chain after ``import torch`` alone
+    (transformers reads it so); checked in a fresh process, for both libraries."""
+    import subprocess
+    import sys
+
+    code = "import {0}; print({0}._subclasses.fake_tensor.is_fake({0}.ones(1)))"
+    for lib in ("hookgrad", "torch"):
+        out = subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
+                             text=True, timeout=120)
+        assert out.stdout.strip() == "False", (lib, out.stderr[-500:])

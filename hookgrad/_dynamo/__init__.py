@@ -15,11 +15,12 @@ from hookgrad.compile.backends.backends import list_backends, lookup_backend, re
 from hookgrad._dynamo import compiled_autograd, exc, test_case, testing, utils
 from hookgrad._dynamo.eval_frame import OptimizedModule, disable, explain, optimize, reset
 from hookgrad.compile.core.dynamic import mark_dynamic, mark_static, maybe_mark_dynamic
-from hookgrad._dynamo.decorators import allow_in_graph, disallow_in_graph  # noqa: E402
+from hookgrad._dynamo.decorators import (  # noqa: E402
+    allow_in_graph, assume_constant_result, disallow_in_graph)
 
 sys.modules[__name__ + ".config"] = config
 
 __all__ = ["graph_break", "reset", "config", "exc", "testing", "utils", "compiled_autograd", "test_case", "explain", "optimize", "disable",
            "OptimizedModule", "list_backends", "lookup_backend", "register_backend",
            "mark_dynamic", "mark_static", "maybe_mark_dynamic", "allow_in_graph",
-           "disallow_in_graph"]
+           "disallow_in_graph", "assume_constant_result"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["allow_in_graph", "disallow_in_graph", "is_allowed_in_graph"]
+__all__ = ["allow_in_graph", "disallow_in_graph", "is_allowed_in_graph", "assume_constant_result"]
 
 _ALLOWED: dict[int, Any] = {}
 _DISALLOWED: dict[int, Any] = {}
@@ -50,3 +50,21 @@ def disallow_in_graph(fn: Callable[..., Any]) -> Any:
 def is_allowed_in_graph(fn: Any) -> bool:
     """Whether `fn` was marked by `allow_in_graph` (and not unmarked since)."""
     return id(fn) in _ALLOWED
+
+
+def assume_constant_result(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark `fn` as returning the same value on every call, so a compiler may fold it.
+
+    Eagerly the mark is all there is: `fn` comes back itself with ``_dynamo_marked_constant``
+    set, as PyTorch's does (transformers marks its helpers at import time). hookgrad's tracer
+    calls `fn` while tracing like any Python function and guards what the trace reads.
+
+    Example:
+        >>> f = lambda: 3
+        >>> assume_constant_result(f) is f, f._dynamo_marked_constant
+        (True, True)
+
+    Mirrors: ``torch._dynamo.assume_constant_result``.
+    """
+    fn._dynamo_marked_constant = True  # type: ignore[attr-defined]
+    return fn
