@@ -83,8 +83,22 @@ def _collectives(results):
 # Results that legitimately differ across ranks (local gradients, rank numbers).
 LOCAL = {"collectives_basics", "no_sync_accumulates", "noop_hook_is_local",
          "ddp_logging_data", "process_group_methods", "join_uneven_inputs",
-         "join_divide_by_active_ranks", "composite_collectives"}  # joined ranks keep their last local grads
-CUSTOM = {"powersgd": _powersgd, "collectives_basics": _collectives}
+         "join_divide_by_active_ranks", "composite_collectives",
+         "functional_collectives_grads"}  # joined ranks keep their last local grads
+
+
+def _functional(results):
+    """Per-rank values differ (scatters, all-to-all); what is reduced or gathered agrees, and
+    the all-reduce's gradient (its backward all-reduces) too. Values: test_oracle vs gloo."""
+    first, second = results
+    for k in (0, 1, 2):  # all_reduce, all_gather dim 0 and dim 1
+        assert_same(first["outs"][k], second["outs"][k])
+    assert_same(first["grads"][0], second["grads"][0])
+    assert_same(first["others"], second["others"])
+
+
+CUSTOM = {"powersgd": _powersgd, "collectives_basics": _collectives,
+          "functional_collectives_grads": _functional}
 
 
 def check(name, results):
