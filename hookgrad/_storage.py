@@ -17,6 +17,7 @@ Mirrors: ``torch.storage``.
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any
 
@@ -98,11 +99,40 @@ class UntypedStorage(_StorageBase):
     def element_size(self) -> int:
         return 1
 
-    def __getitem__(self, i: int) -> int:
-        return int(_flat(self._array).view(np.uint8)[i])
+    def __getitem__(self, i: Any) -> Any:
+        data = _flat(self._array).view(np.uint8)
+        if isinstance(i, slice):  # a storage over the byte range, sharing the memory
+            return UntypedStorage(data[i])
+        return int(data[i])
 
     def tolist(self) -> list:
         return _flat(self._array).view(np.uint8).tolist()
+
+    def untyped(self) -> UntypedStorage:
+        """Itself (a TypedStorage's `untyped` gives its bytes). Mirrors: ``UntypedStorage.untyped``."""
+        return self
+
+    @classmethod
+    def from_file(cls, filename: Any, shared: bool = False, nbytes: int = 0) -> UntypedStorage:
+        """The first `nbytes` bytes of a file, memory-mapped: written through to the file
+        when `shared`, copy-on-write otherwise (safetensors loads tensors this way).
+
+        Mirrors: ``torch.UntypedStorage.from_file``.
+        """
+        path = os.fspath(filename)
+        try:
+            size = os.path.getsize(path)
+        except OSError as e:
+            mode = "read-write" if shared else "read-only"
+            raise RuntimeError(f"unable to open file <{path}> in {mode} mode: {e.strerror} "
+                               f"({e.errno})") from None
+        if nbytes > size:
+            raise RuntimeError(f"file <{path}> size <{size}> is smaller than the required "
+                               f"mapping size <{nbytes}>")
+        if nbytes == 0:
+            return cls(np.empty((0,), dtype=np.uint8))
+        mapped = np.memmap(path, dtype=np.uint8, mode="r+" if shared else "c", shape=(nbytes,))
+        return cls(mapped.view(np.ndarray))  # a plain array; its base keeps the mapping open
 
     @property
     def dtype(self) -> _dtype:

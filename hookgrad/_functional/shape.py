@@ -12,7 +12,9 @@ from typing import Any
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind, bind_inplace
+from hookgrad._dtypes import dtype as _dtype_cls
 from hookgrad._dtypes import to_dtype
+from hookgrad._functional._view_dtype import view_dtype
 from hookgrad._memory_format import check_rank, format_name, is_contiguous_as, suggest
 from hookgrad._functional._common import to_tensor_like
 from hookgrad._functional._slicing import (  # noqa: F401 - re-exported
@@ -74,7 +76,9 @@ __all__ = [
 
 # ---------------------------------------------------------------------------- reshaping
 def view(self: Tensor, *size: Any) -> Tensor:
-    """Mirrors: ``torch.Tensor.view`` (shape form; ``view(dtype)`` is not supported)."""
+    """Mirrors: ``torch.Tensor.view`` (a shape, or a dtype: `_view_dtype`)."""
+    if len(size) == 1 and isinstance(size[0], _dtype_cls):
+        return view_dtype(self, size[0])
     shape = _infer(_size_args(size), self._data.size)
     return _view(P["view"], self, {"size": shape})
 
