@@ -236,21 +236,10 @@ _SAMPLE_ARRAY = ("vmap: a batched tensor's raw array (one sample's values) reach
                  "hookgrad reads values only through primitives under vmap")
 
 
-def _top_level(inputs: tuple, params: dict) -> tuple[int, int]:
-    """``(highest level among inputs and params, highest level of a tensor directly in a
-    parameter or a parameter list)``: the second one decides the per-sample fallback
+def _param_levels(params: dict, level: int) -> tuple[int, int]:
+    """``(highest level among `level` and the params, highest level of a tensor directly in a
+    parameter or a plain parameter list)``: the second one decides the per-sample fallback
     (`_ops._batching.fallback_needed`, computed here in the same pass over the params)."""
-    level = -1
-    for t in inputs:
-        if type(t) is BatchedTensor:
-            if t._bt_level > level:
-                level = t._bt_level
-        elif type(getattr(t, "_data", None)) is LogicalArray:
-            # a plain tensor over one sample's metadata (a rule's ``_make(x._data)``): its
-            # values are sample 0's only, so refuse (NOTE [vmap and rules])
-            raise RawValueRead(_SAMPLE_ARRAY)
-    if not params:
-        return level, -1
     plevel = -1
     for v in params.values():
         tv = type(v)
@@ -277,9 +266,20 @@ def _top_level(inputs: tuple, params: dict) -> tuple[int, int]:
 def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = None) -> Any:
     """Run a primitive call whose inputs may be batched (NOTE [vmap on the door]).
 
-    Returns `_pd.MISS` when nothing is batched (bind then runs the call as usual).
+    Returns `_pd.MISS` when nothing is batched (bind then runs the call as usual): every
+    physical op of a rule comes back here once, so the level search is inlined.
     """
-    level, plevel = _top_level(inputs, params)
+    level = plevel = -1
+    for t in inputs:
+        if type(t) is BatchedTensor:
+            if t._bt_level > level:
+                level = t._bt_level
+        elif type(getattr(t, "_data", None)) is LogicalArray:
+            # a plain tensor over one sample's metadata (a rule's ``_make(x._data)``): its
+            # values are sample 0's only, so refuse (NOTE [vmap and rules])
+            raise RawValueRead(_SAMPLE_ARRAY)
+    if params:
+        level, plevel = _param_levels(params, level)
     if level < 0:
         return _pd.MISS
     if target is not None:
