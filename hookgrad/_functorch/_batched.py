@@ -116,12 +116,20 @@ def _sample0(phys: Tensor) -> Any:
     return np.ndarray.__getitem__(data, (0, Ellipsis)).view(LogicalArray)
 
 
+_getitem = np.ndarray.__getitem__
+_SAMPLE0 = (0, Ellipsis)
+
+
 def wrap(phys: Tensor, level: int) -> BatchedTensor:
     """`phys` (batch dimension 0) as the logical tensor of vmap `level`."""
-    t = BatchedTensor._make(_sample0(phys))
+    data = phys._data
+    # `_sample0` and `_vc` inlined: every output of every batched op is wrapped here
+    t = BatchedTensor._make(_getitem(data, _SAMPLE0).view(LogicalArray) if data.shape[0]
+                            else _sample0(phys))
     t._bt_value = phys
     t._bt_level = level
-    t._version_counter = phys._vc()
+    vc = phys._version_counter
+    t._version_counter = vc if vc is not None else phys._vc()
     return t
 
 
