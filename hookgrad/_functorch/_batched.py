@@ -246,8 +246,8 @@ _SAMPLE_ARRAY = ("vmap: a batched tensor's raw array (one sample's values) reach
 
 def _param_levels(params: dict, level: int) -> tuple[int, int]:
     """``(highest level among `level` and the params, highest level of a tensor directly in a
-    parameter or a plain parameter list)``: the second one decides the per-sample fallback
-    (`_ops._batching.fallback_needed`, computed here in the same pass over the params)."""
+    parameter or a plain parameter list)``: a tensor of the call's level in a parameter (a
+    loss weight, an index list) sends the call to the per-sample fallback loop."""
     plevel = -1
     for v in params.values():
         tv = type(v)
