@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import hookgrad
+from bench import bounds
 from bench import func_workloads as F
 from bench import workloads as W
 
@@ -50,3 +51,7 @@ def test_loop_and_vmap_give_the_same_per_sample_grads(model):
     for k, v in batched.items():
         stacked = np.stack([p[k].numpy() for p in per])
         np.testing.assert_allclose(v.numpy(), stacked, rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+def test_bounds_profiles_every_func_workload():
+    assert set(F.TABLE) <= set(bounds.EAGER)
