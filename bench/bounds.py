@@ -21,7 +21,8 @@ from bench import _threads  # noqa: F401  (one BLAS/OpenMP thread, before NumPy 
 from bench import workloads as W
 
 EAGER = ["chain", "chain_hooks", "mlp64", "mlp1_mse", "mlp1024", "cnn", "hvp", "lstm",
-         "hooked_mlp", "gpt", "gpt_sdpa", "lstm_lm", "mnist_cnn"]
+         "hooked_mlp", "gpt", "gpt_sdpa", "lstm_lm", "mnist_cnn",
+         "psg_mlp", "psg_loop_mlp", "psg_cnn", "psg_loop_cnn", "jacrev64"]
 
 
 def _best_step_seconds(step, loops: int = 5) -> tuple[float, int]:

@@ -304,3 +304,8 @@ TABLE = {
 from bench import models as _models  # noqa: E402  (after TABLE: models does not import this)
 
 TABLE.update(_models.TABLE)
+
+# the torch.func workloads (per-sample gradients, jacrev) live in bench.func_workloads
+from bench import func_workloads as _func  # noqa: E402  (after TABLE, as bench.models)
+
+TABLE.update(_func.TABLE)

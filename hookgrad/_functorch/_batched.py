@@ -36,7 +36,7 @@ from hookgrad._functorch.decompositions import DECOMPOSITIONS
 from hookgrad._ops import (  # noqa: F401  (declare rules)
     _batching_extra, _batching_nn, _batching_shape,
 )
-from hookgrad._ops._batching import fallback_needed, loop
+from hookgrad._ops._batching import loop
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd import _nodes
@@ -116,12 +116,20 @@ def _sample0(phys: Tensor) -> Any:
     return np.ndarray.__getitem__(data, (0, Ellipsis)).view(LogicalArray)
 
 
+_getitem = np.ndarray.__getitem__
+_SAMPLE0 = (0, Ellipsis)
+
+
 def wrap(phys: Tensor, level: int) -> BatchedTensor:
     """`phys` (batch dimension 0) as the logical tensor of vmap `level`."""
-    t = BatchedTensor._make(_sample0(phys))
+    data = phys._data
+    # `_sample0` and `_vc` inlined: every output of every batched op is wrapped here
+    t = BatchedTensor._make(_getitem(data, _SAMPLE0).view(LogicalArray) if data.shape[0]
+                            else _sample0(phys))
     t._bt_value = phys
     t._bt_level = level
-    t._version_counter = phys._vc()
+    vc = phys._version_counter
+    t._version_counter = vc if vc is not None else phys._vc()
     return t
 
 
@@ -236,8 +244,40 @@ _SAMPLE_ARRAY = ("vmap: a batched tensor's raw array (one sample's values) reach
                  "hookgrad reads values only through primitives under vmap")
 
 
-def _top_level(inputs: tuple, params: dict) -> int:
-    level = -1
+def _param_levels(params: dict, level: int) -> tuple[int, int]:
+    """``(highest level among `level` and the params, highest level of a tensor directly in a
+    parameter or a plain parameter list)``: a tensor of the call's level in a parameter (a
+    loss weight, an index list) sends the call to the per-sample fallback loop."""
+    plevel = -1
+    for v in params.values():
+        tv = type(v)
+        if tv is BatchedTensor:
+            if v._bt_level > plevel:
+                plevel = v._bt_level
+        elif tv is list or tv is tuple:  # a plain list: its tensors take the fallback
+            for e in v:
+                if type(e) is BatchedTensor and e._bt_level > plevel:
+                    plevel = e._bt_level
+                elif type(e) is LogicalArray:
+                    raise RawValueRead(_SAMPLE_ARRAY)
+        elif isinstance(v, (list, tuple)):  # an IndexTuple keeps its tensors: the rules
+            for e in (*v, *getattr(v, "originals", ())):  # rebuild them per sample
+                if type(e) is BatchedTensor and e._bt_level > level:
+                    level = e._bt_level
+                elif type(e) is LogicalArray:
+                    raise RawValueRead(_SAMPLE_ARRAY)
+        elif tv is LogicalArray:
+            raise RawValueRead(_SAMPLE_ARRAY)
+    return max(level, plevel), plevel
+
+
+def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = None) -> Any:
+    """Run a primitive call whose inputs may be batched (NOTE [vmap on the door]).
+
+    Returns `_pd.MISS` when nothing is batched (bind then runs the call as usual): every
+    physical op of a rule comes back here once, so the level search is inlined.
+    """
+    level = plevel = -1
     for t in inputs:
         if type(t) is BatchedTensor:
             if t._bt_level > level:
@@ -246,36 +286,18 @@ def _top_level(inputs: tuple, params: dict) -> int:
             # a plain tensor over one sample's metadata (a rule's ``_make(x._data)``): its
             # values are sample 0's only, so refuse (NOTE [vmap and rules])
             raise RawValueRead(_SAMPLE_ARRAY)
-    for v in params.values():
-        if type(v) is BatchedTensor and v._bt_level > level:
-            level = v._bt_level
-        elif isinstance(v, (list, tuple)):  # index lists; an IndexTuple keeps its tensors
-            for e in (*v, *getattr(v, "originals", ())):
-                if type(e) is BatchedTensor and e._bt_level > level:
-                    level = e._bt_level
-                elif type(e) is LogicalArray:
-                    raise RawValueRead(_SAMPLE_ARRAY)
-        elif type(v) is LogicalArray:
-            raise RawValueRead(_SAMPLE_ARRAY)
-    return level
-
-
-def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = None) -> Any:
-    """Run a primitive call whose inputs may be batched (NOTE [vmap on the door]).
-
-    Returns `_pd.MISS` when nothing is batched (bind then runs the call as usual).
-    """
-    level = _top_level(inputs, params)
+    if params:
+        level, plevel = _param_levels(params, level)
     if level < 0:
         return _pd.MISS
     if target is not None:
-        return _interpret_inplace(prim, target, inputs, params, cast, level)
+        return _interpret_inplace(prim, target, inputs, params, cast, level, plevel)
     decomp = DECOMPOSITIONS.get(prim.name)
     if decomp is not None and STATE.grad_enabled and any(t._requires_grad for t in inputs):
         out = decomp(*inputs, **params)
         if out is not None:
             return out
-    outs = _run_batched(prim, inputs, params, cast, level)
+    outs = _run_batched(prim, inputs, params, cast, level, plevel == level)
     if prim.view and type(inputs[0]) is BatchedTensor:
         _dispatch.mark_views(inputs[0], outs, prim, params)
     for rec in STATE.recorders:
@@ -283,8 +305,11 @@ def interpret(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = N
     return outs[0] if prim.num_outputs == 1 else outs
 
 
-def _run_batched(prim: Any, inputs: tuple, params: dict, cast: Any, level: int) -> tuple:
-    size = _batch_size(level)
+def _run_batched(prim: Any, inputs: tuple, params: dict, cast: Any, level: int,
+                 param_batched: bool) -> tuple:
+    """`param_batched`: a tensor of `level` sits in a parameter (the per-sample fallback)."""
+    levels = current_levels()
+    size = levels[-1][1] if levels and levels[-1][0] == level else _batch_size(level)
     args, flags = [], []
     for t in inputs:  # `unwrap`, inlined: this runs once per batched op
         if type(t) is BatchedTensor and t._bt_level == level:
@@ -297,7 +322,7 @@ def _run_batched(prim: Any, inputs: tuple, params: dict, cast: Any, level: int) 
     if rule is None:  # per-arity variants of cat/stack share the registered one's rule
         base = PRIMITIVES.get(prim.name)
         rule = base.batch if base is not None else None
-    if rule is None or fallback_needed(prim, params, level):
+    if rule is None or param_batched:
         res = loop(prim, args, flags, params, cast, size, level)
     else:
         res = rule(prim, args, flags, params, cast, size, level)
@@ -345,7 +370,7 @@ def _promote(target: Tensor, level: int) -> None:
 
 
 def _interpret_inplace(prim: Any, target: Tensor, inputs: tuple, params: dict, cast: Any,
-                       level: int) -> Tensor:
+                       level: int, plevel: int) -> Tensor:
     """An in-place op with a batched input: out of place by the rule, then a batched write."""
     phys_target, batched = unwrap(target, level)
     if not batched and STATE.graph_task_stack:
@@ -353,7 +378,7 @@ def _interpret_inplace(prim: Any, target: Tensor, inputs: tuple, params: dict, c
         phys_target, batched = unwrap(target, level)
     if not batched:
         raise RuntimeError(_INPLACE)
-    out = _run_batched(prim, inputs, params, cast, level)[0]
+    out = _run_batched(prim, inputs, params, cast, level, plevel == level)[0]
     if tuple(out._data.shape) != tuple(target._data.shape):
         raise RuntimeError(
             f"output with shape {list(target.shape)} doesn't match the broadcast shape "

@@ -41,30 +41,38 @@ class TreeSpec:
 _LEAF = TreeSpec(None, None, [])
 
 
-def _is_namedtuple(x: Any) -> bool:
-    return isinstance(x, tuple) and hasattr(type(x), "_fields")
-
-
 def tree_flatten(tree: Any) -> tuple[list, TreeSpec]:
     """``(leaves, spec)``."""
+    if not isinstance(tree, _NODES):  # a single leaf (a tensor): the transforms' common case
+        return [tree], _LEAF
     leaves: list = []
     return leaves, _flatten(tree, leaves)
 
 
+_NODES = (dict, tuple, list)
+
+
 def _flatten(x: Any, leaves: list) -> TreeSpec:
+    # (called once per node and leaf of every transform's inputs and outputs: type checks
+    # ordered so a leaf costs one isinstance)
+    if not isinstance(x, _NODES):
+        leaves.append(x)
+        return _LEAF
+    kind = type(x)
     if isinstance(x, dict):
         keys = list(x)
-        return TreeSpec(type(x), keys, [_flatten(x[k], leaves) for k in keys])
-    if _is_namedtuple(x):
-        return TreeSpec(type(x), None, [_flatten(e, leaves) for e in x])
-    if type(x) in (tuple, list):
-        return TreeSpec(type(x), None, [_flatten(e, leaves) for e in x])
-    leaves.append(x)
+        return TreeSpec(kind, keys, [_flatten(x[k], leaves) for k in keys])
+    if kind is tuple or kind is list or (isinstance(x, tuple) and hasattr(kind, "_fields")):
+        # (namedtuples are nodes)
+        return TreeSpec(kind, None, [_flatten(e, leaves) for e in x])
+    leaves.append(x)  # a list or tuple subclass that is not a namedtuple (torch.Size...)
     return _LEAF
 
 
 def tree_unflatten(leaves: list, spec: TreeSpec) -> Any:
     """The inverse of `tree_flatten`."""
+    if spec.kind is None:  # a single leaf
+        return next(iter(leaves))
     it = iter(leaves)
     return _build(spec, it)
 
@@ -72,6 +80,8 @@ def tree_unflatten(leaves: list, spec: TreeSpec) -> Any:
 def _build(spec: TreeSpec, it: Any) -> Any:
     if spec.kind is None:
         return next(it)
+    if spec.kind is tuple or spec.kind is list:
+        return spec.kind([_build(c, it) for c in spec.children])
     vals = [_build(c, it) for c in spec.children]
     if issubclass(spec.kind, dict):
         return spec.kind(zip(spec.ctx, vals))

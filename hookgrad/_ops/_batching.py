@@ -20,7 +20,7 @@ from typing import Any
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 
-__all__ = ["batches", "no_rule", "fallback_needed", "logical_ndim", "align", "expand_batch",
+__all__ = ["batches", "no_rule", "logical_ndim", "align", "expand_batch",
            "zero_d",
            "shift_dim", "without_rule", "loop", "FALLBACK_WARNING"]
 
@@ -46,16 +46,6 @@ def without_rule() -> list[str]:
 def no_rule(prim: Primitive) -> str:
     """The op name PyTorch's fallback warning shows (``aten::name``)."""
     return f"aten::{prim.name}"
-
-
-def fallback_needed(prim: Primitive, params: dict, level: int) -> bool:
-    """A batched tensor inside a parameter (index lists, loss weights) takes the loop."""
-    for v in params.values():
-        if getattr(v, "_bt_level", None) == level:
-            return True
-        if type(v) in (list, tuple) and any(getattr(e, "_bt_level", None) == level for e in v):
-            return True
-    return False
 
 
 def _select_params(params: dict, level: int, i: int) -> dict:

@@ -50,7 +50,12 @@ def _mm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size:
         if flags[0] and not flags[1]:
             B, n, k = a.shape
             return bind(PRIMITIVES["mv"], (a.reshape((B * n, k)), b)).reshape((B, n))
-        return (a @ b.unsqueeze(-1)).squeeze(-1)
+        if flags[1] and not flags[0]:
+            # ``A @ v_i`` for every sample is the rows of ``V @ A^T``: one BLAS product (a
+            # jacrev's vjp of ``mv`` maps the basis rows through ``A^T`` exactly so)
+            return bind(PRIMITIVES["mm"], (b, bind(PRIMITIVES["t"], (a,))))
+        # both per sample: one stacked product, without matmul's expand/reshape chain
+        return bind(PRIMITIVES["bmm"], (a, b.unsqueeze(-1))).squeeze(-1)
     if prim.name == "dot":
         return (align(a, 1) * b if flags[0] else a * b).sum(-1)
     return a @ b  # bmm: a broadcast matmul of rank-4 stacks
