@@ -27,11 +27,32 @@ __all__ = ["to_fx", "NODE_KINDS", "core_module_of"]
 NODE_KINDS: dict[str, tuple[str, Any]] = {
     "placeholder": ("placeholder", lambda t: t),
     "get_attr": ("get_attr", lambda t: t),
-    "call_function": ("call_function", lambda t: operator.getitem if t is core_getitem else t),
+    "call_function": ("call_function", lambda t: _target(t)),
     "output": ("output", lambda t: t),
 }
 
 _CORE_ATTR = "_hookgrad_core_module"
+
+
+class _Named:
+    """A compile-internal target whose name is no identifier (a user lambda re-run by a
+    composite node): the emitter needs a name to print, as torch.fx cannot print lambdas."""
+
+    def __init__(self, fn: Any, name: str) -> None:
+        self.fn, self.__name__, self.__qualname__ = fn, name, name
+        self.__module__ = "hookgrad.compile.backends.to_fx"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+
+def _target(t: Any) -> Any:
+    if t is core_getitem:
+        return operator.getitem
+    name = getattr(t, "__name__", None)
+    if isinstance(name, str) and not name.isidentifier():
+        return _Named(t, "".join(c if c.isalnum() else "_" for c in name).strip("_") or "call")
+    return t
 
 
 def core_module_of(gm: Any) -> Any:
