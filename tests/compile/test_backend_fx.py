@@ -44,7 +44,7 @@ def _functions(lib: Any) -> Any:
 
     def f(x: Any, y: Any) -> Any:
         z = lib.cat([x, y], 0).reshape(2, -1)
-        z = F.softmax(lib.tanh(z), dim=-1) + F.gelu(z)
+        z = F.softmax(lib.tanh(z), dim=-1) + lib.sigmoid(z)
         w = lib.where(z > 0.2, z, lib.zeros_like(z))
         return lib.matmul(w, w.t()).unsqueeze(0).expand(2, 2, 2).sum(dim=(1, 2))
     return f, (lib.randn(2, 3, requires_grad=True), lib.randn(2, 3))
@@ -203,3 +203,23 @@ def test_backend_result_is_what_runs() -> None:
         f(lib.ones(2))
         assert f(lib.ones(2)).tolist() == [3.0, 3.0]
         assert f(lib.zeros(2)).tolist() == [1.0, 1.0]
+
+
+PRINTED = {"operators": _operators, "functions": _functions, "inplace": _inplace}
+
+
+@pytest.mark.parametrize("name", sorted(PRINTED))
+def test_printed_graph_equals_torchs(name: str) -> None:
+    """``print_readable`` (normalised as PyTorch's own compile tests normalise it: comments
+    stripped), ``str(graph)`` and ``code`` equal torch's once ``hookgrad.`` reads ``torch.``."""
+    from torch._dynamo.testing import normalize_gm
+    tg, *_ = _record(torch, PRINTED[name], 0)
+    hg, *_ = _record(hookgrad, PRINTED[name], 0)
+    tgm, hgm = tg[0][0], hg[0][0]
+
+    def same(text: str) -> str:
+        return text.replace("hookgrad.", "torch.")
+    assert same(normalize_gm(hgm.print_readable(print_output=False))) == \
+        normalize_gm(tgm.print_readable(print_output=False))
+    assert same(str(hgm.graph)) == str(tgm.graph)
+    assert same(hgm.code) == tgm.code

@@ -14,13 +14,28 @@ Placeholders come first, in the order the compiled call passes its inputs.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgrad.compile.core.graph import GraphModule as CoreGraphModule
 from hookgrad.compile.core.graph import Node
 from hookgrad.compile.trace.recorder import getitem as core_getitem
 
-__all__ = ["to_fx", "NODE_KINDS", "core_module_of"]
+__all__ = ["to_fx", "NODE_KINDS", "core_module_of", "ExampleValue"]
+
+
+class ExampleValue(NamedTuple):
+    """``node.meta["example_value"]`` of a tensor node: what the trace saw (PyTorch stores a
+    FakeTensor there; hookgrad has no fake tensors, so shape and dtype)."""
+
+    shape: tuple
+    dtype: Any
+
+
+def _meta(core_meta: dict) -> dict:
+    meta = dict(core_meta)
+    if "shape" in meta and "dtype" in meta:
+        meta["example_value"] = ExampleValue(tuple(meta["shape"]), meta["dtype"])
+    return meta
 
 # The one table from compile's node kinds to fx: (fx op, target translation). Compile's graph
 # has no call_method/call_module nodes of its own: those come from folded user calls only.
@@ -58,6 +73,12 @@ def _target(t: Any) -> Any:
 def core_module_of(gm: Any) -> Any:
     """Compile's own module behind `gm` (itself when it is one): what built-in backends run."""
     return gm if isinstance(gm, CoreGraphModule) else getattr(gm, _CORE_ATTR, gm)
+
+
+def _in_place_method(call: Any) -> bool:
+    t = call.target
+    return call.kind == "call_method" and t.endswith("_") and not t.endswith("__") and \
+        bool(call.args) and isinstance(call.args[0], Node)
 
 
 def _flat_nodes(value: Any, out: list) -> list:
@@ -142,15 +163,19 @@ def to_fx(core: CoreGraphModule) -> Any:
 
     for node in graph.nodes:  # inputs first, in the order the compiled call passes them
         if node.op == "placeholder":
-            env[id(node)] = out.placeholder(node.name)
-            env[id(node)].meta.update(node.meta)
+            env[id(node)] = out.placeholder(node.name, type_expr=node.meta.get("input_type"))
+            env[id(node)].meta.update(_meta(node.meta))
     attrs: dict[str, Any] = {}
     for i, node in enumerate(graph.nodes):
         call = fold.at.get(i)
         if call is not None:
             new = out.create_node(call.kind, call.target, arg(call.args), arg(call.kwargs))
-            new.meta.update(call.result.meta)
-            env[id(call.result)] = new
+            if call.name:  # named after the variable it is stored in, as dynamo names it
+                new._rename(call.name)
+            new.meta.update(_meta(call.result.meta))
+            new.meta["stack_trace"] = call.stack_trace
+            # ``y.add_(1)`` returns `y` itself: later uses read `y`, as dynamo records them
+            env[id(call.result)] = new if not _in_place_method(call) else new.args[0]
             continue
         if i in fold.gone or node.op == "placeholder":
             continue
@@ -161,7 +186,10 @@ def to_fx(core: CoreGraphModule) -> Any:
             if made is not None and made[1] is value:
                 new = out.create_node(made[0].kind, made[0].target, arg(made[0].args),
                                       arg(made[0].kwargs))
-                new.meta.update(node.meta)
+                if made[0].name:
+                    new._rename(made[0].name)
+                new.meta.update(_meta(node.meta))
+                new.meta["stack_trace"] = made[0].stack_trace
                 env[id(node)] = new
                 continue
             # a hook body's graph becomes a child GraphModule (`print_readable` nests it)
@@ -172,7 +200,7 @@ def to_fx(core: CoreGraphModule) -> Any:
         else:
             new = out.create_node(op, translate(node.target), arg(node.args), arg(node.kwargs),
                                   name=node.name)
-        new.meta.update(node.meta)
+        new.meta.update(_meta(node.meta))
         env[id(node)] = new
     gm = GraphModule(attrs, out)
     object.__setattr__(gm, _CORE_ATTR, core)

@@ -14,8 +14,11 @@ graph keeps the primitives.
 
 from __future__ import annotations
 
+import dis
 import inspect
+import linecache
 import operator
+import sys
 from typing import Any, NamedTuple
 
 from hookgrad._tensor import Tensor
@@ -35,6 +38,8 @@ class UserCall(NamedTuple):
     args: tuple
     kwargs: dict
     result: Any  # the node bound to the returned tensor
+    name: str | None = None  # the variable the caller stores the result in (dynamo's name)
+    stack_trace: str | None = None  # the caller's line
 
 
 # Tensor operator methods -> (operator function, reflected): what dynamo records for them.
@@ -108,8 +113,31 @@ def _tensors(value: Any, out: list) -> list:
     return out
 
 
+_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL"})
+_STORED: dict[Any, dict[int, str]] = {}  # code -> offset in a call -> the name stored next
+
+
+def _caller(frame: Any) -> tuple[str | None, str]:
+    """(the variable the caller's next instruction stores into, its stack-trace line)."""
+    code = frame.f_code
+    table = _STORED.get(code)
+    if table is None:
+        ins = list(dis.get_instructions(code))
+        # f_lasti is the calling instruction, or (CALL) its last inline cache entry: the next
+        # instruction is the first one after it
+        table = _STORED[code] = {}
+        for a, b in zip(ins, ins[1:]):
+            if b.opname in _STORES:
+                for off in range(a.offset, b.offset):
+                    table[off] = b.argval
+    line = frame.f_lineno
+    src = linecache.getline(code.co_filename, line).strip()
+    trace = f'  File "{code.co_filename}", line {line}, in {code.co_name}\n    {src}\n'
+    return table.get(frame.f_lasti), trace
+
+
 def _note(rec: Any, start: int, kind: str, target: Any, args: tuple, kwargs: dict, pre: dict,
-          result: Tensor) -> None:
+          result: Tensor, frame: Any) -> None:
     graph = rec.graph
     end = len(graph.nodes)  # (before an input only read for its metadata gets a placeholder)
     fargs, fkwargs = _to_nodes(args, rec, pre), _to_nodes(kwargs, rec, pre)
@@ -118,15 +146,15 @@ def _note(rec: Any, start: int, kind: str, target: Any, args: tuple, kwargs: dic
     node = rec.values.get(id(result))
     if end > start:
         if node is not None:
-            graph.user_calls.append(UserCall(start, end, kind, target,
-                                             tuple(fargs), fkwargs, node))
+            graph.user_calls.append(UserCall(start, end, kind, target, tuple(fargs), fkwargs,
+                                             node, *_caller(frame)))
     elif node is None:
         # nothing recorded: a deterministic factory (``zeros_like(z)``, ``hookgrad.ones(3)``)
         # whose result the graph bakes as a constant if it uses it; fx re-runs the call
         # (its arguments are graph values or constants the guards hold). The result is kept
         # so its id stays its own.
         graph.factory_calls[id(result)] = (UserCall(start, start, kind, target, tuple(fargs),
-                                                    fkwargs, None), result)
+                                                    fkwargs, None, *_caller(frame)), result)
 
 
 def _wrapper(real: Any, kind: str, target: Any, reflected: bool) -> Any:
@@ -145,7 +173,7 @@ def _wrapper(real: Any, kind: str, target: Any, reflected: bool) -> Any:
             _DEPTH[0] -= 1
         if isinstance(result, Tensor) and trace.recording:
             _note(rec, start, kind, target, args[::-1] if reflected else args, kwargs, pre,
-                  result)
+                  result, sys._getframe(1))
         return result
     call.__name__ = getattr(real, "__name__", "call")
     call.__qualname__ = getattr(real, "__qualname__", call.__name__)
