@@ -92,9 +92,11 @@ def _to_nodes(value: Any, rec: Any, pre: dict) -> Any:
         if node is None and rec.sourced(value):  # an input only its metadata was read from
             node = rec.node_of(value)
         return _MISSING if node is None else node
-    if isinstance(value, (tuple, list)):
+    if type(value) in (tuple, list):  # (a named tuple or a Size: not rebuilt here)
         out = [_to_nodes(v, rec, pre) for v in value]
         return _MISSING if any(v is _MISSING for v in out) else type(value)(out)
+    if isinstance(value, tuple) and all(type(v) is int for v in value):
+        return tuple(value)  # a Size
     if isinstance(value, dict):
         out_d = {k: _to_nodes(v, rec, pre) for k, v in value.items()}
         return _MISSING if any(v is _MISSING for v in out_d.values()) else out_d
@@ -172,8 +174,11 @@ def _wrapper(real: Any, kind: str, target: Any, reflected: bool) -> Any:
         finally:
             _DEPTH[0] -= 1
         if isinstance(result, Tensor) and trace.recording:
-            _note(rec, start, kind, target, args[::-1] if reflected else args, kwargs, pre,
-                  result, sys._getframe(1))
+            try:
+                _note(rec, start, kind, target, args[::-1] if reflected else args, kwargs, pre,
+                      result, sys._getframe(1))
+            except Exception:  # noqa: BLE001 - an argument it cannot map: no note, no fold
+                pass
         return result
     call.__name__ = getattr(real, "__name__", "call")
     call.__qualname__ = getattr(real, "__qualname__", call.__name__)
