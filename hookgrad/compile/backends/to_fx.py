@@ -200,6 +200,8 @@ def to_fx(core: CoreGraphModule) -> Any:
         else:
             new = out.create_node(op, translate(node.target), arg(node.args), arg(node.kwargs),
                                   name=node.name)
+            if node.meta.get("stored_name"):
+                new._rename(node.meta["stored_name"])
         new.meta.update(_meta(node.meta))
         env[id(node)] = new
     gm = GraphModule(attrs, out)

@@ -23,9 +23,9 @@ from typing import Any, NamedTuple
 
 from hookgrad._tensor import Tensor
 from hookgrad.compile.core.state import current_trace
-from hookgrad.compile.trace.patches import PatchGroup
+from hookgrad.compile.trace.patches import GROUPS, PatchGroup
 
-__all__ = ["UserCall", "GROUP", "OPERATORS"]
+__all__ = ["UserCall", "GROUP", "OPERATORS", "mark_user_line"]
 
 
 class UserCall(NamedTuple):
@@ -115,6 +115,7 @@ def _tensors(value: Any, out: list) -> list:
     return out
 
 
+_OWN_DIR = __file__.rsplit("/compile/", 1)[0] + "/"  # the hookgrad package directory
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL"})
 _STORED: dict[Any, dict[int, str]] = {}  # code -> offset in a call -> the name stored next
 
@@ -132,10 +133,28 @@ def _caller(frame: Any) -> tuple[str | None, str]:
             if b.opname in _STORES:
                 for off in range(a.offset, b.offset):
                     table[off] = b.argval
-    line = frame.f_lineno
+    name = table.get(frame.f_lasti)
+    # the line is the user's (hookgrad's own frames skipped, as dynamo skips torch's files)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_DIR):
+        frame = frame.f_back
+    code, line = frame.f_code, frame.f_lineno
     src = linecache.getline(code.co_filename, line).strip()
     trace = f'  File "{code.co_filename}", line {line}, in {code.co_name}\n    {src}\n'
-    return table.get(frame.f_lasti), trace
+    return name, trace
+
+
+def mark_user_line(node: Any) -> None:
+    """Give a node recorded whole by another group (a composite such as ``F.linear``) the
+    user's line and stored name, as a folded call gets them."""
+    try:
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_code.co_filename.startswith(_OWN_DIR):
+            frame = frame.f_back
+        name, node.meta["stack_trace"] = _caller(frame)
+        if name:
+            node.meta["stored_name"] = name
+    except Exception:  # noqa: BLE001 - printing help only
+        pass
 
 
 def _note(rec: Any, start: int, kind: str, target: Any, args: tuple, kwargs: dict, pre: dict,
@@ -189,10 +208,9 @@ def _wrapper(real: Any, kind: str, target: Any, reflected: bool) -> Any:
 
 def _owned_by_others() -> set[tuple[int, str]]:
     # built here with the earlier groups installed, exactly as their own first install would
-    from hookgrad.compile.trace import calls, intercept
     taken = set()
-    for group in (intercept.GROUP, calls.GROUP):
-        taken |= {(id(p.owner), p.name) for p in group.ensure_built()}
+    for name in ("intercept", "calls"):
+        taken |= {(id(p.owner), p.name) for p in GROUPS[name].ensure_built()}
     return taken
 
 
