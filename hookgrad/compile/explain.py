@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookgrad.compile import api
+from hookgrad.compile.backends.backends import internal
 from hookgrad.compile.core.counters import counters
 from hookgrad.compile.core.dynamic import FRAME_STATES
 from hookgrad.compile.cache.frame import CACHES
@@ -84,6 +85,7 @@ def explain(fn: Callable[..., Any]) -> Callable[..., ExplainOutput]:
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
         out = ExplainOutput()
 
+        @internal  # explain reports compile's own graph (its primitives and hook nodes)
         def backend(gm: Any, example_inputs: list) -> Any:
             out.graphs.append(gm)
             return gm.forward

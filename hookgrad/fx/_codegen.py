@@ -158,6 +158,38 @@ _KIND_EMITTERS = {op: getattr(_Emitter, op) for op in (
 check_covers(_KIND_EMITTERS, "the fx emitter")
 
 
+# torch.fx's dtype abbreviations in annotated code (``"f32[2, 3]"``)
+_DTYPE_ABBRS = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
+                "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8",
+                "bool": "b8", "complex64": "c64", "complex128": "c128"}
+
+
+def annotation(node: Node) -> str | None:
+    """``"f32[2, 3]"`` for a node whose meta holds an example value or tensor metadata (as
+    ``python_code(verbose=True)`` prints it), else None."""
+    meta = node.meta
+    val = meta.get("val", meta.get("tensor_meta", meta.get("example_value")))
+    dtype, shape = getattr(val, "dtype", None), getattr(val, "shape", None)
+    if dtype is None or shape is None:
+        return None
+    abbr = _DTYPE_ABBRS.get(str(dtype).split(".")[-1])
+    return None if abbr is None else f'"{abbr}[{", ".join(str(int(d)) for d in shape)}]"'
+
+
+def _trace_summary(trace: str) -> str:
+    """``File: path:line in fn, code: source`` from the last frame of a stack trace."""
+    lines = [ln for ln in trace.strip().split("\n") if ln.strip()]
+    for i in range(len(lines) - 1, -1, -1):
+        head = lines[i].strip()
+        if head.startswith("File "):
+            parts = head.split('"')
+            where = parts[1] if len(parts) > 2 else "?"
+            rest = parts[-1].replace(", line ", "").split(", in ")
+            code = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return f"File: {where}:{rest[0]} in {rest[-1]}, code: {code}"
+    return trace.strip().split("\n")[-1]
+
+
 def _last_uses(nodes: list[Node]) -> dict[Node, list[Node]]:
     """For each node, the values whose last reader it is (freed right after it runs)."""
     seen: set[Node] = set()
@@ -170,8 +202,9 @@ def _last_uses(nodes: list[Node]) -> dict[Node, list[Node]]:
     return out
 
 
-def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
-    """Emit ``def forward(self, ...)`` for `graph`.
+def python_code(graph: Graph, root_module: str = "self", verbose: bool = False) -> PythonCode:
+    """Emit ``def forward(self, ...)`` for `graph` (`verbose`: annotate values with their
+    dtype and shape from ``meta``, as ``print_readable`` shows them).
 
     Mirrors: ``torch.fx.Graph.python_code``.
     """
@@ -180,8 +213,24 @@ def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
     last = _last_uses(nodes)
     free_vars: list[str] = []
     body: list[str] = []
+    prev_trace: str | None = None
     for node in nodes:
         line = _KIND_EMITTERS[node.op](em, node, root_module, free_vars)
+        if verbose and node.op not in ("placeholder", "output"):
+            # a comment where the user's source line changes, after a blank line (torch's
+            # summaries; tests that compare printed graphs strip the comments, not the blanks)
+            trace = node.meta.get("stack_trace") or ""
+            if trace and trace != prev_trace:
+                body.append(f"\n# {_trace_summary(trace)}\n")
+            elif not trace and prev_trace != "":
+                body.append("\n# No stacktrace found for following nodes\n")
+            prev_trace = trace
+        note = annotation(node) if verbose and node.op != "output" else None
+        if note is not None and node.op == "placeholder":
+            free_vars[-1] = free_vars[-1].replace(f"{node.target}{em.type_repr(node.type)}",
+                                                  f"{node.target}: {note}", 1)
+        elif note is not None and line is not None:
+            line = line.replace(f"{node.name} = ", f"{node.name}: {note} = ", 1)
         if node.op == "placeholder":
             if line is not None:
                 body.append(line + "\n")
@@ -194,7 +243,7 @@ def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
         body.append(line + tail + "\n")
     if not any(n.op == "output" for n in nodes):
         body.append("pass\n")
-    code = "".join(body)
+    code = "".join(body).lstrip("\n")
     code = "\n".join("    " + line for line in code.split("\n"))
     # Spelled as torch spells it; resolvable through the ``hookgrad`` global.
     wrap_name = "hookgrad.fx._symbolic_trace.wrap"

@@ -349,7 +349,7 @@ class Graph:
 
         Mirrors: ``torch.fx.Graph.python_code``.
         """
-        return python_code(self, root_module)
+        return python_code(self, root_module, verbose)
 
     def lint(self) -> None:
         """Check the graph's invariants (see `hookgrad.fx._lint`).

@@ -249,10 +249,7 @@ def _rebuild(class_name: str, state: dict, graph: Graph) -> GraphModule:
 
 
 def _readable(gm: GraphModule, name: str) -> str:
-    lines = gm.graph.python_code(root_module="self").src.lstrip("\n").split("\n")
-    body_at = next(i for i, line in enumerate(lines) if line.startswith("def forward")) + 1
-    if any(n.op not in ("placeholder", "output") for n in gm.graph.nodes):
-        lines.insert(body_at, "    # No stacktrace found for following nodes")
+    lines = gm.graph.python_code(root_module="self", verbose=True).src.lstrip("\n").split("\n")
     code = f"class {name}(torch.nn.Module):\n" + "\n".join("    " + ln if ln.strip() else ""
                                                            for ln in lines)
     subs = [_readable(m, n) for n, m in gm.named_children() if isinstance(m, GraphModule)]

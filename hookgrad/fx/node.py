@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +61,18 @@ def map_arg(a: Argument, fn: Callable[[Node], Argument]) -> Argument:
     if not callable(fn):
         raise AssertionError("torch.fx.map_arg(a, fn): fn must be a callable")
     return map_aggregate(a, lambda x: fn(x) if isinstance(x, Node) else x)
+
+
+def _type_name(t: Any) -> str:
+    """``"torch.Tensor "`` for a node annotated with a class, as torch prints it; else ``""``."""
+    if not isinstance(t, type):
+        return ""
+    if t.__module__ == "builtins":
+        return f"{t.__qualname__} "
+    package = sys.modules["hookgrad"]
+    if getattr(package, t.__name__, None) is t:
+        return f"torch.{t.__name__} "
+    return f"{t.__module__.replace('hookgrad.', 'torch.', 1)}.{t.__qualname__} "
 
 
 def _pretty_target(target: Any) -> str:
@@ -278,13 +291,25 @@ class Node:
             return bool(getattr(mod, "_is_impure", False))
         return False
 
+    def _rename(self, candidate: str) -> None:
+        """Take a fresh name close to `candidate` (the old one stays used, so later nodes of
+        the same target count on: ``truediv_1`` after a ``truediv`` renamed ``b``).
+
+        Mirrors: ``torch.fx.Node._rename``.
+        """
+        if candidate == self.name:
+            return
+        name = self.graph._graph_namespace.create_name(candidate, None)
+        self.name = name
+        self.graph._graph_namespace._rename_object(self, name)
+
     def format_node(self, placeholder_names: list[str] | None = None,
                     maybe_return_typename: list[str] | None = None) -> str | None:
         """One line describing this node, as `Graph.__str__` prints it.
 
         Mirrors: ``torch.fx.Node.format_node``.
         """
-        head = f"%{self.name} : [num_users={len(self.users)}] = {self.op}"
+        head = f"%{self.name} : {_type_name(self.type)}[num_users={len(self.users)}] = {self.op}"
         if self.op == "placeholder":
             if placeholder_names:
                 placeholder_names.append(self.target)

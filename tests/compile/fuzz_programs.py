@@ -20,8 +20,27 @@ from typing import Any
 
 __all__ = ["generate", "observe", "same", "departs", "run_program", "MODES"]
 
+
+
+def fx_backend(gm: Any, example_inputs: list) -> Any:
+    """A custom backend as a PyTorch user writes one: it receives a ``hookgrad.fx.GraphModule``
+    and runs its generated ``forward``."""
+    import hookgrad.fx  # noqa: PLC0415 - only the hookgrad run uses it
+    assert isinstance(gm, hookgrad.fx.GraphModule), type(gm)
+    gm.graph.lint()
+    return gm.forward
+
+
+def fx_interpreter_backend(gm: Any, example_inputs: list) -> Any:
+    """A custom backend that runs the received graph node by node (``fx.Interpreter``)."""
+    import hookgrad.fx  # noqa: PLC0415
+    assert isinstance(gm, hookgrad.fx.GraphModule), type(gm)
+    return lambda *args: hookgrad.fx.Interpreter(gm).run(*args)
+
+
 # (backend, compiled autograd around backward)
-MODES = (("eager", False), ("aot_eager", False), ("inductor", False), ("eager", True))
+MODES = (("eager", False), ("aot_eager", False), ("inductor", False), ("eager", True),
+         (fx_backend, False), (fx_interpreter_backend, False))
 
 _UNARY = ("tanh", "sin", "sigmoid", "relu", "cos", "abs")
 _HOOKS = (  # tensor hooks on intermediates: logging, replacing, value-reading
@@ -258,6 +277,7 @@ def run_program(torch: Any, seed: int) -> list[str]:
         got = observe(torch, prog, backend, ca)
         want = observe(torch, prog, None, gradfn=False) if departs(prog, backend) else ref
         if not same(want, got):
-            bad.append(f"seed {seed}: {backend}{' + compiled autograd' if ca else ''}")
+            name = getattr(backend, "__name__", backend)
+            bad.append(f"seed {seed}: {name}{' + compiled autograd' if ca else ''}")
         torch._dynamo.reset()
     return bad

@@ -6,8 +6,9 @@ hooks, handle removal, ``retain_grad``, ``detach``/``.data``/tensor copies, Pyth
 effects (lists, dicts, attributes, closures), globals mutated between calls, a module
 ``forward`` replaced between calls, data-dependent branches, raises and shape changes. It is
 called several times with new values (and shapes) eagerly, under each backend (``eager``,
-``aot_eager``, ``inductor``) and under compiled autograd; outputs, gradients, retained
-gradients, hook logs and side effects must match call by call.
+``aot_eager``, ``inductor``), under compiled autograd and under two custom backends that run
+the ``hookgrad.fx.GraphModule`` they receive (its ``forward``, and ``fx.Interpreter``); outputs,
+gradients, retained gradients, hook logs and side effects must match call by call.
 
 CI runs a short budget; ``HOOKGRAD_FUZZ_N=2000 python3 -m pytest tests/compile/test_fuzz_compile.py``
 runs 2,000 programs (``HOOKGRAD_FUZZ_SEED`` moves the first seed). Every failure found becomes a

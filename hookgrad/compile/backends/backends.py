@@ -12,9 +12,11 @@ from hookgrad._config import STATE
 from hookgrad._tensor import Tensor
 from hookgrad.compile.core.graph import GraphModule
 from hookgrad.compile.backends.inductor import inductor, numpy_source
+from hookgrad.compile.backends.to_fx import core_module_of, to_fx
 from hookgrad.compile.backends.joint import JointProgram, joint_supported, requires_grad_names
 
-__all__ = ["lookup_backend", "register_backend", "list_backends", "eager"]
+__all__ = ["lookup_backend", "register_backend", "list_backends", "eager", "call_backend",
+           "internal"]
 
 _BACKENDS: dict[str, Callable[..., Any]] = {}
 
@@ -28,6 +30,25 @@ def register_backend(name: str, fn: Callable[..., Any] | None = None) -> Any:
         _BACKENDS[name] = f
         return f
     return deco(fn) if fn is not None else deco
+
+
+def internal(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark `fn` as a backend of compile's own graph (the built-in ones): it receives compile's
+    graph module, or the one behind a ``hookgrad.fx.GraphModule`` a wrapper hands it."""
+    def run(gm: Any, example_inputs: list) -> Any:
+        return fn(core_module_of(gm), example_inputs)
+    run.__name__, run.__qualname__, run.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    run.__wrapped__ = fn  # type: ignore[attr-defined]
+    run._hookgrad_internal = True  # type: ignore[attr-defined]
+    return run
+
+
+def call_backend(backend: Callable[..., Any], gm: GraphModule, example_inputs: list) -> Any:
+    """Compile `gm` with `backend`: built-in backends get compile's graph, every other one a
+    ``hookgrad.fx.GraphModule`` as ``torch.compile`` gives a custom backend."""
+    if getattr(backend, "_hookgrad_internal", False):
+        return backend(gm, example_inputs)
+    return backend(to_fx(gm), example_inputs)
 
 
 def lookup_backend(backend: Any) -> Callable[..., Any]:
@@ -47,12 +68,14 @@ def list_backends() -> list[str]:
 
 
 @register_backend("eager")
+@internal
 def eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     """Run the graph's generated code: each node calls the hookgrad op (reference semantics)."""
     return gm.forward
 
 
 @register_backend("aot_eager")
+@internal
 def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     """One autograd node for the whole graph when it records gradients (as PyTorch's AOT
     autograd: ``CompiledFunctionBackward``), else the graph's own code.
@@ -72,4 +95,4 @@ def aot_eager(gm: GraphModule, example_inputs: list) -> Callable[..., Any]:
     return JointProgram(gm, ns["forward"])
 
 
-register_backend("inductor", inductor)
+register_backend("inductor", internal(inductor))

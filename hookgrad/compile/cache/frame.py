@@ -14,6 +14,7 @@ from typing import Any
 from hookgrad._config import STATE
 from hookgrad._dtypes import get_default_dtype
 from hookgrad._runtime import _deterministic  # (spec §6.1: always-guarded global state)
+from hookgrad.compile.backends.backends import call_backend
 from hookgrad.compile.core import config
 from hookgrad.compile.core.counters import counters
 from hookgrad.compile.core.dynamic import FRAME_STATES, plan_for
@@ -185,7 +186,7 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
     entry.run_original = opt.run_original
     if gm.graph.op_count() > 0:
         example = [src.get(ctx) for src in entry.sources]
-        entry.artifact = opt.backend(gm, example)
+        entry.artifact = call_backend(opt.backend, gm, example)
     counters["stats"]["unique_graphs"] += 1
     _insert(entries, entry, bool(trace.plan))
     return result

@@ -46,6 +46,9 @@ class Graph:
     def __init__(self) -> None:
         self._nodes: list[Node] = []
         self._names: dict[str, int] = {}
+        # the user-level calls that made the nodes (`trace.user_calls`, read by `to_fx`)
+        self.user_calls: list[Any] = []
+        self.factory_calls: dict[int, Any] = {}  # id of a baked constant -> (call, constant)
 
     @property
     def nodes(self) -> list[Node]:

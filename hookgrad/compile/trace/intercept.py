@@ -22,6 +22,7 @@ from hookgrad.autograd._node import Node
 from hookgrad.compile.trace.calls import record_call
 from hookgrad.compile.trace.module_hooks import REAL_SETUP
 from hookgrad.compile.trace.patches import PatchGroup
+from hookgrad.compile.trace import user_calls
 from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules._backward_hook import BackwardHook
 from hookgrad.nn import functional as _F
@@ -175,6 +176,9 @@ def _composite(real: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             tr.rec.suspended -= 1
         tr.rec.record_composite(real, args, kwargs, out)
+        node = tr.rec.values.get(id(out)) if isinstance(out, Tensor) else None
+        if node is not None and node.target is real:
+            user_calls.mark_user_line(node)
         return out
     return wrapper
 

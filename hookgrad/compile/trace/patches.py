@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Patch", "PatchGroup", "install", "uninstall"]
+__all__ = ["Patch", "PatchGroup", "install", "uninstall", "GROUPS"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,9 @@ class PatchGroup:
     patches: list[Patch] = field(default_factory=list)
     built: bool = False
 
+    def __post_init__(self) -> None:
+        GROUPS[self.name] = self
+
     def ensure_built(self) -> list[Patch]:
         if not self.built:
             self.patches = [Patch(o, n, v) for o, n, v in self.build()]
@@ -44,6 +47,7 @@ class PatchGroup:
         return self.patches
 
 
+GROUPS: dict[str, PatchGroup] = {}  # every group by name (a group may defer to another's names)
 _SAVED: list[list[tuple[Any, str, Any]]] = []
 _ACTIVE: set[str] = set()  # names of the groups patched in now
 

@@ -106,6 +106,7 @@ class TraceRecorder:
 
     def bind_value(self, t: Tensor, node: Node) -> None:
         node.meta["shape"] = t._data.shape
+        node.meta["dtype"] = t.dtype  # (with the shape: the fx graph's example values)
         self.values[id(t)] = node
         self._multi.pop(id(t), None)
         self.keep.append(t)
@@ -131,6 +132,7 @@ class TraceRecorder:
         source = self.index.source_of(t) if self.index is not None else None
         if source is not None:
             node = self.graph.placeholder(source.name())
+            node.meta["input_type"] = type(t)  # (the fx graph's placeholder annotation)
             self.placeholders.append((node, source, tensor_meta(t)))
             self.bind_value(t, node)
             return node

@@ -21,6 +21,7 @@ from hookgrad.compile.trace import hops
 from hookgrad.compile.trace import intercept
 from hookgrad.compile.trace import module_hooks
 from hookgrad.compile.trace import symtrace
+from hookgrad.compile.trace import user_calls
 from hookgrad.compile.effects.attr_reads import AttrReads
 from hookgrad.compile.trace import calls, patches
 from hookgrad.compile.core.dynamic import DynamicPlan
@@ -90,6 +91,8 @@ class ActiveTrace:
         groups = [intercept.GROUP, calls.GROUP]
         if self.sym is not None:
             groups.append(symtrace.GROUP)
+        else:  # last: it leaves the names above to their groups (NOTE in `user_calls`)
+            groups.append(user_calls.GROUP)
         patches.install(groups)
         if self.sym is not None:
             args, kwargs = symtrace.sym_arguments(self.sym, self.fn, args, kwargs)

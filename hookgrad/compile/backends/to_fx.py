@@ -1,0 +1,209 @@
+"""Compile's graph as a ``hookgrad.fx.GraphModule``: what custom backends receive.
+
+``torch.compile`` hands a custom backend ``(gm, example_inputs)`` with ``gm`` a
+``torch.fx.GraphModule`` of the calls the user wrote. hookgrad's trace records primitives at
+`bind` and notes which public call made which nodes (`trace.user_calls`); here a note whose
+nodes form a closed group (only the call's own tensor arguments flow in, only its result flows
+out) becomes one fx node (``call_method "relu"``, ``operator.mul`` with its Python scalar,
+``hookgrad.sin``), and everything else keeps its recorded node (a primitive re-run through
+`bind`, a hook operator, a multi-output pick).
+
+Placeholders come first, in the order the compiled call passes its inputs.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, NamedTuple
+
+from hookgrad.compile.core.graph import GraphModule as CoreGraphModule
+from hookgrad.compile.core.graph import Node
+from hookgrad.compile.trace.recorder import getitem as core_getitem
+
+__all__ = ["to_fx", "NODE_KINDS", "core_module_of", "ExampleValue"]
+
+
+class ExampleValue(NamedTuple):
+    """``node.meta["example_value"]`` of a tensor node: what the trace saw (PyTorch stores a
+    FakeTensor there; hookgrad has no fake tensors, so shape and dtype)."""
+
+    shape: tuple
+    dtype: Any
+
+
+def _meta(core_meta: dict) -> dict:
+    meta = dict(core_meta)
+    if "shape" in meta and "dtype" in meta:
+        meta["example_value"] = ExampleValue(tuple(meta["shape"]), meta["dtype"])
+    return meta
+
+# The one table from compile's node kinds to fx: (fx op, target translation). Compile's graph
+# has no call_method/call_module nodes of its own: those come from folded user calls only.
+NODE_KINDS: dict[str, tuple[str, Any]] = {
+    "placeholder": ("placeholder", lambda t: t),
+    "get_attr": ("get_attr", lambda t: t),
+    "call_function": ("call_function", lambda t: _target(t)),
+    "output": ("output", lambda t: t),
+}
+
+_CORE_ATTR = "_hookgrad_core_module"
+
+
+class _Named:
+    """A compile-internal target whose name is no identifier (a user lambda re-run by a
+    composite node): the emitter needs a name to print, as torch.fx cannot print lambdas."""
+
+    def __init__(self, fn: Any, name: str) -> None:
+        self.fn, self.__name__, self.__qualname__ = fn, name, name
+        self.__module__ = "hookgrad.compile.backends.to_fx"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+
+def _target(t: Any) -> Any:
+    if t is core_getitem:
+        return operator.getitem
+    name = getattr(t, "__name__", None)
+    if isinstance(name, str) and not name.isidentifier():
+        return _Named(t, "".join(c if c.isalnum() else "_" for c in name).strip("_") or "call")
+    return t
+
+
+def core_module_of(gm: Any) -> Any:
+    """Compile's own module behind `gm` (itself when it is one): what built-in backends run."""
+    return gm if isinstance(gm, CoreGraphModule) else getattr(gm, _CORE_ATTR, gm)
+
+
+def _in_place_method(call: Any) -> bool:
+    t = call.target
+    return call.kind == "call_method" and t.endswith("_") and not t.endswith("__") and \
+        bool(call.args) and isinstance(call.args[0], Node)
+
+
+def _flat_nodes(value: Any, out: list) -> list:
+    if isinstance(value, Node):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _flat_nodes(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _flat_nodes(v, out)
+    return out
+
+
+def _inputs(node: Node) -> list:
+    return _flat_nodes((node.args, node.kwargs), [])
+
+
+class _Folding:
+    """Which user calls fold into one fx node, and which of their nodes disappear."""
+
+    def __init__(self, graph: Any) -> None:
+        self.nodes = graph.nodes
+        self.index = {id(n): i for i, n in enumerate(self.nodes)}
+        self.users: dict[int, set[int]] = {i: set() for i in range(len(self.nodes))}
+        for i, n in enumerate(self.nodes):
+            for a in _inputs(n):
+                self.users[self.index[id(a)]].add(i)
+        self.at: dict[int, Any] = {}  # node index where a folded call is emitted -> the call
+        self.gone: set[int] = set()  # nodes a folded call replaces
+        for call in graph.user_calls:
+            self._try(call)
+
+    def _try(self, call: Any) -> None:
+        nodes, index, users = self.nodes, self.index, self.users
+        span = range(call.start, min(call.end, len(nodes)))
+        group = {i for i in span if nodes[i].op == "call_function"
+                 and not (nodes[i].target is core_getitem
+                          and not call.start <= index[id(nodes[i].args[0])] < call.end)}
+        result = index.get(id(call.result))
+        if result not in group or group & self.gone:
+            return
+        given = {id(a) for a in _flat_nodes((call.args, call.kwargs), [])}
+        dropped = set()
+        for i in group:
+            if i != result and not users[i] <= group:
+                return  # an inner value is used after the call
+            for a in _inputs(nodes[i]):
+                j = index[id(a)]
+                if j in group or id(a) in given:
+                    continue
+                if nodes[j].op == "get_attr" and call.start <= j < call.end and users[j] <= group:
+                    dropped.add(j)  # a wrapped Python scalar: the call keeps the scalar
+                    continue
+                return  # the call read a tensor it was not given
+        self.gone |= group | dropped
+        self.at[max(group)] = call
+
+
+def to_fx(core: CoreGraphModule) -> Any:
+    """A ``hookgrad.fx.GraphModule`` computing what `core` computes.
+
+    Mirrors: the graph ``torch._dynamo`` passes to a custom backend.
+    """
+    from hookgrad.fx import Graph, GraphModule
+
+    graph = core.graph
+    fold = _Folding(graph)
+    out = Graph()
+    env: dict[int, Any] = {}
+
+    def arg(value: Any) -> Any:
+        if isinstance(value, Node):
+            return env[id(value)]
+        if isinstance(value, tuple):
+            return tuple(arg(v) for v in value)
+        if isinstance(value, list):
+            return [arg(v) for v in value]
+        if isinstance(value, dict):
+            return {k: arg(v) for k, v in value.items()}
+        return value
+
+    for node in graph.nodes:  # inputs first, in the order the compiled call passes them
+        if node.op == "placeholder":
+            env[id(node)] = out.placeholder(node.name, type_expr=node.meta.get("input_type"))
+            env[id(node)].meta.update(_meta(node.meta))
+    attrs: dict[str, Any] = {}
+    for i, node in enumerate(graph.nodes):
+        call = fold.at.get(i)
+        if call is not None:
+            new = out.create_node(call.kind, call.target, arg(call.args), arg(call.kwargs))
+            if call.name:  # named after the variable it is stored in, as dynamo names it
+                new._rename(call.name)
+            new.meta.update(_meta(call.result.meta))
+            new.meta["stack_trace"] = call.stack_trace
+            # ``y.add_(1)`` returns `y` itself: later uses read `y`, as dynamo records them
+            env[id(call.result)] = new if not _in_place_method(call) else new.args[0]
+            continue
+        if i in fold.gone or node.op == "placeholder":
+            continue
+        op, translate = NODE_KINDS[node.op]
+        if op == "get_attr":
+            value = getattr(core, node.target)
+            made = graph.factory_calls.get(id(value))
+            if made is not None and made[1] is value:
+                new = out.create_node(made[0].kind, made[0].target, arg(made[0].args),
+                                      arg(made[0].kwargs))
+                if made[0].name:
+                    new._rename(made[0].name)
+                new.meta.update(_meta(node.meta))
+                new.meta["stack_trace"] = made[0].stack_trace
+                env[id(node)] = new
+                continue
+            # a hook body's graph becomes a child GraphModule (`print_readable` nests it)
+            attrs[node.target] = to_fx(value) if isinstance(value, CoreGraphModule) else value
+            new = out.get_attr(node.target)
+        elif op == "output":
+            new = out.output(arg(node.args[0]))
+        else:
+            new = out.create_node(op, translate(node.target), arg(node.args), arg(node.kwargs),
+                                  name=node.name)
+            if node.meta.get("stored_name"):
+                new._rename(node.meta["stored_name"])
+        new.meta.update(_meta(node.meta))
+        env[id(node)] = new
+    gm = GraphModule(attrs, out)
+    object.__setattr__(gm, _CORE_ATTR, core)
+    return gm
