@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
+from hookgrad import _meta  # noqa: F401 - registers the ``meta`` backend (NOTE [Meta backend])
 from hookgrad._config import STATE
 from hookgrad._dtypes import Size, dtype, from_numpy_dtype, legacy_dtype
 from hookgrad._memory_format import format_name, is_contiguous_as
@@ -193,6 +194,11 @@ class Tensor:
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
+
+    @property
+    def is_meta(self) -> bool:
+        """Whether the tensor has no data (``meta`` device). Mirrors: ``Tensor.is_meta``."""
+        return self.device.type == "meta"
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
