@@ -132,6 +132,7 @@ class Backend:
     device_type: str = ""
     xp: Any = None
     array_type: type = object
+    has_data: bool = True  # False: arrays with a shape and no values (``meta``)
 
     def owns(self, arr: Any) -> bool:
         """Whether `arr` is an array of this backend."""
@@ -302,6 +303,12 @@ def device_of(arr: Any) -> device:
     if type(arr) is np.ndarray:
         return CPU
     return backend_of(arr).device_of(arr)
+
+
+def has_data(arr: Any) -> bool:
+    """Whether `arr` holds values (a ``meta`` array does not: checks on values skip it, as
+    PyTorch's meta kernels skip them)."""
+    return type(arr) is np.ndarray or backend_of(arr).has_data
 
 
 def to_numpy(arr: Any) -> np.ndarray:

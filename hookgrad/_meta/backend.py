@@ -34,6 +34,12 @@ def _host_to_meta(x: Any) -> Any:
     return x
 
 
+def _has_meta(x: Any) -> bool:
+    if type(x) is MetaArray:
+        return True
+    return type(x) in (tuple, list) and any(_has_meta(i) for i in x)
+
+
 class _Namespace(ModuleType):
     """NumPy's namespace making meta arrays (``xp`` of the meta backend).
 
@@ -55,6 +61,10 @@ class _Namespace(ModuleType):
             return value
 
         def run(*args: Any, **kwargs: Any) -> Any:
+            if _has_meta(args) or _has_meta(tuple(kwargs.values())):
+                # straight to the meta dispatch: some functions (``ascontiguousarray``) do not
+                # dispatch on their arguments
+                return dispatch.function(value, args, kwargs)
             return _host_to_meta(value(*args, **kwargs))
         run.__name__ = name
         return run
@@ -126,6 +136,7 @@ class MetaBackend(Backend):
     """
 
     device_type = "meta"
+    has_data = False
     xp = _Namespace(np, "meta_numpy")
     array_type = MetaArray
 

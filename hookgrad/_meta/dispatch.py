@@ -65,6 +65,9 @@ def function(func: Any, args: tuple, kwargs: dict) -> Any:
         return bad()
     if func is np.copyto or func is np.put or func is np.place or func is np.putmask:
         return None  # writes into a meta array: no data to write
+    always = rules.ALWAYS.get(func)
+    if always is not None:
+        return always(*args, **kwargs)
     found: dict = {}
     _metas((args, kwargs), found)
     if not is_large(*found.values()):
@@ -87,7 +90,7 @@ def method(arr: Any, name: str, args: tuple, kwargs: dict) -> Any:
     run.__qualname__ = f"ndarray.{name}"
     if not is_large(arr) and not is_large(*args):
         return call(run, (arr, *args), kwargs)
-    if name in VIEW_METHODS and not _has_array_index(args):
+    if name in VIEW_METHODS and not (name == "__getitem__" and _has_array_index(args)):
         return call(run, (arr, *args), kwargs, views=True)
     return rules.method(arr, name, args, kwargs)
 

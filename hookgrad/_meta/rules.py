@@ -79,8 +79,9 @@ def _matmul(a: Any, b: Any, dtype: Any) -> Any:
 def ufunc(uf: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     kwargs = {k: v for k, v in kwargs.items() if k not in ("where", "order", "subok")}
     if method == "__call__":
+        stand = _tiny if uf.signature else _one  # a gufunc needs its core dimensions
         with np.errstate(all="ignore"):
-            probe = uf(*(_one(x) for x in inputs), **kwargs)
+            probe = uf(*(stand(x) for x in inputs), **kwargs)
         if uf is np.matmul:
             return _matmul(inputs[0], inputs[1], probe.dtype)
         if uf.signature:
@@ -233,6 +234,88 @@ def _einsum(subscripts: Any, *operands: Any, **kw: Any) -> Any:
     return make(tuple(sizes[c] for c in out), np.asarray(probe).dtype)
 
 
+def _dot(a: Any, b: Any, out: Any = None) -> Any:
+    sa, sb = _shape(a), _shape(b)
+    probe = np.dot(_tiny(a), _tiny(b))
+    if not sa or not sb:
+        return make(broadcast(sa, sb) if not (sa and sb) else sa + sb, np.asarray(probe).dtype)
+    k = sb[0] if len(sb) == 1 else sb[-2]
+    if sa[-1] != k:
+        raise ValueError(f"shapes {sa} and {sb} not aligned: {sa[-1]} (dim {len(sa) - 1}) != "
+                         f"{k} (dim {max(len(sb) - 2, 0)})")
+    return make(sa[:-1] + sb[:-2] + sb[-1:] if len(sb) > 1 else sa[:-1], probe.dtype)
+
+
+def _overlap(a: Any, b: Any, max_work: Any = None) -> bool:
+    """Whether two arrays' byte ranges in one storage meet (NumPy's ``may_share_memory``)."""
+    if not (_is_meta(a) and _is_meta(b)):
+        return False
+    root_a = a if a._base is None else a._base
+    root_b = b if b._base is None else b._base
+    if root_a is not root_b or a.size == 0 or b.size == 0:
+        return False
+    lo_a, hi_a = _layout.span(a.shape, a.strides, a.itemsize)
+    lo_b, hi_b = _layout.span(b.shape, b.strides, b.itemsize)
+    return a._offset + lo_a < b._offset + hi_b and b._offset + lo_b < a._offset + hi_a
+
+
+# answered from metadata alone, whatever the size
+ALWAYS: dict[Any, Callable[..., Any]] = {
+    np.may_share_memory: _overlap, np.shares_memory: _overlap,
+    np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim,
+    np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+}
+
+
+def _advanced_index(a: Any, index: Any) -> Any:
+    """NumPy's result shape of indexing `a` with integer arrays (and basic indices)."""
+    items = list(index) if type(index) is tuple else [index]
+    if any(x is Ellipsis for x in items):
+        at = items.index(Ellipsis)
+        used = sum(1 for x in items if x is not None and x is not Ellipsis)
+        items[at:at + 1] = [slice(None)] * (a.ndim - used)
+    used = sum(1 for x in items if x is not None)
+    items += [slice(None)] * (a.ndim - used)
+    arrays = [i for i, x in enumerate(items) if hasattr(x, "shape") or isinstance(
+        x, (list, int, np.integer))]
+    if any(getattr(items[i], "dtype", None) == np.bool_ for i in arrays):
+        raise _no_rule("boolean mask")
+    bshape = broadcast(*(np.shape(items[i]) if not _is_meta(items[i]) else items[i].shape
+                         for i in arrays))
+    out: list = []
+    dim, placed = 0, False
+    adjacent = not arrays or arrays[-1] - arrays[0] + 1 == len(arrays)
+    for i, x in enumerate(items):
+        if x is None:
+            out.append(1)
+            continue
+        if i in arrays:
+            if not placed and adjacent:
+                out.extend(bshape)
+            placed = True
+        else:
+            out.append(len(range(*x.indices(a.shape[dim]))))
+        dim += 1
+    shape = tuple(out) if adjacent else bshape + tuple(out)
+    return make(shape, a.dtype)
+
+
+def _take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
+    if axis is None:
+        return make(_shape(indices), a.dtype)
+    ax = _axes(axis, a.ndim)[0]
+    return make(a.shape[:ax] + _shape(indices) + a.shape[ax + 1:], a.dtype)
+
+
+def _take_along_axis(a: Any, indices: Any, axis: Any = -1) -> Any:
+    if axis is None:
+        return make(_shape(indices), a.dtype)
+    ax = _axes(axis, a.ndim)[0]
+    rest = broadcast(tuple(1 if d == ax else n for d, n in enumerate(a.shape)),
+                     tuple(1 if d == ax else n for d, n in enumerate(_shape(indices))))
+    return make(rest[:ax] + (_shape(indices)[ax],) + rest[ax + 1:], a.dtype)
+
+
 def _astype(a: Any, dtype: Any, order: str = "K", copy: bool = True, **kw: Any) -> Any:
     if not copy and np.dtype(dtype) == a.dtype:
         return a
@@ -258,7 +341,7 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.asarray: _asarray, np.array: _asarray,
     np.zeros_like: _like, np.ones_like: _like, np.empty_like: _like, np.full_like: _full_like,
     np.concatenate: _join, np.stack: lambda arrays, axis=0, **k: _join(arrays, axis, True, **k),
-    np.where: _where, np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
+    np.where: _where, np.dot: _dot, np.take: _take, np.take_along_axis: _take_along_axis, np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
     np.sort: _same_shape(), np.argsort: _same_shape(np.int64), np.tril: _same_shape(),
     np.triu: _same_shape(), np.roll: _same_shape(), np.isclose: _same_shape(np.bool_),
     np.astype: _astype, np.round: _same_shape(), np.around: _same_shape(),
@@ -275,7 +358,7 @@ def function(func: Any, args: tuple, kwargs: dict) -> Any:
 _METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
             "any": np.any, "all": np.all, "argmax": np.argmax, "argmin": np.argmin,
             "var": np.var, "std": np.std, "cumsum": np.cumsum, "cumprod": np.cumprod,
-            "clip": np.clip, "argsort": np.argsort, "round": np.round, "conj": None,
+            "clip": np.clip, "take": np.take, "argsort": np.argsort, "round": np.round, "conj": None,
             "conjugate": None}
 
 
@@ -286,7 +369,9 @@ def method(a: Any, name: str, args: tuple, kwargs: dict) -> Any:
     if name == "astype":
         return _astype(a, *args, **kwargs)
     if name == "copy":
-        return _copy(a, *(args or ("C",)))
+        return _copy(a, *(args or (kwargs.pop("order", "C"),)), **kwargs)
+    if name == "__getitem__":
+        return _advanced_index(a, args[0])
     if name == "ravel" or name == "flatten":
         return _reshape(a, (-1,)) if name == "ravel" else make((a.size,), a.dtype)
     if name in ("conj", "conjugate"):
