@@ -74,8 +74,12 @@ class Tensor:
     Mirrors: ``torch.Tensor``. Reprs, dtype names and error texts follow PyTorch.
     """
 
+    # ``_grad_accumulator`` is a slot (read with a default, unset until a graph needs it) so
+    # that it stays out of ``__dict__``: PyTorch's ``__dict__`` holds user attributes only, and
+    # accelerate's ``init_empty_weights`` rebuilds parameters as ``cls(p.to(d), **p.__dict__)``
     __slots__ = (
-        "_data", "_requires_grad", "_grad_fn", "_version_counter", "__dict__", "__weakref__",
+        "_data", "_requires_grad", "_grad_fn", "_version_counter", "_grad_accumulator",
+        "__dict__", "__weakref__",
     )
 
     # Rarely-set fields: see NOTE [Tensor fields].
@@ -87,7 +91,6 @@ class Tensor:
     _backward_hooks = None
     _post_accumulate_grad_hooks = None
     _retains_grad = False
-    _grad_accumulator = None
     _wrapped_number = False
     _absent = False  # placeholder for an absent optional input (None in PyTorch)
     _fw_grads: dict | None = None

@@ -259,9 +259,16 @@ def _overlap(a: Any, b: Any, max_work: Any = None) -> bool:
     return a._offset + lo_a < b._offset + hi_b and b._offset + lo_b < a._offset + hi_a
 
 
+def _as_strided(x: Any, shape: Any = None, strides: Any = None, subok: bool = False,
+                writeable: bool = True) -> Any:
+    root = x if x._base is None else x._base
+    return make(x.shape if shape is None else shape, x.dtype,
+                x.strides if strides is None else strides, x._offset, root)
+
+
 # answered from metadata alone, whatever the size
 ALWAYS: dict[Any, Callable[..., Any]] = {
-    np.may_share_memory: _overlap, np.shares_memory: _overlap,
+    np.lib.stride_tricks.as_strided: _as_strided, np.may_share_memory: _overlap, np.shares_memory: _overlap,
     np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
 }
@@ -316,6 +323,11 @@ def _take_along_axis(a: Any, indices: Any, axis: Any = -1) -> Any:
     return make(rest[:ax] + (_shape(indices)[ax],) + rest[ax + 1:], a.dtype)
 
 
+def _pad(a: Any, pad_width: Any, mode: str = "constant", **kw: Any) -> Any:
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (a.ndim, 2))
+    return make(tuple(n + int(lo) + int(hi) for n, (lo, hi) in zip(a.shape, widths)), a.dtype)
+
+
 def _astype(a: Any, dtype: Any, order: str = "K", copy: bool = True, **kw: Any) -> Any:
     if not copy and np.dtype(dtype) == a.dtype:
         return a
@@ -341,7 +353,8 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.asarray: _asarray, np.array: _asarray,
     np.zeros_like: _like, np.ones_like: _like, np.empty_like: _like, np.full_like: _full_like,
     np.concatenate: _join, np.stack: lambda arrays, axis=0, **k: _join(arrays, axis, True, **k),
-    np.where: _where, np.dot: _dot, np.take: _take, np.take_along_axis: _take_along_axis, np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
+    np.where: _where, np.dot: _dot, np.take: _take, np.take_along_axis: _take_along_axis,
+    np.pad: _pad, np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
     np.sort: _same_shape(), np.argsort: _same_shape(np.int64), np.tril: _same_shape(),
     np.triu: _same_shape(), np.roll: _same_shape(), np.isclose: _same_shape(np.bool_),
     np.astype: _astype, np.round: _same_shape(), np.around: _same_shape(),

@@ -235,7 +235,7 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
     coef = -wt
     if reduction == MEAN:
         total = wt.sum()
-        if total:
+        if not has_data(total) or total:  # (a meta total has no value: the shape is the same)
             coef = coef / total
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
