@@ -231,7 +231,9 @@ class Tensor:
     def data_ptr(self) -> int:
         """Address of the first element; 0 for an empty tensor. Mirrors: ``Tensor.data_ptr``."""
         data = self._data
-        return int(data.__array_interface__["data"][0]) if data.size else 0
+        if not data.size or not _backend.has_data(data):  # PyTorch: 0 for a meta tensor too
+            return 0
+        return int(data.__array_interface__["data"][0])
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """The legacy type name (``'torch.FloatTensor'``), or a cast to `dtype`.

@@ -38,7 +38,7 @@ def _stand_in(m: Any, real: bool) -> np.ndarray:
     else:
         buf, start = np.zeros(1, m.dtype), 0
     return np.lib.stride_tricks.as_strided(buf[start:], m.shape, m.strides,
-                                           writeable=m._writeable and real)
+                                           writeable=m._writeable)  # views only: never written
 
 
 def _swap(x: Any, table: dict) -> Any:

@@ -118,14 +118,16 @@ class _Namespace(ModuleType):
     def asarray(x: Any, dtype: Any = None, order: Any = None, copy: Any = None,
                 **_: Any) -> Any:
         if isinstance(x, MetaArray):
-            return rules.function(np.asarray, (x,), {"dtype": dtype, "copy": copy})
+            return rules.function(np.asarray, (x,), {"dtype": dtype, "copy": copy,
+                                                     "order": order})
         return _host_to_meta(np.asarray(x, dtype=dtype))
 
     @staticmethod
     def array(x: Any, dtype: Any = None, copy: bool = True, order: str = "K",
               **_: Any) -> Any:
         if isinstance(x, MetaArray):
-            return rules.function(np.asarray, (x,), {"dtype": dtype, "copy": copy})
+            return rules.function(np.asarray, (x,), {"dtype": dtype, "copy": copy,
+                                                     "order": order})
         return _host_to_meta(np.asarray(x, dtype=dtype))
 
 

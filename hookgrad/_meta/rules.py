@@ -211,12 +211,11 @@ def view_reshape(a: Any, shape: Any) -> Any:
 
 
 def _view_reshape(s: np.ndarray, shape: tuple) -> np.ndarray | None:
-    view = s.view()
-    try:  # NumPy refuses a new shape in place exactly when reshaping would copy
-        view.shape = shape
-    except AttributeError:
+    try:  # ``copy=False`` refuses before copying (``s.shape = ...`` would copy, then refuse,
+        # and a copy reads the one-element stand-in of a large array out of bounds)
+        return s.reshape(shape, copy=False)
+    except ValueError:
         return None
-    return view
 
 
 def _einsum(subscripts: Any, *operands: Any, **kw: Any) -> Any:
@@ -328,6 +327,14 @@ def _pad(a: Any, pad_width: Any, mode: str = "constant", **kw: Any) -> Any:
     return make(tuple(n + int(lo) + int(hi) for n, (lo, hi) in zip(a.shape, widths)), a.dtype)
 
 
+def _tile(a: Any, reps: Any) -> Any:
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    n = max(len(reps), a.ndim)
+    shape = (1,) * (n - a.ndim) + a.shape
+    reps = (1,) * (n - len(reps)) + reps
+    return make(tuple(s * r for s, r in zip(shape, reps)), a.dtype)
+
+
 def _astype(a: Any, dtype: Any, order: str = "K", copy: bool = True, **kw: Any) -> Any:
     if not copy and np.dtype(dtype) == a.dtype:
         return a
@@ -354,7 +361,7 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.zeros_like: _like, np.ones_like: _like, np.empty_like: _like, np.full_like: _full_like,
     np.concatenate: _join, np.stack: lambda arrays, axis=0, **k: _join(arrays, axis, True, **k),
     np.where: _where, np.dot: _dot, np.take: _take, np.take_along_axis: _take_along_axis,
-    np.pad: _pad, np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
+    np.pad: _pad, np.tile: _tile, np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
     np.sort: _same_shape(), np.argsort: _same_shape(np.int64), np.tril: _same_shape(),
     np.triu: _same_shape(), np.roll: _same_shape(), np.isclose: _same_shape(np.bool_),
     np.astype: _astype, np.round: _same_shape(), np.around: _same_shape(),

@@ -3,6 +3,9 @@ gradients. Each scenario runs twice (`mode`): on real stand-ins and on shape rul
 
 from __future__ import annotations
 
+import copy
+import resource
+
 import pytest
 
 import hookgrad
@@ -69,12 +72,29 @@ OPS = {
     "zero_fill": lambda L: [_m(L, 3, 4).zero_(), _m(L, 3, 4).fill_(2.0)],
     "setitem": lambda L: _assign(_m(L, 3, 4)),
     "einsum": lambda L: L.einsum("ij,jk->ik", _m(L, 2, 3), _m(L, 3, 4)),
+    "sort_max": lambda L: [*_m(L, 3, 4).sort(1), *_m(L, 3, 4).max(1)],
+    "masked_fill": lambda L: _m(L, 3, 4).masked_fill(_m(L, 3, 4) > 0, 1.0),
+    "repeat_expand_as": lambda L: [_m(L, 3, 4).repeat(2, 1), _m(L, 1, 4).expand_as(_m(L, 3, 4))],
+    "conv1d": lambda L: L.nn.functional.conv1d(_m(L, 2, 3, 10), _m(L, 4, 3, 3), padding=1),
+    "embedding": lambda L: L.nn.functional.embedding(_m(L, 2, 5, dtype=L.long), _m(L, 10, 4)),
+    "sdpa": lambda L: L.nn.functional.scaled_dot_product_attention(
+        _m(L, 2, 3, 5, 8), _m(L, 2, 3, 5, 8), _m(L, 2, 3, 5, 8)),
+    "dropout": lambda L: L.nn.functional.dropout(_m(L, 3, 4), 0.5),
+    "deepcopy_clone": lambda L: [copy.deepcopy(_m(L, 3, 4)), _m(L, 3, 4).new_empty(2, 5)],
 }
 
 
 def _assign(t):
     t[1:, 0] = 3.0
     return t
+
+
+def test_topk_shapes(torch, mode):
+    # shapes only: hookgrad's CPU topk indices keep the argsort's strides, (4, 1) here where
+    # PyTorch's are (2, 1); the meta backend reproduces what the CPU backend computes
+    def run(L):
+        return list(_m(L, 3, 4).topk(2))
+    assert shape_info(run(hookgrad)) == shape_info(run(torch))
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
@@ -105,6 +125,9 @@ ERRORS = {
     "reshape": lambda L: _m(L, 3, 4).reshape(5),
     "cat": lambda L: L.cat([_m(L, 2, 3), _m(L, 2, 4)]),
     "dim": lambda L: _m(L, 3, 4).sum(2),
+    "equal": lambda L: L.equal(_m(L, 3), _m(L, 3)),
+    "allclose": lambda L: L.allclose(_m(L, 3), _m(L, 3)),
+    "unique": lambda L: _m(L, 3).unique(),
 }
 
 
@@ -135,3 +158,26 @@ def test_autograd_grad_on_meta(torch, mode):
         (g,) = L.autograd.grad(y, x)
         return [y, g]
     assert shape_info(run(hookgrad)) == shape_info(run(torch))
+
+
+def test_data_ptr_and_sizes(torch):
+    def run(L):
+        x = _m(L, 3, 4)
+        return [x.data_ptr(), x.nbytes, x.element_size(), x.is_contiguous(), x.t().is_contiguous()]
+    assert run(hookgrad) == run(torch)
+
+
+def _big_transformer(L):
+    layer = L.nn.TransformerEncoderLayer(4096, 32, 16384, device="meta", batch_first=True)
+    y = layer(_m(L, 8, 2048, 4096))
+    y.sum().backward()
+    return [y] + [p.grad for p in layer.parameters()]
+
+
+def test_huge_transformer_layer_costs_no_memory(torch):
+    """A layer of ~200M parameters on a batch of 64M activations: metadata only."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    mine = info(_big_transformer(hookgrad))
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert mine == info(_big_transformer(torch))
+    assert grown_mib < 200, grown_mib
