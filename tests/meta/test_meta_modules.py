@@ -154,3 +154,26 @@ def test_optimizer_step_on_meta_parameters(torch):
         opt.step()
         return _params(m)
     assert run(hookgrad) == run(torch)
+
+
+def test_adam_family_state_on_meta(torch):
+    def run(L):
+        m = L.nn.Linear(3, 2, device="meta")
+        out = []
+        for make in (L.optim.Adam, L.optim.AdamW, L.optim.RMSprop):
+            opt = make(m.parameters())
+            m(L.empty(4, 3, device="meta")).sum().backward()
+            opt.step()
+            out.append({k: info(v) for k, v in opt.state[m.weight].items()})
+        return out
+    assert run(hookgrad) == run(torch)
+
+
+def test_skip_init_builds_on_meta_then_allocates(torch):
+    def run(L):
+        L.manual_seed(0)
+        m = L.nn.utils.skip_init(L.nn.Linear, 5, 3)
+        drawn = L.rand(2)
+        L.manual_seed(0)
+        return _params(m) + [L.equal(drawn, L.rand(2))]
+    assert run(hookgrad) == run(torch)

@@ -181,3 +181,25 @@ def test_huge_transformer_layer_costs_no_memory(torch):
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert mine == info(_big_transformer(torch))
     assert grown_mib < 200, grown_mib
+
+
+LAYOUTS = {
+    "to_channels_last": lambda L: _m(L, 2, 3, 4, 5).to(memory_format=L.channels_last),
+    "contiguous_cl": lambda L: _m(L, 2, 3, 1, 5).contiguous(memory_format=L.channels_last),
+    "empty_like_cl": lambda L: L.empty_like(_m(L, 2, 3, 4, 5).to(memory_format=L.channels_last)),
+    "zeros_like_contig": lambda L: L.zeros_like(
+        _m(L, 2, 3, 4, 5).to(memory_format=L.channels_last), memory_format=L.contiguous_format),
+    "like_of_slice": lambda L: L.empty_like(
+        _m(L, 2, 3, 4, 5).to(memory_format=L.channels_last)[:, :2]),
+    "like_of_transposed": lambda L: L.zeros_like(_m(L, 4, 2).t()),
+    "clone_cl": lambda L: _m(L, 2, 3, 4, 5).to(memory_format=L.channels_last).clone(),
+    "back_to_contig": lambda L: _m(L, 2, 3, 4, 5).to(memory_format=L.channels_last).contiguous(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_memory_formats_match_torch(torch, name):
+    def run(L):
+        t = LAYOUTS[name](L)
+        return [info(t), t.is_contiguous(), t.is_contiguous(memory_format=L.channels_last)]
+    assert run(hookgrad) == run(torch)
