@@ -570,6 +570,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype
     if d is bool_:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = _ranges.arange_size(start, end, step, d is int64)
+    if (meta := meta_factory(device, (n,), d.np, requires_grad)) is not None:
+        return _write_out(out, meta)  # no values to compute
     arr = _ranges.arange_values(start, step, n, d.np)
     xp = _xp(device)
     return _write_out(out, _finish(arr if xp is np else xp.asarray(arr), requires_grad))
@@ -601,6 +603,8 @@ def linspace(start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = 
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     for value in (start, end):
         _check_fits(value, d, _C_TYPES.get(d.name, d.name))
+    if (meta := meta_factory(device, (steps,), d.np, requires_grad)) is not None:
+        return _write_out(out, meta)  # no values to compute
     arr = _ranges.linspace_values(start, end, steps, d.np)
     xp = _xp(device)
     return _write_out(out, _finish(arr if xp is np else xp.asarray(arr), requires_grad))
