@@ -14,7 +14,7 @@ import numpy as np
 
 from hookgrad import _memory_format as _formats
 from hookgrad._backend import Backend, register_backend
-from hookgrad._meta import _layout, dispatch, rules
+from hookgrad._meta import _layout, _standin, dispatch, rules
 from hookgrad._meta.array import MetaArray
 
 
@@ -161,6 +161,11 @@ class MetaBackend(Backend):
     def from_host(self, host: np.ndarray, index: int | None = None) -> Any:
         # PyTorch keeps a dense tensor's strides when it moves (``empty_like`` semantics)
         return _host_to_meta(host)
+
+    def call_on_stand_ins(self, fn: Any, arrays: tuple, params: dict) -> Any:
+        """A NumPy-only kernel's result layout, from a run on stand-ins (small inputs only:
+        NotImplementedError otherwise, PyTorch's type for an op without a meta kernel)."""
+        return _standin.call(fn, arrays, params)
 
     def quiet(self, fn: Any) -> Any:
         return fn  # no data, no floating-point errors

@@ -335,6 +335,36 @@ def _tile(a: Any, reps: Any) -> Any:
     return make(tuple(s * r for s, r in zip(shape, reps)), a.dtype)
 
 
+def _tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    if isinstance(axes, (int, np.integer)):
+        ax_a, ax_b = list(range(a.ndim - axes, a.ndim)), list(range(int(axes)))
+    else:
+        ax_a, ax_b = ([x] if isinstance(x, (int, np.integer)) else list(x) for x in axes)
+    ax_a = [x % a.ndim for x in ax_a]
+    ax_b = [x % b.ndim for x in ax_b]
+    if [a.shape[i] for i in ax_a] != [b.shape[i] for i in ax_b]:
+        raise ValueError("shape-mismatch for sum")
+    probe = np.result_type(a.dtype, b.dtype)
+    return make(tuple(n for d, n in enumerate(a.shape) if d not in ax_a)
+                + tuple(n for d, n in enumerate(b.shape) if d not in ax_b), probe)
+
+
+def _unravel_index(indices: Any, shape: Any, order: str = "C") -> Any:
+    return tuple(make(_shape(indices), np.intp) for _ in shape)
+
+
+def _meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> Any:
+    sizes = [int(np.prod(_shape(x))) for x in xi]
+    if indexing == "xy" and len(sizes) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for k, x in enumerate(xi):
+        d = (1 - k if k < 2 else k) if indexing == "xy" and len(xi) > 1 else k
+        shape = tuple(n if (not sparse or i == d) else 1 for i, n in enumerate(sizes))
+        out.append(make(shape, x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype))
+    return tuple(out)
+
+
 def _astype(a: Any, dtype: Any, order: str = "K", copy: bool = True, **kw: Any) -> Any:
     if not copy and np.dtype(dtype) == a.dtype:
         return a
@@ -361,7 +391,8 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.zeros_like: _like, np.ones_like: _like, np.empty_like: _like, np.full_like: _full_like,
     np.concatenate: _join, np.stack: lambda arrays, axis=0, **k: _join(arrays, axis, True, **k),
     np.where: _where, np.dot: _dot, np.take: _take, np.take_along_axis: _take_along_axis,
-    np.pad: _pad, np.tile: _tile, np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
+    np.pad: _pad, np.tile: _tile, np.tensordot: _tensordot, np.meshgrid: _meshgrid,
+    np.unravel_index: _unravel_index, np.nan_to_num: _same_shape(), np.clip: _clip, np.reshape: _reshape, np.einsum: _einsum,
     np.sort: _same_shape(), np.argsort: _same_shape(np.int64), np.tril: _same_shape(),
     np.triu: _same_shape(), np.roll: _same_shape(), np.isclose: _same_shape(np.bool_),
     np.astype: _astype, np.round: _same_shape(), np.around: _same_shape(),

@@ -270,7 +270,7 @@ def _nll_jvp(t: Any, target: Any, weight: Any, reduction: int, ignore_index: int
 
 # ---------------------------------------------------------------- binary cross entropy
 def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN) -> Any:
-    if ((self < 0) | (self > 1)).any():
+    if has_data(self) and ((self < 0) | (self > 1)).any():  # (meta: no values to check)
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(self), -100)
