@@ -29,6 +29,9 @@ def _net(L, **kw):
 BUILDS = {
     "linear_kwarg": lambda L: L.nn.Linear(5, 3, device="meta"),
     "linear_f64": lambda L: L.nn.Linear(5, 3, device="meta", dtype=L.float64),
+    "linear_positional": lambda L: L.nn.Linear(5, 3, True, "meta"),
+    "conv_positional": lambda L: L.nn.Conv2d(1, 2, 3, 1, 0, 1, 1, True, "zeros", "meta"),
+    "layernorm_device_obj": lambda L: L.nn.LayerNorm(3, device=L.device("meta")),
     "embedding": lambda L: L.nn.Embedding(10, 4, device="meta"),
     "lstm": lambda L: L.nn.LSTM(3, 4, num_layers=2, device="meta"),
     "net_kwarg": lambda L: _net(L, device="meta"),

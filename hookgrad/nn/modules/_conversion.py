@@ -64,17 +64,24 @@ def with_factory_device(cls: type) -> None:
             init, "_factory_device", False):
         return
     try:
-        if "device" not in inspect.signature(init).parameters:
-            return
+        params = list(inspect.signature(init).parameters.values())
     except (TypeError, ValueError):  # pragma: no cover - no signature to read
         return
-    cls.__init__ = _under_device(init)  # type: ignore[misc]
+    names = [p.name for p in params]
+    if "device" not in names:
+        return
+    kind = params[names.index("device")].kind
+    # where ``device`` sits among the positional arguments after ``self`` (None: keyword only)
+    at = names.index("device") - 1 if kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else None
+    cls.__init__ = _under_device(init, at)  # type: ignore[misc]
 
 
-def _under_device(init: Callable[..., None]) -> Callable[..., None]:
+def _under_device(init: Callable[..., None], at: int | None) -> Callable[..., None]:
     @functools.wraps(init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         dev = kwargs.get("device")
+        if dev is None and at is not None and len(args) > at:
+            dev = args[at]
         if dev is None:
             init(self, *args, **kwargs)
             return
