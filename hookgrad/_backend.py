@@ -18,6 +18,7 @@ raises PyTorch's error.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -86,8 +87,39 @@ class device:
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
+    # ``with torch.device("meta"):`` makes the device the factories' default inside the block
+    def __enter__(self) -> device:
+        backend_for(self)  # PyTorch's error for a device that is not available
+        _DEFAULT.stack = [*_stack(), self]
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _DEFAULT.stack = _stack()[:-1]
+
 
 CPU = device("cpu")
+
+# NOTE [Default device]: the device factories use when given none. `set_default_device`
+# sets it for the thread (PyTorch keeps it per thread too); ``with device(...)`` pushes one
+# for a block. With neither it is ``cpu``: one attribute read on the factories' path.
+_DEFAULT = threading.local()
+
+
+def _stack() -> list:
+    return getattr(_DEFAULT, "stack", [])
+
+
+def default_device() -> device:
+    """The device factories use when given none (NOTE [Default device])."""
+    stack = getattr(_DEFAULT, "stack", None)
+    if stack:
+        return stack[-1]
+    return getattr(_DEFAULT, "base", None) or CPU
+
+
+def set_default_device(dev: device | None) -> None:
+    """Make `dev` (None: ``cpu``) the thread's default outside ``with device(...)`` blocks."""
+    _DEFAULT.base = dev
 
 
 class Backend:
@@ -100,6 +132,7 @@ class Backend:
     device_type: str = ""
     xp: Any = None
     array_type: type = object
+    has_data: bool = True  # False: arrays with a shape and no values (``meta``)
 
     def owns(self, arr: Any) -> bool:
         """Whether `arr` is an array of this backend."""
@@ -270,6 +303,12 @@ def device_of(arr: Any) -> device:
     if type(arr) is np.ndarray:
         return CPU
     return backend_of(arr).device_of(arr)
+
+
+def has_data(arr: Any) -> bool:
+    """Whether `arr` holds values (a ``meta`` array does not: checks on values skip it, as
+    PyTorch's meta kernels skip them)."""
+    return type(arr) is np.ndarray or backend_of(arr).has_data
 
 
 def to_numpy(arr: Any) -> np.ndarray:

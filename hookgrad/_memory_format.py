@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import backend_of
+
 __all__ = ["dense_strides", "format_name", "slow_to_fast", "is_contiguous_as", "suggest", "as_format",
            "preserved", "check_rank", "empty_for", "copy_as"]
 
@@ -60,7 +62,8 @@ def is_contiguous_as(arr: Any, name: str) -> bool:
     ``preserve_format`` asks for row-major, as PyTorch's ``is_contiguous`` reads it)."""
     if name in ("contiguous_format", "preserve_format"):
         return bool(arr.flags.c_contiguous)
-    if (name, arr.ndim) not in _ORDERS or type(arr) is not _ndarray:
+    if (name, arr.ndim) not in _ORDERS or (type(arr) is not _ndarray
+                                           and backend_of(arr).has_data):
         return False
     expected = arr.itemsize
     for d in reversed(_ORDERS[(name, arr.ndim)]):
@@ -112,6 +115,9 @@ def dense_strides(shape: tuple, order: tuple, itemsize: int) -> tuple:
 
 def as_format(arr: Any, name: str) -> Any:
     """`arr` laid out densely in format `name` (`arr` itself when it already is)."""
+    if type(arr) is not _ndarray and not backend_of(arr).has_data:
+        # meta: the layout is all there is to make (`copy_as` below)
+        return arr if is_contiguous_as(arr, name) else copy_as(arr, name)
     if type(arr) is not _ndarray:
         return arr
     order = slow_to_fast(name, arr.ndim)
@@ -170,6 +176,9 @@ def empty_for(arr: Any, name: str, dtype: Any = None) -> Any:
 
 def copy_as(arr: Any, name: str, dtype: Any = None) -> Any:
     """A copy of `arr` laid out as `empty_for` lays it out."""
+    if type(arr) is not _ndarray and not backend_of(arr).has_data:
+        # no values to copy (meta): only the layout, by PyTorch's rule
+        return backend_of(arr).empty_for(arr, name, arr.dtype if dtype is None else dtype)
     if type(arr) is not _ndarray:  # another backend's array: its own copy, in NumPy's orders
         keep = name == "preserve_format" and _dense(arr)
         out = arr.copy(order="K" if keep else "C")

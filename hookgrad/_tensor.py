@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
+from hookgrad import _meta  # noqa: F401 - registers the ``meta`` backend (NOTE [Meta backend])
 from hookgrad._config import STATE
 from hookgrad._dtypes import Size, dtype, from_numpy_dtype, legacy_dtype
 from hookgrad._memory_format import format_name, is_contiguous_as
@@ -73,8 +74,12 @@ class Tensor:
     Mirrors: ``torch.Tensor``. Reprs, dtype names and error texts follow PyTorch.
     """
 
+    # ``_grad_accumulator`` is a slot (read with a default, unset until a graph needs it) so
+    # that it stays out of ``__dict__``: PyTorch's ``__dict__`` holds user attributes only, and
+    # accelerate's ``init_empty_weights`` rebuilds parameters as ``cls(p.to(d), **p.__dict__)``
     __slots__ = (
-        "_data", "_requires_grad", "_grad_fn", "_version_counter", "__dict__", "__weakref__",
+        "_data", "_requires_grad", "_grad_fn", "_version_counter", "_grad_accumulator",
+        "__dict__", "__weakref__",
     )
 
     # Rarely-set fields: see NOTE [Tensor fields].
@@ -86,7 +91,6 @@ class Tensor:
     _backward_hooks = None
     _post_accumulate_grad_hooks = None
     _retains_grad = False
-    _grad_accumulator = None
     _wrapped_number = False
     _absent = False  # placeholder for an absent optional input (None in PyTorch)
     _fw_grads: dict | None = None
@@ -194,6 +198,11 @@ class Tensor:
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
 
+    @property
+    def is_meta(self) -> bool:
+        """Whether the tensor has no data (``meta`` device). Mirrors: ``Tensor.is_meta``."""
+        return self.device.type == "meta"
+
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 
@@ -222,7 +231,9 @@ class Tensor:
     def data_ptr(self) -> int:
         """Address of the first element; 0 for an empty tensor. Mirrors: ``Tensor.data_ptr``."""
         data = self._data
-        return int(data.__array_interface__["data"][0]) if data.size else 0
+        if not data.size or not _backend.has_data(data):  # PyTorch: 0 for a meta tensor too
+            return 0
+        return int(data.__array_interface__["data"][0])
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         """The legacy type name (``'torch.FloatTensor'``), or a cast to `dtype`.

@@ -269,13 +269,18 @@ def tensor_repr(t: Tensor) -> str:
     plain = type(t) is Tensor or (_is_parameter(t) and type(t).__name__ == "Parameter")
     prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent = len(prefix)
-    arr = _backend.to_numpy(t._data)
     dtype = t.dtype
     suffixes = []
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
     default = GLOBAL.default_dtype
-    if arr.size == 0:
+    if t.device.type == "meta":  # no values: PyTorch prints "..." and always the size
+        arr = None
+        suffixes.append(f"size={tuple(t.shape)}")
+        if dtype is not default:
+            suffixes.append(f"dtype={dtype!r}")
+        body = "..."
+    elif (arr := _backend.to_numpy(t._data)).size == 0:
         if arr.ndim != 1:
             suffixes.append(f"size={tuple(arr.shape)}")
         if dtype is not default:

@@ -24,6 +24,8 @@ def _check_index(name: str, index: Tensor) -> None:
 
 
 def _check_bounds(index: Any, size: int, dim: int, negative_ok: bool = False) -> None:
+    if not _backend.has_data(index):  # a meta index: no values to check
+        return
     arr = _backend.to_numpy(index)
     if arr.size == 0:
         return
@@ -156,8 +158,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
             f"{index._data.size} value(s)"
         )
     size = _nd(input._data.shape)[d]
-    arr = _backend.to_numpy(index._data)
-    bad = arr[(arr < 0) | (arr >= size)]
+    arr = _backend.to_numpy(index._data) if _backend.has_data(index._data) else np.zeros(0)
+    bad = arr[(arr < 0) | (arr >= size)]  # (a meta index has no values to check)
     if bad.size and input._data.ndim <= 1:  # PyTorch's 1-d kernel checks with its own error
         raise IndexError("index out of range in self")
     if bad.size:

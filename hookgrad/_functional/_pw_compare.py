@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import has_data, namespace_of
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional._common import Number, binary, result_type, wrap_scalar
@@ -135,6 +135,9 @@ def equal(input: Tensor, other: Tensor) -> bool:
     """
     if input._data.shape != other._data.shape:
         return False
+    if not (has_data(input._data) and has_data(other._data)):
+        raise NotImplementedError("aten::equal: attempted to run this operator with Meta tensors, "
+                                  "but there was no fake impl or Meta kernel registered.")
     return bool(eq(input, other)._data.all())
 
 

@@ -51,7 +51,19 @@ _REQUIRES_GRAD_ERROR = "Only Tensors of floating point and complex dtype can req
 
 
 def _xp(device: Any) -> Any:
-    return namespace_for(_device(device) if device is not None else _backend.CPU)
+    return namespace_for(_device(device) if device is not None else _backend.default_device())
+
+
+def meta_factory(device: Any, shape: tuple, np_dtype: Any, requires_grad: bool) -> Tensor | None:
+    """A new ``meta`` tensor when `device` (or the default device) is ``meta``, else None.
+
+    Random factories ask first: a meta tensor has no values, so none are drawn (PyTorch's meta
+    kernels leave the generator alone too), whatever the size.
+    """
+    dev = _backend.default_device() if device is None else _device(device)
+    if dev.type != "meta":
+        return None
+    return _finish(namespace_for(dev).empty(shape, dtype=np_dtype), requires_grad)
 
 
 def _like_device(t: Tensor, device: Any) -> Any:
@@ -477,6 +489,8 @@ def _like(fn: str, input: Any, value: Any, dtype: Any, device: Any,
     if type(src) is np.ndarray and (device is None or _device(device) == input.device):
         arr = empty_for(src, name, d.np)  # preserve_format keeps a dense input's strides
         arr[...] = value
+    elif input.is_meta and (device is None or _device(device).type == "meta"):
+        arr = _backend.backend_of(src).empty_for(src, name, d.np)  # the same layout rule
     else:
         arr = _xp(_like_device(input, device)).full(src.shape, value, dtype=d.np)
     return _batched_like(input, _finish(arr, requires_grad))
@@ -556,6 +570,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype
     if d is bool_:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = _ranges.arange_size(start, end, step, d is int64)
+    if (meta := meta_factory(device, (n,), d.np, requires_grad)) is not None:
+        return _write_out(out, meta)  # no values to compute
     arr = _ranges.arange_values(start, step, n, d.np)
     xp = _xp(device)
     return _write_out(out, _finish(arr if xp is np else xp.asarray(arr), requires_grad))
@@ -587,6 +603,8 @@ def linspace(start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = 
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     for value in (start, end):
         _check_fits(value, d, _C_TYPES.get(d.name, d.name))
+    if (meta := meta_factory(device, (steps,), d.np, requires_grad)) is not None:
+        return _write_out(out, meta)  # no values to compute
     arr = _ranges.linspace_values(start, end, steps, d.np)
     xp = _xp(device)
     return _write_out(out, _finish(arr if xp is np else xp.asarray(arr), requires_grad))

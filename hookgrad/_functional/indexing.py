@@ -86,7 +86,9 @@ def _is_int(obj: Any) -> bool:
 
 def _index_array(obj: Any) -> np.ndarray:
     """An advanced index as a host array of int64 or bool."""
-    if isinstance(obj, Tensor):
+    if isinstance(obj, Tensor) and not _backend.has_data(obj._data):
+        arr = obj._data  # a meta index: its shape is all indexing needs
+    elif isinstance(obj, Tensor):
         arr = _backend.to_numpy(obj._data)
     elif isinstance(obj, (list, tuple)) and len(obj) == 0:
         arr = np.zeros(0, dtype=np.int64)
@@ -154,7 +156,7 @@ def _record_advanced(t: Tensor, dim: int, obj: Any, adv: dict) -> int:
             adv[dim + k] = where
         return arr.ndim
     size = shape[dim]
-    if arr.size:
+    if arr.size and _backend.has_data(arr):
         bad = arr[(arr < -size) | (arr >= size)]
         if bad.size:
             # PyTorch numbers the dimension among the advanced indices only (`adv` also holds

@@ -27,14 +27,8 @@ from hookgrad._dispatch import note_write
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
 from hookgrad._memory_format import check_rank, copy_as, empty_for, format_name
-from hookgrad._functional.creation import (
-    _finish,
-    _like_device,
-    _shape,
-    _size_arg,
-    _xp,
-    check_factory_kwargs,
-)
+from hookgrad._functional.creation import (_finish, _like_device, _shape, _size_arg, _xp,
+                                           check_factory_kwargs, meta_factory)
 from hookgrad._tensor import Tensor
 
 __all__ = [
@@ -184,6 +178,8 @@ def _vmap_aware(kind: str) -> Any:
     def deco(fn: Any) -> Any:
         @functools.wraps(fn)
         def sampler(*args: Any, **kwargs: Any) -> Any:
+            if kind == "inplace" and args[0].is_meta:  # no data; PyTorch's draw nothing too
+                return args[0]
             rule = VMAP_RANDOM[0]
             if rule is None:
                 return fn(*args, **kwargs)
@@ -451,6 +447,8 @@ def _float_factory(size: tuple, dtype: Any, device: Any, requires_grad: bool, ke
     shape = _size_arg(size, fn)
     if not d.is_floating_point:
         raise _not_implemented(kernel, d)
+    if (meta := meta_factory(device, shape, d.np, requires_grad)) is not None:
+        return meta
     return _finish(_xp(device).asarray(sample(shape, d)), requires_grad)
 
 
@@ -537,6 +535,8 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
     low, high, size = _randint_args(args, kwargs)
     d = int64 if dtype is None else to_dtype(dtype)
     low, high = _random_range(d, low, high)
+    if (meta := meta_factory(device, _shape(size), d.np, requires_grad)) is not None:
+        return meta
     arr = _integers(_rng(generator), _shape(size), d, low, high)
     return _finish(_xp(device).asarray(arr), requires_grad)
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import _backend
 from hookgrad._backend import NUMPY, namespace_of
 from hookgrad._ops._shapes import sum_to_dims
 from hookgrad._tensor import Tensor
@@ -52,7 +53,8 @@ def quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _finite(x: Any) -> bool:
-    return bool(np.isfinite(x).all())
+    # a meta array has no values: any branch gives its result's shape and dtype
+    return not _backend.has_data(x) or bool(np.isfinite(x).all())
 
 
 def fast_where(condition: Any, a: Any, b: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import has_data, namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import linalg as _LA
 from hookgrad._ops.registry import defop
@@ -188,7 +188,7 @@ def _unpool_impl(nd: int) -> Any:
         shape = (*self.shape[:-nd], *output_size)
         # checked here, on the raw array, so that it also holds under vmap
         volume = math.prod(output_size)
-        if indices.size and (indices.min() < 0 or indices.max() >= volume):
+        if indices.size and has_data(indices) and (indices.min() < 0 or indices.max() >= volume):
             bad = int(indices.max() if indices.max() >= volume else indices.min())
             raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                                f"{'x'.join(map(str, output_size))})")

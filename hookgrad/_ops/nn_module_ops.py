@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import has_data, namespace_of
 from hookgrad._ops._rules import api
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -202,7 +202,7 @@ def _nll_parts(self: Any, target: Any, weight: Any, ignore_index: int) -> tuple:
     valid = tgt != ignore_index
     safe = xp.where(valid, tgt, 0)
     bad = valid & ((tgt < 0) | (tgt >= n_classes))
-    if bad.any():
+    if has_data(bad) and bad.any():  # a meta target has no values to check
         raise IndexError(f"Target {int(tgt[bad].reshape(-1)[0])} is out of bounds.")
     if self.ndim == 2:  # (N, C): plain fancy indexing, far cheaper than take_along_axis
         picked = self[xp.arange(self.shape[0]), safe]
@@ -221,7 +221,7 @@ def _nll_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN,
     loss = -picked * wt
     if reduction == MEAN:
         total = wt.sum()
-        if total:  # np.errstate costs a microsecond: only for the 0/0 of all-ignored targets
+        if not has_data(total) or total:  # np.errstate costs a microsecond: only for the 0/0 of all-ignored targets
             return namespace_of(loss).asarray(loss.sum() / total, dtype=self.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
             return namespace_of(loss).asarray(loss.sum() / total, dtype=self.dtype)
@@ -235,7 +235,7 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
     coef = -wt
     if reduction == MEAN:
         total = wt.sum()
-        if total:
+        if not has_data(total) or total:  # (a meta total has no value: the shape is the same)
             coef = coef / total
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -270,7 +270,7 @@ def _nll_jvp(t: Any, target: Any, weight: Any, reduction: int, ignore_index: int
 
 # ---------------------------------------------------------------- binary cross entropy
 def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN) -> Any:
-    if ((self < 0) | (self > 1)).any():
+    if has_data(self) and ((self < 0) | (self > 1)).any():  # (meta: no values to check)
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(self), -100)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import has_data, namespace_of
 from hookgrad._ops._elementwise import const, drop, quiet, unbroadcast, zeros
 from hookgrad._ops._special import special
 from hookgrad._ops.activation_backward import TANH_BACKWARD
@@ -55,7 +55,7 @@ def _sign_impl(self: Any) -> Any:
         # PyTorch computes (0 < x) - (x < 0): nan has sign 0 (NumPy's sign gives nan).
         out = namespace_of(self).asarray(np.sign(self))
         nan = np.isnan(out)
-        if nan.any():
+        if has_data(nan) and nan.any():  # (meta: nothing to write)
             out[nan] = 0
         return out
     return np.sign(self)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import has_data
 from hookgrad._dispatch import bind
 from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._ops._rules import (
@@ -214,7 +215,7 @@ def _topk_indices_impl(self: Any, k: int, dim: int = -1, largest: bool = True,
         rows = _rows_with_ties(self, order, dim)
         if not sorted and k * 64 > n:  # nth_element leaves the k values unsorted
             rows[:] = True
-        if rows.any():
+        if has_data(rows) and rows.any():  # (meta: no values, no ties to replay)
             full = _replay_rows(self, order, dim, rows,
                                 lambda v: topk_row(v, k, largest, sorted) + [0] * (n - k))
             order = full

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hookgrad import _runtime
+from hookgrad import _backend, _runtime
 from hookgrad._backend import device
 from hookgrad._storage import TypedStorage, UntypedStorage
 
@@ -33,17 +33,19 @@ _state: dict[str, Any] = {"precision": "highest", "interop": 1, "warn_always": F
 
 
 def get_default_device() -> device:
-    """The device factories use when none is given (always ``cpu``). Mirrors: ``torch.get_default_device``."""
-    return device("cpu")
+    """The device factories use when none is given. Mirrors: ``torch.get_default_device``."""
+    return _backend.default_device()
 
 
 def set_default_device(device_: Any) -> None:
-    """Accept ``cpu`` (or None); other devices are unavailable in hookgrad.
+    """Make `device_` (None: ``cpu``) the factories' default (NOTE [Default device]).
 
     Mirrors: ``torch.set_default_device``.
     """
-    if device_ is not None and device(device_).type != "cpu":
-        raise RuntimeError(f"hookgrad: device {device_!r} is not available (only 'cpu')")
+    dev = None if device_ is None else device(device_)
+    if dev is not None:
+        _backend.backend_for(dev)  # PyTorch's error for a device that is not available
+    _backend.set_default_device(dev)
 
 
 def get_float32_matmul_precision() -> str:

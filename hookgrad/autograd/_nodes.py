@@ -302,11 +302,11 @@ def get_accumulator(t: Tensor) -> AccumulateGrad:
     src = t._leaf_alias_of
     if src is None:
         src = t
-    ref = src._grad_accumulator
+    ref = getattr(src, "_grad_accumulator", None)  # a slot, unset until first needed
     acc = ref() if ref is not None else None
     if acc is None:
         with ACCUMULATE_LOCK:  # two threads must not give one leaf two accumulators
-            ref = src._grad_accumulator
+            ref = getattr(src, "_grad_accumulator", None)
             acc = ref() if ref is not None else None
             if acc is None:
                 acc = AccumulateGrad(src)

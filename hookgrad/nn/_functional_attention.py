@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import has_data, namespace_of
 from hookgrad._functional import creation as _creation
 from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import shape as _shape
@@ -36,7 +36,7 @@ def _safe_softmax(logits: Tensor) -> Tensor:
     data = logits._data
     if not (isinstance(data, np.ndarray) and type(data) is not np.ndarray):  # a plain array
         dead = (data == _NEG_INF).all(axis=-1, keepdims=True)
-        if not dead.any():
+        if not has_data(dead) or not dead.any():  # (meta: the shapes are the same either way)
             return softmax(logits, -1)
         keep = Tensor._make(~dead)
     else:  # values only through primitives (a vmap sample: one answer per sample)

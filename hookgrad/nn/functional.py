@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookgrad._backend import has_data
 from hookgrad._dispatch import bind, note_write
 from hookgrad._functional import nn_ops as _nn_ops
 from hookgrad._functional import pointwise as _pointwise
@@ -218,7 +219,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     while getattr(src, "_bt_value", None) is not None:  # under vmap: every sample's indices
         src = src._bt_value
     idx = src._data
-    if idx.size and (idx.min() < 0 or idx.max() >= num):
+    if idx.size and has_data(idx) and (idx.min() < 0 or idx.max() >= num):  # (meta: no values)
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)

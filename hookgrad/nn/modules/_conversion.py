@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from hookgrad._backend import backend_for
@@ -10,7 +13,7 @@ from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import to_dtype
 from hookgrad._tensor import Tensor
 
-__all__ = ["parse_to"]
+__all__ = ["parse_to", "with_factory_device"]
 
 
 def _device_arg(dev: Any) -> _device:
@@ -46,3 +49,43 @@ def parse_to(args: tuple, kwargs: dict) -> tuple[_device | None, _dtype | None]:
             f"dtype={d}"
         )
     return dev, d
+
+
+def with_factory_device(cls: type) -> None:
+    """Make ``device=`` of a hookgrad module's constructor the factories' default device while
+    the constructor runs (``nn.Linear(2, 3, device="meta")``).
+
+    PyTorch's modules pass their ``factory_kwargs`` to every ``torch.empty`` they call; running
+    the constructor under ``with device(...)`` does the same for all of hookgrad's modules at
+    once, initialisation included, without threading ``device`` through each of them.
+    """
+    init = cls.__dict__.get("__init__")
+    if init is None or not cls.__module__.startswith("hookgrad.") or getattr(
+            init, "_factory_device", False):
+        return
+    try:
+        params = list(inspect.signature(init).parameters.values())
+    except (TypeError, ValueError):  # pragma: no cover - no signature to read
+        return
+    names = [p.name for p in params]
+    if "device" not in names:
+        return
+    kind = params[names.index("device")].kind
+    # where ``device`` sits among the positional arguments after ``self`` (None: keyword only)
+    at = names.index("device") - 1 if kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else None
+    cls.__init__ = _under_device(init, at)  # type: ignore[misc]
+
+
+def _under_device(init: Callable[..., None], at: int | None) -> Callable[..., None]:
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        dev = kwargs.get("device")
+        if dev is None and at is not None and len(args) > at:
+            dev = args[at]
+        if dev is None:
+            init(self, *args, **kwargs)
+            return
+        with _device_arg(dev):
+            init(self, *args, **kwargs)
+    __init__._factory_device = True  # type: ignore[attr-defined]
+    return __init__

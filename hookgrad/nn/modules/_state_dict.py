@@ -120,6 +120,12 @@ def _copy_entry(module: Any, name: str, param: Tensor, key: str, input_param: An
             f"checkpoint, the shape in current model is {param.shape}."
         )
         return
+    if param.is_meta and not input_param.is_meta and not assign:
+        warnings.warn(
+            f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+            "parameter in the current model, which is a no-op. (Did you mean to pass "
+            "`assign=True` to assign items in the state dictionary to their corresponding key "
+            "in the module instead of copying them in place?)", stacklevel=4)
     try:
         with no_grad():
             if assign:

@@ -128,6 +128,12 @@ class Module:
     call_super_init: bool = False
     training: bool
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from hookgrad.nn.modules._conversion import with_factory_device
+
+        with_factory_device(cls)  # ``Linear(..., device="meta")``: see its docstring
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if self.call_super_init is False and bool(kwargs):
             raise TypeError(

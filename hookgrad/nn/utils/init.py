@@ -11,8 +11,8 @@ __all__ = ["skip_init"]
 def skip_init(module_cls: type, *args: Any, **kwargs: Any) -> Any:
     """Build a module whose parameters need not be initialised.
 
-    PyTorch builds it on the meta device and allocates uninitialised storage; hookgrad builds it
-    normally (initialised values are one valid content of uninitialised memory).
+    Built on the meta device (no initialisation runs, no random numbers are drawn), then given
+    uninitialised storage on the device asked for (``to_empty``), as PyTorch does.
 
     Mirrors: ``torch.nn.utils.skip_init``.
     """
@@ -20,8 +20,9 @@ def skip_init(module_cls: type, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    kwargs.pop("device", None)
-    return module_cls(*args, **kwargs)
+    final_device = kwargs.pop("device", "cpu")
+    kwargs["device"] = "meta"
+    return module_cls(*args, **kwargs).to_empty(device=final_device)
 
 
 def _module_base() -> type:
