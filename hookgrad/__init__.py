@@ -222,3 +222,19 @@ from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, to
 from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts; transforms need complex)
 
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)
+
+# --- subsystem stand-ins and small runtime names (issue 21, docs/census.md "Stand-ins") -------
+from hookgrad import cpu, functional, hub, mps, mtia, storage, torch_version, xpu  # noqa: E402,F401
+from hookgrad._stream import Event, Stream  # noqa: E402
+from hookgrad._sym_eager import *  # noqa: E402,F403  (sym_int, ..., fork, wait, while_loop)
+from hookgrad._runtime_extras import *  # noqa: E402,F403
+from hookgrad._function_mode import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
+from hookgrad.cuda import OutOfMemoryError  # noqa: E402  (torch.OutOfMemoryError)
+from hookgrad.amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp's)
+from hookgrad.jit import ScriptFunction  # noqa: E402  (torch.ScriptFunction)
+from hookgrad import _device_moves, _unsupported  # noqa: E402
+
+legacy_contiguous_format = contiguous_format  # PyTorch keeps the old name for the same object
+__version__ = torch_version.TorchVersion(__version__)
+_device_moves.install()
+_unsupported.install()
