@@ -103,6 +103,7 @@ def _module(owner: str, name: str, group: Group) -> types.ModuleType:
     mod = _StandInModule(path, f"Unsupported in hookgrad: ``{_torch_path(path)}``. "
                                 "Mirrors its import path only; its entry points raise.")
     setattr(mod, MARK, group.message.format(name=_torch_path(path)))
+    mod.__path__ = []  # a package: its stand-in submodules import; nothing is searched for
     if group.open:
         mod._open_group = group
     sys.modules[path] = mod
@@ -152,9 +153,11 @@ def install(groups: tuple[Group, ...] = GROUPS) -> None:
     for group in groups:
         owner = _resolve(group.owner)
         for name in group.names.split():
-            if name in getattr(owner, "__dict__", {}) or (group.kind != "method"
-                                                          and hasattr(owner, name)):
-                continue  # a real implementation (or an earlier row) wins
+            # a real implementation (or an earlier row) wins; an open stand-in module answers
+            # every name, so only what is really set on it counts there
+            inherited = not isinstance(owner, _StandInModule) and group.kind != "method"
+            if name in getattr(owner, "__dict__", {}) or (inherited and hasattr(owner, name)):
+                continue
             obj = make(group.owner, name, group)
             setattr(owner, name, obj)
             _MADE.append((group.owner, name, obj))

@@ -117,6 +117,14 @@ GROUPS: tuple[Group, ...] = (
     # --- quantization (torch.ao imports but raises; these are its other entry points) -------
     Group("hookgrad.nn", "module", "quantized qat intrinsic quantizable", NotImplementedError,
           _QUANT, open=True),
+    Group("hookgrad.nn.quantized", "module", "dynamic functional modules", NotImplementedError,
+          _QUANT, open=True),
+    Group("hookgrad.nn.qat", "module", "dynamic modules", NotImplementedError, _QUANT, open=True),
+    Group("hookgrad.nn.quantizable", "module", "modules", NotImplementedError, _QUANT, open=True),
+    Group("hookgrad.nn.intrinsic", "module", "modules qat quantized", NotImplementedError, _QUANT,
+          open=True),
+    Group("hookgrad.nn.intrinsic.quantized", "module", "dynamic modules", NotImplementedError,
+          _QUANT, open=True),
     Group("hookgrad", "dtype", "qint8 quint8 qint32 quint4x2 quint2x4", TypeError,
           _QUANT),
     Group("hookgrad", "function", "quantize_per_tensor quantize_per_tensor_dynamic "
