@@ -232,9 +232,11 @@ from hookgrad._function_mode import DisableTorchFunction, DisableTorchFunctionSu
 from hookgrad.cuda import OutOfMemoryError  # noqa: E402  (torch.OutOfMemoryError)
 from hookgrad.amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp's)
 from hookgrad.jit import ScriptFunction  # noqa: E402  (torch.ScriptFunction)
-from hookgrad import _device_moves, _unsupported  # noqa: E402
+from hookgrad import _device_moves, _strided_queries, _unsupported  # noqa: E402
+from hookgrad._strided_queries import dequantize  # noqa: E402
 
 legacy_contiguous_format = contiguous_format  # PyTorch keeps the old name for the same object
 __version__ = torch_version.TorchVersion(__version__)
 _device_moves.install()
+_strided_queries.install()
 _unsupported.install()

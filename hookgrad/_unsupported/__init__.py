@@ -61,6 +61,7 @@ def _function(owner: str, name: str, group: Group) -> Any:
     standin.__doc__ = (f"Unsupported in hookgrad: ``{_torch_path(owner)}.{name}`` raises "
                        f"{error.__name__}.")
     setattr(standin, MARK, message)
+    standin.__hookgrad_error__ = error
     return standin
 
 

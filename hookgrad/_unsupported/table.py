@@ -88,6 +88,17 @@ GROUPS: tuple[Group, ...] = (
           "sparse_bsr_tensor sparse_bsc_tensor sparse_compressed_tensor smm hspmm sspaddmm saddmm "
           "dsmm hsmm spmm resize_as_sparse_ ccol_indices_copy col_indices_copy crow_indices_copy "
           "indices_copy row_indices_copy values_copy", NotImplementedError, _SPARSE),
+    Group("hookgrad.Tensor", "method", "ccol_indices col_indices crow_indices row_indices "
+          "indices values coalesce is_coalesced", RuntimeError,
+          "{name} expected a sparse tensor layout but got Strided (hookgrad tensors are dense)"),
+    Group("hookgrad.Tensor", "method", "smm sspaddmm", RuntimeError,
+          "tensor.sspaddmm(...) can only be called on sparse tensors"),
+    Group("hookgrad.Tensor", "method", "sparse_mask sparse_resize_ sparse_resize_and_clear_ "
+          "resize_as_sparse_", NotImplementedError,
+          "Could not run {name} with arguments from the 'CPU' backend (no sparse tensors)."),
+    Group("hookgrad.Tensor", "method", "to_sparse to_sparse_coo to_sparse_csr to_sparse_csc "
+          "to_sparse_bsr to_sparse_bsc", NotImplementedError, _SPARSE),
+    Group("hookgrad.optim", "class", "SparseAdam", NotImplementedError, _SPARSE),
     # --- other accelerators on tensors (PyTorch's CPU build fails the same way) -------------
     Group("hookgrad.Tensor", "method", "xpu", AssertionError, _XPU),
     Group("hookgrad.Tensor", "method", "mtia", AssertionError, _MTIA_ASSERT),
