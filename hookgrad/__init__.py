@@ -235,8 +235,12 @@ from hookgrad.jit import ScriptFunction  # noqa: E402  (torch.ScriptFunction)
 from hookgrad import _device_moves, _strided_queries, _unsupported  # noqa: E402
 from hookgrad._strided_queries import dequantize  # noqa: E402
 
+_C.ScriptFunction = ScriptFunction  # torch._C.ScriptFunction is torch.jit.ScriptFunction
 legacy_contiguous_format = contiguous_format  # PyTorch keeps the old name for the same object
 __version__ = torch_version.TorchVersion(__version__)
+from hookgrad.backends import cuda_more as _cuda_more  # noqa: E402
+
+_cuda_more.install()
 _device_moves.install()
 _strided_queries.install()
 _unsupported.install()

@@ -3,11 +3,13 @@
 Mirrors: ``torch.set_default_tensor_type``, ``torch.set_anomaly_enabled``,
 ``torch.is_distributed``, ``torch.from_file``, ``torch.get_device_module``,
 ``torch.AcceleratorError``, ``torch.FatalError``, ``torch.classproperty``,
-``torch.get_file_path`` and the loader constants of a CPU build.
+``torch.get_file_path``, ``torch.cudnn_is_acceptable``, ``torch.AggregationType``
+(``SUM``/``AVG``), ``torch.PRIVATE_OPS`` and the loader constants of a CPU build.
 """
 
 from __future__ import annotations
 
+import enum
 import importlib
 import os
 import sys
@@ -21,8 +23,9 @@ from hookgrad._tensor import Tensor
 from hookgrad.autograd.anomaly_mode import _set as _set_anomaly
 
 __all__ = ["set_default_tensor_type", "set_anomaly_enabled", "is_distributed", "from_file",
-           "get_device_module", "AcceleratorError", "FatalError", "classproperty",
-           "get_file_path", "USE_GLOBAL_DEPS", "USE_RTLD_GLOBAL_WITH_LIBTORCH"]
+           "get_device_module", "AcceleratorError", "FatalError", "JITException", "classproperty",
+           "get_file_path", "USE_GLOBAL_DEPS", "USE_RTLD_GLOBAL_WITH_LIBTORCH",
+           "cudnn_is_acceptable", "AggregationType", "SUM", "AVG", "PRIVATE_OPS"]
 
 USE_GLOBAL_DEPS = True  # PyTorch's loader flags, as a default build sets them
 USE_RTLD_GLOBAL_WITH_LIBTORCH = False
@@ -30,6 +33,10 @@ USE_RTLD_GLOBAL_WITH_LIBTORCH = False
 
 class AcceleratorError(RuntimeError):
     """An accelerator runtime failure. Mirrors: ``torch.AcceleratorError``."""
+
+
+class JITException(Exception):
+    """An error raised by TorchScript code. Mirrors: ``torch.JITException`` (``torch.jit.Error``)."""
 
 
 class FatalError(Exception):
@@ -140,3 +147,19 @@ def get_file_path(*path_components: str) -> str:
     """A path under the directory holding the package. Mirrors: ``torch.get_file_path``."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return os.path.join(root, *path_components)
+
+
+def cudnn_is_acceptable(tensor: Tensor) -> bool:
+    """False: cuDNN never runs on a CPU build. Mirrors: ``torch.cudnn_is_acceptable``."""
+    return False
+
+
+class AggregationType(enum.IntEnum):
+    """How a TorchScript benchmark aggregates. Mirrors: ``torch.AggregationType``."""
+
+    SUM = 0
+    AVG = 1
+
+
+SUM, AVG = AggregationType.SUM, AggregationType.AVG
+PRIVATE_OPS = ("unique_dim",)  # PyTorch's tuple of ATen ops kept out of the public namespace

@@ -18,6 +18,7 @@ Kinds of rows (`make`):
   ``open`` modules answer every public attribute with a raising class (the quantized ``nn``
   namespaces, whose class lists PyTorch keeps growing), closed ones hold only their rows.
 - ``layout``: a ``torch.layout`` value no hookgrad tensor can have.
+- ``constant``: a named value of a stand-in type (``torch.per_tensor_affine`` of ``qscheme``).
 - ``dtype``: a ``torch.dtype`` value; a tensor of it cannot be made (TypeError, as complex64).
 """
 
@@ -129,8 +130,30 @@ def _dtype(owner: str, name: str, group: Group) -> Any:
     return marked(name, np.uint8, category, name.capitalize() + "Tensor")
 
 
+_CONSTANT_TYPES: dict[tuple[str, str], type] = {}
+
+
+def _constant(owner: str, name: str, group: Group) -> Any:
+    """A named value of the stand-in type ``group.typename`` (``torch.per_tensor_affine`` of
+    ``torch.qscheme``); the type is set on the owner too unless it has a real one."""
+    key = (owner, group.typename)
+    if key not in _CONSTANT_TYPES:
+        _CONSTANT_TYPES[key] = type(group.typename, (), {
+            "__slots__": ("name",), "__module__": _torch_path(owner),
+            "__repr__": lambda self: f"torch.{self.name}",
+            "__reduce__": lambda self: self.name,
+            MARK: group.message.format(name=f"{_torch_path(owner)}.{group.typename}"),
+            "__doc__": f"Unsupported in hookgrad: the ``torch.{group.typename}`` values."})
+        holder = _resolve(owner)
+        if not hasattr(holder, group.typename):
+            setattr(holder, group.typename, _CONSTANT_TYPES[key])
+    value = object.__new__(_CONSTANT_TYPES[key])
+    value.name = name
+    return value
+
+
 _MAKERS = {"function": _function, "method": _function, "class": _class, "module": _module,
-           "layout": _layout, "dtype": _dtype}
+           "layout": _layout, "dtype": _dtype, "constant": _constant}
 
 
 def make(owner: str, name: str, group: Group) -> Any:

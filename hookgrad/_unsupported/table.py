@@ -17,11 +17,12 @@ class Group:
     """Stand-ins of one kind, for one reason, on one owner."""
 
     owner: str
-    kind: str  # function | method | class | module | layout | dtype
+    kind: str  # function | method | class | module | layout | dtype | constant
     names: str
     error: type
     message: str
     open: bool = False  # module kind: any public attribute is a raising class
+    typename: str = ""  # constant kind: the name of the values' type
 
 
 _SPARSE = ("hookgrad does not implement {name}: sparse layouts are unsupported "
@@ -45,6 +46,7 @@ _MTIA = "Cannot execute {name}() without MTIA backend."
 _MPS = "Cannot execute {name}() without MPS backend."
 _DTYPE = ("hookgrad does not implement {name}: sub-byte and bit dtypes have no NumPy storage "
           "(tensors of it cannot be made)")
+_ONEDNN = "hookgrad does not implement {name}: oneDNN (mkldnn) kernels and tensors"
 _SYM = "hookgrad does not implement {name}: symbolic shapes exist only under torch.compile"
 
 GROUPS: tuple[Group, ...] = (
@@ -125,6 +127,8 @@ GROUPS: tuple[Group, ...] = (
     Group("hookgrad.mps", "class", "Event", RuntimeError, _MPS),
     Group("hookgrad.backends.mps", "function", "is_macos13_or_newer is_macos_or_newer",
           RuntimeError, _MPS),
+    Group("hookgrad.backends.mps", "function", "get_core_count get_name", AttributeError,
+          "module 'torch._C' has no attribute for {name} (PyTorch built without MPS)"),
     # --- quantization (torch.ao imports but raises; these are its other entry points) -------
     Group("hookgrad.nn", "module", "quantized qat intrinsic quantizable", NotImplementedError,
           _QUANT, open=True),
@@ -148,7 +152,33 @@ GROUPS: tuple[Group, ...] = (
           "quantized_rnn_tanh_cell", NotImplementedError, _QUANT),
     Group("hookgrad.Tensor", "method", "int_repr q_scale q_zero_point q_per_channel_scales "
           "q_per_channel_zero_points q_per_channel_axis qscheme", NotImplementedError, _QUANT),
-    Group("hookgrad", "class", "qscheme", NotImplementedError, _QUANT),
+    Group("hookgrad", "constant", "per_tensor_affine per_channel_affine per_tensor_symmetric "
+          "per_channel_symmetric per_channel_affine_float_qparams", NotImplementedError, _QUANT,
+          typename="qscheme"),
+    Group("hookgrad", "class", "QInt8Storage QUInt8Storage QInt32Storage QUInt4x2Storage "
+          "QUInt2x4Storage", NotImplementedError, _QUANT),
+    Group("hookgrad", "function", "fbgemm_linear_fp16_weight "
+          "fbgemm_linear_fp16_weight_fp32_activation fbgemm_linear_int8_weight "
+          "fbgemm_linear_int8_weight_fp32_activation fbgemm_linear_quantize_weight "
+          "fbgemm_pack_gemm_matrix_fp16 fbgemm_pack_quantized_matrix", NotImplementedError,
+          _QUANT),
+    # --- vendor kernels (cuDNN/MIOpen fail on PyTorch's CPU build too; oneDNN ones would run) --
+    Group("hookgrad", "function", "cudnn_affine_grid_generator cudnn_batch_norm "
+          "cudnn_convolution cudnn_convolution_add_relu cudnn_convolution_relu "
+          "cudnn_convolution_transpose cudnn_grid_sampler miopen_batch_norm miopen_convolution "
+          "miopen_convolution_add_relu miopen_convolution_relu miopen_convolution_transpose "
+          "miopen_ctc_loss miopen_depthwise_convolution miopen_rnn", NotImplementedError,
+          "Could not run {name} with arguments from the 'CPU' backend."),
+    Group("hookgrad", "function", "mkldnn_adaptive_avg_pool2d mkldnn_convolution "
+          "mkldnn_linear_backward_weights mkldnn_max_pool2d mkldnn_max_pool3d",
+          NotImplementedError, _ONEDNN),
+    Group("hookgrad.Tensor", "method", "to_mkldnn", NotImplementedError, _ONEDNN),
+    # --- legacy per-dtype storage classes: names for isinstance checks and annotations ------
+    Group("hookgrad", "class", "FloatStorage DoubleStorage HalfStorage BFloat16Storage "
+          "LongStorage IntStorage ShortStorage CharStorage ByteStorage BoolStorage "
+          "ComplexFloatStorage ComplexDoubleStorage", NotImplementedError,
+          "hookgrad does not implement {name}: the legacy per-dtype storages (use "
+          "torch.TypedStorage / torch.UntypedStorage)"),
     # --- sub-byte / bit dtypes: dtype objects whose tensors cannot be made ------------------
     Group("hookgrad", "dtype", "bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 int1 "
           "int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7",
@@ -165,6 +195,14 @@ GROUPS: tuple[Group, ...] = (
           "ScriptDict ScriptList ScriptMethod ScriptObject StreamObjType "
           "StringType SymBoolType SymIntType TensorType TupleType Type UnionType",
           NotImplementedError, _JIT),
+    Group("hookgrad", "class", "Block BenchmarkConfig BenchmarkExecutionStats DeepCopyMemoTable "
+          "DeserializationStorageContext DispatchKey DispatchKeySet ExcludeDispatchKeyGuard "
+          "ExecutionPlan Gradient GraphExecutorState IODescriptor LockingLogger LoggerBase Node "
+          "NoopLogger OperatorInfo PyTorchFileWriter ScriptClassFunction ScriptDictIterator "
+          "ScriptDictKeyIterator ScriptListIterator ScriptModuleSerializer ScriptObjectProperty "
+          "SerializationStorageContext StaticModule Tag ThroughputBenchmark TracingState Use "
+          "Value", NotImplementedError, _JIT),
+    Group("hookgrad", "module", "classes", NotImplementedError, _JIT),
     Group("hookgrad", "function", "import_ir_module import_ir_module_from_buffer parse_ir "
           "parse_schema parse_type_comment merge_type_from_type_comment unify_type_list",
           NotImplementedError, _JIT),

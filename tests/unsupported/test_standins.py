@@ -32,6 +32,9 @@ def test_every_standin_raises_when_used(index):
         with pytest.raises(TypeError):
             hookgrad.zeros(1, dtype=obj)
         return
+    if type(obj).__name__ == "qscheme":  # a named value: nothing to call, nothing accepts it
+        assert repr(obj) == f"torch.{name}" and not callable(obj)
+        return
     if isinstance(obj, hookgrad.layout):
         assert repr(obj) == f"torch.{name}" and obj is not hookgrad.strided
         return
@@ -74,6 +77,23 @@ def test_standin_classes_name_types_and_subclass_but_have_no_instances():
     lambda L: L.ones(2).coalesce(), lambda L: L.ones(2, 2).smm(L.ones(2, 2)),
     lambda L: L.ones(2).sparse_mask(L.ones(2)), lambda L: L.ones(2).to_dense().tolist(),
     lambda L: str(L.ones(2).to_dense(dtype=L.float64).dtype), lambda L: L.dequantize([L.ones(1)]),
+    lambda L: repr(L.per_tensor_affine), lambda L: L.cudnn_is_acceptable(L.ones(1)),
+    lambda L: (int(L.AVG), int(L.SUM), L.AggregationType.AVG.name), lambda L: L.PRIVATE_OPS,
+    lambda L: issubclass(L.JITException, Exception), lambda L: L.backends.mps.get_core_count(),
+    lambda L: L.cudnn_convolution(L.ones(1, 1, 3, 3), L.ones(1, 1, 3, 3), (0, 0), (1, 1),
+                                  (1, 1), 1, False, False, False),
+    lambda L: L.backends.cuda.can_use_flash_attention(
+        L.backends.cuda.SDPAParams(L.ones(1), L.ones(1), L.ones(1), None, 0.0, False, False)),
+    lambda L: L.backends.cuda.can_use_efficient_attention(
+        L.backends.cuda.SDPAParams(L.ones(1), L.ones(1), L.ones(1), None, 0.0, False, False)),
+    lambda L: L.backends.cuda.can_use_cudnn_attention(1),
+    lambda L: L.backends.cuda.cufft_plan_cache[0], lambda L: L.backends.cuda.cufft_plan_cache["cuda:1"],
+    lambda L: L.backends.cuda.cufft_plan_cache.max_size,
+    lambda L: L.backends.cuda.cuBLASModule().allow_tf32,
+    lambda L: L.backends.cuda.cuBLASModule().unknown_flag,
+    lambda L: L.backends.cuda.cuFFTPlanCache(0).size,
+    lambda L: L.backends.cuda.cuFFTPlanCache(0).clear(),
+    lambda L: L._C.ScriptFunction is L.jit.ScriptFunction,
 ])
 def test_device_answers_match_pytorch_cpu_build(torch, call):
     got, want = err(lambda: call(hookgrad)), err(lambda: call(torch))
