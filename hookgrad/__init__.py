@@ -236,6 +236,9 @@ from hookgrad import _device_moves, _strided_queries, _unsupported  # noqa: E402
 from hookgrad._strided_queries import dequantize  # noqa: E402
 
 _C.ScriptFunction = ScriptFunction  # torch._C.ScriptFunction is torch.jit.ScriptFunction
+for _name in ("fork", "wait"):  # torch.jit.fork/wait run eagerly outside TorchScript
+    if not hasattr(jit, _name):
+        setattr(jit, _name, globals()[_name])
 legacy_contiguous_format = contiguous_format  # PyTorch keeps the old name for the same object
 __version__ = torch_version.TorchVersion(__version__)
 from hookgrad.backends import cuda_more as _cuda_more  # noqa: E402
@@ -244,3 +247,5 @@ _cuda_more.install()
 _device_moves.install()
 _strided_queries.install()
 _unsupported.install()
+_strided_queries.install_storage_type()
+Storage = FloatStorage  # noqa: F821 - PyTorch's torch.Storage is torch.FloatStorage (a stand-in)

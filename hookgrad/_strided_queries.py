@@ -1,7 +1,7 @@
 """Sparse and quantized queries whose answer for a dense, strided tensor is defined.
 
 Mirrors: ``torch.Tensor.to_dense``, ``dense_dim``, ``sparse_dim``, ``is_sparse_csr``,
-``dequantize`` and ``torch.dequantize``. Every hookgrad tensor is dense, strided and not
+``dequantize``, ``storage_type`` and ``torch.dequantize``. Every hookgrad tensor is dense, strided and not
 quantized, so each answers as PyTorch does for such a tensor: ``to_dense`` and ``dequantize``
 return the tensor itself, a dense tensor has ``ndim`` dense and 0 sparse dimensions. The
 entry points that need a sparse or quantized tensor are stand-ins (`hookgrad._unsupported`).
@@ -9,6 +9,7 @@ entry points that need a sparse or quantized tensor are stand-ins (`hookgrad._un
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from hookgrad._tensor import Tensor
@@ -57,3 +58,15 @@ def install() -> None:
     if not hasattr(Tensor, "is_sparse_csr"):
         Tensor.is_sparse_csr = property(lambda self: False,  # type: ignore[attr-defined]
                                         doc="Always False. Mirrors: ``Tensor.is_sparse_csr``.")
+
+
+def _storage_type(self: Tensor) -> Any:
+    """The legacy storage class of the dtype (``torch.FloatStorage`` for float32; a stand-in
+    class in hookgrad). Mirrors: ``torch.Tensor.storage_type``."""
+    return getattr(sys.modules["hookgrad"], self.dtype.legacy_name.replace("Tensor", "Storage"))
+
+
+def install_storage_type() -> None:
+    """Set ``Tensor.storage_type`` (after the stand-in storage classes exist)."""
+    if not hasattr(Tensor, "storage_type"):
+        Tensor.storage_type = _storage_type  # type: ignore[attr-defined]

@@ -176,7 +176,7 @@ GROUPS: tuple[Group, ...] = (
     # --- legacy per-dtype storage classes: names for isinstance checks and annotations ------
     Group("hookgrad", "class", "FloatStorage DoubleStorage HalfStorage BFloat16Storage "
           "LongStorage IntStorage ShortStorage CharStorage ByteStorage BoolStorage "
-          "ComplexFloatStorage ComplexDoubleStorage", NotImplementedError,
+          "ComplexFloatStorage ComplexDoubleStorage StorageBase", NotImplementedError,
           "hookgrad does not implement {name}: the legacy per-dtype storages (use "
           "torch.TypedStorage / torch.UntypedStorage)"),
     # --- sub-byte / bit dtypes: dtype objects whose tensors cannot be made ------------------
@@ -203,6 +203,18 @@ GROUPS: tuple[Group, ...] = (
           "SerializationStorageContext StaticModule Tag ThroughputBenchmark TracingState Use "
           "Value", NotImplementedError, _JIT),
     Group("hookgrad", "module", "classes", NotImplementedError, _JIT),
+    # --- profiler back ends of other vendors, python-native DSL kernel switches ------------
+    Group("hookgrad.autograd.profiler", "class", "emit_itt", NotImplementedError,
+          "hookgrad does not implement {name}: Intel ITT (VTune) ranges; use torch.profiler"),
+    Group("hookgrad.autograd.profiler", "function", "load_nvprof parse_nvprof_trace",
+          NotImplementedError, "hookgrad does not implement {name}: reading nvprof traces"),
+    Group("hookgrad.backends", "module", "python_native", NotImplementedError,
+          "hookgrad does not implement {name}: PyTorch's Triton/CuTe DSL kernel overrides"),
+    Group("hookgrad.backends.python_native", "function", "all_dsls available_dsls "
+          "disable_dispatch_keys disable_operations enable_dispatch_keys enable_operations "
+          "get_dsl_operations is_dsl_disabled is_operation_disabled operations_disabled",
+          NotImplementedError,
+          "hookgrad does not implement {name}: PyTorch's Triton/CuTe DSL kernel overrides"),
     Group("hookgrad", "function", "import_ir_module import_ir_module_from_buffer parse_ir "
           "parse_schema parse_type_comment merge_type_from_type_comment unify_type_list",
           NotImplementedError, _JIT),
