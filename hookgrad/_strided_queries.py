@@ -10,7 +10,10 @@ entry points that need a sparse or quantized tensor are stand-ins (`hookgrad._un
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any
+
+from hookgrad import _storage
 
 from hookgrad._tensor import Tensor
 
@@ -63,6 +66,9 @@ def install() -> None:
 def _storage_type(self: Tensor) -> Any:
     """The legacy storage class of the dtype (``torch.FloatStorage`` for float32; a stand-in
     class in hookgrad). Mirrors: ``torch.Tensor.storage_type``."""
+    if not _storage._TYPED_WARNED[0]:  # PyTorch's once-per-process TypedStorage warning
+        warnings.warn(_storage._TYPED_MSG, UserWarning, stacklevel=2)
+        _storage._TYPED_WARNED[0] = True
     return getattr(sys.modules["hookgrad"], self.dtype.legacy_name.replace("Tensor", "Storage"))
 
 
