@@ -131,3 +131,15 @@ def test_census_counts_standins_as_not_implemented():
     assert implemented(rows) < coverage(rows)
     torch_row = next(r for r in rows if r.namespace == "torch")
     assert "xpu" not in torch_row.standin and "sparse" in torch_row.standin
+
+
+def test_standin_modules_import_under_the_torch_alias():
+    from hookgrad.testing._as_torch import as_torch
+    with as_torch():
+        import torch.nn.quantized.dynamic as nnqd  # noqa: F401 - import statements tools use
+        import torch.sparse
+        from torch.hub import load_state_dict_from_url  # noqa: F401
+        from torch.torch_version import TorchVersion
+        assert torch.sparse is hookgrad.sparse and isinstance(torch.__version__, TorchVersion)
+        with pytest.raises(NotImplementedError):
+            torch.sparse.mm(torch.ones(1, 1), torch.ones(1, 1))
