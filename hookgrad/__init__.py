@@ -224,7 +224,7 @@ from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts;
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)
 
 # --- subsystem stand-ins and small runtime names (issue 21, docs/census.md "Stand-ins") -------
-from hookgrad import cpu, functional, hub, mps, mtia, storage, torch_version, xpu  # noqa: E402,F401
+from hookgrad import cpu, functional, hub, library, mps, mtia, storage, torch_version, xpu  # noqa: E402,F401,E501
 from hookgrad._stream import Event, Stream  # noqa: E402
 from hookgrad._sym_eager import *  # noqa: E402,F403  (sym_int, ..., fork, wait, while_loop)
 from hookgrad._runtime_extras import *  # noqa: E402,F403

@@ -78,11 +78,10 @@ GROUPS: tuple[Group, ...] = (
           "unregister_event_handler", NotImplementedError, _MONITOR),
     Group("hookgrad.monitor", "class", "Aggregation Event EventHandlerHandle Stat "
           "TensorboardEventHandler data_value_t", NotImplementedError, _MONITOR),
-    Group("hookgrad.library", "class", "Library CustomOpDef", NotImplementedError, _LIBRARY),
-    Group("hookgrad.library", "function", "custom_op define impl impl_abstract register_fake "
-          "register_autograd register_kernel register_autocast register_torch_dispatch "
-          "register_vmap opcheck get_ctx get_kernel infer_schema fallthrough_kernel triton_op "
-          "wrap_triton", NotImplementedError, _LIBRARY),
+    Group("hookgrad.library", "class", "Library", NotImplementedError, _LIBRARY),
+    Group("hookgrad.library", "function", "define impl impl_abstract register_autocast "
+          "register_torch_dispatch register_vmap opcheck get_ctx get_kernel infer_schema "
+          "fallthrough_kernel triton_op wrap_triton", NotImplementedError, _LIBRARY),
     # --- sparse and jagged layouts and constructors (torch.*) -------------------------------
     Group("hookgrad", "layout", "sparse_coo sparse_csr sparse_csc sparse_bsr sparse_bsc jagged",
           NotImplementedError, _SPARSE),
