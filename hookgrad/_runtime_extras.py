@@ -36,7 +36,10 @@ class AcceleratorError(RuntimeError):
 
 
 class JITException(Exception):
-    """An error raised by TorchScript code. Mirrors: ``torch.JITException`` (``torch.jit.Error``)."""
+    """An error raised by TorchScript code.
+
+    Mirrors: ``torch.JITException`` (``torch.jit.Error``).
+    """
 
 
 class FatalError(Exception):

@@ -1,10 +1,11 @@
 """Sparse and quantized queries whose answer for a dense, strided tensor is defined.
 
 Mirrors: ``torch.Tensor.to_dense``, ``dense_dim``, ``sparse_dim``, ``is_sparse_csr``,
-``dequantize``, ``storage_type`` and ``torch.dequantize``. Every hookgrad tensor is dense, strided and not
-quantized, so each answers as PyTorch does for such a tensor: ``to_dense`` and ``dequantize``
-return the tensor itself, a dense tensor has ``ndim`` dense and 0 sparse dimensions. The
-entry points that need a sparse or quantized tensor are stand-ins (`hookgrad._unsupported`).
+``dequantize``, ``storage_type`` and ``torch.dequantize``. Every hookgrad tensor is dense,
+strided and not quantized, so each answers as PyTorch does for such a tensor: ``to_dense`` and
+``dequantize`` return the tensor itself, a dense tensor has ``ndim`` dense and 0 sparse
+dimensions. The entry points that need a sparse or quantized tensor are stand-ins
+(`hookgrad._unsupported`).
 """
 
 from __future__ import annotations

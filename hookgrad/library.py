@@ -26,7 +26,10 @@ _OPS: dict[str, CustomOpDef] = {}
 
 
 class CustomOpDef:
-    """A custom operator: call it like its kernel. Mirrors: ``torch._library.custom_ops.CustomOpDef``."""
+    """A custom operator: call it like its kernel.
+
+    Mirrors: ``torch._library.custom_ops.CustomOpDef``.
+    """
 
     def __init__(self, namespace: str, name: str, fn: Callable, mutates_args: Any) -> None:
         self._namespace, self._name = namespace, name

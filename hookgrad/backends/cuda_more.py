@@ -5,8 +5,8 @@ Mirrors: ``torch.backends.cuda.SDPAParams``, ``can_use_flash_attention``,
 ``can_use_efficient_attention``, ``can_use_cudnn_attention`` (always False: no CUDA kernel can
 run), ``cuFFTPlanCache``, ``cuFFTPlanCacheManager``, ``cuFFTPlanCacheAttrContextProp``,
 ``cufft_plan_cache`` (no CUDA device: indexing raises PyTorch's RuntimeError, reading a setting
-of the current device its AssertionError, a cache's settings its RuntimeError) and ``cuBLASModule`` (reads and writes the flags of
-``backends.cuda.matmul``).
+of the current device its AssertionError, a cache's settings its RuntimeError) and
+``cuBLASModule`` (reads and writes the flags of ``backends.cuda.matmul``).
 """
 
 from __future__ import annotations
@@ -117,7 +117,10 @@ _CUBLAS = {"allow_tf32": "allow_tf32",
 
 
 class cuBLASModule:  # noqa: N801 - torch's name
-    """The ``backends.cuda.matmul`` settings object. Mirrors: ``torch.backends.cuda.cuBLASModule``."""
+    """The ``backends.cuda.matmul`` settings object.
+
+    Mirrors: ``torch.backends.cuda.cuBLASModule``.
+    """
 
     def __getattr__(self, name: str) -> Any:
         if name in _CUBLAS:

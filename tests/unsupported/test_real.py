@@ -35,7 +35,8 @@ def test_torch_version_compares_as_pytorch(torch, left):
     others = VERSIONS + [(2, 1), (2, 13, 0), (1,), [2, 0]]
     for right in others:
         for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
-            assert getattr(Got(left), op)(right) == getattr(Want(left), op)(right), (left, op, right)
+            want = getattr(Want(left), op)(right)
+            assert getattr(Got(left), op)(right) == want, (left, op, right)
     assert hash(Got(left)) == hash(left) and str(Got(left)) == left
 
 
@@ -52,7 +53,8 @@ def test_version_is_a_torch_version(torch):
     lambda L: L.sym_not(0), lambda L: L.sym_not(1), lambda L: L.sym_ite(False, "a", "b"),
     lambda L: L.sym_ite(1, "a", "b"), lambda L: L.sym_sqrt(2), lambda L: L.sym_sum([1, 2.0]),
     lambda L: L.sym_sum([]), lambda L: L.sym_fresh_size(5), lambda L: L.sym_int(L.tensor(2.5)),
-    lambda L: L.sym_constrain_range(3, min=0, max=5), lambda L: L.sym_constrain_range(10, min=0, max=5),
+    lambda L: L.sym_constrain_range(3, min=0, max=5),
+    lambda L: L.sym_constrain_range(10, min=0, max=5),
     lambda L: L.sym_constrain_range_for_size(-1), lambda L: L.sym_constrain_range_for_size(4),
     lambda L: type(L.sym_max(2, 3.0)).__name__, lambda L: type(L.sym_int(3.9)).__name__,
 ])
@@ -88,21 +90,35 @@ def test_disable_torch_function_silences_modes(torch):
     lambda L: repr(L.Stream()), lambda L: L.Stream().query(), lambda L: L.Stream().synchronize(),
     lambda L: L.Stream() == L.Stream(), lambda L: L.Stream().device_index,
     lambda L: L.Stream().wait_stream(L.Stream()), lambda L: L.Stream().record_event(),
-    lambda L: L.Stream("cuda"), lambda L: repr(L.Event()), lambda L: repr(L.Event(enable_timing=True)),
-    lambda L: L.Event().record(), lambda L: L.Event().query(), lambda L: L.Event().elapsed_time(L.Event()),
-    lambda L: L.cpu.is_available(), lambda L: L.cpu.device_count(), lambda L: L.cpu.current_device(),
-    lambda L: L.cpu.synchronize(), lambda L: L.cpu.is_initialized(), lambda L: L.cpu.set_device("cpu"),
+    lambda L: L.Stream("cuda"),
+    lambda L: repr(L.Event()),
+    lambda L: repr(L.Event(enable_timing=True)),
+    lambda L: L.Event().record(),
+    lambda L: L.Event().query(),
+    lambda L: L.Event().elapsed_time(L.Event()),
+    lambda L: L.cpu.is_available(),
+    lambda L: L.cpu.device_count(),
+    lambda L: L.cpu.current_device(),
+    lambda L: L.cpu.synchronize(),
+    lambda L: L.cpu.is_initialized(),
+    lambda L: L.cpu.set_device("cpu"),
     lambda L: L.cpu.current_stream() is L.cpu.current_stream(), lambda L: L.cpu.Event().record(),
     lambda L: L.cpu.Event().query(), lambda L: L.cpu.Stream().record_event(),
     lambda L: L.get_device_module("cpu").__name__.split(".")[-1],
     lambda L: L.get_device_module().__name__.split(".")[-1],
     lambda L: L.get_device_module(L.device("cuda")).__name__.split(".")[-1],
-    lambda L: L.get_device_module("xpu").__name__.split(".")[-1], lambda L: L.get_device_module("meta"),
-    lambda L: L.get_device_module("foo"), lambda L: L.is_distributed(L.ones(1)), lambda L: L.is_distributed(3),
-    lambda L: L.legacy_contiguous_format is L.contiguous_format, lambda L: L.OutOfMemoryError is L.cuda.OutOfMemoryError,
-    lambda L: L.GradScaler is L.amp.GradScaler, lambda L: issubclass(L.AcceleratorError, RuntimeError),
+    lambda L: L.get_device_module("xpu").__name__.split(".")[-1],
+    lambda L: L.get_device_module("meta"),
+    lambda L: L.get_device_module("foo"),
+    lambda L: L.is_distributed(L.ones(1)),
+    lambda L: L.is_distributed(3),
+    lambda L: L.legacy_contiguous_format is L.contiguous_format,
+    lambda L: L.OutOfMemoryError is L.cuda.OutOfMemoryError,
+    lambda L: L.GradScaler is L.amp.GradScaler,
+    lambda L: issubclass(L.AcceleratorError, RuntimeError),
     lambda L: (L.USE_GLOBAL_DEPS, L.USE_RTLD_GLOBAL_WITH_LIBTORCH),
-    lambda L: os.path.relpath(L.get_file_path("a", "b"), os.path.dirname(os.path.dirname(L.__file__))),
+    lambda L: os.path.relpath(L.get_file_path("a", "b"),
+                              os.path.dirname(os.path.dirname(L.__file__))),
 ])
 def test_runtime_names_match(torch, call):
     _same(call, torch)
@@ -193,3 +209,10 @@ def test_classproperty(torch):
                 return cls.__name__ + "!"
         return A.name, A().name
     assert scenario(hookgrad) == scenario(torch)
+
+
+def test_functional_star_import_takes_what_exists():
+    scope: dict = {}
+    exec("from hookgrad.functional import *", scope)  # noqa: S102 - the import form tools use
+    assert scope["einsum"] is hookgrad.einsum
+    assert all(hasattr(hookgrad, n) for n in hookgrad.functional.__all__)

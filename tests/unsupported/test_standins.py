@@ -87,14 +87,16 @@ def test_standin_classes_name_types_and_subclass_but_have_no_instances():
     lambda L: L.backends.cuda.can_use_efficient_attention(
         L.backends.cuda.SDPAParams(L.ones(1), L.ones(1), L.ones(1), None, 0.0, False, False)),
     lambda L: L.backends.cuda.can_use_cudnn_attention(1),
-    lambda L: L.backends.cuda.cufft_plan_cache[0], lambda L: L.backends.cuda.cufft_plan_cache["cuda:1"],
+    lambda L: L.backends.cuda.cufft_plan_cache[0],
+    lambda L: L.backends.cuda.cufft_plan_cache["cuda:1"],
     lambda L: L.backends.cuda.cufft_plan_cache.max_size,
     lambda L: L.backends.cuda.cuBLASModule().allow_tf32,
     lambda L: L.backends.cuda.cuBLASModule().unknown_flag,
     lambda L: L.backends.cuda.cuFFTPlanCache(0).size,
     lambda L: L.backends.cuda.cuFFTPlanCache(0).clear(),
     lambda L: L._C.ScriptFunction is L.jit.ScriptFunction,
-    lambda L: L.ones(1).storage_type().__name__, lambda L: L.ones(1, dtype=L.int64).storage_type().__name__,
+    lambda L: L.ones(1).storage_type().__name__,
+    lambda L: L.ones(1, dtype=L.int64).storage_type().__name__,
     lambda L: L.Storage is L.FloatStorage, lambda L: L.jit.wait(L.jit.fork(lambda x: x + 1, 2)),
 ])
 def test_device_answers_match_pytorch_cpu_build(torch, call):
