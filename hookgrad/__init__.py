@@ -232,10 +232,12 @@ from hookgrad._function_mode import DisableTorchFunction, DisableTorchFunctionSu
 from hookgrad.cuda import OutOfMemoryError  # noqa: E402  (torch.OutOfMemoryError)
 from hookgrad.amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp's)
 from hookgrad.jit import ScriptFunction  # noqa: E402  (torch.ScriptFunction)
+from hookgrad.optim.sparse_adam import SparseAdam as _SparseAdam  # noqa: E402
 from hookgrad import _device_moves, _strided_queries, _unsupported  # noqa: E402
 from hookgrad._strided_queries import dequantize  # noqa: E402
 
 _C.ScriptFunction = ScriptFunction  # torch._C.ScriptFunction is torch.jit.ScriptFunction
+optim.SparseAdam = _SparseAdam
 for _name in ("fork", "wait"):  # torch.jit.fork/wait run eagerly outside TorchScript
     if not hasattr(jit, _name):
         setattr(jit, _name, globals()[_name])

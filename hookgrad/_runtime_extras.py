@@ -25,7 +25,9 @@ from hookgrad.autograd.anomaly_mode import _set as _set_anomaly
 __all__ = ["set_default_tensor_type", "set_anomaly_enabled", "is_distributed", "from_file",
            "get_device_module", "AcceleratorError", "FatalError", "JITException", "classproperty",
            "get_file_path", "USE_GLOBAL_DEPS", "USE_RTLD_GLOBAL_WITH_LIBTORCH",
-           "cudnn_is_acceptable", "AggregationType", "SUM", "AVG", "PRIVATE_OPS"]
+           "cudnn_is_acceptable", "AggregationType", "SUM", "AVG", "PRIVATE_OPS",
+           "prepare_multiprocessing_environment", "thread_safe_generator",
+           "profiler_allow_cudagraph_cupti_lazy_reinit_cuda12"]
 
 USE_GLOBAL_DEPS = True  # PyTorch's loader flags, as a default build sets them
 USE_RTLD_GLOBAL_WITH_LIBTORCH = False
@@ -166,3 +168,24 @@ class AggregationType(enum.IntEnum):
 
 SUM, AVG = AggregationType.SUM, AggregationType.AVG
 PRIVATE_OPS = ("unique_dim",)  # PyTorch's tuple of ATen ops kept out of the public namespace
+
+
+def prepare_multiprocessing_environment(path: str) -> None:
+    """A hook of PyTorch's internal builds; does nothing, as in the open-source build.
+
+    Mirrors: ``torch.prepare_multiprocessing_environment``.
+    """
+
+
+def thread_safe_generator() -> None:
+    """The generator of the current thread-based loader worker: None, since hookgrad's
+    ``DataLoader`` loads in the calling thread. Mirrors: ``torch.thread_safe_generator``."""
+    return None
+
+
+def profiler_allow_cudagraph_cupti_lazy_reinit_cuda12() -> bool:
+    """True, as PyTorch's open-source build answers (a CUDA profiler setting).
+
+    Mirrors: ``torch.profiler_allow_cudagraph_cupti_lazy_reinit_cuda12``.
+    """
+    return True

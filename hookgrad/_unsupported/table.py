@@ -99,7 +99,6 @@ GROUPS: tuple[Group, ...] = (
           "Could not run {name} with arguments from the 'CPU' backend (no sparse tensors)."),
     Group("hookgrad.Tensor", "method", "to_sparse to_sparse_coo to_sparse_csr to_sparse_csc "
           "to_sparse_bsr to_sparse_bsc", NotImplementedError, _SPARSE),
-    Group("hookgrad.optim", "class", "SparseAdam", NotImplementedError, _SPARSE),
     # --- other accelerators on tensors (PyTorch's CPU build fails the same way) -------------
     Group("hookgrad.Tensor", "method", "xpu", AssertionError, _XPU),
     Group("hookgrad.Tensor", "method", "mtia", AssertionError, _MTIA_ASSERT),

@@ -216,3 +216,23 @@ def test_functional_star_import_takes_what_exists():
     exec("from hookgrad.functional import *", scope)  # noqa: S102 - the import form tools use
     assert scope["einsum"] is hookgrad.einsum
     assert all(hasattr(hookgrad, n) for n in hookgrad.functional.__all__)
+
+
+def test_sparse_adam_on_dense_gradients(torch):
+    def scenario(L):
+        p = L.nn.Parameter(L.ones(2))
+        opt = L.optim.SparseAdam([p], lr=0.1)
+        before = opt.step()  # no gradient yet: nothing to do
+        p.sum().backward()
+        return before, opt.defaults, opt.state_dict()["param_groups"], err(opt.step)[0]
+    assert scenario(hookgrad) == scenario(torch)
+    for kwargs in ({"lr": -1}, {"eps": 0}, {"betas": (1.0, 0.9)}, {"betas": (0.9, 1.0)}):
+        _same(lambda L: L.optim.SparseAdam([L.nn.Parameter(L.ones(1))], **kwargs), torch)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.prepare_multiprocessing_environment("/tmp"), lambda L: L.thread_safe_generator(),
+    lambda L: L.profiler_allow_cudagraph_cupti_lazy_reinit_cuda12(),
+])
+def test_build_hooks_match(torch, call):
+    _same(call, torch)
