@@ -83,8 +83,9 @@ GROUPS: tuple[Group, ...] = (
           "register_torch_dispatch register_vmap opcheck get_ctx get_kernel infer_schema "
           "fallthrough_kernel triton_op wrap_triton", NotImplementedError, _LIBRARY),
     # --- sparse and jagged layouts and constructors (torch.*) -------------------------------
-    Group("hookgrad", "layout", "sparse_coo sparse_csr sparse_csc sparse_bsr sparse_bsc jagged",
+    Group("hookgrad", "layout", "sparse_coo sparse_csr sparse_csc sparse_bsr sparse_bsc",
           NotImplementedError, _SPARSE),
+    Group("hookgrad", "layout", "jagged", NotImplementedError, _NESTED),
     Group("hookgrad", "function", "sparse_coo_tensor sparse_csr_tensor sparse_csc_tensor "
           "sparse_bsr_tensor sparse_bsc_tensor sparse_compressed_tensor smm hspmm sspaddmm saddmm "
           "dsmm hsmm spmm resize_as_sparse_ ccol_indices_copy col_indices_copy crow_indices_copy "

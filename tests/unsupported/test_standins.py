@@ -106,6 +106,13 @@ def test_device_answers_match_pytorch_cpu_build(torch, call):
         assert call(hookgrad) == call(torch)
 
 
+def test_factories_refuse_standin_layouts():
+    for layout in (hookgrad.sparse_coo, hookgrad.sparse_csr, hookgrad.jagged):
+        with pytest.raises(NotImplementedError):
+            hookgrad.zeros(2, layout=layout)
+    assert hookgrad.ones(2, layout=hookgrad.strided).tolist() == [1.0, 1.0]
+
+
 def test_dense_tensor_is_its_own_dense_and_dequantized_form():
     t = hookgrad.ones(2, requires_grad=True)
     assert t.to_dense() is t and t.dequantize() is t and hookgrad.dequantize(t) is t
