@@ -223,3 +223,32 @@ from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts;
 from hookgrad import _subclasses  # noqa: E402,F401  (torch._subclasses is an attribute after import torch)
 
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)
+
+# --- subsystem stand-ins and small runtime names (issue 21, docs/census.md "Stand-ins") -------
+from hookgrad import cpu, functional, hub, library, mps, mtia, storage, torch_version, xpu  # noqa: E402,F401,E501
+from hookgrad._stream import Event, Stream  # noqa: E402
+from hookgrad._sym_eager import *  # noqa: E402,F403  (sym_int, ..., fork, wait, while_loop)
+from hookgrad._runtime_extras import *  # noqa: E402,F403
+from hookgrad._function_mode import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
+from hookgrad.cuda import OutOfMemoryError  # noqa: E402  (torch.OutOfMemoryError)
+from hookgrad.amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp's)
+from hookgrad.jit import ScriptFunction  # noqa: E402  (torch.ScriptFunction)
+from hookgrad.optim.sparse_adam import SparseAdam as _SparseAdam  # noqa: E402
+from hookgrad import _device_moves, _strided_queries, _unsupported  # noqa: E402
+from hookgrad._strided_queries import dequantize  # noqa: E402
+
+_C.ScriptFunction = ScriptFunction  # torch._C.ScriptFunction is torch.jit.ScriptFunction
+optim.SparseAdam = _SparseAdam
+for _name in ("fork", "wait"):  # torch.jit.fork/wait run eagerly outside TorchScript
+    if not hasattr(jit, _name):
+        setattr(jit, _name, globals()[_name])
+legacy_contiguous_format = contiguous_format  # PyTorch keeps the old name for the same object
+__version__ = torch_version.TorchVersion(__version__)
+from hookgrad.backends import cuda_more as _cuda_more  # noqa: E402
+
+_cuda_more.install()
+_device_moves.install()
+_strided_queries.install()
+_unsupported.install()
+_strided_queries.install_storage_type()
+Storage = FloatStorage  # noqa: F821 - PyTorch's torch.Storage is torch.FloatStorage (a stand-in)

@@ -117,7 +117,8 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
 def to_dtype(d: Any) -> dtype:
     """Accept a hookgrad dtype, a NumPy dtype, a Python type or a torch dtype name."""
     if isinstance(d, dtype):
-        if d.category == _COMPLEX or d in UNSUPPORTED_DTYPES:
+        # stand-in dtypes (hookgrad._unsupported: sub-byte, quantized) carry a marker
+        if d.category == _COMPLEX or d in UNSUPPORTED_DTYPES or hasattr(d, "__hookgrad_unsupported__"):
             raise TypeError(f"hookgrad: tensors of dtype {d} are not supported")
         return d
     if d is float:  # Python's float is a C double: float64 whatever the default dtype

@@ -34,7 +34,8 @@ import threading
 import types as _types
 from typing import Any
 
-__all__ = ["TorchFunctionMode", "BaseTorchFunctionMode", "_get_current_function_mode",
+__all__ = ["TorchFunctionMode", "BaseTorchFunctionMode", "DisableTorchFunction",
+           "DisableTorchFunctionSubclass", "_get_current_function_mode",
            "_get_current_function_mode_stack", "_len_torch_function_stack"]
 
 _NAMESPACES = ("hookgrad", "hookgrad.nn.functional", "hookgrad.nn.init", "hookgrad.linalg",
@@ -81,7 +82,7 @@ def _dispatching(original: Any, public: list, name: str, owner: str) -> Any:
     @functools.wraps(original)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         stack = _stack()
-        if not stack:
+        if not stack or getattr(_STATE, "disabled", 0):
             return original(*args, **kwargs)
         mode = stack.pop()
         try:
@@ -206,3 +207,39 @@ def _get_current_function_mode_stack() -> list:
 def _len_torch_function_stack() -> int:
     """How many modes are active. Mirrors: ``torch._C._len_torch_function_stack``."""
     return len(_stack())
+
+
+class DisableTorchFunction:
+    """Context manager: no mode sees the calls made in its block (this thread only).
+
+    Mirrors: ``torch._C.DisableTorchFunction`` (which also turns off subclass dispatch; hookgrad
+    tensor subclasses are never dispatched through ``__torch_function__`` anyway).
+    """
+
+    def __enter__(self) -> None:
+        _STATE.disabled = getattr(_STATE, "disabled", 0) + 1
+
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
+        _STATE.disabled -= 1
+
+
+class DisableTorchFunctionSubclass:
+    """Context manager turning off ``__torch_function__`` dispatch on tensor subclasses; modes
+    stay on. hookgrad never dispatches on subclasses, so entering it changes nothing.
+
+    Mirrors: ``torch._C.DisableTorchFunctionSubclass``.
+    """
+
+    def __enter__(self) -> None:
+        _STATE.subclass_off = getattr(_STATE, "subclass_off", 0) + 1
+
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
+        _STATE.subclass_off -= 1
+
+
+def _is_torch_function_enabled() -> bool:
+    """False inside either context manager above (this thread).
+
+    Mirrors: ``torch._C._is_torch_function_enabled``.
+    """
+    return not (getattr(_STATE, "disabled", 0) or getattr(_STATE, "subclass_off", 0))

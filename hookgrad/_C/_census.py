@@ -13,6 +13,11 @@ from typing import Any
 from hookgrad._functional.linalg_decomp import LinAlgError as _LinAlgError
 from hookgrad._functional.random import Generator
 from hookgrad._tensor import Tensor
+from hookgrad._function_mode import (  # real switches: they turn TorchFunctionMode dispatch off
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _is_torch_function_enabled,
+)
 from hookgrad.autograd.function import Function as _FunctionBase
 from hookgrad.backends import cudnn as _cudnn
 from hookgrad.nn.utils.rnn import pad_sequence as _pad_sequence
@@ -24,38 +29,16 @@ __all__ = ["_log_api_usage_once", "_is_torch_function_enabled", "_disabled_torch
            "_FunctionBase", "_nn"]
 
 TensorBase = _TensorBase = Tensor
-_torch_function = {"enabled": True}
 
 
 def _log_api_usage_once(event: str) -> None:
     """PyTorch reports API usage to an internal logger that is off by default: a no-op then."""
 
 
-def _is_torch_function_enabled() -> bool:
-    """Mirrors: ``torch._C._is_torch_function_enabled``."""
-    return _torch_function["enabled"]
-
-
 def _disabled_torch_function_impl(func: Any, types_: Any, args: Any = (),
                                   kwargs: Any = None) -> Any:
     """Call `func` without ``__torch_function__`` dispatch. Mirrors: ``torch._C._disabled_torch_function_impl``."""
     return func(*args, **(kwargs or {}))
-
-
-class DisableTorchFunctionSubclass:
-    """Context manager turning subclass ``__torch_function__`` off. Mirrors: ``torch._C.DisableTorchFunctionSubclass``."""
-
-    def __enter__(self) -> None:
-        self.prev = _torch_function["enabled"]
-        _torch_function["enabled"] = False
-
-    def __exit__(self, *exc: Any) -> bool:
-        _torch_function["enabled"] = self.prev
-        return False
-
-
-class DisableTorchFunction(DisableTorchFunctionSubclass):
-    """Mirrors: ``torch._C.DisableTorchFunction``."""
 
 
 def _get_cudnn_enabled() -> bool:

@@ -402,6 +402,9 @@ def check_factory_kwargs(fn: str, kwargs: dict, layout: Any = None) -> None:
     if layout is not None and type(layout).__name__ != "layout":  # (_legacy imports us)
         raise TypeError(f"{fn}(): argument 'layout' must be torch.layout, not "
                         f"{type(layout).__name__}")
+    reason = getattr(layout, "__hookgrad_unsupported__", None)  # torch.sparse_coo, jagged, ...
+    if reason is not None:
+        raise NotImplementedError(reason)
 
 
 def ones(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,

@@ -24,8 +24,11 @@ class _UnsupportedMeta(type):
 
 def unsupported(module: str, name: str) -> type:
     """A class named `module.name` that raises NotImplementedError when called."""
+    # the marker of hookgrad._unsupported: the census counts the name as not implemented
     cls = _UnsupportedMeta(name, (), {"__module__": module, "__qualname__": name,
-                                      "__doc__": f"Unsupported: ``{module}.{name}``."})
+                                      "__doc__": f"Unsupported: ``{module}.{name}``.",
+                                      "__hookgrad_unsupported__": MESSAGE.format(
+                                          name=f"{module}.{name}")})
     return cls
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hookgrad.backends import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum
 from hookgrad.backends import cusparselt, kleidiai, mha, nnpack
+from hookgrad.backends import miopen, quantized
 
 __all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum", "cusparselt",
-           "kleidiai", "mha", "nnpack"]
+           "kleidiai", "mha", "nnpack", "miopen", "quantized"]

@@ -3,6 +3,10 @@
 A name is *present* when the hookgrad object at the same path has it; *absent* when a line of
 ``absent.txt`` covers it (``namespace: pattern[, pattern...] -- reason``, fnmatch patterns);
 *missing* otherwise. The census test fails on any missing name.
+
+A present name whose object carries ``__hookgrad_unsupported__`` (a stand-in made by
+``hookgrad._unsupported``: importable, but its entry points raise) is also a *stand-in*: it counts
+for coverage (``present %``) and against ``implemented %`` (present minus stand-ins).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ class Row:
     present: list[str] = field(default_factory=list)
     absent: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    standin: list[str] = field(default_factory=list)  # present, but a raising stand-in
 
 
 def load_surface() -> dict[str, list[str]]:
@@ -88,6 +93,19 @@ def _has(obj: object, name: str) -> bool:
             return False
 
 
+MARK = "__hookgrad_unsupported__"
+
+
+def _is_standin(obj: object, name: str) -> bool:
+    """Whether `obj.name` is a stand-in of ``hookgrad._unsupported`` (marked with a reason)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return isinstance(getattr(getattr(obj, name), MARK, None), str)
+        except Exception:  # noqa: BLE001 - unreadable attributes are not stand-ins
+            return False
+
+
 def census(rules: list[Rule] | None = None) -> list[Row]:
     rules = load_rules() if rules is None else rules
     rows = []
@@ -96,6 +114,8 @@ def census(rules: list[Rule] | None = None) -> list[Row]:
         for name in names:
             if obj is not None and _has(obj, name):
                 row.present.append(name)
+                if _is_standin(obj, name):
+                    row.standin.append(name)
                 continue
             hit = next((r for r in rules if r.namespace == ns
                         and any(fnmatch.fnmatchcase(name, p) for p in r.patterns)), None)
@@ -109,22 +129,35 @@ def census(rules: list[Rule] | None = None) -> list[Row]:
 
 
 def report(rows: list[Row]) -> str:
-    lines = [f"{'namespace':<42} {'names':>6} {'present':>8} {'absent':>7} {'missing':>8} {'cover':>7}"]
-    tot = [0, 0, 0, 0]
+    lines = [f"{'namespace':<42} {'names':>6} {'present':>8} {'absent':>7} {'missing':>8} "
+             f"{'cover':>7} {'stand-in':>8} {'implemented':>11}"]
+    tot = [0, 0, 0, 0, 0]
     for r in rows:
         n = len(r.present) + len(r.absent) + len(r.missing)
-        tot = [tot[0] + n, tot[1] + len(r.present), tot[2] + len(r.absent), tot[3] + len(r.missing)]
-        pct = 100.0 * len(r.present) / n if n else 100.0
-        lines.append(f"{r.namespace:<42} {n:>6} {len(r.present):>8} {len(r.absent):>7} "
-                     f"{len(r.missing):>8} {pct:>6.1f}%")
-    pct = 100.0 * tot[1] / tot[0] if tot[0] else 100.0
-    lines.append(f"{'TOTAL':<42} {tot[0]:>6} {tot[1]:>8} {tot[2]:>7} {tot[3]:>8} {pct:>6.1f}%")
+        tot = [tot[0] + n, tot[1] + len(r.present), tot[2] + len(r.absent),
+               tot[3] + len(r.missing), tot[4] + len(r.standin)]
+        lines.append(_line(r.namespace, n, len(r.present), len(r.absent), len(r.missing),
+                           len(r.standin)))
+    lines.append(_line("TOTAL", *tot))
     return "\n".join(lines)
+
+
+def _line(name: str, n: int, present: int, absent: int, missing: int, standin: int) -> str:
+    pct = 100.0 * present / n if n else 100.0
+    impl = 100.0 * (present - standin) / n if n else 100.0
+    return (f"{name:<42} {n:>6} {present:>8} {absent:>7} {missing:>8} {pct:>6.1f}% "
+            f"{standin:>8} {impl:>10.1f}%")
 
 
 def coverage(rows: list[Row]) -> float:
     n = sum(len(r.present) + len(r.absent) + len(r.missing) for r in rows)
     return 100.0 * sum(len(r.present) for r in rows) / n
+
+
+def implemented(rows: list[Row]) -> float:
+    """Percent of the census that is present and not a stand-in."""
+    n = sum(len(r.present) + len(r.absent) + len(r.missing) for r in rows)
+    return 100.0 * sum(len(r.present) - len(r.standin) for r in rows) / n
 
 
 def stale(rows: list[Row], rules: list[Rule] | None = None) -> list[str]:
