@@ -260,3 +260,8 @@ __all__ += [*_functional_layers.__all__, *_functional_resample.__all__]
 from hookgrad.nn import _functional_extra, _functional_loss_extra  # noqa: E402  (census)
 from hookgrad.nn._functional_extra import *  # noqa: E402,F403
 from hookgrad.nn._functional_loss_extra import *  # noqa: E402,F403
+
+from hookgrad.nn import _functional_grid  # noqa: E402  (spatial transformers)
+from hookgrad.nn._functional_grid import *  # noqa: E402,F403
+
+__all__ += _functional_grid.__all__

@@ -1,0 +1,18 @@
+"""ATen-level ``torch.<op>`` functions of the nn layers that have no ``nn.functional`` spelling
+(``torch.grid_sampler``, ``torch.affine_grid_generator``...).
+
+Mirrors: PyTorch's namespace functions of the same names; each is defined next to the
+``nn.functional`` op it serves and collected here.
+"""
+
+from __future__ import annotations
+
+from hookgrad.nn import _functional_grid
+
+_SOURCES = (_functional_grid,)
+
+__all__: list[str] = []
+for _mod in _SOURCES:
+    for _name in _mod.TORCH_FUNCTIONS:
+        globals()[_name] = getattr(_mod, _name)
+        __all__.append(_name)

@@ -1,0 +1,48 @@
+"""OpSpecs: the nn primitives added for the census (``_ops/grid_sampler.py``...) through their
+public functions: ``grid_sample`` in every mode and padding, 2-d and 3-d, and ``affine_grid``.
+
+Grid points are drawn a little outside ``[-1, 1]`` so every padding branch is taken; random
+points avoid the measure-zero kinks (integer pixel positions, clipping limits).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from hookgrad.testing._opspec import Arg, OpSpec, Sample
+
+
+def _grid_sample(lib: Any, x: Any, grid: Any, **kw: Any) -> Any:
+    return lib.nn.functional.grid_sample(x, grid, **kw)
+
+
+def _affine_grid(lib: Any, theta: Any, **kw: Any) -> Any:
+    return lib.nn.functional.affine_grid(theta, **kw)
+
+
+def _samples(nd: int) -> list[Sample]:
+    spatial = (3, 4) if nd == 2 else (2, 3, 2)
+    out_pts = (2, 3) if nd == 2 else (2, 2, 1)
+    modes = ("bilinear", "nearest", "bicubic") if nd == 2 else ("bilinear", "nearest")
+    out = []
+    for mode, pad, align in itertools.product(modes, ("zeros", "border", "reflection"),
+                                              (False, True)):
+        out.append(Sample((Arg((2, 2, *spatial)), Arg((2, *out_pts, nd), low=-1.3, high=1.3)),
+                          {"mode": mode, "padding_mode": pad, "align_corners": align},
+                          f"{mode}_{pad}_{int(align)}"))
+    return out
+
+
+SPECS = [
+    OpSpec("grid_sample_2d", _grid_sample, samples=_samples(2),
+           prims=("grid_sampler_2d", "grid_sampler_2d_backward"), gradgradcheck=False,
+           forward_ad=False),
+    OpSpec("grid_sample_3d", _grid_sample, samples=_samples(3),
+           prims=("grid_sampler_3d", "grid_sampler_3d_backward"), gradgradcheck=False,
+           forward_ad=False),
+    OpSpec("affine_grid", _affine_grid, samples=[
+        Sample((Arg((2, 2, 3)),), {"size": [2, 1, 3, 4], "align_corners": False}, "2d"),
+        Sample((Arg((2, 3, 4)),), {"size": [2, 1, 2, 3, 2], "align_corners": True}, "3d"),
+    ], prims=("affine_grid_generator",)),
+]
