@@ -265,3 +265,7 @@ from hookgrad.nn import _functional_grid  # noqa: E402  (spatial transformers)
 from hookgrad.nn._functional_grid import *  # noqa: E402,F403
 
 __all__ += _functional_grid.__all__
+from hookgrad.nn import _functional_fractional  # noqa: E402
+from hookgrad.nn._functional_fractional import *  # noqa: E402,F403
+
+__all__ += _functional_fractional.__all__

@@ -1,5 +1,6 @@
 """OpSpecs: the nn primitives added for the census (``_ops/grid_sampler.py``...) through their
-public functions: ``grid_sample`` in every mode and padding, 2-d and 3-d, and ``affine_grid``.
+public functions: ``grid_sample`` in every mode and padding, 2-d and 3-d, ``affine_grid`` and
+fractional max pooling.
 
 Grid points are drawn a little outside ``[-1, 1]`` so every padding branch is taken; random
 points avoid the measure-zero kinks (integer pixel positions, clipping limits).
@@ -10,6 +11,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import numpy as np
+
 from hookgrad.testing._opspec import Arg, OpSpec, Sample
 
 
@@ -19,6 +22,24 @@ def _grid_sample(lib: Any, x: Any, grid: Any, **kw: Any) -> Any:
 
 def _affine_grid(lib: Any, theta: Any, **kw: Any) -> Any:
     return lib.nn.functional.affine_grid(theta, **kw)
+
+
+def _fractional(nd: int) -> Any:
+    def fn(lib: Any, x: Any, samples: Any, **kw: Any) -> Any:
+        pool = getattr(lib.nn.functional, f"fractional_max_pool{nd}d")
+        return pool(x, _random_samples=samples, **kw)
+
+    return fn
+
+
+def _distinct(shape: tuple[int, ...]) -> Arg:
+    """Distinct values (a permutation) so the maxima have no ties."""
+    n = int(np.prod(shape))
+    return Arg(shape, make=lambda rng: rng.permutation(n).reshape(shape).astype(np.float64) / n)
+
+
+def _uniform(shape: tuple[int, ...]) -> Arg:
+    return Arg(shape, requires_grad=False, make=lambda rng: rng.uniform(0, 1, shape))
 
 
 def _samples(nd: int) -> list[Sample]:
@@ -45,4 +66,17 @@ SPECS = [
         Sample((Arg((2, 2, 3)),), {"size": [2, 1, 3, 4], "align_corners": False}, "2d"),
         Sample((Arg((2, 3, 4)),), {"size": [2, 1, 2, 3, 2], "align_corners": True}, "3d"),
     ], prims=("affine_grid_generator",)),
+    OpSpec("fractional_max_pool2d", _fractional(2), samples=[
+        Sample((_distinct((2, 2, 6, 7)), _uniform((2, 2, 2))), {"kernel_size": 2,
+                                                                "output_size": (3, 4)}, "size"),
+        Sample((_distinct((2, 5, 5)), _uniform((1, 2, 2))), {"kernel_size": (2, 3),
+                                                             "output_ratio": (.5, .5)}, "unbatched"),
+    ], prims=("fractional_max_pool2d", "fractional_max_pool2d_backward")),
+    OpSpec("fractional_max_pool3d", _fractional(3), samples=[
+        Sample((_distinct((1, 2, 4, 5, 4)), _uniform((1, 2, 3))), {"kernel_size": 2,
+                                                                   "output_size": (2, 3, 2)},
+               "size"),
+        Sample((_distinct((2, 4, 3, 5)), _uniform((1, 2, 3))), {"kernel_size": (1, 2, 2),
+                                                                "output_ratio": 0.6}, "unbatched"),
+    ], prims=("fractional_max_pool3d", "fractional_max_pool3d_backward")),
 ]
