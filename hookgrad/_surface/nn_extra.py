@@ -7,12 +7,12 @@ Mirrors: PyTorch's namespace functions of the same names; each is defined next t
 
 from __future__ import annotations
 
-from hookgrad.nn import _functional_grid
+from hookgrad.nn import _functional_ctc, _functional_grid
 
-_SOURCES = (_functional_grid,)
+_SOURCES = (_functional_grid, _functional_ctc)
 
 __all__: list[str] = []
 for _mod in _SOURCES:
-    for _name in _mod.TORCH_FUNCTIONS:
-        globals()[_name] = getattr(_mod, _name)
+    for _name, _fn in _mod.TORCH_FUNCTIONS.items():
+        globals()[_name] = _fn
         __all__.append(_name)

@@ -15,7 +15,6 @@ from hookgrad._ops import grid_sampler as _G
 from hookgrad._tensor import Tensor
 
 __all__ = ["grid_sample", "affine_grid"]
-TORCH_FUNCTIONS = ["grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"]
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
@@ -153,3 +152,8 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
 
 def _size_repr(size: Any) -> str:
     return f"torch.Size({list(size)})" if not isinstance(size, list) else str(size)
+
+
+TORCH_FUNCTIONS = {"grid_sampler": grid_sampler, "grid_sampler_2d": grid_sampler_2d,
+                   "grid_sampler_3d": grid_sampler_3d,
+                   "affine_grid_generator": affine_grid_generator}

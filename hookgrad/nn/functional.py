@@ -269,3 +269,7 @@ from hookgrad.nn import _functional_fractional  # noqa: E402
 from hookgrad.nn._functional_fractional import *  # noqa: E402,F403
 
 __all__ += _functional_fractional.__all__
+from hookgrad.nn import _functional_ctc  # noqa: E402
+from hookgrad.nn._functional_ctc import *  # noqa: E402,F403
+
+__all__ += _functional_ctc.__all__

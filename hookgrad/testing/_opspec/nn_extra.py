@@ -42,6 +42,16 @@ def _uniform(shape: tuple[int, ...]) -> Arg:
     return Arg(shape, requires_grad=False, make=lambda rng: rng.uniform(0, 1, shape))
 
 
+def _ctc(lib: Any, x: Any, targets: Any, **kw: Any) -> Any:
+    # PyTorch's gradient assumes log-softmax inputs: check it composed with log_softmax
+    return lib.nn.functional.ctc_loss(x.log_softmax(-1), targets, **kw)
+
+
+def _labels(shape: tuple[int, ...], classes: int) -> Arg:
+    return Arg(shape, requires_grad=False, dtype="int64",
+               make=lambda rng: rng.integers(1, classes, shape))
+
+
 def _samples(nd: int) -> list[Sample]:
     spatial = (3, 4) if nd == 2 else (2, 3, 2)
     out_pts = (2, 3) if nd == 2 else (2, 2, 1)
@@ -79,4 +89,13 @@ SPECS = [
         Sample((_distinct((2, 4, 3, 5)), _uniform((1, 2, 3))), {"kernel_size": (1, 2, 2),
                                                                 "output_ratio": 0.6}, "unbatched"),
     ], prims=("fractional_max_pool3d", "fractional_max_pool3d_backward")),
+    OpSpec("ctc_loss", _ctc, samples=[
+        Sample((Arg((5, 3, 4)), _labels((3, 2), 4)), {
+            "input_lengths": [5, 4, 3], "target_lengths": [2, 1, 0], "reduction": "none"},
+            "padded"),
+        Sample((Arg((4, 2, 3)), _labels((3,), 3)), {
+            "input_lengths": [4, 4], "target_lengths": [2, 1], "blank": 0}, "concatenated"),
+        Sample((Arg((5, 3)), _labels((2,), 3)), {
+            "input_lengths": [5], "target_lengths": [2], "reduction": "sum"}, "unbatched"),
+    ], prims=("_ctc_loss", "_ctc_loss_backward"), gradgradcheck=False, forward_ad=False),
 ]
