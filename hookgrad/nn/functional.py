@@ -273,3 +273,6 @@ from hookgrad.nn import _functional_ctc  # noqa: E402
 from hookgrad.nn._functional_ctc import *  # noqa: E402,F403
 
 __all__ += _functional_ctc.__all__
+from hookgrad.nn._functional_aten import conv_tbc  # noqa: E402
+
+__all__ += ["conv_tbc"]
