@@ -25,6 +25,7 @@ from hookgrad.optim.radam import RAdam
 from hookgrad.optim.asgd import ASGD
 from hookgrad.optim.rprop import Rprop
 from hookgrad.optim._adafactor import Adafactor  # noqa: E402  (census)
+from hookgrad.optim._muon import Muon  # noqa: E402  (census)
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
-           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor"]
+           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor", "Muon"]
