@@ -276,3 +276,6 @@ __all__ += _functional_ctc.__all__
 from hookgrad.nn._functional_aten import conv_tbc  # noqa: E402
 
 __all__ += ["conv_tbc"]
+from hookgrad.nn._functional_lce import linear_cross_entropy  # noqa: E402
+
+__all__ += ["linear_cross_entropy"]
