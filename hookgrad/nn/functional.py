@@ -279,3 +279,6 @@ __all__ += ["conv_tbc"]
 from hookgrad.nn._functional_lce import linear_cross_entropy  # noqa: E402
 
 __all__ += ["linear_cross_entropy"]
+from hookgrad.nn._functional_grouped import grouped_mm  # noqa: E402
+
+__all__ += ["grouped_mm"]
