@@ -16,6 +16,7 @@ from hookgrad._surface import (
     linalg_ops,
     math_ops,
     nn_aliases,
+    nn_extra,
     private,
     reduce_ops,
     runtime,
@@ -26,7 +27,7 @@ from hookgrad._tensor import Tensor
 from hookgrad import return_types
 
 MODULES = (math_ops, shape_ops, reduce_ops, runtime, nn_aliases, autocast_state, private,
-           linalg_ops, tensor_ops)
+           linalg_ops, tensor_ops, nn_extra)
 
 METHODS = [
     "deg2rad", "rad2deg", "sgn", "signbit", "copysign", "heaviside", "hypot", "logaddexp",

@@ -6,9 +6,10 @@ scaled-dot-product-attention backend switches are recorded too, hookgrad having 
 
 from __future__ import annotations
 
-import enum
 from types import SimpleNamespace
 from typing import Any
+
+from hookgrad.nn.attention import SDP_ENABLED, SDPBackend
 
 
 __all__ = ["matmul", "is_built", "is_flash_attention_available", "is_ck_sdpa_available",
@@ -20,18 +21,8 @@ __all__ = ["matmul", "is_built", "is_flash_attention_available", "is_ck_sdpa_ava
 
 matmul = SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
                          allow_bf16_reduced_precision_reduction=True)
-_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True, "fp16_math": False}
-
-
-class SDPBackend(enum.IntEnum):
-    """Mirrors: ``torch.backends.cuda.SDPBackend``."""
-
-    ERROR = -1
-    MATH = 0
-    FLASH_ATTENTION = 1
-    EFFICIENT_ATTENTION = 2
-    CUDNN_ATTENTION = 3
-    OVERRIDEABLE = 4
+# the switches torch.nn.attention.sdpa_kernel sets (one global context in PyTorch)
+_sdp = SDP_ENABLED
 
 
 def is_built() -> bool:

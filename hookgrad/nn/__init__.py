@@ -9,7 +9,7 @@ from hookgrad.nn.modules import *  # noqa: F403
 from hookgrad.nn.modules import __all__ as _modules_all
 from hookgrad.nn.parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from hookgrad.nn.modules.data_parallel import DataParallel  # torch.nn.DataParallel
-from hookgrad.nn import common_types, grad  # noqa: E402
+from hookgrad.nn import attention, common_types, grad  # noqa: E402
 
 
 def factory_kwargs(kwargs: dict | None) -> dict:
@@ -35,4 +35,4 @@ def factory_kwargs(kwargs: dict | None) -> dict:
     return out
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils", *_modules_all, "DataParallel",
-           "common_types", "grad", "factory_kwargs"]
+           "attention", "common_types", "grad", "factory_kwargs"]

@@ -23,6 +23,7 @@ from hookgrad._functional import shape as _shape
 from hookgrad._functional.nn_ops import softmax
 from hookgrad._functional.rearrange import pad
 from hookgrad._tensor import Tensor
+from hookgrad.nn import attention as _attention
 from hookgrad.nn._functional_linear import dropout, linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -122,6 +123,13 @@ def scaled_dot_product_attention(
     Mirrors: ``torch.nn.functional.scaled_dot_product_attention`` (PyTorch's math path; its
     fused CPU kernel for 4-d inputs shows a different node).
     """
+    dispatch = getattr(type(attn_mask), "_dispatch", None)
+    if dispatch is not None:  # a CausalBias: what its __torch_function__ does in PyTorch
+        return dispatch(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    if not _attention.viable_on_cpu():
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This "
+                           "is likely due to turning off both the math kernel and the fused "
+                           "kernels.")
     n_q, n_k = query.size(-2), key.size(-2)
     factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
     if enable_gqa:

@@ -261,3 +261,25 @@ __all__ += [*_functional_layers.__all__, *_functional_resample.__all__]
 from hookgrad.nn import _functional_extra, _functional_loss_extra  # noqa: E402  (census)
 from hookgrad.nn._functional_extra import *  # noqa: E402,F403
 from hookgrad.nn._functional_loss_extra import *  # noqa: E402,F403
+
+from hookgrad.nn import _functional_grid  # noqa: E402  (spatial transformers)
+from hookgrad.nn._functional_grid import *  # noqa: E402,F403
+
+__all__ += _functional_grid.__all__
+from hookgrad.nn import _functional_fractional  # noqa: E402
+from hookgrad.nn._functional_fractional import *  # noqa: E402,F403
+
+__all__ += _functional_fractional.__all__
+from hookgrad.nn import _functional_ctc  # noqa: E402
+from hookgrad.nn._functional_ctc import *  # noqa: E402,F403
+
+__all__ += _functional_ctc.__all__
+from hookgrad.nn._functional_aten import conv_tbc  # noqa: E402
+
+__all__ += ["conv_tbc"]
+from hookgrad.nn._functional_lce import linear_cross_entropy  # noqa: E402
+
+__all__ += ["linear_cross_entropy"]
+from hookgrad.nn._functional_grouped import grouped_mm  # noqa: E402
+
+__all__ += ["grouped_mm"]

@@ -24,6 +24,10 @@ from hookgrad.optim.nadam import NAdam
 from hookgrad.optim.radam import RAdam
 from hookgrad.optim.asgd import ASGD
 from hookgrad.optim.rprop import Rprop
+from hookgrad.optim._adafactor import Adafactor  # noqa: E402  (census)
+from hookgrad.optim._muon import Muon  # noqa: E402  (census)
+from hookgrad.optim._stateless import swap_in_optimizer_params_and_state  # noqa: E402
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
-           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "ASGD", "Rprop"]
+           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor", "Muon",
+           "swap_in_optimizer_params_and_state"]

@@ -21,6 +21,7 @@ _FAMILIES = (
     "fold", "channelshuffle", "census_losses", "census_layers",  # census (issue 21)
     "embedding_bag",  # real libraries (opacus) import it at load time (issue 21)
     "lazy", "lazy_layers",
+    "fractional_pool", "ctc", "crossmap_lrn", "adaptive", "linear_cross_entropy",  # census
 )
 
 

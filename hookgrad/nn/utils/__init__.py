@@ -17,11 +17,17 @@ from hookgrad.nn.utils.fusion import (  # noqa: E402
     fuse_linear_bn_weights,
 )
 from hookgrad.nn.utils.init import skip_init  # noqa: E402
+from hookgrad.nn.utils import memory_format  # noqa: E402  (census)
+from hookgrad.nn.utils.memory_format import (  # noqa: E402
+    convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format,
+)
 
 __all__ = [
     "clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector",
     "vector_to_parameters", "rnn", "parametrize", "parametrizations", "prune", "spectral_norm",
     "remove_spectral_norm", "weight_norm", "remove_weight_norm", "fusion", "init", "stateless",
     "clip_grad_norm", "clip_grads_with_norm_", "fuse_conv_bn_eval", "fuse_conv_bn_weights",
-    "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init",
+    "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init", "memory_format",
+    "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
 ]
