@@ -103,3 +103,122 @@ def test_convolution_reaches_modes_with_atens_positional_args(torch, transposed,
     assert got[0] == ref[0] and len(ref[0]) == 1
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(got[2], ref[1], rtol=1e-12, atol=1e-12)
+
+
+def _restrides(L):
+    out = []
+    x = L.zeros(2, 1, 3)
+    v = x._version
+    out.append((x.squeeze_() is x, tuple(x.shape), x.stride(), x._version - v))
+    b = L.arange(6.0).reshape(2, 3)
+    x = b[:, :1]
+    x.squeeze_(1)
+    b.add_(1)  # still shares the storage
+    out.append((tuple(x.shape), x.stride(), x.tolist()))
+    z = L.arange(6.0).reshape(2, 3)
+    z.t_()
+    out.append((tuple(z.shape), z.stride(), z.is_contiguous(), z.tolist()))
+    z.transpose_(0, 1).swapdims_(0, 1).swapaxes_(1, 0).unsqueeze_(-1)
+    out.append((tuple(z.shape), z.stride(), z.tolist()))
+    leaf = L.zeros(2, 1, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        leaf.squeeze_()
+    with L.no_grad():
+        leaf.unsqueeze_(0)
+    out.append((tuple(leaf.shape), leaf.requires_grad))
+    return out
+
+
+def test_inplace_view_changes(torch):
+    """torchopt's Adam count: ``torch.zeros(1).squeeze_()``; and the other in-place restrides."""
+    assert _restrides(hookgrad) == _restrides(torch)
+    with pytest.raises(NotImplementedError, match="autograd history"):
+        (hookgrad.ones(2, 1, requires_grad=True) * 2).squeeze_()
+
+
+def test_rpc_and_dist_autograd_import_as_on_a_build_without_them(torch):
+    """torchopt imports torch.distributed.rpc and checks ``is_available()`` first."""
+    import hookgrad.distributed.autograd as dist_autograd
+    import hookgrad.distributed.rpc as rpc
+    assert rpc.is_available() is False and dist_autograd.is_available() is False
+    with pytest.raises(RuntimeError, match="not available"):
+        with dist_autograd.context():
+            pass
+
+
+def test_elastic_record_writes_pytorchs_error_file(torch, tmp_path, monkeypatch):
+    """torchopt imports ``record``; the error file is PyTorch's JSON."""
+    import json
+    from importlib import import_module
+
+    def scenario(L, name):
+        errors = import_module(L.__name__ + ".distributed.elastic.multiprocessing.errors")
+        monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(tmp_path / name))
+
+        @errors.record
+        def fails(x):
+            raise ValueError(f"bad {x}")
+
+        @errors.record
+        def exits():
+            raise SystemExit(0)
+
+        with pytest.raises(ValueError):
+            fails(3)
+        data = json.loads((tmp_path / name).read_text())
+        info = data["message"].pop("extraInfo")
+        return (data, sorted(info), "ValueError: bad 3" in info["py_callstack"], exits(),
+                errors.record(lambda a, b=1: a + b)(2, b=5), fails.__name__)
+
+    assert scenario(hookgrad, "hg.json") == scenario(torch, "pt.json")
+
+
+def _functional_models(L, fm):
+    import warnings
+    nn = L.nn
+    out = []
+    lin = nn.Linear(3, 2)
+    with L.no_grad():
+        lin.weight.copy_(L.tensor(np.arange(6.0).reshape(2, 3) / 7, dtype=L.float32))
+        lin.bias.copy_(L.tensor([0.5, -0.5]))
+    x = L.tensor(np.cos(np.arange(12.0)).reshape(4, 3), dtype=L.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fmodel, params = fm.make_functional(lin)
+    out.append([str(w.category.__name__) for w in caught])
+    out.append((type(fmodel).__name__, fmodel.param_names, [tuple(p.shape) for p in params]))
+    doubled = [p * 2 for p in params]
+    y = fmodel(doubled, x)
+    g = L.autograd.grad(y.sum(), params)  # the originals are not in the graph
+    out.append((y.tolist(), lin(x).tolist(), fmodel(params, x).tolist()))
+    out.append([t is None for t in L.autograd.grad(fmodel(params, x).sum(), params)] + [len(g)])
+    net = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+    net[0].weight = nn.Parameter(L.eye(3))
+    tied = nn.Sequential(net[0], nn.ReLU(), net[0])
+    fnet, p2, b2 = fm.make_functional_with_buffers(tied)
+    out.append((fnet.param_names, fnet.buffer_names, len(p2), len(b2)))
+    with pytest.raises(RuntimeError, match="has buffers"):
+        fm.make_functional(net)
+    models = [nn.Linear(2, 2) for _ in range(3)]
+    for i, m in enumerate(models):
+        with L.no_grad():
+            for p in m.parameters():
+                p.fill_(float(i))
+    fens, ps, bs = fm.combine_state_for_ensemble(models)
+    out.append(([tuple(p.shape) for p in ps], len(bs), ps[0][:, 0, 0].tolist(),
+                ps[0].requires_grad))
+    with pytest.raises(RuntimeError, match="at least one model"):
+        fm.combine_state_for_ensemble([])
+    return out
+
+
+def test_functorch_make_functional(torch):
+    """torchopt and older meta-learning code use ``functorch.make_functional``."""
+    import warnings
+
+    import functorch
+
+    import hookgrad._functorch.deprecated as ours
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # every functorch call warns
+        assert _functional_models(hookgrad, ours) == _functional_models(torch, functorch)
