@@ -222,3 +222,37 @@ def test_functorch_make_functional(torch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # every functorch call warns
         assert _functional_models(hookgrad, ours) == _functional_models(torch, functorch)
+
+
+def _dist_nn_scenario(rank, world_size):
+    from hookgrad.distributed import nn as dist_nn  # imported by the test, before the threads
+    x = (hookgrad.arange(3.0) + rank).requires_grad_()
+    a = dist_nn.all_reduce(x * (rank + 1))
+    b = dist_nn.broadcast(x, 1)
+    g = dist_nn.all_gather(x * 2)
+    loss = (rank + 1) * a.sum() + (rank + 2) * b.sum() + sum(
+        (i + 1) * (rank + 1) * t.sum() for i, t in enumerate(g))
+    loss.backward()
+    return (None, a.tolist(), b.tolist(), [t.tolist() for t in g], x.grad.tolist())
+
+
+def test_distributed_nn_collectives_and_their_gradients():
+    """vector-quantize-pytorch: ``from torch.distributed import nn as dist_nn``.
+
+    Gradients by PyTorch's rules (two ranks, x_r = arange(3) + r): all_reduce's is the sum over
+    ranks of the output gradients ((1 + 2) * (r + 1)); broadcast's is their sum on the source
+    (2 + 3 on rank 1, 0 on rank 0); all_gather's for rank r's piece is the sum over ranks of
+    the gradient each gave it ((r + 1) * (1 + 2), times 2).
+    """
+    import warnings
+
+    import hookgrad.distributed.nn  # noqa: F401 - a first import inside a rank thread deadlocks
+    from hookgrad.testing.distributed import run_ranks
+    with warnings.catch_warnings(record=True) as caught:  # process-wide: not in the threads
+        warnings.simplefilter("always")
+        r0, r1 = run_ranks(_dist_nn_scenario, 2)
+    assert [w.category for w in caught] == [FutureWarning] * 6
+    assert r0[1] == r1[1] == [2.0, 5.0, 8.0]
+    assert r0[2] == r1[2] == [1.0, 2.0, 3.0]
+    assert r0[3] == r1[3] == [[0.0, 2.0, 4.0], [2.0, 4.0, 6.0]]
+    assert r0[4] == [3 + 0 + 6.0] * 3 and r1[4] == [6 + 5 + 12.0] * 3
