@@ -256,3 +256,13 @@ def test_distributed_nn_collectives_and_their_gradients():
     assert r0[2] == r1[2] == [1.0, 2.0, 3.0]
     assert r0[3] == r1[3] == [[0.0, 2.0, 4.0], [2.0, 4.0, 6.0]]
     assert r0[4] == [3 + 0 + 6.0] * 3 and r1[4] == [6 + 5 + 12.0] * 3
+
+
+def test_jit_get_trace_graph_is_a_clear_runtime_error(torch):
+    """torchprofile calls ``torch.jit._get_trace_graph``: PyTorch returns its IR graph;
+    hookgrad has none, and says so with PyTorch's tracing-failure type."""
+    lin = torch.nn.Linear(2, 1)
+    graph, _ = torch.jit._get_trace_graph(lin, (torch.ones(1, 2),))
+    assert hasattr(graph, "nodes")
+    with pytest.raises(RuntimeError, match="no TorchScript"):
+        hookgrad.jit._get_trace_graph(hookgrad.nn.Linear(2, 1), (hookgrad.ones(1, 2),))
