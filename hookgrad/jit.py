@@ -68,6 +68,18 @@ def trace(func: F, example_inputs: Any = None, *args: Any, **kwargs: Any) -> F:
     return func
 
 
+def _get_trace_graph(f: Any, args: Any = (), kwargs: Any = None, *rest: Any, **kw: Any) -> Any:
+    """Raise: there is no TorchScript IR graph to return (torchprofile walks one).
+
+    Mirrors: ``torch.jit._get_trace_graph``, which returns ``(torch._C.Graph, outputs)``; a
+    tracing failure is a RuntimeError in PyTorch, and so is this.
+    """
+    raise RuntimeError(
+        "torch.jit._get_trace_graph: hookgrad has no TorchScript tracer or IR graph to return; "
+        "to count operations, use torch.utils.flop_counter.FlopCounterMode or a "
+        "TorchDispatchMode, which see every op")
+
+
 def trace_module(mod: F, inputs: Any = None, *args: Any, **kwargs: Any) -> F:
     """Return `mod` unchanged. Mirrors: ``torch.jit.trace_module``."""
     return mod

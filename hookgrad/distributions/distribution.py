@@ -50,9 +50,6 @@ def broadcast_all(*values: Any) -> tuple:
     return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
 
 
-_DEFAULT_VALIDATE = [__debug__]
-
-
 def set_default_validate_args(value: bool) -> None:
     """Turn argument validation on or off for new distributions.
 
@@ -60,7 +57,9 @@ def set_default_validate_args(value: bool) -> None:
     """
     if value not in (True, False):
         raise ValueError
-    _DEFAULT_VALIDATE[0] = value
+    # a class attribute, as in PyTorch: pyro reads ``Distribution._validate_args`` and an
+    # instance built without ``validate_args`` follows later changes of the default
+    Distribution._validate_args = value
 
 
 class Distribution:
@@ -70,6 +69,7 @@ class Distribution:
     has_enumerate_support = False
     arg_constraints: dict[str, constraints.Constraint] = {}
     support: constraints.Constraint | None = None
+    _validate_args = __debug__
 
     set_default_validate_args = staticmethod(set_default_validate_args)
 
@@ -77,7 +77,8 @@ class Distribution:
                  validate_args: bool | None = None) -> None:
         self._batch_shape = Size(batch_shape)
         self._event_shape = Size(event_shape)
-        self._validate_args = _DEFAULT_VALIDATE[0] if validate_args is None else validate_args
+        if validate_args is not None:
+            self._validate_args = validate_args
         if self._validate_args:
             self._check_parameters()
 

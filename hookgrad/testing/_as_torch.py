@@ -3,7 +3,11 @@
 Third-party tools built on PyTorch are tried on hookgrad with only the import swapped: while the
 alias is active, ``import torch`` and any ``import torch.<sub>`` resolve to ``hookgrad`` and
 ``hookgrad.<sub>`` (the same module objects, so classes are not duplicated), and modules of the
-listed tools are re-imported so they bind to hookgrad.
+listed tools are re-imported so they bind to hookgrad. While aliased, the package is named
+``torch`` (``torch.__name__ == "torch"``, as libraries check: pyro's ``patch_dependency`` asserts
+that a dotted target starts with the root module's name); its submodules keep their
+``hookgrad.<sub>`` names, and ``__package__``/``__spec__`` stay ``hookgrad`` so hookgrad's own
+relative imports are unaffected.
 
 `as_torch` is a context manager object with no finaliser: leaving the ``with`` block (or calling
 ``__exit__``) puts every ``torch*`` entry and the tools' modules back as they were; an alias
@@ -70,6 +74,7 @@ def _alias_modules(prefixes: Sequence[str]) -> _TorchToHookgrad:
         del sys.modules[k]
     finder = _TorchToHookgrad()
     sys.modules["torch"] = hookgrad
+    hookgrad.__name__ = "torch"
     for name, mod in list(sys.modules.items()):
         if name.startswith("hookgrad."):
             sys.modules["torch" + name[len("hookgrad"):]] = mod
@@ -84,9 +89,11 @@ class as_torch:  # noqa: N801 - used as a function-like context manager
         self.prefixes = ("torch", *tools)
         self.saved: dict[str, ModuleType] = {}
         self.finder: _TorchToHookgrad | None = None
+        self.saved_name = hookgrad.__name__
 
     def __enter__(self) -> ModuleType:
         self.saved = {k: v for k, v in sys.modules.items() if _owned(k, self.prefixes)}
+        self.saved_name = hookgrad.__name__  # a nested alias leaves the outer one's name
         self.finder = _alias_modules(self.prefixes)
         return hookgrad
 
@@ -94,6 +101,7 @@ class as_torch:  # noqa: N801 - used as a function-like context manager
         if self.finder is not None and self.finder in sys.meta_path:
             sys.meta_path.remove(self.finder)
         self.finder = None
+        hookgrad.__name__ = self.saved_name
         for k in [k for k in sys.modules if _owned(k, self.prefixes)]:
             del sys.modules[k]
         sys.modules.update(self.saved)

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from hookgrad._backend import namespace_of
 from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
@@ -89,6 +90,41 @@ _OVERLOADS = {
 }
 
 
+# Primitives whose ATen schema takes all of the primitive's params positionally, in its order,
+# after the tensors: modes see ``aten.convolution.default(x, w, b, [1, 1], ...)`` with no
+# kwargs, as in PyTorch (ptflops' and fvcore's counters unpack ``args`` so). Value: the optional
+# tensor inputs, which hookgrad passes as an empty placeholder and ATen as None.
+_POSITIONAL = {"convolution": ("bias",)}
+
+
+def _to_aten(prim: Any, inputs: tuple, params: dict) -> tuple[tuple, dict]:
+    """A primitive call as ATen's ``(args, kwargs)``: int tuples shown as lists (``int[]``)."""
+    optional = _POSITIONAL[prim.name]
+    args = [None if name in optional and t.numel() == 0 else t
+            for name, t in zip(prim.inputs, inputs)]
+    for name in prim.params:
+        v = params[name] if name in params else prim.defaults[name]
+        args.append(list(v) if isinstance(v, tuple) else v)
+    return tuple(args), {}
+
+
+def _from_aten(prim: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """ATen's call (positional or by name) as the primitive's ``(inputs, params)``."""
+    named = dict(zip(prim.inputs + prim.params, args))
+    named.update(kwargs)
+    first = named[prim.inputs[0]]
+    inputs = []
+    for name in prim.inputs:
+        t = named.get(name)
+        if t is None and name in _POSITIONAL[prim.name]:
+            data = first._data
+            t = Tensor._make(namespace_of(data).zeros((0,), dtype=data.dtype))
+        inputs.append(t)
+    params = {k: tuple(v) if isinstance(v, list) else v
+              for k, v in named.items() if k in prim.params}
+    return tuple(inputs), params
+
+
 # Comparisons with a Python number are ``.Scalar`` calls in PyTorch (``x > 0``: aten.gt.Scalar);
 # hookgrad passes the number as a wrapped 0-d tensor, and shows the call under that overload.
 _SCALAR_OVERLOAD = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
@@ -137,6 +173,12 @@ class OpOverload:
     def __str__(self) -> str:
         return f"{self.overloadpacket}.{self._overloadname}"
 
+    def __deepcopy__(self, memo: Any = None) -> OpOverload:
+        return self  # an op is a singleton, compared by identity (as PyTorch's)
+
+    def __copy__(self) -> OpOverload:
+        return self
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         frame = _frames()[-1] if _frames() else None
         same = frame is not None and frame[0] is self.prim and frame[2] is self.inplace
@@ -145,6 +187,8 @@ class OpOverload:
         if self.inplace:
             target = frame[3] if same else args[0]
             return bind_inplace(self.prim, target, args, kwargs, cast)
+        if self.prim.name in _POSITIONAL:
+            args, kwargs = _from_aten(self.prim, args, kwargs)
         return bind(self.prim, args, kwargs, cast)
 
 
@@ -160,11 +204,18 @@ class OpOverloadPacket:
         return list(self._overloads)
 
     def __getattr__(self, overload: str) -> OpOverload:
+        # the messages read fields through __dict__: on a half-built copy (copy.copy,
+        # pickle) they are missing, and formatting ``self`` would recurse back here
+        d = self.__dict__
+        name = f"{d.get('_namespace')}.{d.get('__name__')}"
+        if overload.startswith("__"):
+            raise AttributeError(f"'{name}' can't have an overload name beginning with '__' "
+                                 f"and the underlying op has no attribute {overload} either.")
         try:
-            return self.__dict__["_overloads"][overload]
+            return d["_overloads"][overload]
         except KeyError:
             raise AttributeError(
-                f"The underlying op of '{self}' has no overload name '{overload}'") from None
+                f"The underlying op of '{name}' has no overload name '{overload}'") from None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not self._overloads:
@@ -172,6 +223,14 @@ class OpOverloadPacket:
                 f"{self} is not a hookgrad primitive: hookgrad computes it from primitives, "
                 "which is what dispatch modes see")
         return next(iter(self._overloads.values()))(*args, **kwargs)
+
+    def __deepcopy__(self, memo: Any = None) -> OpOverloadPacket:
+        return self  # one packet per op name (as PyTorch's; ptflops deep-copies op tables)
+
+    def __copy__(self) -> OpOverloadPacket:
+        # PyTorch's copy.copy of a packet never returns (its __getattr__ recurses on the
+        # half-built copy); the op itself is the useful answer
+        return self
 
     def __repr__(self) -> str:
         return f"<OpOverloadPacket(op='{self}')>"
@@ -186,6 +245,8 @@ class _OpNamespace:
         self._packets: dict[str, OpOverloadPacket] = {}
 
     def __getattr__(self, op: str) -> OpOverloadPacket:
+        if op.startswith("__"):
+            raise AttributeError(f"'_OpNamespace' object has no attribute '{op}'")
         _build_table()
         packets = self.__dict__["_packets"]
         if op not in packets and self._name == "aten" and op in _COMPOSITES:
@@ -358,7 +419,9 @@ def dispatch(prim: Any, inputs: tuple, params: dict, cast: Any, target: Any = No
     try:
         func = overload_of(prim, inplace, inputs)
         types = tuple({type(t) for t in inputs if isinstance(t, Tensor)}) or (Tensor,)
-        return mode.__torch_dispatch__(func, types, tuple(inputs), dict(params))
+        args, kwargs = ((tuple(inputs), dict(params)) if inplace or prim.name not in _POSITIONAL
+                        else _to_aten(prim, inputs, params))
+        return mode.__torch_dispatch__(func, types, args, kwargs)
     finally:
         frames.pop()
         stack.append(mode)

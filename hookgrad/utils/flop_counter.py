@@ -102,8 +102,9 @@ def conv_flop_count(x_shape: Any, w_shape: Any, out_shape: Any, transposed: bool
 
 
 @register_flop_formula("aten.convolution")
-def conv_flop(x_shape: Any, w_shape: Any, *args: Any, out_shape: Any = None,
-              transposed: bool = False, **kw: Any) -> int:
+def conv_flop(x_shape: Any, w_shape: Any, _bias: Any = None, _stride: Any = None,
+              _padding: Any = None, _dilation: Any = None, transposed: bool = False, *args: Any,
+              out_shape: Any = None, **kw: Any) -> int:
     """Mirrors: ``torch.utils.flop_counter.conv_flop``."""
     return conv_flop_count(x_shape, w_shape, out_shape, transposed=transposed)
 
@@ -272,7 +273,8 @@ class FlopCounterMode(TorchDispatchMode):
         if node is None or _CONVOLUTION_BACKWARD not in self.flop_registry:
             return
         x_shape, w_shape = _shape(args[0]), _shape(args[1])
-        transposed = bool(kwargs.get("transposed", False))
+        # ATen's argument order: (input, weight, bias, stride, padding, dilation, transposed, ...)
+        transposed = bool(args[6])
 
         def pre(grad_outputs: tuple) -> None:
             self._in_conv_backward += 1

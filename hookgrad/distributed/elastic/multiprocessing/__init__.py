@@ -1,0 +1,1 @@
+"""Mirrors: ``torch.distributed.elastic.multiprocessing`` (its ``errors`` submodule)."""
