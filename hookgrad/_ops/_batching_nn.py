@@ -315,3 +315,22 @@ def _broadcasting_matrices(prim: Primitive, args: list, flags: list, params: dic
 import hookgrad._ops.linalg_triangular  # noqa: E402, F401  (its primitive gets a rule here)
 
 batches(["linalg_solve_triangular"], _broadcasting_matrices)
+
+
+# ---------------------------------------------------- spatial transformer, fractional pools
+def _affine_grid(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+                 level: int) -> Any:
+    """theta ``(B, N, 2|3, 3|4)``: B folded into N, and into the ``size`` parameter's N."""
+    (theta,) = args
+    flat, lead = _fold_n(theta)
+    out_size = (lead[0] * lead[1],) + tuple(params["size"])[1:]
+    y = bind(prim, (flat,), {**params, "size": out_size}, cast)
+    return y.reshape(lead + tuple(y.shape)[1:])
+
+
+# input and grid (and the pools' samples / indices) all lead with N: the batch joins it
+batches(["grid_sampler_2d", "grid_sampler_2d_backward", "fractional_max_pool2d",
+         "fractional_max_pool2d_backward"], leading(3))
+batches(["grid_sampler_3d", "grid_sampler_3d_backward", "fractional_max_pool3d",
+         "fractional_max_pool3d_backward"], leading(4))
+batches(["affine_grid_generator"], _affine_grid)

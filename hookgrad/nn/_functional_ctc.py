@@ -82,9 +82,11 @@ def _ctc(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths:
     res = bind(_C.CTC_LOSS, (lp, tg), {"input_lengths": inputs, "target_lengths": lengths,
                                        "blank": int(blank), "zero_infinity": bool(zero_infinity)})[0]
     if zero_infinity:
-        res = res.where(res != float("inf"), _creation.zeros((), dtype=res.dtype))  # type: ignore
+        res = res.where(res != float("inf"), _creation.zeros((), dtype=res.dtype,
+                                                                  device=res.device))  # type: ignore
     if reduction == 1:
-        div = _creation.tensor(list(lengths), dtype=res.dtype).clamp_min(1)  # type: ignore
+        div = _creation.tensor(list(lengths), dtype=res.dtype,  # on the loss's device
+                               device=res.device).clamp_min(1)  # type: ignore
         return (res / div).mean()  # type: ignore[attr-defined]
     if reduction == 2:
         return res.sum()  # type: ignore[attr-defined]

@@ -206,7 +206,10 @@ class PackageExporter:
     def _can_implicitly_extern(self, module_name: str) -> bool:
         top = module_name.partition(".")[0]
         if top == "torch":  # under the alias `torch` is hookgrad, so it is externed the same way
-            return getattr(sys.modules.get("torch"), "__name__", None) == "hookgrad"
+            # (the alias renames the package "torch" for libraries that check; its spec stays
+            # hookgrad's, while a real torch's spec is torch's own)
+            spec = getattr(sys.modules.get("torch"), "__spec__", None)
+            return getattr(spec, "name", None) == "hookgrad"
         return top == "hookgrad" or (top not in DISALLOWED_MODULES and _is_stdlib(top))
 
     def add_dependency(self, module_name: str, dependencies: bool = True) -> None:
