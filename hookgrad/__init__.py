@@ -220,5 +220,9 @@ from hookgrad._dtypes import (  # noqa: E402  (dtype objects only, as complex64 
 from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, as a CPU build)
 from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, torch.types)
 from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts; transforms need complex)
+from hookgrad._surface import cfuncs_install as _cfuncs  # noqa: E402  (issue 21: census functions)
+
+globals().update({k: v for k, v in _cfuncs.namespace().items() if k not in globals()})
+_cfuncs.install()
 
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)

@@ -1,0 +1,28 @@
+"""Install the census functions of issue 21's ``cfuncs`` batch on ``hookgrad`` and ``Tensor``.
+
+Each module listed here has ``__all__`` (the ``torch`` functions it defines) and ``METHODS``
+(a name -> function table of ``torch.Tensor`` methods). Mirrors: the ``torch`` / ``torch.Tensor``
+names those modules document.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad._surface import cfuncs_scatter
+from hookgrad._tensor import Tensor
+
+MODULES = (cfuncs_scatter,)
+
+
+def namespace() -> dict[str, Any]:
+    """The ``torch``-level functions of the batch."""
+    return {n: getattr(mod, n) for mod in MODULES for n in mod.__all__}
+
+
+def install() -> None:
+    """Attach the batch's methods to `Tensor` (never replacing one that already exists)."""
+    for mod in MODULES:
+        for name, fn in getattr(mod, "METHODS", {}).items():
+            if name not in Tensor.__dict__:
+                setattr(Tensor, name, fn)

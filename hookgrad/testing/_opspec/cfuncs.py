@@ -1,0 +1,48 @@
+"""OpSpecs: ``scatter_reduce``, ``index_reduce`` and ``put`` (issue 21's census batch).
+
+Random float sources make ties and zeros improbable, so the generic gradchecks see the smooth
+part of amax/amin/prod; tests/ops/test_cfuncs_scatter.py checks ties and zeros against torch.
+"""
+
+from __future__ import annotations
+
+from hookgrad.testing._opspec import Arg, OpSpec, Sample
+from hookgrad.testing._opspec.indexing import const, ints, x
+
+SPECS = [
+    OpSpec(
+        "scatter_reduce",
+        lambda lib, t, i, src, reduce, include_self: t.scatter_reduce(
+            1, i, src, reduce, include_self=include_self),
+        [Sample((x((3, 4), low=0.5), ints((3, 5), 4), x((3, 5), low=0.5), const(r), const(inc)),
+                name=f"{r}_{inc}")
+         for r in ("sum", "mean", "amax", "amin") for inc in (True, False)],
+        prims=("scatter_reduce",),
+    ),
+    OpSpec(
+        "scatter_reduce_prod",
+        lambda lib, t, i, src, include_self: t.scatter_reduce(
+            1, i, src, "prod", include_self=include_self),
+        [Sample((x((3, 4), low=0.5), ints((3, 5), 4), x((3, 5), low=0.5), const(inc)),
+                name=f"prod_{inc}") for inc in (True, False)],
+        prims=("scatter_reduce",),
+        forward_ad=False,  # PyTorch leaves prod's forward-mode tangent undefined
+    ),
+    OpSpec(
+        "index_reduce",
+        lambda lib, t, i, src, reduce: t.index_reduce(0, i, src, reduce),
+        [Sample((x((4, 3), low=0.5), ints((5,), 4), x((5, 3), low=0.5), const(r)), name=r)
+         for r in ("prod", "mean", "amax", "amin")],
+        prims=("index_reduce",),
+        forward_ad=False,  # PyTorch raises NotImplementedError for index_reduce's JVP
+    ),
+    OpSpec(
+        "put",
+        lambda lib, t, i, src, accumulate: t.put(i, src, accumulate),
+        [Sample((x((3, 4)), Arg((2, 2), dtype="int64", low=0, high=12, requires_grad=False,
+                                make=lambda rng: rng.permutation(12)[:4].reshape(2, 2)),
+                 x((2, 2)), const(False)), name="put"),
+         Sample((x((3, 4)), ints((5,), 12), x((5,)), const(True)), name="accumulate")],
+        prims=("put",),
+    ),
+]
