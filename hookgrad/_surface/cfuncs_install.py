@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._surface import cfuncs_scatter
+from hookgrad._surface import cfuncs_bits, cfuncs_hist, cfuncs_scatter, cfuncs_stats
+from hookgrad import return_types
 from hookgrad._tensor import Tensor
 
-MODULES = (cfuncs_scatter,)
+MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits)
 
 
 def namespace() -> dict[str, Any]:
@@ -26,3 +27,5 @@ def install() -> None:
         for name, fn in getattr(mod, "METHODS", {}).items():
             if name not in Tensor.__dict__:
                 setattr(Tensor, name, fn)
+        for name, cls in getattr(mod, "RETURN_TYPES", {}).items():
+            setattr(return_types, name, cls)

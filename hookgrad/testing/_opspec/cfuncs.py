@@ -46,3 +46,18 @@ SPECS = [
         prims=("put",),
     ),
 ]
+
+SPECS += [
+    OpSpec("mode", lambda lib, t: lib.mode(t, 1).values, [Sample((x((3, 4)),), name="rows")],
+           prims=("mode",)),
+    OpSpec("nanmedian_dim", lambda lib, t: lib.nanmedian(t, 0, keepdim=True).values,
+           [Sample((x((3, 4)),), name="cols")], prims=("nanmedian_dim",)),
+    OpSpec("nanmedian", lambda lib, t: lib.nanmedian(t), [Sample((x((3, 4)),), name="all")],
+           prims=("nanmedian",)),
+    OpSpec("frexp", lambda lib, t: lib.frexp(t).mantissa, [Sample((x((3, 4)),), name="m")],
+           prims=("frexp",)),
+    OpSpec("unique_consecutive", lambda lib, t: lib.unique_consecutive(t),
+           [Sample((Arg((6,), requires_grad=False),), name="const")],
+           prims=("unique_consecutive",), gradcheck=False, gradgradcheck=False,
+           forward_ad=False),
+]
