@@ -61,3 +61,18 @@ SPECS += [
            prims=("unique_consecutive",), gradcheck=False, gradgradcheck=False,
            forward_ad=False),
 ]
+
+# the in-place view methods run on ``t * 1`` so that the leaf may require grad
+SPECS += [
+    OpSpec(f"inplace_view_{n}", fn, [Sample((x(shape),), name=n)], prims=(prim,))
+    for n, fn, shape, prim in [
+        ("squeeze_", lambda lib, t: (t * 1).squeeze_(), (3, 1, 2), "squeeze_"),
+        ("squeeze_dim", lambda lib, t: (t * 1).squeeze_(1), (3, 1, 2), "squeeze_dim_"),
+        ("squeeze_dims", lambda lib, t: (t * 1).squeeze_((1, 2)), (3, 1, 1), "squeeze_dims_"),
+        ("unsqueeze_", lambda lib, t: (t * 1).unsqueeze_(1), (3, 2), "unsqueeze_"),
+        ("transpose_", lambda lib, t: (t * 1).transpose_(0, 1), (3, 2), "transpose_"),
+        ("t_", lambda lib, t: (t * 1).t_(), (3, 2), "t_"),
+        ("as_strided_", lambda lib, t: (t * 1).as_strided_((2, 2), (1, 2), 1), (6,),
+         "as_strided_"),
+    ]
+]
