@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._surface import cfuncs_bits, cfuncs_hist, cfuncs_scatter, cfuncs_stats, cfuncs_views
+from hookgrad._surface import (
+    cfuncs_bits,
+    cfuncs_create,
+    cfuncs_hist,
+    cfuncs_scatter,
+    cfuncs_stats,
+    cfuncs_views,
+)
 from hookgrad import return_types
 from hookgrad._tensor import Tensor
 
-MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views)
+MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create)
 
 
 def namespace() -> dict[str, Any]:
