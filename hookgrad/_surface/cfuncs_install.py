@@ -13,14 +13,16 @@ from hookgrad._surface import (
     cfuncs_bits,
     cfuncs_create,
     cfuncs_hist,
+    cfuncs_lu,
     cfuncs_scatter,
     cfuncs_stats,
     cfuncs_views,
 )
-from hookgrad import return_types
+from hookgrad import linalg, return_types
 from hookgrad._tensor import Tensor
 
-MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create)
+MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
+           cfuncs_lu)
 
 
 def namespace() -> dict[str, Any]:
@@ -36,3 +38,6 @@ def install() -> None:
                 setattr(Tensor, name, fn)
         for name, cls in getattr(mod, "RETURN_TYPES", {}).items():
             setattr(return_types, name, cls)
+        for name, fn in getattr(mod, "LINALG", {}).items():
+            if not hasattr(linalg, name):
+                setattr(linalg, name, fn)

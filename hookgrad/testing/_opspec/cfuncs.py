@@ -6,6 +6,8 @@ part of amax/amin/prod; tests/ops/test_cfuncs_scatter.py checks ties and zeros a
 
 from __future__ import annotations
 
+import numpy as np
+
 from hookgrad.testing._opspec import Arg, OpSpec, Sample
 from hookgrad.testing._opspec.indexing import const, ints, x
 
@@ -75,4 +77,25 @@ SPECS += [
         ("as_strided_", lambda lib, t: (t * 1).as_strided_((2, 2), (1, 2), 1), (6,),
          "as_strided_"),
     ]
+]
+
+
+def _well_conditioned(n: int) -> Arg:
+    """A square matrix with a dominant diagonal (distinct pivots, no near-singular U)."""
+    return Arg((n, n), make=lambda rng: rng.uniform(-1, 1, (n, n)) + np.diag(
+        np.arange(n, 0, -1) * 3.0))
+
+
+SPECS += [
+    OpSpec("linalg.lu_factor", lambda lib, a: lib.linalg.lu_factor(a).LU,
+           [Sample((_well_conditioned(3),), name="square")], prims=("linalg_lu_factor_ex",)),
+    OpSpec("linalg.lu", lambda lib, a: lib.linalg.lu(a)[1:],
+           [Sample((_well_conditioned(3),), name="square")], prims=("linalg_lu",)),
+    OpSpec("lu_unpack", lambda lib, a: lib.lu_unpack(a, lib.tensor([1, 2, 3],
+                                                                    dtype=lib.int32))[1:],
+           [Sample((x((3, 3)),), name="identity_pivots")], prims=("lu_unpack",)),
+    OpSpec("linalg.lu_solve", lambda lib, a, b: lib.linalg.lu_solve(
+        a, lib.tensor([1, 2, 3], dtype=lib.int32), b),
+        [Sample((_well_conditioned(3), x((3, 2))), name="identity_pivots")],
+        prims=("linalg_lu_solve",)),
 ]
