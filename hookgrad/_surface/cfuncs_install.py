@@ -15,14 +15,15 @@ from hookgrad._surface import (
     cfuncs_hist,
     cfuncs_lu,
     cfuncs_scatter,
+    cfuncs_special,
     cfuncs_stats,
     cfuncs_views,
 )
-from hookgrad import linalg, return_types
+from hookgrad import linalg, return_types, special
 from hookgrad._tensor import Tensor
 
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
-           cfuncs_lu)
+           cfuncs_lu, cfuncs_special)
 
 
 def namespace() -> dict[str, Any]:
@@ -41,3 +42,6 @@ def install() -> None:
         for name, fn in getattr(mod, "LINALG", {}).items():
             if not hasattr(linalg, name):
                 setattr(linalg, name, fn)
+        for name, fn in getattr(mod, "SPECIAL", {}).items():
+            if not hasattr(special, name):
+                setattr(special, name, fn)

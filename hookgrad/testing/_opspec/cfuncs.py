@@ -99,3 +99,10 @@ SPECS += [
         [Sample((_well_conditioned(3), x((3, 2))), name="identity_pivots")],
         prims=("linalg_lu_solve",)),
 ]
+
+SPECS += [
+    OpSpec("special.zeta", lambda lib, s, q: lib.special.zeta(s, q),
+           [Sample((Arg((3, 2), low=1.5, high=4.0, requires_grad=False), x((3, 2), low=0.5)),
+                   name="q_grad")],
+           prims=("special_zeta",), forward_ad=False),  # PyTorch: no forward mode
+]
