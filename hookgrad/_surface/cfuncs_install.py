@@ -14,6 +14,7 @@ from hookgrad._surface import (
     cfuncs_create,
     cfuncs_hist,
     cfuncs_lu,
+    cfuncs_native,
     cfuncs_scatter,
     cfuncs_special,
     cfuncs_stats,
@@ -23,7 +24,7 @@ from hookgrad import linalg, return_types, special
 from hookgrad._tensor import Tensor
 
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
-           cfuncs_lu, cfuncs_special)
+           cfuncs_lu, cfuncs_special, cfuncs_native)
 
 
 def namespace() -> dict[str, Any]:
