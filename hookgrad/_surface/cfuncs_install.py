@@ -13,6 +13,7 @@ from hookgrad._surface import (
     cfuncs_bits,
     cfuncs_create,
     cfuncs_hist,
+    cfuncs_lowrank,
     cfuncs_lu,
     cfuncs_native,
     cfuncs_scatter,
@@ -24,7 +25,8 @@ from hookgrad import linalg, return_types, special
 from hookgrad._tensor import Tensor
 
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
-           cfuncs_lu, cfuncs_special, cfuncs_native)
+           cfuncs_lu, cfuncs_special, cfuncs_native,
+           cfuncs_lowrank)
 
 
 def namespace() -> dict[str, Any]:
