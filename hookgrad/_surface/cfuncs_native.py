@@ -71,13 +71,13 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:
     return out, mask
 
 
-_WARNED: list = []
+WARNED: list = []
 
 
 def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *, out: Any = None) -> Tensor:
     """2-norm over `dim` (at most 2 dims). Mirrors: ``torch.frobenius_norm``."""
-    if not _WARNED:  # PyTorch's TORCH_WARN_ONCE
-        _WARNED.append(True)
+    if not WARNED:  # PyTorch's TORCH_WARN_ONCE
+        WARNED.append(True)
         warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT "
                       "compatibility. It will be removed in a future PyTorch release. Please use "
                       "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning,

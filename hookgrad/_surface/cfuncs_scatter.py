@@ -51,13 +51,13 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     return bind_inplace(P["scatter_reduce"], self, inputs, params)
 
 
-_WARNED = []
+WARNED = []
 
 
 def _ir_args(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
              include_self: bool) -> tuple:
-    if not _WARNED:  # PyTorch's TORCH_WARN_ONCE: once per process
-        _WARNED.append(True)
+    if not WARNED:  # PyTorch's TORCH_WARN_ONCE: once per process
+        WARNED.append(True)
         warnings.warn("index_reduce() is in beta and the API may change at any time.",
                       UserWarning, stacklevel=3)
     if reduce not in ("prod", "mean", "amax", "amin"):

@@ -128,3 +128,19 @@ def test_errors_match_torch_types(torch, name):
         warnings.simplefilter("ignore")
         mine, theirs = err(lambda: BAD[name](hookgrad)), err(lambda: BAD[name](torch))
     assert theirs is not None and mine is not None and mine[0] == theirs[0], (mine, theirs)
+
+
+def test_index_reduce_warns_once_per_process():
+    """PyTorch's TORCH_WARN_ONCE; checked in a fresh process (conftest marks it given)."""
+    import subprocess
+    import sys
+
+    code = ("import warnings, hookgrad as h\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    for _ in range(3):\n"
+            "        h.zeros(2).index_reduce(0, h.tensor([0]), h.ones(1), 'amax')\n"
+            "print(len(w), w[0].category.__name__, str(w[0].message))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.strip()
+    assert out == "1 UserWarning index_reduce() is in beta and the API may change at any time."
