@@ -82,3 +82,11 @@ defop(
 def _no_jvp() -> Any:
     raise NotImplementedError("Trying to use forward AD with unique_consecutive that does not "
                               "support it because it has not been implemented yet.")
+
+
+# vmap: frexp is elementwise; unique_consecutive's output size depends on the values, so it
+# stays on the per-sample fallback (tests/func/fallback_primitives.txt)
+from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops._batching import broadcasting as _broadcasting  # noqa: E402
+
+_batches(["frexp"], _broadcasting)

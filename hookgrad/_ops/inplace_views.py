@@ -28,3 +28,5 @@ for _src, (_name, _node) in NAMES.items():
           saves=_p.saves, node_name=_node, nondifferentiable=_p.nondifferentiable,
           num_outputs=_p.num_outputs, nondifferentiable_outputs=_p.nondifferentiable_outputs,
           view=True)
+    if _p.batch is not None:  # the out-of-place view's batching rule serves as well
+        object.__setattr__(PRIMITIVES[_name], "batch", _p.batch)

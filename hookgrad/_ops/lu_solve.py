@@ -92,3 +92,9 @@ defop(
         "B": lambda t, LU, pivots, left, adjoint: lu_solve_tensor(LU, pivots, t, left, adjoint),
     },
 )
+
+
+from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops.lu import _leading_batch  # noqa: E402
+
+_batches(["linalg_lu_solve"], _leading_batch)

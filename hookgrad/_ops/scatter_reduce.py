@@ -288,3 +288,10 @@ defop(
     },
     jvp="linear",
 )
+
+
+# vmap: like scatter_add, every input batched in front and `dim` shifted
+from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops._batching_shape import _same_rank_dim  # noqa: E402
+
+_batches(["scatter_reduce"], _same_rank_dim)

@@ -141,3 +141,10 @@ defop(
 def _evenly_read(t: Tensor, self: Tensor, result: Tensor) -> Tensor:
     mask = ((self == result) | (self.isnan() & result.isnan())).to(t.dtype)
     return (mask * t).sum() / mask.sum()
+
+
+# vmap: `dim` is a logical dimension, shifted past the batch dimension (as max_dim / sort)
+from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops._batching import dim_params as _dim_params  # noqa: E402
+
+_batches(["mode", "nanmedian_dim"], _dim_params("dim", none_all=False))

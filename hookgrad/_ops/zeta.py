@@ -88,3 +88,9 @@ defop(
     # PyTorch has no forward-mode formula for special_zeta
     jvp={"self": lambda t: _no_jvp(), "other": lambda t: _no_jvp()},
 )
+
+
+from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops._batching import broadcasting as _broadcasting  # noqa: E402
+
+_batches(["special_zeta"], _broadcasting)  # elementwise

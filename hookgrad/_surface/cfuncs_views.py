@@ -43,6 +43,9 @@ def _take_view(self: Tensor, prim: str, params: dict) -> Tensor:
         raise RuntimeError(_LEAF)
     view = bind(P[prim], (self,), params)
     self._data = view._data
+    for key, value in view.__dict__.items():
+        if key.startswith("_bt_"):  # inside vmap: the physical batched value moves along too
+            self.__dict__[key] = value
     if view._grad_fn is not None:
         move_autograd_identity(self, view._grad_fn, view._output_nr)
     if view._fw_grads is not None:  # forward AD: the tangent takes the same view
