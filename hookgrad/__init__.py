@@ -224,6 +224,11 @@ from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, 
 from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, torch.types)
 from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts; transforms need complex)
 from hookgrad import _subclasses  # noqa: E402,F401  (torch._subclasses is an attribute after import torch)
+from hookgrad._surface import cfuncs_install as _cfuncs  # noqa: E402  (issue 21: census functions)
+
+globals().update({k: v for k, v in _cfuncs.namespace().items() if k not in globals()})
+_cfuncs.install()
+from hookgrad import signal  # noqa: E402,F401  (torch.signal.windows)
 
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)
 

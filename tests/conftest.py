@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 import pytest
 from hypothesis import settings
 
 import hookgrad
 from hookgrad._config import GLOBAL, STATE, set_grad_mode
+from hookgrad._surface import cfuncs_native as _cfuncs_native
+from hookgrad._surface import cfuncs_scatter as _cfuncs_scatter
 
 settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25)
 settings.register_profile("dev", deadline=None, max_examples=200)
@@ -20,6 +23,11 @@ REQUIRE_ORACLE = os.environ.get("HOOKGRAD_REQUIRE_ORACLE") == "1"
 # filterwarnings=error the first such call would fail whichever test ran first, so the suite
 # starts with the warning given. tests/test_scalar_warning.py checks it in fresh processes.
 hookgrad._tensor.SCALAR_WARNED[0] = True
+# The same for PyTorch's once-per-process "index_reduce() is in beta" and "frobenius_norm is
+# deprecated" warnings: hookgrad's are marked given here, PyTorch's in `load_torch`.
+_cfuncs_scatter.WARNED.append(True)
+_cfuncs_native.WARNED.append(True)
+_TORCH_ONCE_GIVEN: list = []
 
 
 def load_torch():
@@ -30,6 +38,12 @@ def load_torch():
         if REQUIRE_ORACLE:
             pytest.fail("PyTorch oracle required (HOOKGRAD_REQUIRE_ORACLE=1) but not installed")
         pytest.skip("PyTorch oracle not installed")
+    if not _TORCH_ONCE_GIVEN:
+        _TORCH_ONCE_GIVEN.append(True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.zeros(1).index_reduce(0, torch.tensor([0]), torch.ones(1), "prod")
+            torch.frobenius_norm(torch.ones(1), (0,))
     return torch
 
 
