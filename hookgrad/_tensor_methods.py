@@ -20,13 +20,12 @@ from hookgrad._functional import (
     random,
     reduction,
     shape,
-    shape_inplace,
 )
 from hookgrad._tensor import Tensor
 
 FAMILIES: list[ModuleType] = [
     arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random, misc,
-    layer_ops, matrix_ops, shape_inplace,
+    layer_ops, matrix_ops,
 ]
 
 

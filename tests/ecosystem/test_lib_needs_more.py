@@ -132,8 +132,9 @@ def _restrides(L):
 def test_inplace_view_changes(torch):
     """torchopt's Adam count: ``torch.zeros(1).squeeze_()``; and the other in-place restrides."""
     assert _restrides(hookgrad) == _restrides(torch)
-    with pytest.raises(NotImplementedError, match="autograd history"):
-        (hookgrad.ones(2, 1, requires_grad=True) * 2).squeeze_()
+    names = [type((L.ones(2, 1, requires_grad=True) * 2).squeeze_().grad_fn).__name__
+             for L in (hookgrad, torch)]  # with autograd history: a view node, as PyTorch
+    assert names[0] == names[1]
 
 
 def test_rpc_and_dist_autograd_import_as_on_a_build_without_them(torch):
