@@ -41,3 +41,23 @@ def _scenario(lib, path):
 
 def test_from_file_matches_torch(torch, tmp_path):
     assert _scenario(hookgrad, tmp_path / "h.bin") == _scenario(torch, tmp_path / "t.bin")
+
+
+def _asarray(lib):
+    a = lib.arange(4, dtype=lib.int32)
+    s = a.untyped_storage()
+    out = [lib.asarray(s, dtype=lib.uint8).tolist(), lib.asarray(s).tolist(),
+           str(lib.asarray(s).dtype), lib.asarray(s, dtype=lib.int16).shape[0]]
+    lib.asarray(s, dtype=lib.int32)[0] = 7  # shares the memory
+    out.append(a.tolist())
+    out.append(lib.arange(4.0).view(dtype=lib.int32).tolist())
+    with pytest.raises(ValueError):
+        lib.asarray(s, copy=False)
+    return out
+
+
+def test_asarray_of_a_storage_matches_torch(torch):
+    assert _asarray(hookgrad) == _asarray(torch)
+    a = hookgrad.arange(4)
+    hookgrad.asarray(a.untyped_storage(), copy=True).add_(1)  # departure: a real copy
+    assert a.tolist() == [0, 1, 2, 3]

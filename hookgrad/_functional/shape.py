@@ -75,8 +75,13 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- reshaping
-def view(self: Tensor, *size: Any) -> Tensor:
+def view(self: Tensor, *size: Any, **kw: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.view`` (a shape, or a dtype: `_view_dtype`)."""
+    if kw:  # view(dtype=...) / view(size=...): PyTorch's keyword spellings
+        if size or len(kw) != 1 or not ({"dtype", "size"} & set(kw)):
+            raise TypeError(f"view() received an invalid combination of arguments - got "
+                            f"{tuple(type(a).__name__ for a in size)}, keywords {sorted(kw)}")
+        size = (kw.get("dtype", kw.get("size")),)
     if len(size) == 1 and isinstance(size[0], _dtype_cls):
         return view_dtype(self, size[0])
     shape = _infer(_size_args(size), self._data.size)

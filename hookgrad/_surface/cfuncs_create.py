@@ -14,7 +14,8 @@ import numpy as np
 
 import hookgrad._functional.creation as C
 import hookgrad._functional.shape as S
-from hookgrad._dtypes import from_numpy_dtype, get_default_dtype
+from hookgrad._dtypes import from_numpy_dtype, get_default_dtype, int64
+from hookgrad._storage import TypedStorage, _StorageBase
 from hookgrad._ops._shapes import normalize_dim
 from hookgrad._tensor import Tensor
 
@@ -32,6 +33,8 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
         out = obj if dtype is None else obj.to(dtype)
         if copy and out is obj:
             out = obj.clone()
+    elif isinstance(obj, _StorageBase):
+        out = _from_storage(obj, dtype, copy)
     elif isinstance(obj, np.ndarray):
         if copy is False and dtype is not None and _np_dtype(dtype) != obj.dtype:
             raise ValueError(f"can't alias tensor with dtype '{_scalar(obj.dtype)}' into dtype "
@@ -44,6 +47,23 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
         if out is obj:
             out = obj.detach()
         out.requires_grad_(True)
+    return out
+
+
+def _from_storage(store: _StorageBase, dtype: Any, copy: bool | None) -> Tensor:
+    """The storage's bytes as a 1-d tensor of `dtype` (a typed storage's own dtype by default,
+    int64 for untyped bytes, as PyTorch), sharing the memory. ``copy=False`` raises PyTorch's
+    ValueError; ``copy=True`` copies (PyTorch 2.13 aliases the storage anyway: a departure)."""
+    if copy is False:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    if dtype is None:
+        dtype = store.dtype if isinstance(store, TypedStorage) else int64
+    raw = store._array.reshape(-1, order="A").view(np.uint8)
+    data = raw.view(_np_dtype(dtype))
+    if copy:
+        return C.from_numpy(data.copy())
+    out = Tensor._make(data)
+    out._storage_array = store._array  # NOTE [Storage arrays]: one storage with the source
     return out
 
 
