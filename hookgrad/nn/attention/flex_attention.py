@@ -19,6 +19,10 @@ from hookgrad._tensor import Tensor
 __all__ = ["BlockMask", "flex_attention", "AuxOutput", "AuxRequest", "FlexKernelOptions",
            "create_block_mask", "create_mask", "or_masks", "and_masks", "noop_mask"]
 
+# PyTorch's block sizes (the block mask granularity); libraries read them as defaults
+_DEFAULT_SPARSE_BLOCK_SIZE = 128
+_LARGE_SPARSE_BLOCK_SIZE = 1 << 30
+
 _UNSUPPORTED = ("hookgrad has no flex attention kernel (PyTorch's block-sparse attention); use "
                 "scaled_dot_product_attention with a mask from create_mask instead")
 

@@ -41,6 +41,7 @@ from hookgrad.nn.modules._global_hooks import (
     register_module_module_registration_hook,
     register_module_parameter_registration_hook,
 )
+from hookgrad.nn.modules._state_dict import EXTRA_STATE_KEY_SUFFIX as _EXTRA_STATE_KEY_SUFFIX
 from hookgrad.nn.modules._state_dict import _IncompatibleKeys
 from hookgrad.nn.parameter import Parameter
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
@@ -86,6 +87,18 @@ def __getattr__(name: str) -> Any:
     if name == "_global_forward_hooks_always_called":  # the entry flag is ``always_call``
         return _global_forward_hooks.ids_with("always_call")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _has_any_global_hook() -> bool:
+    """Whether a global forward/backward (pre-)hook is registered.
+
+    Mirrors: ``torch.nn.modules.module._has_any_global_hook``.
+    """
+    return bool(_global_forward_pre_hooks or _global_forward_hooks
+                or _global_backward_pre_hooks or _global_backward_hooks)
+
+
+_grad_t = Tensor | tuple  # PyTorch's alias for what backward hooks receive (annotations)
 
 
 def _addindent(s_: str, num_spaces: int) -> str:
