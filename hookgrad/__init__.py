@@ -260,3 +260,4 @@ _strided_queries.install()
 _unsupported.install()
 _strided_queries.install_storage_type()
 Storage = FloatStorage  # noqa: F821 - PyTorch's torch.Storage is torch.FloatStorage (a stand-in)
+chalf = complex32  # noqa: F821 - one dtype object under both names, as in PyTorch

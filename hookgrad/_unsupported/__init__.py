@@ -125,8 +125,10 @@ def _dtype(owner: str, name: str, group: Group) -> Any:
     from hookgrad._dtypes import dtype
     marked = type("dtype", (dtype,), {"__slots__": (), "__module__": "torch",
                                       MARK: group.message.format(name=f"torch.{name}")})
-    from hookgrad._dtypes import _FLOAT, _INT
-    category = _FLOAT if name.startswith("float") else _INT  # so is_floating_point answers
+    from hookgrad._dtypes import _COMPLEX, _FLOAT, _INT
+    # so is_floating_point / is_complex answer as PyTorch's
+    category = _FLOAT if name.startswith("float") else _COMPLEX if name.startswith(
+        "complex") else _INT
     return marked(name, np.uint8, category, name.capitalize() + "Tensor")
 
 

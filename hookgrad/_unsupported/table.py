@@ -182,6 +182,9 @@ GROUPS: tuple[Group, ...] = (
     Group("hookgrad", "dtype", "bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 int1 "
           "int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7",
           TypeError, _DTYPE),
+    # --- complex half: no NumPy storage (complex64/128 are real dtype objects already) -------
+    Group("hookgrad", "dtype", "complex32", TypeError,
+          "hookgrad does not implement {name}: complex half has no NumPy storage"),
     # --- symbolic shapes: the types exist (isinstance is False for every eager value) -------
     Group("hookgrad", "class", "SymInt SymFloat SymBool", NotImplementedError, _SYM),
     # --- TorchScript: types and classes tools name in annotations and isinstance checks -----

@@ -152,3 +152,14 @@ def test_standin_modules_import_under_the_torch_alias():
         assert torch.sparse is hookgrad.sparse and isinstance(torch.__version__, TorchVersion)
         with pytest.raises(NotImplementedError):
             torch.sparse.mm(torch.ones(1, 1), torch.ones(1, 1))
+
+
+def test_complex_half_dtype_answers_as_torch(torch):
+    """kornia lists ``torch.complex32`` among the float/complex dtypes it accepts."""
+    import hookgrad
+
+    for lib in (hookgrad, torch):
+        assert lib.chalf is lib.complex32
+    assert [hookgrad.complex32.is_complex, hookgrad.complex32.is_floating_point,
+            str(hookgrad.complex32)] == [torch.complex32.is_complex,
+                                         torch.complex32.is_floating_point, str(torch.complex32)]
