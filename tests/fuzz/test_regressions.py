@@ -347,6 +347,14 @@ REGRESSIONS = {
         ("op", "unsqueeze", "t9", ["t7"], {"dim": 0}, None),
         ("op", "maximum", "t10", ["t9", "t6"], {}, None)],
         ("backward", ["t10"], ["l1"], False, False, False)),
+    # a value two backward formulas share (div's `other`) is saved unconditionally, also when
+    # no input has a usable edge (a view made under no_grad), as PyTorch's unguarded saves
+    # (seed 11716)
+    "shared_saved_value_unguarded": _p([
+        ("leaf", "l2", (1,), "float32", True, 660468237),
+        ("op", "unbind", "t6", ["l2"], {"pick": 0, "size": 1}, "no_grad"),
+        ("leaf", "l8", (), "int64", False, 525072047),
+        ("op", "div", "t9", ["t6", "l8"], {}, None)], saved_hooks=True),
 }
 
 
