@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import NUMPY, namespace_of
 from hookgrad._ops._rules import api
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -122,6 +122,7 @@ def _bwd(grad: Any, indices: Any, num_weights: int, padding_idx: int, scale: boo
 
 
 # ---------------------------------------------------------------- regression losses
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _mse_impl(self: Any, target: Any, reduction: int = MEAN) -> Any:
     d = self - target
     return _reduce(d * d, reduction)
@@ -148,6 +149,7 @@ def _jvp_reduce(x: Any, reduction: int) -> Any:
     return x.sum() if reduction == SUM else x
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _smooth_l1_impl(self: Any, target: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
     d = np.abs(self - target)
     loss = np.where(d < beta, 0.5 * d * d / beta if beta else 0 * d, d - 0.5 * beta)
@@ -170,6 +172,7 @@ defop("smooth_l1_loss", impl=_smooth_l1_impl, inputs=("self", "target"),
                -t * (self - target).clamp(-beta, beta) / beta, reduction)})
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _huber_impl(self: Any, target: Any, reduction: int = MEAN, delta: float = 1.0) -> Any:
     d = np.abs(self - target)
     loss = np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
@@ -304,6 +307,7 @@ defop("binary_cross_entropy", impl=_bce_impl, inputs=("self", "target"),
                _bce_target_grad(t, self, weight, NONE), reduction)})
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _bcel_impl(self: Any, target: Any, weight: Any = None, pos_weight: Any = None,
                reduction: int = MEAN) -> Any:
     softplus_neg = np.log1p(np.exp(-np.abs(self))) + np.maximum(-self, 0)
