@@ -25,6 +25,7 @@ from hookgrad import _backend
 from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional import shape as _shape
 from hookgrad._functional._gather import METHODS as _GATHER_METHODS
+from hookgrad._functional.random import _check_inplace
 from hookgrad._functional._gather import (  # noqa: F401 - re-exported public ops
     gather,
     index_add,
@@ -322,6 +323,9 @@ def _check_put(self: Tensor, indices: tuple, values: Tensor) -> None:
 
 def _index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool) -> Tensor:
     if has_internal_overlap(self._data):  # PyTorch writes every alias, and warns first
+        if self._requires_grad or values._requires_grad:
+            # ... after autograd's in-place check (a view of a leaf raises without warning)
+            _check_inplace(self)
         warnings.warn(
             "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "

@@ -355,6 +355,13 @@ REGRESSIONS = {
         ("op", "unbind", "t6", ["l2"], {"pick": 0, "size": 1}, "no_grad"),
         ("leaf", "l8", (), "int64", False, 525072047),
         ("op", "div", "t9", ["t6", "l8"], {}, None)], saved_hooks=True),
+    # index_put_ into an expanded view of a leaf that requires grad: autograd's in-place
+    # error comes before the deprecation warning, so nothing warns (seeds 10034, 12038)
+    "setitem_list_into_expanded_leaf_view": _p([
+        ("leaf", "l1", (), "float32", True, 569608474),
+        ("leaf", "l2", (1,), "float64", True, 244992158),
+        ("op", "expand", "t4", ["l2"], {"shape": [2, 2]}, None),
+        ("op", "setitem_list", "t6", ["t4", "l1"], {"dim": 1, "idx": [-2, -1]}, None)]),
 }
 
 
