@@ -27,7 +27,7 @@ from tests.fuzz._catalogue import OPS
 from tests.fuzz._ops import Meta
 
 MODES = (None,) * 14 + ("no_grad", "no_grad", "set_grad_enabled", "enable_grad_in_no_grad")
-DTYPES = ("float32",) * 5 + ("float64",) * 2 + ("int64",)
+DTYPES = ("float32",) * 10 + ("float64",) * 4 + ("int64",) * 2 + ("int32", "bool")
 
 
 def _mode(lib: Any, mode: str | None, stack: ExitStack) -> None:
@@ -42,11 +42,13 @@ def _mode(lib: Any, mode: str | None, stack: ExitStack) -> None:
 
 def _leaf_value(lib: Any, shape: tuple, dtype: str, rg: bool, seed: int) -> Any:
     rng = np.random.default_rng(seed)
-    if dtype == "int64":
-        arr = rng.integers(-3, 4, size=shape)
+    if dtype in ("int64", "int32"):
+        arr = rng.integers(-3, 4, size=shape).astype(dtype)
+    elif dtype == "bool":
+        arr = rng.random(size=shape) > 0.5
     else:
         arr = rng.uniform(-2, 2, size=shape).astype(dtype)
-    return lib.tensor(arr, requires_grad=rg and dtype != "int64")
+    return lib.tensor(arr, requires_grad=rg and dtype.startswith("float"))
 
 
 def summary(t: Any, names: bool = True) -> tuple:

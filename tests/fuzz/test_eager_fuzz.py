@@ -6,7 +6,8 @@ exception types must agree. CI runs a short prefix of the seeds; the long mode i
 
     HOOKGRAD_FUZZ_N=5000 python3 -m pytest -q tests/fuzz/test_eager_fuzz.py
 
-(``HOOKGRAD_FUZZ_SEED`` moves the first seed). A failure prints the minimised program, ready to
+(``HOOKGRAD_FUZZ_SEED`` moves the first seed, ``HOOKGRAD_FUZZ_OPS`` restricts the ops drawn to
+those whose names match a regular expression). A failure prints the minimised program, ready to
 paste into ``test_regressions.py``.
 """
 
@@ -20,13 +21,16 @@ import warnings
 import pytest
 
 import hookgrad
-from tests.fuzz._generate import generate, minimise
+from tests.fuzz._catalogue_nn import OPS_NN
+from tests.fuzz._generate import generate, minimise, op_names
 from tests.fuzz._program import diff, run
 
 pytestmark = pytest.mark.oracle
 
 N = int(os.environ.get("HOOKGRAD_FUZZ_N", "400"))
 START = int(os.environ.get("HOOKGRAD_FUZZ_SEED", "0"))
+# a regular expression over op names: a long run focused on one family ("pool|conv", "loss")
+NAMES = op_names(os.environ.get("HOOKGRAD_FUZZ_OPS", "^(?!(%s)$)" % "|".join(OPS_NN)))
 # CI budget: the seeds are a fixed prefix, cut short only on a very slow machine
 BUDGET_S = float(os.environ.get("HOOKGRAD_FUZZ_SECONDS", "25" if "HOOKGRAD_FUZZ_N" not in
                                 os.environ else "1e9"))
@@ -48,7 +52,7 @@ def test_eager_matches_torch_on_random_programs(torch):
         for seed in range(START, START + N):
             if time.monotonic() - start > BUDGET_S:
                 break
-            program = generate(seed, torch)
+            program = generate(seed, torch, NAMES)
             ran += 1
             if _fails(torch, program):
                 failures.append(program)
