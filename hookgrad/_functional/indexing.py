@@ -16,6 +16,7 @@ dim; if any were collected, one ``index`` primitive (``IndexBackward0``) finishe
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any
 
@@ -121,7 +122,10 @@ def _apply_slice(t: Tensor, dim: int, s: slice, optimize: bool) -> Tensor:
         )
     start, stop, _ = slice(s.start, s.stop, step).indices(size)
     stop = max(stop, start)
-    if optimize and start == 0 and stop == size and step == 1:
+    # PyTorch skips the slice on the numbers as written: a start of 0 (or None) and a stop
+    # of at least the size; a negative start reaching back to 0 still records SliceBackward0
+    if optimize and step == 1 and (s.start is None or operator.index(s.start) == 0) and (
+            s.stop is None or operator.index(s.stop) >= size):
         return t
     return _shape.slice_dim(t, dim, start, stop, step)
 
