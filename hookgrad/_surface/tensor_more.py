@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import hookgrad._functional.creation as C
+from hookgrad._functional._views import _view
+from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 
 __all__ = ["install"]
@@ -41,11 +43,9 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
                            f"size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    if zero_dim:
-        return self.as_strided([size], [1], self.storage_offset())
-    new_shape = [*shape[:dim], (shape[dim] - size) // step + 1, *shape[dim + 1:], size]
-    new_strides = [*strides[:dim], strides[dim] * step, *strides[dim + 1:], strides[dim]]
-    return self.as_strided(new_shape, new_strides, self.storage_offset())
+    # one view primitive: PyTorch's node is UnfoldBackward0 (not as_strided's)
+    return _view(PRIMITIVES["unfold"], self, {"dimension": 0 if zero_dim else dim,
+                                              "size": int(size), "step": int(step)})
 
 
 def prelu(self: Tensor, weight: Tensor) -> Tensor:

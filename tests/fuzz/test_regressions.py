@@ -362,6 +362,25 @@ REGRESSIONS = {
         ("leaf", "l2", (1,), "float64", True, 244992158),
         ("op", "expand", "t4", ["l2"], {"shape": [2, 2]}, None),
         ("op", "setitem_list", "t6", ["t4", "l1"], {"dim": 1, "idx": [-2, -1]}, None)]),
+    # a slice is skipped (AliasBackward0) only for a start of 0 and a stop of at least the size
+    # as written: x[..., -4:] of a size-4 dim records SliceBackward0 (new-family seed 707)
+    "negative_full_slice_records_slice": _p([
+        ("leaf", "l1", (3, 4), "float32", True, 5),
+        ("op", "index_neg_slice", "t2", ["l1"], {"start": -4, "stop": None}, None),
+        ("op", "index_neg_slice", "t3", ["l1"], {"start": -5, "stop": None}, None),
+        ("op", "slice", "t4", ["l1"], {"dim": 1, "start": 0, "stop": 9, "step": 1}, None)],
+        ("backward", ["t2", "t3"], None, False, False, False)),
+    # Tensor.unfold is one view node, UnfoldBackward0, also of a 0-d tensor and with empty or
+    # overlapping windows (new-family seeds 50, 86, 199)
+    "unfold_node": _p([
+        ("leaf", "l1", (3, 5), "float64", True, 7),
+        ("op", "unfold", "t2", ["l1"], {"dim": 1, "size": 2, "step": 1}, None),
+        ("op", "unfold", "t3", ["l1"], {"dim": 0, "size": 0, "step": 2}, None),
+        ("leaf", "l4", (), "float32", True, 8),
+        ("op", "unfold", "t5", ["l4"], {"dim": 0, "size": 1, "step": 1}, None),
+        ("hook", "t2", "h6", True),
+        ("op", "mul_", "t7", ["t2", "t2"], {"scalar": 2}, None)],
+        ("backward", ["t7", "t5"], None, False, False, False), saved_hooks=True),
 }
 
 
