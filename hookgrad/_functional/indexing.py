@@ -308,8 +308,18 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     _index_put_(sliced, _indices(sliced, adv), value, False)
 
 
-def _check_put(self: Tensor, indices: tuple, values: Tensor) -> None:
-    if values._data.dtype != self._data.dtype:
+def _fills_by_mask(indices: tuple, values: Tensor, accumulate: bool) -> bool:
+    """PyTorch's ``canDispatchToMaskedFill``: one boolean (or uint8) mask and a one-element
+    value are a ``masked_fill_`` with ``value.item()``, so the value's dtype is not checked."""
+    originals = getattr(indices, "originals", None)
+    return (not accumulate and values._data.size == 1 and originals is not None
+            and len(originals) == 1 and originals[0]._data.dtype.kind in "bu"
+            and originals[0]._data.dtype.itemsize == 1)
+
+
+def _check_put(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> None:
+    if values._data.dtype != self._data.dtype and not _fills_by_mask(indices, values,
+                                                                     accumulate):
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{_word(self)} for the destination and {_word(values)} for the source."
@@ -334,7 +344,7 @@ def _index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool) 
             "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
             "tensor[indices] = tensor", UserWarning, stacklevel=3)
-    _check_put(self, indices, values)
+    _check_put(self, indices, values, accumulate)
     return bind_inplace(
         P["index_put"], self, (self, values), {"indices": indices, "accumulate": bool(accumulate)}
     )
@@ -372,7 +382,7 @@ def _put_indices(self: Tensor, indices: Any) -> tuple:
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """Mirrors: ``torch.index_put``."""
     idx = _put_indices(input, indices)
-    _check_put(input, idx, values)
+    _check_put(input, idx, values, accumulate)
     return bind(P["index_put"], (input, values), {"indices": idx, "accumulate": bool(accumulate)})
 
 

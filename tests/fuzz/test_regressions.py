@@ -381,6 +381,19 @@ REGRESSIONS = {
         ("hook", "t2", "h6", True),
         ("op", "mul_", "t7", ["t2", "t2"], {"scalar": 2}, None)],
         ("backward", ["t7", "t5"], None, False, False, False), saved_hooks=True),
+    # x[mask] = v with one boolean mask and a one-element v is PyTorch's masked_fill_ with
+    # v.item(): v's dtype may differ (new-family seeds 46, 99, 526, 786)
+    "setitem_mask_other_dtype": _p([
+        ("leaf", "l1", (1, 4), "bool", False, 908144070),
+        ("leaf", "l6", (), "float32", False, 235556416),
+        ("op", "setitem_mask", "t7", ["l1", "l6"], {}, None),
+        ("leaf", "l8", (3, 1, 3), "float32", True, 313689051),
+        ("op", "sum", "t9", ["l8"], {"dim": 1, "keepdim": False}, None),
+        ("leaf", "l10", (3, 3), "int32", False, 587238227),
+        ("op", "setitem_mask", "t11", ["t9", "l10"], {}, None),
+        ("leaf", "l12", (), "float64", True, 310459626),
+        ("op", "setitem_mask", "t13", ["t9", "l12"], {}, None)],
+        ("backward", ["t13"], None, False, False, False)),
 }
 
 
