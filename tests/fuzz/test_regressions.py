@@ -394,6 +394,16 @@ REGRESSIONS = {
         ("leaf", "l12", (), "float64", True, 310459626),
         ("op", "setitem_mask", "t13", ["t9", "l12"], {}, None)],
         ("backward", ["t13"], None, False, False, False)),
+    # ConvolutionBackward0 saves input and weight (in that order) whichever needs a gradient:
+    # one joint formula in PyTorch (new-family seeds 518, 647, 697)
+    "conv_saves_input_and_weight": _p([
+        ("leaf", "l1", (2, 4, 4), "float32", True, 446503642),
+        ("leaf", "l3", (3, 4, 1), "float32", False, 378200681),
+        ("op", "conv1d", "t4", ["l1", "l3"], {"dilation": 2, "padding": 1, "stride": 2}, None),
+        ("leaf", "l5", (1, 1, 3), "float64", False, 376628985),
+        ("leaf", "l6", (2, 1, 2), "float64", True, 849298854),
+        ("op", "conv1d", "t7", ["l5", "l6"], {"dilation": 2, "padding": 0, "stride": 1}, None)],
+        ("backward", ["t4", "t7"], None, False, False, False), saved_hooks=True),
 }
 
 
