@@ -37,6 +37,9 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     zero_dim = not shape
     if zero_dim:  # a 0-d tensor unfolds as a 1-element dim, without the window dim
         shape, strides = [1], [1]
+    if not -len(shape) <= dimension < len(shape):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, "
+                         f"{len(shape) - 1}], but got {dimension})")
     dim = dimension % len(shape)
     if size > shape[dim]:
         raise RuntimeError(f"maximum size for tensor at dimension {dim} is {shape[dim]} but "
