@@ -179,7 +179,16 @@ def _huber_impl(self: Any, target: Any, reduction: int = MEAN, delta: float = 1.
     return _reduce(loss.astype(self.dtype), reduction)
 
 
+def _same_dtype(own: Any, other: Any) -> None:
+    # PyTorch's huber_loss_backward is a TensorIterator without type promotion (the forward
+    # promotes): mixed dtypes fail in backward
+    if own.dtype != other.dtype:
+        raise RuntimeError(f"Found dtype {other.dtype.scalar_type} but expected "
+                           f"{own.dtype.scalar_type}")
+
+
 def _huber_grad(grad: Any, self: Any, target: Any, reduction: int, delta: float) -> Any:
+    _same_dtype(self, target)
     d = self - target
     return _scale(grad, reduction, _numel(self._data.shape)) * d.clamp(-delta, delta)
 
@@ -187,8 +196,8 @@ def _huber_grad(grad: Any, self: Any, target: Any, reduction: int, delta: float)
 defop("huber_loss", impl=_huber_impl, inputs=("self", "target"),
       params=("reduction", "delta"), saves=("self", "target"),
       vjp={"self": _huber_grad,
-           "target": lambda grad, self, target, reduction, delta: -_huber_grad(
-               grad, self, target, reduction, delta)},
+           "target": lambda grad, self, target, reduction, delta: (
+               _same_dtype(target, self), -_huber_grad(grad, self, target, reduction, delta))[1]},
       jvp={"self": lambda t, self, target, reduction, delta: _jvp_reduce(
                t * (self - target).clamp(-delta, delta), reduction),
            "target": lambda t, self, target, reduction, delta: _jvp_reduce(

@@ -404,6 +404,26 @@ REGRESSIONS = {
         ("leaf", "l6", (2, 1, 2), "float64", True, 849298854),
         ("op", "conv1d", "t7", ["l5", "l6"], {"dilation": 2, "padding": 0, "stride": 1}, None)],
         ("backward", ["t4", "t7"], None, False, False, False), saved_hooks=True),
+    # F.group_norm's Python-level check: one value per group and channel is PyTorch's
+    # ValueError, before the kernel's divisibility RuntimeError (new-family seeds 115, 379)
+    "group_norm_one_value_per_group": _p([
+        ("leaf", "l2", (1, 1, 1), "float32", True, 117814340),
+        ("op", "group_norm", "t4", ["l2"], {"groups": 1}, None),
+        ("leaf", "l3", (1, 2), "float64", True, 124119837),
+        ("op", "group_norm", "t5", ["l3"], {"groups": 2}, None)]),
+    # Tensor.unfold checks its dim's range: IndexError (new-family seed 469)
+    "unfold_dim_out_of_range": _p([
+        ("leaf", "l1", (4,), "float32", True, 901796268),
+        ("op", "unfold", "t7", ["l1"], {"dim": 1, "size": 2, "step": 1}, None),
+        ("leaf", "l2", (), "float32", True, 9),
+        ("op", "unfold", "t8", ["l2"], {"dim": -2, "size": 1, "step": 1}, None)]),
+    # huber_loss' backward does not promote: mixed dtypes raise in backward, as PyTorch's
+    # huber_loss_backward kernel (new-family seeds 449, 664)
+    "huber_loss_mixed_dtype_backward": _p([
+        ("leaf", "l2", (1,), "float32", True, 453232272),
+        ("leaf", "l6", (1,), "float64", False, 257552991),
+        ("op", "huber_loss", "t7", ["l2", "l6"], {"reduction": "sum"}, None)],
+        ("backward", ["t7"], None, False, False, False)),
 }
 
 
