@@ -87,7 +87,10 @@ class _Gen:
         a = self.pick_target() if op.kind == "inplace" else self.pick()
         ins = [a]
         if op.other is not None:
-            shape = op.other(rng, _meta(self.run.pool[a]))
+            try:
+                shape = op.other(rng, _meta(self.run.pool[a]))
+            except RuntimeError:  # a view whose grad_fn cannot be regenerated
+                return
             if shape is None:
                 return
             dtype = str(self.run.pool[a].dtype).split(".")[-1] if rng.random() < 0.9 else None
