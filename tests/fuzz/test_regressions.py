@@ -424,6 +424,22 @@ REGRESSIONS = {
         ("leaf", "l6", (1,), "float64", False, 257552991),
         ("op", "huber_loss", "t7", ["l2", "l6"], {"reduction": "sum"}, None)],
         ("backward", ["t7"], None, False, False, False)),
+    # activation backward kernels lay their result out as PyTorch's TensorIterator order:
+    # (self, grad) for threshold/leaky_relu, (grad, self) for gelu/silu/hard*/elu/softplus;
+    # logsigmoid's forward is row-major (new-family seed 88)
+    "activation_backward_layout": _p([
+        ("leaf", "l1", (3, 3, 3), "float32", True, 579667101),
+        ("op", "permute", "t2", ["l1"], {"dims": [2, 0, 1]}, None),
+        ("op", "relu", "t3", ["t2"], {}, None),
+        ("op", "leaky_relu", "t4", ["t2"], {"slope": 0.2}, None),
+        ("op", "gelu", "t5", ["t2"], {}, None),
+        ("op", "logsigmoid", "t6", ["t2"], {}, None),
+        ("op", "clone", "t7", ["l1"], {}, None),
+        ("op", "hardswish_inplace", "t8", ["t7"], {}, None),
+        ("op", "permute", "t9", ["t8"], {"dims": [2, 0, 1]}, None),
+        ("op", "silu", "t10", ["t2"], {}, None),
+        ("op", "elu", "t11", ["t2"], {}, None)],
+        ("grad", ["t3", "t9", "t4", "t5", "t10", "t11"], ["l1", "t2"], False, False, False)),
 }
 
 
