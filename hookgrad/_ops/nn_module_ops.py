@@ -290,7 +290,8 @@ def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN)
     loss = -(target * log_x + (1 - target) * log_1mx)
     if weight is not None:
         loss = loss * weight._data
-    return _reduce(loss.astype(self.dtype), reduction)
+    # PyTorch builds the loss in place on ``1 - target``: the target's dtype wins
+    return _reduce(loss.astype(target.dtype), reduction)
 
 
 def _bce_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
@@ -327,7 +328,8 @@ def _bcel_impl(self: Any, target: Any, weight: Any = None, pos_weight: Any = Non
         loss = (1 - target) * self + softplus_neg
     if weight is not None:
         loss = loss * weight._data
-    return _reduce(loss.astype(self.dtype), reduction)
+    # PyTorch builds the loss in place on ``1 - target``: the target's dtype wins
+    return _reduce(loss.astype(target.dtype), reduction)
 
 
 def _bcel_grad(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,

@@ -440,6 +440,14 @@ REGRESSIONS = {
         ("op", "silu", "t10", ["t2"], {}, None),
         ("op", "elu", "t11", ["t2"], {}, None)],
         ("grad", ["t3", "t9", "t4", "t5", "t10", "t11"], ["l1", "t2"], False, False, False)),
+    # binary_cross_entropy_with_logits returns the target's dtype (PyTorch builds the loss in
+    # place on 1 - target) (seed 22266)
+    "bce_with_logits_target_dtype": _p([
+        ("leaf", "l2", (2, 1), "float64", True, 91511115),
+        ("leaf", "l10", (2, 1), "float32", True, 424923084),
+        ("op", "bce_logits", "t11", ["l2", "l10"], {"reduction": "sum"}, None),
+        ("op", "bce_logits", "t12", ["l10", "l2"], {"reduction": "none"}, None)],
+        ("backward", ["t11", "t12"], None, False, False, False)),
 }
 
 
