@@ -448,6 +448,16 @@ REGRESSIONS = {
         ("op", "bce_logits", "t11", ["l2", "l10"], {"reduction": "sum"}, None),
         ("op", "bce_logits", "t12", ["l10", "l2"], {"reduction": "none"}, None)],
         ("backward", ["t11", "t12"], None, False, False, False)),
+    # kernels without a Bool instance raise NotImplementedError: remainder, fmod, pow, the
+    # matrix products (seeds 20455, nn-table 153)
+    "bool_kernels_not_implemented": _p([
+        ("leaf", "l1", (2,), "bool", False, 58655964),
+        ("leaf", "l4", (2,), "int32", True, 815343367),
+        ("op", "logical_and", "t5", ["l1", "l4"], {}, None),
+        ("op", "remainder", "t7", ["t5", "l1"], {}, None),
+        ("op", "pow", "t8", ["t5", "l1"], {"exp": None}, None),
+        ("op", "matmul", "t9", ["t5", "l1"], {}, None),
+        ("op", "floor_divide", "t10", ["t5", "l1"], {}, None)]),
 }
 
 
