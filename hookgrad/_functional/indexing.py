@@ -318,8 +318,9 @@ def _fills_by_mask(indices: tuple, values: Tensor, accumulate: bool) -> bool:
 
 
 def _check_put(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> None:
-    if values._data.dtype != self._data.dtype and not _fills_by_mask(indices, values,
-                                                                     accumulate):
+    if _fills_by_mask(indices, values, accumulate):
+        return  # a masked fill with the one value: no dtype or shape check
+    if values._data.dtype != self._data.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{_word(self)} for the destination and {_word(values)} for the source."

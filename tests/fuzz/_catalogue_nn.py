@@ -304,6 +304,11 @@ UNPACKED = frozenset({
     # has one node each
     "rms_norm", "kl_div"})
 
+# Convolutions' gradients under create_graph: PyTorch's ConvolutionBackwardBackward0 takes
+# both saved operands, so a gradient has a graph whenever either requires grad; hookgrad's
+# depends only on the operand its formula uses. Programs with these ops backward without it.
+NO_DOUBLE = frozenset({"conv1d", "conv2d"})
+
 OPS_NN: dict[str, Op] = {
     # convolutions (weight of its own shape), pooling, with size-1 dims and padding
     "conv1d": Op("nn", 2, lambda lib, x, w, **p: _F(lib).conv1d(x, w, **p), _conv_params,
@@ -398,7 +403,10 @@ OPS_NN: dict[str, Op] = {
     "eq": Op("binary", 2, o._binary(lambda lib, a, b: a == b), o._other_or_scalar),
     "logical_and": Op("binary", 2, lambda lib, a, b: lib.logical_and(a, b), o._none),
     "bitwise_and": Op("binary", 2, lambda lib, a, b: a & b, o._none),
-    "floor_divide": Op("binary", 2, o._binary(lambda lib, a, b: a // b), o._other_or_scalar),
+    # (not on tensors that require grad: PyTorch records a node whose backward raises, and
+    # where the pass stops first depends on its engine's order, docs/fuzzing.md)
+    "floor_divide": Op("binary", 2, o._binary(lambda lib, a, b: a // b), lambda rng, a, b: None
+                       if a.requires_grad or b.requires_grad else o._other_or_scalar(rng, a, b)),
     "remainder": Op("binary", 2, o._binary(lambda lib, a, b: a % b), o._other_or_scalar),
     "pow": Op("binary", 2, _pow, _pow_params),
     "cast": Op("misc", 1, lambda lib, x, dtype: x.to(getattr(lib, dtype)), _cast_params),
