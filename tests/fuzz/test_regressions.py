@@ -458,6 +458,15 @@ REGRESSIONS = {
         ("op", "pow", "t8", ["t5", "l1"], {"exp": None}, None),
         ("op", "matmul", "t9", ["t5", "l1"], {}, None),
         ("op", "floor_divide", "t10", ["t5", "l1"], {}, None)]),
+    # max_pool1d without a gradient to compute returns a fresh tensor (PyTorch's
+    # max_pool1d_impl), not a view a later in-place write would have to rebase (nn seed 6)
+    "max_pool1d_no_grad_not_a_view": _p([
+        ("leaf", "l1", (2, 4), "float32", False, 369067239),
+        ("op", "max_pool1d", "t2", ["l1"],
+         {"ceil_mode": True, "kernel_size": 3, "padding": 0, "stride": None}, "no_grad"),
+        ("leaf", "l3", (1, 1), "float32", True, 849865630),
+        ("op", "setitem_mask", "t4", ["t2", "l3"], {}, None)],
+        ("backward", ["t4"], None, False, False, False)),
 }
 
 
