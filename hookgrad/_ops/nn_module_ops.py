@@ -282,6 +282,11 @@ def _nll_jvp(t: Any, target: Any, weight: Any, reduction: int, ignore_index: int
 
 # ---------------------------------------------------------------- binary cross entropy
 def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN) -> Any:
+    if self.dtype != target.dtype:  # PyTorch's kernel does not promote
+        from hookgrad._dtypes import from_numpy_dtype
+
+        raise RuntimeError(f"Found dtype {from_numpy_dtype(target.dtype).scalar_type} but "
+                           f"expected {from_numpy_dtype(self.dtype).scalar_type}")
     if ((self < 0) | (self > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):

@@ -467,6 +467,14 @@ REGRESSIONS = {
         ("leaf", "l3", (1, 1), "float32", True, 849865630),
         ("op", "setitem_mask", "t4", ["t2", "l3"], {}, None)],
         ("backward", ["t4"], None, False, False, False)),
+    # batch/instance norm of an empty input: no NumPy "Mean of empty slice" warning (nn seed
+    # 312); binary_cross_entropy does not promote: mixed dtypes raise (nn seed 292)
+    "empty_norm_quiet_and_bce_mixed_dtype": _p([
+        ("leaf", "l1", (2, 4, 0), "float32", True, 552021704),
+        ("op", "instance_norm", "t6", ["l1"], {}, None),
+        ("leaf", "l4", (1, 2, 1), "float64", True, 846578262),
+        ("leaf", "l8", (1, 2, 1), "float32", True, 558112948),
+        ("op", "bce", "t9", ["l4", "l8"], {"reduction": "mean"}, "no_grad")]),
 }
 
 
