@@ -20,6 +20,7 @@ import hookgrad._ops.sorting  # noqa: F401
 import hookgrad._ops.shape  # noqa: F401
 import hookgrad._ops.indexing  # noqa: F401
 import hookgrad._ops.rearrange  # noqa: F401
+import hookgrad._ops.unfold  # noqa: F401
 import hookgrad._ops.linalg  # noqa: F401
 import hookgrad._ops.nn  # noqa: F401
 import hookgrad._ops.nn_module_ops  # noqa: F401

@@ -158,18 +158,28 @@ def _pow_args(input: Any, exponent: Any) -> tuple[Any, tuple, dict, Any]:
     return P["pow"], (input,), {"exponent": exponent}, cast
 
 
+def _no_bool(kernel: str, tensors: tuple, cast: Any) -> None:
+    """PyTorch's kernels without a Bool instance: NotImplementedError naming the kernel."""
+    if (cast.np if cast is not None else tensors[0]._data.dtype).kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     """``input ** exponent`` (either may be a Python number, not both).
 
     Mirrors: ``torch.pow``.
     """
     prim, tensors, params, cast = _pow_args(input, exponent)
+    if prim is not P["pow"]:  # a bool tensor to a Python number has a shortcut in PyTorch
+        _no_bool("pow", tensors, cast)
     return bind(prim, tensors, params, cast)
 
 
 def pow_(self: Tensor, exponent: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.pow_``."""
     prim, tensors, params, cast = _pow_args(self, exponent)
+    if prim is not P["pow"]:
+        _no_bool("pow", tensors, cast)
     return bind_inplace(prim, self, tensors, params, cast)
 
 
@@ -221,6 +231,7 @@ def remainder(input: Any, other: Any) -> Tensor:
     Mirrors: ``torch.remainder``.
     """
     prim, tensors, params, cast = _mod_args("remainder", input, other)
+    _no_bool("remainder_cpu", tensors, cast)
     return bind(prim, tensors, params, cast)
 
 
@@ -230,12 +241,14 @@ def fmod(input: Tensor, other: Any) -> Tensor:
     Mirrors: ``torch.fmod``.
     """
     prim, tensors, params, cast = _mod_args("fmod", input, other)
+    _no_bool("fmod_cpu", tensors, cast)
     return bind(prim, tensors, params, cast)
 
 
 def _mod_inplace(name: str) -> Any:
     def method(self: Tensor, other: Any) -> Tensor:
         prim, tensors, params, cast = _mod_args(name, self, other)
+        _no_bool(name + "_cpu", tensors, cast)
         return bind_inplace(prim, self, tensors, params, cast)
 
     method.__name__ = method.__qualname__ = name + "_"

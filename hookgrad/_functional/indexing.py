@@ -16,6 +16,7 @@ dim; if any were collected, one ``index`` primitive (``IndexBackward0``) finishe
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any
 
@@ -25,6 +26,7 @@ from hookgrad import _backend
 from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional import shape as _shape
 from hookgrad._functional._gather import METHODS as _GATHER_METHODS
+from hookgrad._functional.random import _check_inplace
 from hookgrad._functional._gather import (  # noqa: F401 - re-exported public ops
     gather,
     index_add,
@@ -122,7 +124,10 @@ def _apply_slice(t: Tensor, dim: int, s: slice, optimize: bool) -> Tensor:
         )
     start, stop, _ = slice(s.start, s.stop, step).indices(size)
     stop = max(stop, start)
-    if optimize and start == 0 and stop == size and step == 1:
+    # PyTorch skips the slice on the numbers as written: a start of 0 (or None) and a stop
+    # of at least the size; a negative start reaching back to 0 still records SliceBackward0
+    if optimize and step == 1 and (s.start is None or operator.index(s.start) == 0) and (
+            s.stop is None or operator.index(s.stop) >= size):
         return t
     return _shape.slice_dim(t, dim, start, stop, step)
 
@@ -305,7 +310,18 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     _index_put_(sliced, _indices(sliced, adv), value, False)
 
 
-def _check_put(self: Tensor, indices: tuple, values: Tensor) -> None:
+def _fills_by_mask(indices: tuple, values: Tensor, accumulate: bool) -> bool:
+    """PyTorch's ``canDispatchToMaskedFill``: one boolean (or uint8) mask and a one-element
+    value are a ``masked_fill_`` with ``value.item()``, so the value's dtype is not checked."""
+    originals = getattr(indices, "originals", None)
+    return (not accumulate and values._data.size == 1 and originals is not None
+            and len(originals) == 1 and originals[0]._data.dtype.kind in "bu"
+            and originals[0]._data.dtype.itemsize == 1)
+
+
+def _check_put(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> None:
+    if _fills_by_mask(indices, values, accumulate):
+        return  # a masked fill with the one value: no dtype or shape check
     if values._data.dtype != self._data.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
@@ -324,11 +340,14 @@ def _check_put(self: Tensor, indices: tuple, values: Tensor) -> None:
 
 def _index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool) -> Tensor:
     if has_internal_overlap(self._data):  # PyTorch writes every alias, and warns first
+        if self._requires_grad or values._requires_grad:
+            # ... after autograd's in-place check (a view of a leaf raises without warning)
+            _check_inplace(self)
         warnings.warn(
             "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
             "tensor[indices] = tensor", UserWarning, stacklevel=3)
-    _check_put(self, indices, values)
+    _check_put(self, indices, values, accumulate)
     return bind_inplace(
         P["index_put"], self, (self, values), {"indices": indices, "accumulate": bool(accumulate)}
     )
@@ -366,7 +385,7 @@ def _put_indices(self: Tensor, indices: Any) -> tuple:
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """Mirrors: ``torch.index_put``."""
     idx = _put_indices(input, indices)
-    _check_put(input, idx, values)
+    _check_put(input, idx, values, accumulate)
     return bind(P["index_put"], (input, values), {"indices": idx, "accumulate": bool(accumulate)})
 
 

@@ -258,6 +258,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
         )
+    if input._data.dtype.kind == "b" and other._data.dtype.kind == "b":  # no Bool kernels
+        kernel = "dot" if d1 == 1 and d2 == 1 else "addmm_impl_cpu_"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if d1 == 1 and d2 == 1:
         return dot(input, other)
     if d1 == 2 and d2 == 1:

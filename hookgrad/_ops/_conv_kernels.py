@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import NUMPY, namespace_of
 from hookgrad._ops import _conv_chunked
 
 Pair = tuple[int, int]
@@ -70,6 +70,7 @@ def _chunkable(a: Any, b: Any, groups: int) -> bool:
             and a.dtype == b.dtype and a.dtype.kind == "f")
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv2d_forward(x: Any, w: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> Any:
     """``[N, C, H, W] * [O, C/G, KH, KW] -> [N, O, OH, OW]`` (no bias)."""
     xp = namespace_of(x)
@@ -91,6 +92,7 @@ def conv2d_forward(x: Any, w: Any, stride: Pair, padding: Pair, dilation: Pair, 
     return xp.matmul(wmat, cols).reshape(n, o, oh, ow)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv2d_input_grad(
     g: Any, w: Any, in_hw: Pair, stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Any:
@@ -123,6 +125,7 @@ def conv2d_input_grad(
     return out[:, :, padding[0] : padding[0] + h, padding[1] : padding[1] + wd]
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv2d_weight_grad(
     x: Any, g: Any, w_shape: Sequence[int], stride: Pair, padding: Pair, dilation: Pair, groups: int
 ) -> Any:
@@ -146,6 +149,7 @@ def conv2d_weight_grad(
     return xp.matmul(gmat, cols.transpose(0, 2, 1)).reshape(o_, cg, kh, kw)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv2d_transpose(
     x: Any, w: Any, stride: Pair, padding: Pair, output_padding: Pair, dilation: Pair, groups: int
 ) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import NUMPY, namespace_of
 from hookgrad._ops._conv_kernels import out_size, transposed_size
 
 Ints = Sequence[int]
@@ -47,6 +47,7 @@ def _tap_slices(tap: Ints, dilation: Ints, stride: Ints, out: Ints) -> tuple[sli
                  for t, d, s, o in zip(tap, dilation, stride, out))
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv_forward(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, groups: int) -> Any:
     """``[N, C, *S] * [O, C/G, *K] -> [N, O, *S_out]`` (no bias)."""
     xp = namespace_of(x)
@@ -65,6 +66,7 @@ def conv_forward(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, gr
     return xp.matmul(w.reshape(g, o // g, cg * kk), cols).reshape(n, o, *outs)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv_input_grad(
     g: Any, w: Any, in_sizes: Ints, stride: Ints, padding: Ints, dilation: Ints, groups: int
 ) -> Any:
@@ -87,6 +89,7 @@ def conv_input_grad(
                 *(slice(p, p + s) for p, s in zip(padding, in_sizes)))]
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv_weight_grad(
     x: Any, g: Any, w_shape: Ints, stride: Ints, padding: Ints, dilation: Ints, groups: int
 ) -> Any:
@@ -107,6 +110,7 @@ def conv_weight_grad(
     return xp.matmul(gmat, cols.transpose(0, 2, 1)).reshape(tuple(w_shape))
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def conv_transpose(
     x: Any, w: Any, stride: Ints, padding: Ints, output_padding: Ints, dilation: Ints, groups: int
 ) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hookgrad._backend import namespace_of
+from hookgrad._backend import NUMPY, namespace_of
 from hookgrad._ops._conv_kernels import Pair, pad2d
 
 
@@ -120,6 +120,7 @@ def avg_divisor(
     return rows.reshape(-1, 1) * cols.reshape(1, -1)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def avg_pool2d(
     x: Any,
     k: Pair,
@@ -147,6 +148,7 @@ def avg_pool2d(
     return (sums / div).astype(x.dtype, copy=False)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def avg_pool2d_backward(
     g: Any,
     in_shape: Sequence[int],
@@ -184,6 +186,7 @@ def adaptive_matrix(size: int, n_out: int, dtype: Any, xp: Any) -> Any:
     return (mask / (end - start).reshape(-1, 1)).astype(dtype)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def adaptive_avg_pool2d(x: Any, output_size: Pair) -> Any:
     """Separable: ``A_h @ x @ A_w^T`` (two small matmuls over every plane at once)."""
     xp = namespace_of(x)
@@ -192,6 +195,7 @@ def adaptive_avg_pool2d(x: Any, output_size: Pair) -> Any:
     return xp.matmul(xp.matmul(ah, x), aw.T)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def adaptive_avg_pool2d_backward(g: Any, in_shape: Sequence[int]) -> Any:
     xp = namespace_of(g)
     ah = adaptive_matrix(in_shape[-2], g.shape[-2], g.dtype, xp)

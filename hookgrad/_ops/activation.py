@@ -21,7 +21,8 @@ import numpy as np
 
 from hookgrad._backend import namespace_of
 from hookgrad._ops._erf32 import erf_float32, is_plain_float32
-from hookgrad._ops._elementwise import drop, fast_where, quiet, select_zero
+from hookgrad._ops._elementwise import drop, fast_where, quiet, row_major, select_zero
+from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops.activation_backward import (
     elu_backward,
     gelu_backward,
@@ -165,7 +166,8 @@ def _silu_vjp(grad: Any, self: Any, ops: Any) -> Any:
         np.multiply(t, x, out=t)
         np.add(t, 1, out=t)
         np.multiply(t, s, out=t)
-        return np.multiply(t, grad, out=t)
+        # PyTorch's silu_backward iterates (grad, self): grad's layout
+        return iterator_layout(np.multiply(t, grad, out=t), (grad, x))
     sigmoid = self.sigmoid()
     return grad * sigmoid * (1.0 + self * (1.0 - sigmoid))
 
@@ -211,8 +213,9 @@ defop("sigmoid", impl=quiet(lambda self: 1 / (1 + np.exp(-self))), saves=("resul
 
 @quiet
 def _log_sigmoid_impl(self: Any) -> Any:
-    # PyTorch's stable form: min(x, 0) - log1p(exp(-|x|)).
-    return np.minimum(self, 0) - np.log1p(np.exp(-np.abs(self)))
+    # PyTorch's stable form: min(x, 0) - log1p(exp(-|x|)); its forward allocates the result
+    # (and its buffer) row-major whatever the input's layout
+    return row_major(np.minimum(self, 0) - np.log1p(np.exp(-np.abs(self))))
 
 
 def _log_sigmoid_vjp(grad: Any, self: Any) -> Any:

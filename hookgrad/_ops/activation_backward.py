@@ -12,12 +12,14 @@ primitives, so any order of derivative works.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
 from hookgrad._ops._erf32 import erf_float32, is_plain_float32
+from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops._special import special
@@ -28,6 +30,16 @@ __all__ = [
     "hardshrink_backward", "softshrink_backward", "sigmoid_backward", "tanh_backward",
     "gelu_backward", "elu_backward", "softplus_backward", "hardswish_backward", "TANH_BACKWARD",
 ]
+
+def _grad_layout(impl: Any) -> Any:
+    """`impl` with its result in the layout of PyTorch's ``*_backward`` kernels, which iterate
+    ``(grad_output, self)``: the gradient's layout decides (NOTE [Elementwise result layout])."""
+    @functools.wraps(impl)  # the signature (param defaults) stays visible to `defop`
+    def inner(grad_output: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        return iterator_layout(impl(grad_output, other, *args, **kwargs), (grad_output, other))
+
+    return inner
+
 
 _SQRT1_2 = math.sqrt(0.5)
 _GELU_BETA = math.sqrt(2.0 / math.pi)
@@ -46,7 +58,9 @@ def _shrink_zone(self: Any, lambd: float) -> Any:
 
 _TB = defop(
     "threshold_backward",
-    impl=lambda grad_output, self, threshold: select_zero(grad_output, ~(self <= threshold)),
+    # PyTorch's kernel iterates (self, grad): the result takes self's layout
+    impl=lambda grad_output, self, threshold: iterator_layout(
+        select_zero(grad_output, ~(self <= threshold)), (self, grad_output)),
     params=("threshold",), **_MASKED,
     vjp={"grad_output": lambda grad, self, threshold, ops: threshold_backward(
         grad, self, threshold, ops),
@@ -55,8 +69,8 @@ _TB = defop(
          **_ZERO_JVP})
 _LRB = defop(
     "leaky_relu_backward",
-    impl=lambda grad_output, self, negative_slope, self_is_result=False: fast_where(
-        self > 0, grad_output, grad_output * negative_slope),
+    impl=lambda grad_output, self, negative_slope, self_is_result=False: iterator_layout(
+        fast_where(self > 0, grad_output, grad_output * negative_slope), (self, grad_output)),
     params=("negative_slope", "self_is_result"), **_MASKED,
     vjp={"grad_output": lambda grad, self, negative_slope, ops: leaky_relu_backward(
         grad, self, negative_slope, ops=ops), **_ZERO},
@@ -64,8 +78,8 @@ _LRB = defop(
         t, self, negative_slope), **_ZERO_JVP})
 _HTB = defop(
     "hardtanh_backward",
-    impl=lambda grad_output, self, min_val, max_val: select_zero(
-        grad_output, ~((self <= min_val) | (self >= max_val))),
+    impl=_grad_layout(lambda grad_output, self, min_val, max_val: select_zero(
+        grad_output, ~((self <= min_val) | (self >= max_val)))),
     params=("min_val", "max_val"), **_MASKED,
     vjp={"grad_output": lambda grad, self, min_val, max_val, ops: hardtanh_backward(
         grad, self, min_val, max_val, ops), **_ZERO},
@@ -73,14 +87,15 @@ _HTB = defop(
         t, self, min_val, max_val), **_ZERO_JVP})
 _HSB = defop(
     "hardsigmoid_backward",
-    impl=lambda grad_output, self: select_zero(grad_output * (1.0 / 6.0),
-                                               (self > -3) & (self < 3)),
+    impl=_grad_layout(lambda grad_output, self: select_zero(grad_output * (1.0 / 6.0),
+                                                            (self > -3) & (self < 3))),
     **_MASKED,
     vjp={"grad_output": lambda grad, self, ops: hardsigmoid_backward(grad, self, ops), **_ZERO},
     jvp={"grad_output": lambda t, self: hardsigmoid_backward(t, self), **_ZERO_JVP})
 _HSHB = defop(
     "hardshrink_backward",
-    impl=lambda grad_output, self, lambd: select_zero(grad_output, ~_shrink_zone(self, lambd)),
+    impl=_grad_layout(lambda grad_output, self, lambd: select_zero(
+        grad_output, ~_shrink_zone(self, lambd))),
     params=("lambd",), **_MASKED,
     vjp={"grad_output": lambda grad, self, lambd, ops: hardshrink_backward(
         grad, self, lambd, ops=ops),
@@ -89,7 +104,8 @@ _HSHB = defop(
          **_ZERO_JVP})
 _SSHB = defop(
     "softshrink_backward",
-    impl=lambda grad_output, self, lambd: select_zero(grad_output, ~_shrink_zone(self, lambd)),
+    impl=_grad_layout(lambda grad_output, self, lambd: select_zero(
+        grad_output, ~_shrink_zone(self, lambd))),
     params=("lambd",), **_MASKED,
     vjp={"grad_output": lambda grad, self, lambd, ops: softshrink_backward(
         grad, self, lambd, ops=ops),
@@ -211,7 +227,9 @@ def _gelu_second(self: Any, approximate: str) -> Any:
 
 
 _GELU_BW = defop(
-    "gelu_backward", impl=_gelu_backward_impl, inputs=("grad_output", "self"),
+    "gelu_backward", impl=lambda grad_output, self, approximate: iterator_layout(  # (grad, self)
+        _gelu_backward_impl(grad_output, self, approximate), (grad_output, self)),
+    inputs=("grad_output", "self"),
     params=("approximate",), saves=("grad_output", "self"),
     vjp={"grad_output": lambda grad, self, approximate, ops: gelu_backward(
         grad, self, approximate, ops=ops),
@@ -264,7 +282,7 @@ def _elu_double(grad: Any, grad_output: Any, self_or_result: Any, alpha: float, 
 
 _ELU_PARAMS = ("alpha", "scale", "input_scale", "is_result")
 _ELU_BW = defop(
-    "elu_backward", impl=_elu_backward_impl, inputs=("grad_output", "self_or_result"),
+    "elu_backward", impl=_grad_layout(_elu_backward_impl), inputs=("grad_output", "self_or_result"),
     params=_ELU_PARAMS, saves=("grad_output", "self_or_result"),
     vjp={"grad_output": lambda grad, self_or_result, alpha, scale, input_scale, is_result:
          elu_backward(grad, self_or_result, alpha, scale, input_scale, is_result),
@@ -299,7 +317,7 @@ def _softplus_double(grad: Any, grad_output: Any, self: Any, beta: float,
 
 
 _SOFTPLUS_BW = defop(
-    "softplus_backward", impl=_softplus_backward_impl, inputs=("grad_output", "self"),
+    "softplus_backward", impl=_grad_layout(_softplus_backward_impl), inputs=("grad_output", "self"),
     params=("beta", "threshold"), saves=("grad_output", "self"),
     vjp={"grad_output": lambda grad, self, beta, threshold, ops: softplus_backward(
         grad, self, beta, threshold, ops=ops), "self": _softplus_double},
@@ -325,7 +343,7 @@ def _hardswish_double(grad: Any, grad_output: Any, self: Any) -> Any:
 
 
 _HARDSWISH_BW = defop(
-    "hardswish_backward", impl=_hardswish_backward_impl, inputs=("grad_output", "self"),
+    "hardswish_backward", impl=_grad_layout(_hardswish_backward_impl), inputs=("grad_output", "self"),
     saves=("grad_output", "self"),
     vjp={"grad_output": lambda grad, self, ops: hardswish_backward(grad, self, ops=ops),
          "self": _hardswish_double},

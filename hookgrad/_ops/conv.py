@@ -272,16 +272,19 @@ CONV_WEIGHT_GRAD = defop(
 _GRAD_PRIMS = {"input": CONV_INPUT_GRAD, "weight": CONV_WEIGHT_GRAD}
 
 
-def _input_grad(grad: Any, weight: Any, input_shape: Ints, stride: Ints, padding: Ints,
-                dilation: Ints, transposed: bool, output_padding: Ints, groups: int,
-                ops: Any) -> Any:
+# Both rules name both saved values: PyTorch's ConvolutionBackward0 has one joint formula
+# (``convolution_backward``), so it saves input and weight whichever needs a gradient, and
+# saved-tensor hooks see both packs (the argument a rule does not use is ignored).
+def _input_grad(grad: Any, input: Any, weight: Any, input_shape: Ints, stride: Ints,
+                padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints,
+                groups: int, ops: Any) -> Any:
     p = _params(stride, padding, dilation, transposed, output_padding, groups)
     return ops.call(CONV_INPUT_GRAD, (grad, weight), {"input_size": tuple(input_shape), **p})
 
 
-def _weight_grad(grad: Any, input: Any, weight_shape: Ints, stride: Ints, padding: Ints,
-                 dilation: Ints, transposed: bool, output_padding: Ints, groups: int,
-                 ops: Any) -> Any:
+def _weight_grad(grad: Any, input: Any, weight: Any, weight_shape: Ints, stride: Ints,
+                 padding: Ints, dilation: Ints, transposed: bool, output_padding: Ints,
+                 groups: int, ops: Any) -> Any:
     p = _params(stride, padding, dilation, transposed, output_padding, groups)
     return ops.call(CONV_WEIGHT_GRAD, (grad, input), {"weight_size": tuple(weight_shape), **p})
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import has_data, namespace_of
+from hookgrad._backend import NUMPY, has_data, namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import linalg as _LA
 from hookgrad._ops.registry import defop
@@ -64,6 +64,7 @@ PIXEL_UNSHUFFLE = defop(
 
 
 # ---------------------------------------------------------------- baddbmm
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _baddbmm_impl(self: Any, batch1: Any, batch2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
     xp = namespace_of(batch1)
     out = xp.matmul(batch1, batch2)

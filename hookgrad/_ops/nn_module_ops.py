@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import has_data, namespace_of
+from hookgrad._backend import NUMPY, has_data, namespace_of
 from hookgrad._ops._rules import api
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -122,6 +122,7 @@ def _bwd(grad: Any, indices: Any, num_weights: int, padding_idx: int, scale: boo
 
 
 # ---------------------------------------------------------------- regression losses
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _mse_impl(self: Any, target: Any, reduction: int = MEAN) -> Any:
     d = self - target
     return _reduce(d * d, reduction)
@@ -148,6 +149,7 @@ def _jvp_reduce(x: Any, reduction: int) -> Any:
     return x.sum() if reduction == SUM else x
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _smooth_l1_impl(self: Any, target: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
     d = np.abs(self - target)
     loss = np.where(d < beta, 0.5 * d * d / beta if beta else 0 * d, d - 0.5 * beta)
@@ -170,13 +172,23 @@ defop("smooth_l1_loss", impl=_smooth_l1_impl, inputs=("self", "target"),
                -t * (self - target).clamp(-beta, beta) / beta, reduction)})
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _huber_impl(self: Any, target: Any, reduction: int = MEAN, delta: float = 1.0) -> Any:
     d = np.abs(self - target)
     loss = np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _reduce(loss.astype(self.dtype), reduction)
 
 
+def _same_dtype(own: Any, other: Any) -> None:
+    # PyTorch's huber_loss_backward is a TensorIterator without type promotion (the forward
+    # promotes): mixed dtypes fail in backward
+    if own.dtype != other.dtype:
+        raise RuntimeError(f"Found dtype {other.dtype.scalar_type} but expected "
+                           f"{own.dtype.scalar_type}")
+
+
 def _huber_grad(grad: Any, self: Any, target: Any, reduction: int, delta: float) -> Any:
+    _same_dtype(self, target)
     d = self - target
     return _scale(grad, reduction, _numel(self._data.shape)) * d.clamp(-delta, delta)
 
@@ -184,8 +196,8 @@ def _huber_grad(grad: Any, self: Any, target: Any, reduction: int, delta: float)
 defop("huber_loss", impl=_huber_impl, inputs=("self", "target"),
       params=("reduction", "delta"), saves=("self", "target"),
       vjp={"self": _huber_grad,
-           "target": lambda grad, self, target, reduction, delta: -_huber_grad(
-               grad, self, target, reduction, delta)},
+           "target": lambda grad, self, target, reduction, delta: (
+               _same_dtype(target, self), -_huber_grad(grad, self, target, reduction, delta))[1]},
       jvp={"self": lambda t, self, target, reduction, delta: _jvp_reduce(
                t * (self - target).clamp(-delta, delta), reduction),
            "target": lambda t, self, target, reduction, delta: _jvp_reduce(
@@ -270,6 +282,11 @@ def _nll_jvp(t: Any, target: Any, weight: Any, reduction: int, ignore_index: int
 
 # ---------------------------------------------------------------- binary cross entropy
 def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN) -> Any:
+    if self.dtype != target.dtype:  # PyTorch's kernel does not promote
+        from hookgrad._dtypes import from_numpy_dtype
+
+        raise RuntimeError(f"Found dtype {from_numpy_dtype(target.dtype).scalar_type} but "
+                           f"expected {from_numpy_dtype(self.dtype).scalar_type}")
     if has_data(self) and ((self < 0) | (self > 1)).any():  # (meta: no values to check)
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
@@ -278,7 +295,8 @@ def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN)
     loss = -(target * log_x + (1 - target) * log_1mx)
     if weight is not None:
         loss = loss * weight._data
-    return _reduce(loss.astype(self.dtype), reduction)
+    # PyTorch builds the loss in place on ``1 - target``: the target's dtype wins
+    return _reduce(loss.astype(target.dtype), reduction)
 
 
 def _bce_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
@@ -304,6 +322,7 @@ defop("binary_cross_entropy", impl=_bce_impl, inputs=("self", "target"),
                _bce_target_grad(t, self, weight, NONE), reduction)})
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _bcel_impl(self: Any, target: Any, weight: Any = None, pos_weight: Any = None,
                reduction: int = MEAN) -> Any:
     softplus_neg = np.log1p(np.exp(-np.abs(self))) + np.maximum(-self, 0)
@@ -314,7 +333,8 @@ def _bcel_impl(self: Any, target: Any, weight: Any = None, pos_weight: Any = Non
         loss = (1 - target) * self + softplus_neg
     if weight is not None:
         loss = loss * weight._data
-    return _reduce(loss.astype(self.dtype), reduction)
+    # PyTorch builds the loss in place on ``1 - target``: the target's dtype wins
+    return _reduce(loss.astype(target.dtype), reduction)
 
 
 def _bcel_grad(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,

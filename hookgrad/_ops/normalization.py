@@ -31,6 +31,7 @@ second derivative fails); hookgrad's are exact, so they differ from PyTorch's at
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -113,9 +114,12 @@ def _bn_impl(
     axes = _chan_axes(input.ndim)
     shape = (1, -1) + (1,) * (input.ndim - 2)
     if training:
-        mean = input.mean(axis=axes)
-        centered = input - mean.reshape(shape)
-        var = (centered * centered).mean(axis=axes)
+        with warnings.catch_warnings():
+            if not input.size:  # NumPy warns about the mean of nothing; PyTorch gives nan
+                warnings.simplefilter("ignore", RuntimeWarning)
+            mean = input.mean(axis=axes)
+            centered = input - mean.reshape(shape)
+            var = (centered * centered).mean(axis=axes)
         invstd = 1.0 / xp.sqrt(var + eps)
         n = input.size // max(input.shape[1], 1)
         if running_mean.size:

@@ -66,9 +66,9 @@ defop("abs", impl=np.abs, saves=("self",),
 defop("sign", impl=_sign_impl, vjp={"self": lambda grad: zeros(grad)}, jvp="elementwise")
 
 # ---------------------------------------------------------------- trigonometry
-defop("sin", impl=np.sin, saves=("self",),
+defop("sin", impl=quiet(np.sin), saves=("self",),
       vjp={"self": lambda grad, self: grad * self.cos()}, jvp="elementwise")
-defop("cos", impl=np.cos, saves=("self",),
+defop("cos", impl=quiet(np.cos), saves=("self",),
       vjp={"self": lambda grad, self: grad * -self.sin()}, jvp="elementwise")
 defop("tan", impl=quiet(np.tan), saves=("result",),
       vjp={"self": lambda grad, result: grad * (1 + result.pow(2))}, jvp="elementwise")

@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import hookgrad._functional.creation as C
+from hookgrad._functional._views import _view
+from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 
 __all__ = ["install"]
@@ -35,17 +37,18 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     zero_dim = not shape
     if zero_dim:  # a 0-d tensor unfolds as a 1-element dim, without the window dim
         shape, strides = [1], [1]
+    if not -len(shape) <= dimension < len(shape):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, "
+                         f"{len(shape) - 1}], but got {dimension})")
     dim = dimension % len(shape)
     if size > shape[dim]:
         raise RuntimeError(f"maximum size for tensor at dimension {dim} is {shape[dim]} but "
                            f"size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    if zero_dim:
-        return self.as_strided([size], [1], self.storage_offset())
-    new_shape = [*shape[:dim], (shape[dim] - size) // step + 1, *shape[dim + 1:], size]
-    new_strides = [*strides[:dim], strides[dim] * step, *strides[dim + 1:], strides[dim]]
-    return self.as_strided(new_shape, new_strides, self.storage_offset())
+    # one view primitive: PyTorch's node is UnfoldBackward0 (not as_strided's)
+    return _view(PRIMITIVES["unfold"], self, {"dimension": 0 if zero_dim else dim,
+                                              "size": int(size), "step": int(step)})
 
 
 def prelu(self: Tensor, weight: Tensor) -> Tensor:

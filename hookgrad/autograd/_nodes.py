@@ -20,6 +20,7 @@ import warnings
 import weakref
 from typing import Any
 
+from hookgrad._backend import NUMPY
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
 from hookgrad._ops._rule_ops import ARRAY_OPS
@@ -109,8 +110,8 @@ class PrimitiveNode(Node):
         if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)
             if edges[0][0] is None or (needed is not None and not needed[0]):
                 return (None,)
-            return (callers[0](grad, grads, saved, self._params, self._meta),)
-        return call_rules(self, grad, grads, saved, callers, edges, needed)
+            return (_quiet_call(callers[0], grad, grads, saved, self._params, self._meta),)
+        return _quiet_call(call_rules, self, grad, grads, saved, callers, edges, needed)
 
     def _unpack(self, s: Any) -> Any:
         if type(s) is tuple:
@@ -214,6 +215,11 @@ class AccumulateGrad(Node):
         if hooks:
             run_post_accumulate_hooks(var, hooks)
         return ()
+
+
+# Rules run on raw arrays in a plain backward: inf/nan gradients give no NumPy RuntimeWarning,
+# as PyTorch's kernels never warn (NOTE [Quiet impls] in _ops/_elementwise.py)
+_quiet_call = NUMPY.quiet(lambda fn, *args: fn(*args))
 
 
 def accumulate_into(var: Tensor, new: Tensor) -> None:

@@ -82,10 +82,16 @@ class RulePlan:
         """
         out = self.save_lists.get(mask)
         if out is None:
+            # PyTorch's generated code guards a saved value by `should_compute_output` only
+            # when exactly one input's formula uses it: values several formulas share (and
+            # every value of a single-input node) are saved unconditionally
             wanted: set = set()
+            seen: set = set()
             for k, names in enumerate(self.uses):
-                if mask >> k & 1:
+                if mask >> k & 1 or len(self.uses) == 1:
                     wanted |= names
+                wanted |= seen & names
+                seen |= names
             out = tuple((name, _source(prim, name)) for name in prim.saves if name in wanted)
             self.save_lists[mask] = out
         return out

@@ -26,6 +26,7 @@ import itertools
 import sys
 from typing import Any
 
+from hookgrad._backend import NUMPY
 from hookgrad._config import GLOBAL, STATE, set_grad_mode
 from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._tensor import Tensor
@@ -44,6 +45,10 @@ def _list_input(node: Node) -> bool:
     PyTorch's generated code computes together when any of them is needed."""
     prim = getattr(node, "_prim", None)
     return prim is not None and prim.inputs[:1] == ("tensors0",)
+
+
+# inf + -inf in a summed gradient: nan without NumPy's RuntimeWarning (NOTE [Quiet impls])
+_iadd = NUMPY.quiet(lambda a, b: a.__iadd__(b))
 
 class ReadyNode:
     """An entry of the ready heap, ordered as NOTE [Engine order] says (also used by compiled
@@ -173,7 +178,7 @@ class GraphTask:
         graph is being built; otherwise out of place, recorded under ``create_graph``.
         """
         if not self.create_graph and _engine_owned(old, new):
-            old._data += new._data
+            _iadd(old._data, new._data)
             return old
         return old + new  # type: ignore[operator]
 

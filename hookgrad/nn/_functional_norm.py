@@ -7,6 +7,8 @@ Missing optional tensors become empty constants so the node keeps PyTorch's thre
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -187,6 +189,11 @@ def group_norm(
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
         )
     n, c = input.size(0), input.size(1)
+    # PyTorch's Python-level check, before the kernel's (num_groups=0: ZeroDivisionError)
+    size = [n * c // num_groups, num_groups, *input.shape[2:]]
+    if math.prod([size[0], *size[2:]]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "

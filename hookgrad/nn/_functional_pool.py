@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hookgrad._config import STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops import pooling as _P
 from hookgrad._ops._pool_kernels import pool_out_size
@@ -195,6 +196,10 @@ def max_pool1d(
         ceil_mode,
         True,
     )
+    if not return_indices and not (input.requires_grad and STATE.grad_enabled):
+        # PyTorch's max_pool1d_impl: without a gradient to compute (and without indices) the
+        # result is a fresh tensor, not a view of the 2-d pooling's output
+        return Tensor._make(out._data.reshape(out._data.shape[:-2] + out._data.shape[-1:]))
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.fuzz import _ops as o
+from tests.fuzz._catalogue_nn import OPS_NN
 from tests.fuzz._ops import Op
 
 
@@ -154,3 +155,5 @@ OPS: dict[str, Op] = {
                  if a.shape and b.shape and o._is_float(a) and a.dtype == b.dtype
                  and (a.shape[-1] == b.shape[0] or rng.random() < 0.05) else None),
 }
+
+OPS.update(OPS_NN)  # nn layers, activations, more views/indexing, dtype mixes

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import numpy as np
 
 from tests.fuzz._catalogue import OPS
+from tests.fuzz._catalogue_nn import NO_DOUBLE, UNPACKED
 from tests.fuzz._ops import Meta
 from tests.fuzz._program import DTYPES, MODES, _Run
 
@@ -19,7 +21,10 @@ def _meta(t: Any) -> Meta:
 
 
 def _shape(rng: np.random.Generator) -> tuple:
-    return tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(0, 4))))
+    shape = [int(s) for s in rng.integers(1, 5, size=int(rng.integers(0, 4)))]
+    if shape and rng.random() < 0.04:  # zero-size tensors
+        shape[int(rng.integers(0, len(shape)))] = 0
+    return tuple(shape)
 
 
 def _broadcastable(rng: np.random.Generator, shape: tuple) -> tuple:
@@ -31,7 +36,8 @@ def _broadcastable(rng: np.random.Generator, shape: tuple) -> tuple:
 
 
 class _Gen:
-    def __init__(self, seed: int, torch: Any) -> None:
+    def __init__(self, seed: int, torch: Any, names: list | None = None) -> None:
+        self.names = OP_NAMES if names is None else names
         self.rng = np.random.default_rng(seed)
         self.run = _Run(torch, {"steps": []})
         self.steps: list = []
@@ -57,10 +63,10 @@ class _Gen:
         self.count += 1
         return f"{prefix}{self.count}"
 
-    def leaf(self, shape: tuple | None = None) -> str:
+    def leaf(self, shape: tuple | None = None, dtype: str | None = None) -> str:
         rng = self.rng
         name = self.fresh("l")
-        dtype = str(rng.choice(DTYPES))
+        dtype = str(rng.choice(DTYPES)) if dtype is None else dtype
         shape = _shape(rng) if shape is None else shape
         self.emit(("leaf", name, shape, dtype, bool(rng.random() < 0.7), int(rng.integers(1e9))))
         return name
@@ -76,11 +82,20 @@ class _Gen:
 
     def op(self) -> None:
         rng = self.rng
-        name = str(rng.choice(OP_NAMES))
+        name = str(rng.choice(self.names))
         op = OPS[name]
         a = self.pick_target() if op.kind == "inplace" else self.pick()
         ins = [a]
-        if op.arity == 2:
+        if op.other is not None:
+            try:
+                shape = op.other(rng, _meta(self.run.pool[a]))
+            except RuntimeError:  # a view whose grad_fn cannot be regenerated
+                return
+            if shape is None:
+                return
+            dtype = str(self.run.pool[a].dtype).split(".")[-1] if rng.random() < 0.9 else None
+            ins.append(self.leaf(tuple(shape), dtype))
+        elif op.arity == 2:
             shape = tuple(self.run.pool[a].shape)
             others = [n for n in self.run.pool if n != a and _fits(self.run.pool[n].shape, shape)]
             ins.append(str(rng.choice(others)) if others and rng.random() < 0.6
@@ -89,7 +104,7 @@ class _Gen:
             metas = [_meta(self.run.pool[n]) for n in ins]
         except RuntimeError:  # a view whose grad_fn cannot be regenerated
             return
-        if op.kind == "inplace" and metas[0].dtype == "int64" and any(
+        if op.kind == "inplace" and not metas[0].dtype.startswith("float") and any(
                 m.requires_grad for m in metas[1:]):
             # PyTorch records such writes on integer tensors and then fails an internal
             # assert in backward (docs/fuzzing.md, known differences): not drawn
@@ -138,9 +153,20 @@ def _fits(a: tuple, b: tuple) -> bool:
     return True
 
 
-def generate(seed: int, torch: Any) -> dict:
-    """A random program for `seed` (its shapes learned by running it on `torch`)."""
-    g = _Gen(seed, torch)
+def op_names(pattern: str | None) -> list:
+    """The catalogue's op names matching the regular expression `pattern` (all if None)."""
+    if not pattern:
+        return OP_NAMES
+    names = [n for n in OP_NAMES if re.search(pattern, n)]
+    if not names:
+        raise ValueError(f"no op of the catalogue matches {pattern!r}")
+    return names
+
+
+def generate(seed: int, torch: Any, names: list | None = None) -> dict:
+    """A random program for `seed` (its shapes learned by running it on `torch`), drawing its
+    ops from `names` (the whole catalogue by default)."""
+    g = _Gen(seed, torch, names)
     rng = g.rng
     for _ in range(int(rng.integers(1, 3))):
         g.leaf()
@@ -161,7 +187,11 @@ def generate(seed: int, torch: Any) -> dict:
         finish = ("backward" if rng.random() < 0.6 else "grad", outs,
                   leaves if leaves and rng.random() < 0.4 else None,
                   bool(rng.random() < 0.3), bool(rng.random() < 0.15), bool(rng.random() < 0.2))
-    return {"seed": seed, "saved_hooks": bool(rng.random() < 0.5), "steps": g.steps,
+        if finish[4] and any(st[0] == "op" and st[1] in NO_DOUBLE for st in g.steps):
+            finish = (*finish[:4], False, finish[5])  # known difference (docs/fuzzing.md)
+    hooks = bool(rng.random() < 0.5) and not any(
+        st[0] == "op" and st[1] in UNPACKED for st in g.steps)  # known saved-value differences
+    return {"seed": seed, "saved_hooks": hooks, "steps": g.steps,
             "finish": finish}
 
 

@@ -33,6 +33,9 @@ class Op:
     arity: int
     call: Callable[..., Any]
     params: Callable[..., Any]
+    # the shape of a fresh second operand (a weight, a target) from the first input's Meta, or
+    # None when the op does not apply; without it the second operand broadcasts with the first
+    other: Callable[..., Any] | None = None
 
 
 def _none(rng, *metas):
@@ -40,6 +43,7 @@ def _none(rng, *metas):
 
 
 def _is_float(m: Meta) -> bool:
+    """A floating dtype (the only ones that can require grad here)."""
     return m.dtype.startswith("float")
 
 

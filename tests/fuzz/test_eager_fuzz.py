@@ -2,11 +2,13 @@
 
 Seeded random programs (`_generate`) run on both libraries (`_program.run`); their logs of
 values, strides, autograd flags, hook calls, saved-tensor pack/unpack calls, warnings and
-exception types must agree. CI runs a short prefix of the seeds; the long mode is::
+exception types must agree. CI runs a short prefix of the seeds of each op table; the long
+mode is::
 
     HOOKGRAD_FUZZ_N=5000 python3 -m pytest -q tests/fuzz/test_eager_fuzz.py
 
-(``HOOKGRAD_FUZZ_SEED`` moves the first seed). A failure prints the minimised program, ready to
+(``HOOKGRAD_FUZZ_SEED`` moves the first seed, ``HOOKGRAD_FUZZ_OPS`` restricts the ops drawn to
+those whose names match a regular expression). A failure prints the minimised program, ready to
 paste into ``test_regressions.py``.
 """
 
@@ -20,16 +22,22 @@ import warnings
 import pytest
 
 import hookgrad
-from tests.fuzz._generate import generate, minimise
+from tests.fuzz._catalogue_nn import OPS_NN
+from tests.fuzz._generate import generate, minimise, op_names
 from tests.fuzz._program import diff, run
 
 pytestmark = pytest.mark.oracle
 
+LONG = "HOOKGRAD_FUZZ_N" in os.environ
 N = int(os.environ.get("HOOKGRAD_FUZZ_N", "400"))
+N_NN = 150  # CI prefix of the nn table (its programs are slower)
 START = int(os.environ.get("HOOKGRAD_FUZZ_SEED", "0"))
 # CI budget: the seeds are a fixed prefix, cut short only on a very slow machine
-BUDGET_S = float(os.environ.get("HOOKGRAD_FUZZ_SECONDS", "25" if "HOOKGRAD_FUZZ_N" not in
-                                os.environ else "1e9"))
+BUDGET_S = float(os.environ.get("HOOKGRAD_FUZZ_SECONDS", "1e9" if LONG else "25"))
+# a regular expression over op names: a long run focused on one family ("pool|conv", "loss");
+# by default the first table (the nn table has its own test)
+NN_ONLY = "^(%s)$" % "|".join(OPS_NN)
+NAMES = op_names(os.environ.get("HOOKGRAD_FUZZ_OPS", "^(?!(%s)$)" % "|".join(OPS_NN)))
 
 
 def _fails(torch, program: dict) -> str | None:
@@ -39,16 +47,16 @@ def _fails(torch, program: dict) -> str | None:
         return f"runner raised {type(e).__name__}: {e}"
 
 
-def test_eager_matches_torch_on_random_programs(torch):
+def _check(torch, names: list, n: int) -> None:
     failures = []
     start = time.monotonic()
     ran = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # programs trigger deprecation warnings on purpose
-        for seed in range(START, START + N):
+        for seed in range(START, START + n):
             if time.monotonic() - start > BUDGET_S:
                 break
-            program = generate(seed, torch)
+            program = generate(seed, torch, names)
             ran += 1
             if _fails(torch, program):
                 failures.append(program)
@@ -59,3 +67,13 @@ def test_eager_matches_torch_on_random_programs(torch):
                           f"{_fails(torch, small)}")
     assert not failures, (f"{len(failures)} of {ran} programs differ from PyTorch; minimised:\n"
                           + "\n\n".join(report))
+
+
+def test_eager_matches_torch_on_random_programs(torch):
+    _check(torch, NAMES, N)
+
+
+@pytest.mark.skipif(LONG, reason="the long mode draws its ops from HOOKGRAD_FUZZ_OPS")
+def test_nn_family_matches_torch(torch):
+    """nn layers, activations, indexing and dtype mixes alone (`_catalogue_nn`)."""
+    _check(torch, op_names(NN_ONLY), N_NN)

@@ -347,6 +347,134 @@ REGRESSIONS = {
         ("op", "unsqueeze", "t9", ["t7"], {"dim": 0}, None),
         ("op", "maximum", "t10", ["t9", "t6"], {}, None)],
         ("backward", ["t10"], ["l1"], False, False, False)),
+    # a value two backward formulas share (div's `other`) is saved unconditionally, also when
+    # no input has a usable edge (a view made under no_grad), as PyTorch's unguarded saves
+    # (seed 11716)
+    "shared_saved_value_unguarded": _p([
+        ("leaf", "l2", (1,), "float32", True, 660468237),
+        ("op", "unbind", "t6", ["l2"], {"pick": 0, "size": 1}, "no_grad"),
+        ("leaf", "l8", (), "int64", False, 525072047),
+        ("op", "div", "t9", ["t6", "l8"], {}, None)], saved_hooks=True),
+    # index_put_ into an expanded view of a leaf that requires grad: autograd's in-place
+    # error comes before the deprecation warning, so nothing warns (seeds 10034, 12038)
+    "setitem_list_into_expanded_leaf_view": _p([
+        ("leaf", "l1", (), "float32", True, 569608474),
+        ("leaf", "l2", (1,), "float64", True, 244992158),
+        ("op", "expand", "t4", ["l2"], {"shape": [2, 2]}, None),
+        ("op", "setitem_list", "t6", ["t4", "l1"], {"dim": 1, "idx": [-2, -1]}, None)]),
+    # a slice is skipped (AliasBackward0) only for a start of 0 and a stop of at least the size
+    # as written: x[..., -4:] of a size-4 dim records SliceBackward0 (new-family seed 707)
+    "negative_full_slice_records_slice": _p([
+        ("leaf", "l1", (3, 4), "float32", True, 5),
+        ("op", "index_neg_slice", "t2", ["l1"], {"start": -4, "stop": None}, None),
+        ("op", "index_neg_slice", "t3", ["l1"], {"start": -5, "stop": None}, None),
+        ("op", "slice", "t4", ["l1"], {"dim": 1, "start": 0, "stop": 9, "step": 1}, None)],
+        ("backward", ["t2", "t3"], None, False, False, False)),
+    # Tensor.unfold is one view node, UnfoldBackward0, also of a 0-d tensor and with empty or
+    # overlapping windows (new-family seeds 50, 86, 199)
+    "unfold_node": _p([
+        ("leaf", "l1", (3, 5), "float64", True, 7),
+        ("op", "unfold", "t2", ["l1"], {"dim": 1, "size": 2, "step": 1}, None),
+        ("op", "unfold", "t3", ["l1"], {"dim": 0, "size": 0, "step": 2}, None),
+        ("leaf", "l4", (), "float32", True, 8),
+        ("op", "unfold", "t5", ["l4"], {"dim": 0, "size": 1, "step": 1}, None),
+        ("hook", "t2", "h6", True),
+        ("op", "mul_", "t7", ["t2", "t2"], {"scalar": 2}, None)],
+        ("backward", ["t7", "t5"], None, False, False, False), saved_hooks=True),
+    # x[mask] = v with one boolean mask and a one-element v is PyTorch's masked_fill_ with
+    # v.item(): v's dtype may differ (new-family seeds 46, 99, 526, 786)
+    "setitem_mask_other_dtype": _p([
+        ("leaf", "l1", (1, 4), "bool", False, 908144070),
+        ("leaf", "l6", (), "float32", False, 235556416),
+        ("op", "setitem_mask", "t7", ["l1", "l6"], {}, None),
+        ("leaf", "l8", (3, 1, 3), "float32", True, 313689051),
+        ("op", "sum", "t9", ["l8"], {"dim": 1, "keepdim": False}, None),
+        ("leaf", "l10", (3, 3), "int32", False, 587238227),
+        ("op", "setitem_mask", "t11", ["t9", "l10"], {}, None),
+        ("leaf", "l12", (), "float64", True, 310459626),
+        ("op", "setitem_mask", "t13", ["t9", "l12"], {}, None)],
+        ("backward", ["t13"], None, False, False, False)),
+    # ConvolutionBackward0 saves input and weight (in that order) whichever needs a gradient:
+    # one joint formula in PyTorch (new-family seeds 518, 647, 697)
+    "conv_saves_input_and_weight": _p([
+        ("leaf", "l1", (2, 4, 4), "float32", True, 446503642),
+        ("leaf", "l3", (3, 4, 1), "float32", False, 378200681),
+        ("op", "conv1d", "t4", ["l1", "l3"], {"dilation": 2, "padding": 1, "stride": 2}, None),
+        ("leaf", "l5", (1, 1, 3), "float64", False, 376628985),
+        ("leaf", "l6", (2, 1, 2), "float64", True, 849298854),
+        ("op", "conv1d", "t7", ["l5", "l6"], {"dilation": 2, "padding": 0, "stride": 1}, None)],
+        ("backward", ["t4", "t7"], None, False, False, False), saved_hooks=True),
+    # F.group_norm's Python-level check: one value per group and channel is PyTorch's
+    # ValueError, before the kernel's divisibility RuntimeError (new-family seeds 115, 379)
+    "group_norm_one_value_per_group": _p([
+        ("leaf", "l2", (1, 1, 1), "float32", True, 117814340),
+        ("op", "group_norm", "t4", ["l2"], {"groups": 1}, None),
+        ("leaf", "l3", (1, 2), "float64", True, 124119837),
+        ("op", "group_norm", "t5", ["l3"], {"groups": 2}, None)]),
+    # Tensor.unfold checks its dim's range: IndexError (new-family seed 469)
+    "unfold_dim_out_of_range": _p([
+        ("leaf", "l1", (4,), "float32", True, 901796268),
+        ("op", "unfold", "t7", ["l1"], {"dim": 1, "size": 2, "step": 1}, None),
+        ("leaf", "l2", (), "float32", True, 9),
+        ("op", "unfold", "t8", ["l2"], {"dim": -2, "size": 1, "step": 1}, None)]),
+    # huber_loss' backward does not promote: mixed dtypes raise in backward, as PyTorch's
+    # huber_loss_backward kernel (new-family seeds 449, 664)
+    "huber_loss_mixed_dtype_backward": _p([
+        ("leaf", "l2", (1,), "float32", True, 453232272),
+        ("leaf", "l6", (1,), "float64", False, 257552991),
+        ("op", "huber_loss", "t7", ["l2", "l6"], {"reduction": "sum"}, None)],
+        ("backward", ["t7"], None, False, False, False)),
+    # activation backward kernels lay their result out as PyTorch's TensorIterator order:
+    # (self, grad) for threshold/leaky_relu, (grad, self) for gelu/silu/hard*/elu/softplus;
+    # logsigmoid's forward is row-major (new-family seed 88)
+    "activation_backward_layout": _p([
+        ("leaf", "l1", (3, 3, 3), "float32", True, 579667101),
+        ("op", "permute", "t2", ["l1"], {"dims": [2, 0, 1]}, None),
+        ("op", "relu", "t3", ["t2"], {}, None),
+        ("op", "leaky_relu", "t4", ["t2"], {"slope": 0.2}, None),
+        ("op", "gelu", "t5", ["t2"], {}, None),
+        ("op", "logsigmoid", "t6", ["t2"], {}, None),
+        ("op", "clone", "t7", ["l1"], {}, None),
+        ("op", "hardswish_inplace", "t8", ["t7"], {}, None),
+        ("op", "permute", "t9", ["t8"], {"dims": [2, 0, 1]}, None),
+        ("op", "silu", "t10", ["t2"], {}, None),
+        ("op", "elu", "t11", ["t2"], {}, None)],
+        ("grad", ["t3", "t9", "t4", "t5", "t10", "t11"], ["l1", "t2"], False, False, False)),
+    # binary_cross_entropy_with_logits returns the target's dtype (PyTorch builds the loss in
+    # place on 1 - target) (seed 22266)
+    "bce_with_logits_target_dtype": _p([
+        ("leaf", "l2", (2, 1), "float64", True, 91511115),
+        ("leaf", "l10", (2, 1), "float32", True, 424923084),
+        ("op", "bce_logits", "t11", ["l2", "l10"], {"reduction": "sum"}, None),
+        ("op", "bce_logits", "t12", ["l10", "l2"], {"reduction": "none"}, None)],
+        ("backward", ["t11", "t12"], None, False, False, False)),
+    # kernels without a Bool instance raise NotImplementedError: remainder, fmod, pow, the
+    # matrix products (seeds 20455, nn-table 153)
+    "bool_kernels_not_implemented": _p([
+        ("leaf", "l1", (2,), "bool", False, 58655964),
+        ("leaf", "l4", (2,), "int32", True, 815343367),
+        ("op", "logical_and", "t5", ["l1", "l4"], {}, None),
+        ("op", "remainder", "t7", ["t5", "l1"], {}, None),
+        ("op", "pow", "t8", ["t5", "l1"], {"exp": None}, None),
+        ("op", "matmul", "t9", ["t5", "l1"], {}, None),
+        ("op", "floor_divide", "t10", ["t5", "l1"], {}, None)]),
+    # max_pool1d without a gradient to compute returns a fresh tensor (PyTorch's
+    # max_pool1d_impl), not a view a later in-place write would have to rebase (nn seed 6)
+    "max_pool1d_no_grad_not_a_view": _p([
+        ("leaf", "l1", (2, 4), "float32", False, 369067239),
+        ("op", "max_pool1d", "t2", ["l1"],
+         {"ceil_mode": True, "kernel_size": 3, "padding": 0, "stride": None}, "no_grad"),
+        ("leaf", "l3", (1, 1), "float32", True, 849865630),
+        ("op", "setitem_mask", "t4", ["t2", "l3"], {}, None)],
+        ("backward", ["t4"], None, False, False, False)),
+    # batch/instance norm of an empty input: no NumPy "Mean of empty slice" warning (nn seed
+    # 312); binary_cross_entropy does not promote: mixed dtypes raise (nn seed 292)
+    "empty_norm_quiet_and_bce_mixed_dtype": _p([
+        ("leaf", "l1", (2, 4, 0), "float32", True, 552021704),
+        ("op", "instance_norm", "t6", ["l1"], {}, None),
+        ("leaf", "l4", (1, 2, 1), "float64", True, 846578262),
+        ("leaf", "l8", (1, 2, 1), "float32", True, 558112948),
+        ("op", "bce", "t9", ["l4", "l8"], {"reduction": "mean"}, "no_grad")]),
 }
 
 

@@ -288,6 +288,18 @@ SLICING = [
         ],
         prims=("as_strided", "index_put", "index"),
     ),
+    OpSpec(
+        "unfold",
+        _m("unfold"),
+        [
+            _s((3, 5), "overlapping", 1, 2, 1),
+            _s((5, 3), "strided", 0, 3, 2),
+            _s((4,), "gaps", -1, 1, 3),
+            _s((2, 3), "empty_window", 0, 0, 1),
+            _s((), "0d", 0, 1, 1),
+        ],
+        prims=("unfold", "index_add"),
+    ),
 ]
 
 COPIES = [
