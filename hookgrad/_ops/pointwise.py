@@ -109,6 +109,8 @@ def int_power(base: Any, exponent: Any) -> Any:
 
 @quiet
 def _pow_impl(self: Any, exponent: Any) -> Any:
+    if self.dtype.kind == "b":  # NumPy's bool power answers int8; PyTorch keeps bool:
+        return (self & self) if exponent else (self | ~self)  # x ** True = x, x ** False = 1
     if self.dtype.kind in "iu" and getattr(exponent, "dtype", None) is not None:
         return int_power(self, exponent)
     return np.power(self, exponent)

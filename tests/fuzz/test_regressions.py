@@ -505,3 +505,18 @@ def test_backward_create_graph_warns_once_on_entry():
     counts = [subprocess.run([sys.executable, "-c", _WARN_ONCE, lib], capture_output=True,
                              text=True, check=True).stdout.strip() for lib in ("torch", "hookgrad")]
     assert counts == ["1", "1"]
+
+
+def test_bool_tensor_to_a_bool_power_stays_bool(torch):
+    # fuzz class "bool ** True": NumPy's bool power answers int8; PyTorch keeps bool
+    import hookgrad
+
+    def run(lib):
+        a = lib.tensor([True, False])
+        outs = [a ** True, a ** False, a ** 2, a ** 2.0, a.pow(True)]
+        b = a.clone()
+        b.pow_(False)
+        outs.append(b)
+        return [(o.tolist(), str(o.dtype)) for o in outs]
+
+    assert run(hookgrad) == run(torch)
