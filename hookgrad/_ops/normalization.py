@@ -50,6 +50,10 @@ Axes = tuple[int, ...]
 def _mean(a: Any, axes: Axes) -> Any:
     if isinstance(a, Tensor):
         return a.mean(axes, True)  # type: ignore[attr-defined]
+    if not a.size:  # the mean of nothing: nan, without NumPy's warning (PyTorch is silent)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return a.mean(axis=axes, keepdims=True)
     return a.mean(axis=axes, keepdims=True)
 
 
@@ -457,9 +461,14 @@ def _gn_impl(
 ) -> tuple[Any, Any, Any]:
     xp = namespace_of(input)
     x = input.reshape(N, group, -1)
-    mean = x.mean(axis=2, keepdims=True)
-    centered = x - mean
-    rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps)
+    with warnings.catch_warnings():
+        if not x.shape[2]:  # NumPy warns about the mean of nothing; PyTorch gives nan quietly
+            warnings.simplefilter("ignore", RuntimeWarning)
+        mean = x.mean(axis=2, keepdims=True)
+        if not x.shape[2]:
+            mean = xp.zeros_like(mean)  # PyTorch's kernel: an empty group's mean is 0, rstd nan
+        centered = x - mean
+        rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps)
     rstd = rstd.astype(input.dtype, copy=False)
     out = (centered * rstd).reshape(input.shape)
     out = _affine(out, weight, bias, (1, -1) + (1,) * (input.ndim - 2))

@@ -520,3 +520,21 @@ def test_bool_tensor_to_a_bool_power_stays_bool(torch):
         return [(o.tolist(), str(o.dtype)) for o in outs]
 
     assert run(hookgrad) == run(torch)
+
+
+def test_group_norm_of_empty_groups_is_quiet_and_as_torch(torch):
+    # fuzz seeds 34506/34970 (both tables): NumPy's "Mean of empty slice" warning; PyTorch's
+    # kernel answers mean 0 and rstd nan for an empty group, silently, forward and backward
+    import warnings
+
+    import hookgrad
+
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            x = lib.zeros(2, 2, 0, requires_grad=True)
+            mean, rstd = lib.native_group_norm(x.detach(), None, None, 2, 2, 0, 1, 1e-5)[1:]
+            lib.nn.functional.group_norm(x, 1).sum().backward()
+            return [mean.tolist(), str(rstd.tolist()), list(x.grad.shape)]
+
+    assert run(hookgrad) == run(torch)
