@@ -244,14 +244,14 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
               ignore_index: int) -> Any:
     xp = namespace_of(self._data)
     _, wt, safe, axis = _nll_parts(self._data, target._data, weight, ignore_index)
-    coef = -wt
+    coef = 0 - wt  # not -wt: an ignored entry's gradient is +0.0, as PyTorch never writes it
     if reduction == MEAN:
         total = wt.sum()
         if not has_data(total) or total:  # (a meta total has no value: the shape is the same)
             coef = coef / total
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                coef = coef / total
+        else:  # 0/0: nan for counted targets of weight 0; ignored ones get no gradient, as
+            with np.errstate(invalid="ignore", divide="ignore"):  # PyTorch's kernel skips them
+                coef = xp.where(target._data != ignore_index, coef / total, 0)
     mask = xp.zeros(self._data.shape, dtype=self._data.dtype)
     if mask.ndim == 2:
         mask[xp.arange(mask.shape[0]), safe] = coef

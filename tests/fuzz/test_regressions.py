@@ -538,3 +538,29 @@ def test_group_norm_of_empty_groups_is_quiet_and_as_torch(torch):
             return [mean.tolist(), str(rstd.tolist()), list(x.grad.shape)]
 
     assert run(hookgrad) == run(torch)
+
+
+def test_nll_loss_mean_over_no_counted_target_gives_zero_grads(torch):
+    # fuzz seeds 20002/31309: every target ignored (or of weight 0) makes the mean 0/0; PyTorch's
+    # backward leaves ignored entries at 0 (nan only where a counted target has weight 0)
+    import hookgrad
+
+    def run(lib):
+        F = lib.nn.functional
+        x = lib.tensor([[0.3, 0.5, 0.2], [0.1, 0.2, 0.7]], requires_grad=True)
+        w = lib.tensor([0.0, 1.0, 1.0])
+        cases = [lambda: F.nll_loss(x[0], lib.tensor(-100)),
+                 lambda: F.cross_entropy(x, lib.tensor([-100, -100])),
+                 lambda: F.cross_entropy(x, lib.tensor([5, 5]), ignore_index=5,
+                                         label_smoothing=0.1),
+                 lambda: F.nll_loss(x, lib.tensor([0, -100]), weight=w),
+                 lambda: F.nll_loss(x, lib.tensor([1, -100]), weight=w)]
+        out = []
+        for case in cases:
+            x.grad = None
+            loss = case()
+            loss.backward()
+            out.append((str(loss.item()), str(x.grad.tolist())))
+        return out
+
+    assert run(hookgrad) == run(torch)
