@@ -270,6 +270,7 @@ batches(["squeeze_dims", "sort", "sort_stable", "topk", "max_dim", "min_dim"],
         dim_params("dim", none_all=False))
 batches(["transpose", "_rnn_transpose_"], dim_params("dim0", "dim1", none_all=False))
 batches(["diagonal"], dim_params("dim1", "dim2", none_all=False))
+batches(["unfold"], dim_params("dimension", none_all=False))
 batches(["flip"], dim_params("dims", none_all=False))
 batches(["argmax", "argmin"], _argextreme)
 batches(["sum"], full_reduction("sum_dim"))

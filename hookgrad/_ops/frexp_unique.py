@@ -57,7 +57,7 @@ def _unique_consecutive(self: Any, dim: int | None = None) -> tuple:
     starts, counts = _runs(self, dim)
     inverse = np.repeat(np.arange(len(starts), dtype=np.int64), counts)
     if dim is None:
-        values = self.reshape(-1)[starts]
+        values = self.reshape(-1)[xp.asarray(starts)]  # host positions, device values
         inverse = inverse.reshape(self.shape)
     else:
         values = xp.take(self, xp.asarray(starts), axis=dim)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES, defop
 from hookgrad._ops.shape import element_strides, strided, zeros_of
@@ -38,7 +39,7 @@ def _unfold_vjp(grad: Tensor, self_shape: tuple, dimension: int, size: int, step
     n = grad.shape[dimension]
     out = zeros_of(grad, self_shape)
     for k in range(size):
-        idx = Tensor._make(np.arange(n, dtype=np.int64) * step + k)
+        idx = Tensor._make(namespace_of(grad._data).arange(n, dtype=np.int64) * step + k)
         window = bind(PRIMITIVES["select"], (grad,), {"dim": grad.dim() - 1, "index": k})
         out = out.index_add(dimension, idx, window)
     return out

@@ -196,9 +196,11 @@ def max_pool1d(
         ceil_mode,
         True,
     )
-    if not return_indices and not (input.requires_grad and STATE.grad_enabled):
-        # PyTorch's max_pool1d_impl: without a gradient to compute (and without indices) the
-        # result is a fresh tensor, not a view of the 2-d pooling's output
+    if not return_indices and not (input.requires_grad and STATE.grad_enabled) \
+            and not STATE.stack:
+        # PyTorch's max_pool1d_impl: without a gradient to compute (and without indices, a
+        # forward-AD tangent, a trace or vmap: any recorder above grad mode's) the result is a
+        # fresh tensor, not a view of the 2-d pooling's output
         return Tensor._make(out._data.reshape(out._data.shape[:-2] + out._data.shape[-1:]))
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out

@@ -26,6 +26,8 @@ from hookgrad.optim.asgd import ASGD
 from hookgrad.optim.rprop import Rprop
 from hookgrad.optim._adafactor import Adafactor  # noqa: E402  (census)
 from hookgrad.optim._muon import Muon  # noqa: E402  (census)
+# PyTorch defines both in private files but names them torch.optim (pickles and reprs say so)
+Adafactor.__module__ = Muon.__module__ = __name__
 from hookgrad.optim._stateless import swap_in_optimizer_params_and_state  # noqa: E402
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",

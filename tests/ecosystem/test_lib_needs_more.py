@@ -19,6 +19,7 @@ def test_validate_args_default_is_a_class_attribute(torch):
 
     def scenario(L):
         D = L.distributions
+        D.Distribution.set_default_validate_args(True)  # other tests may have left it off
         out = [D.Distribution._validate_args]
         loose = D.Normal(L.tensor(0.0), L.tensor(1.0))
         strict = D.Normal(L.tensor(0.0), L.tensor(1.0), validate_args=True)

@@ -26,8 +26,6 @@ DEPARTURES = {
     "take_along_dim(oob)": "PyTorch's CPU kernel does not bounds-check this index and reads "
     "past the tensor; hookgrad refuses (RuntimeError)",
     "to(1.5)": "PyTorch silently accepts a float as to()'s argument; hookgrad raises TypeError",
-    "misc lshift float": "hookgrad's << on a float tensor raises TypeError (NumPy's), PyTorch "
-    "NotImplementedError (its kernel dispatch)",
 }
 
 
