@@ -132,4 +132,5 @@ __all__ = [
 # Submodules PyTorch's torch.distributed exposes as attributes (importable modules whose
 # sharding entry points raise NotImplementedError; libraries import them at load time)
 from hookgrad.distributed import constants, device_mesh, fsdp, optim, tensor  # noqa: E402,F401
+from hookgrad.distributed import autograd, rpc  # noqa: E402,F401  (attributes after import, as PyTorch's)
 from hookgrad.distributed.device_mesh import DeviceMesh, init_device_mesh  # noqa: E402,F401

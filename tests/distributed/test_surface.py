@@ -40,8 +40,6 @@ ABSENT = {
     "reduce_scatter_single": "private-use alias of reduce_scatter_tensor in PyTorch",
     "split_group": "prototype communicator splitting",
     "shrink_group": "prototype fault-tolerance API",
-    "rpc": "remote procedure calls: out of scope",
-    "autograd": "distributed autograd (RPC-based): out of scope",
     "remote_device": "RPC",
     "rendezvous": "torchelastic rendezvous handlers: MPI launchers do it",
     "register_rendezvous_handler": "torchelastic rendezvous",
@@ -53,7 +51,6 @@ ABSENT = {
     "log": "module-level logger object of PyTorch's implementation",
     "config": "PyTorch's internal config module",
     "utils": "PyTorch's internal helper module",
-    "nn": "RPC remote modules and functional collectives: out of scope (a submodule)",
     "sys": "a leaked import of torch.distributed", "timedelta": "a leaked import",
     "torch": "a leaked import", "traceback": "a leaked import", "typing": "a leaked import",
 }
