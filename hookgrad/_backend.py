@@ -32,6 +32,21 @@ except (ImportError, AttributeError, TypeError):  # pragma: no cover - older or 
     _extobj_contextvar = None
     _IGNORE = None
 
+# Hot paths (the matmul kernel, the engine's rule calls) switch NumPy's floating-point warnings
+# off inline: ``token = QUIET_SET(QUIET_STATE) ... QUIET_RESET(token)`` is two C calls, where
+# the `Backend.quiet` decorator adds a Python frame per call.
+if _extobj_contextvar is not None:
+    QUIET_SET, QUIET_RESET, QUIET_STATE = (_extobj_contextvar.set, _extobj_contextvar.reset,
+                                           _IGNORE)
+else:  # pragma: no cover - older or newer NumPy: the process-wide switch
+    QUIET_STATE = {"all": "ignore"}
+
+    def QUIET_SET(state: Any) -> Any:  # noqa: N802
+        return np.seterr(**state)
+
+    def QUIET_RESET(token: Any) -> None:  # noqa: N802
+        np.seterr(**token)
+
 try:  # pragma: no cover - exercised only where CuPy and a GPU exist
     import cupy as _cupy  # type: ignore[import-not-found]
 except Exception:  # noqa: BLE001 - any import failure means "no GPU backend"

@@ -15,18 +15,21 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import NUMPY
+from hookgrad._backend import QUIET_RESET, QUIET_SET, QUIET_STATE
 
 _ndarray = np.ndarray
 _dot = np.dot
 
 
-@NUMPY.quiet  # inf * 0 in a dot product: nan without a warning (NOTE [Quiet impls])
 def mm_arrays(a: Any, b: Any) -> Any:
     """``a @ b`` for a 2-D `a` and a 2-D or 1-D `b` (``mm``/``mv``), through ``np.dot``."""
-    if type(a) is _ndarray and type(b) is _ndarray:
-        return _dot(a, b)
-    return a @ b
+    token = QUIET_SET(QUIET_STATE)  # inf * 0 in a dot product: nan without a warning (inline:
+    try:  # the hottest kernel; NOTE [Quiet impls])
+        if type(a) is _ndarray and type(b) is _ndarray:
+            return _dot(a, b)
+        return a @ b
+    finally:
+        QUIET_RESET(token)
 
 
 __all__ = ["mm_arrays"]

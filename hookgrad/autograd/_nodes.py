@@ -20,7 +20,7 @@ import warnings
 import weakref
 from typing import Any
 
-from hookgrad._backend import NUMPY
+from hookgrad._backend import QUIET_RESET, QUIET_SET, QUIET_STATE
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
 from hookgrad._ops._rule_ops import ARRAY_OPS
@@ -110,8 +110,16 @@ class PrimitiveNode(Node):
         if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)
             if edges[0][0] is None or (needed is not None and not needed[0]):
                 return (None,)
-            return (_quiet_call(callers[0], grad, grads, saved, self._params, self._meta),)
-        return _quiet_call(call_rules, self, grad, grads, saved, callers, edges, needed)
+            token = QUIET_SET(QUIET_STATE)  # (inline: once per node of every backward)
+            try:
+                return (callers[0](grad, grads, saved, self._params, self._meta),)
+            finally:
+                QUIET_RESET(token)
+        token = QUIET_SET(QUIET_STATE)
+        try:
+            return call_rules(self, grad, grads, saved, callers, edges, needed)
+        finally:
+            QUIET_RESET(token)
 
     def _unpack(self, s: Any) -> Any:
         if type(s) is tuple:
@@ -218,8 +226,8 @@ class AccumulateGrad(Node):
 
 
 # Rules run on raw arrays in a plain backward: inf/nan gradients give no NumPy RuntimeWarning,
-# as PyTorch's kernels never warn (NOTE [Quiet impls] in _ops/_elementwise.py)
-_quiet_call = NUMPY.quiet(lambda fn, *args: fn(*args))
+# as PyTorch's kernels never warn (NOTE [Quiet impls] in _ops/_elementwise.py); `apply` switches
+# the warnings off inline around the rule calls.
 
 
 def accumulate_into(var: Tensor, new: Tensor) -> None:

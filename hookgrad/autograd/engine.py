@@ -26,7 +26,7 @@ import itertools
 import sys
 from typing import Any
 
-from hookgrad._backend import NUMPY
+from hookgrad._backend import QUIET_RESET, QUIET_SET, QUIET_STATE
 from hookgrad._config import GLOBAL, STATE, set_grad_mode
 from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._tensor import Tensor
@@ -47,8 +47,6 @@ def _list_input(node: Node) -> bool:
     return prim is not None and prim.inputs[:1] == ("tensors0",)
 
 
-# inf + -inf in a summed gradient: nan without NumPy's RuntimeWarning (NOTE [Quiet impls])
-_iadd = NUMPY.quiet(lambda a, b: a.__iadd__(b))
 
 class ReadyNode:
     """An entry of the ready heap, ordered as NOTE [Engine order] says (also used by compiled
@@ -178,7 +176,11 @@ class GraphTask:
         graph is being built; otherwise out of place, recorded under ``create_graph``.
         """
         if not self.create_graph and _engine_owned(old, new):
-            _iadd(old._data, new._data)
+            token = QUIET_SET(QUIET_STATE)  # inf + -inf in a summed gradient: nan, no NumPy
+            try:  # RuntimeWarning (NOTE [Quiet impls]); inline, as it runs per summed edge
+                old._data += new._data
+            finally:
+                QUIET_RESET(token)
             return old
         return old + new  # type: ignore[operator]
 
