@@ -42,6 +42,7 @@ from hookgrad.distributions.log_normal import LogNormal
 from hookgrad.distributions.logistic_normal import LogisticNormal
 from hookgrad.distributions.mixture_same_family import MixtureSameFamily
 from hookgrad.distributions.multivariate_normal import MultivariateNormal
+from hookgrad.distributions.negative_binomial import NegativeBinomial
 from hookgrad.distributions.normal import Normal
 from hookgrad.distributions.one_hot_categorical import (
     OneHotCategorical,
@@ -77,7 +78,7 @@ __all__ = [
     "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ComposeTransform",
     "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
-    "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal",
+    "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
     "PowerTransform", "RelaxedBernoulli", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
