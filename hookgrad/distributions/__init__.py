@@ -19,6 +19,7 @@ from hookgrad.distributions.bernoulli import Bernoulli
 from hookgrad.distributions.binomial import Binomial
 from hookgrad.distributions.categorical import Categorical
 from hookgrad.distributions.constraint_registry import biject_to, transform_to
+from hookgrad.distributions.continuous_bernoulli import ContinuousBernoulli
 from hookgrad.distributions.cauchy import Cauchy
 from hookgrad.distributions.distribution import Distribution
 from hookgrad.distributions.studentT import StudentT
@@ -75,7 +76,7 @@ __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Chi2", "Dirichlet", "Gamma",
     "InverseGamma", "Multinomial", "Poisson", "StudentT", "CatTransform",
     "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform",
-    "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ComposeTransform",
+    "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ContinuousBernoulli", "ComposeTransform",
     "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
     "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
