@@ -27,7 +27,9 @@ from hookgrad.distributions.poisson import Poisson
 from hookgrad.distributions.multinomial import Multinomial
 from hookgrad.distributions.inverse_gamma import InverseGamma
 from hookgrad.distributions.chi2 import Chi2
+from hookgrad.distributions.fishersnedecor import FisherSnedecor
 from hookgrad.distributions.gamma import Gamma
+from hookgrad.distributions.kumaraswamy import Kumaraswamy
 from hookgrad.distributions.beta import Beta
 from hookgrad.distributions.dirichlet import Dirichlet
 from hookgrad.distributions.exp_family import ExponentialFamily
@@ -77,7 +79,7 @@ __all__ = [
     "InverseGamma", "Multinomial", "Poisson", "StudentT", "CatTransform",
     "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform",
     "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ContinuousBernoulli", "ComposeTransform",
-    "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "Distribution", "ExpTransform", "FisherSnedecor", "Kumaraswamy", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
     "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
