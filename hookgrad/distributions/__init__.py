@@ -44,6 +44,7 @@ from hookgrad.distributions.laplace import Laplace
 from hookgrad.distributions.log_normal import LogNormal
 from hookgrad.distributions.logistic_normal import LogisticNormal
 from hookgrad.distributions.mixture_same_family import MixtureSameFamily
+from hookgrad.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from hookgrad.distributions.multivariate_normal import MultivariateNormal
 from hookgrad.distributions.negative_binomial import NegativeBinomial
 from hookgrad.distributions.normal import Normal
@@ -81,7 +82,7 @@ __all__ = [
     "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ContinuousBernoulli", "ComposeTransform",
     "Distribution", "ExpTransform", "FisherSnedecor", "Kumaraswamy", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
-    "LogisticNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
+    "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
     "PowerTransform", "RelaxedBernoulli", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
