@@ -34,6 +34,7 @@ from hookgrad.distributions.beta import Beta
 from hookgrad.distributions.dirichlet import Dirichlet
 from hookgrad.distributions.exp_family import ExponentialFamily
 from hookgrad.distributions.exponential import Exponential
+from hookgrad.distributions.generalized_pareto import GeneralizedPareto
 from hookgrad.distributions.geometric import Geometric
 from hookgrad.distributions.gumbel import Gumbel
 from hookgrad.distributions.half_cauchy import HalfCauchy
@@ -80,7 +81,7 @@ __all__ = [
     "InverseGamma", "Multinomial", "Poisson", "StudentT", "CatTransform",
     "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform",
     "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ContinuousBernoulli", "ComposeTransform",
-    "Distribution", "ExpTransform", "FisherSnedecor", "Kumaraswamy", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "Distribution", "ExpTransform", "FisherSnedecor", "Kumaraswamy", "Exponential", "ExponentialFamily", "GeneralizedPareto", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
     "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",

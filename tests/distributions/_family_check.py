@@ -12,12 +12,12 @@ PROPERTIES = ("mean", "mode", "variance", "stddev")
 METHODS = ("log_prob", "cdf", "icdf", "entropy")
 
 
-def t(lib, values):
-    return lib.tensor(values, dtype=lib.float64)
+def t(lib, values, dtype="float64"):
+    return lib.tensor(values, dtype=getattr(lib, dtype))
 
 
-def p(lib, values):
-    return t(lib, values).requires_grad_()
+def p(lib, values, dtype="float64"):
+    return t(lib, values, dtype).requires_grad_()
 
 
 def _outcome(fn):
@@ -27,7 +27,7 @@ def _outcome(fn):
         return "NotImplementedError"
 
 
-def observe(L, make, value, icdf_at=0.3):
+def observe(L, make, value, icdf_at=0.3, dtype="float64"):
     """Everything comparable about ``make(L) -> (dist, params)`` at the support point `value`."""
     d, params = make(L)
     v = value(L)
@@ -40,7 +40,7 @@ def observe(L, make, value, icdf_at=0.3):
         if meth == "entropy":
             out[meth] = _outcome(d.entropy)
         elif meth == "icdf":
-            out[meth] = _outcome(lambda: d.icdf(t(L, icdf_at).expand(d.batch_shape)))
+            out[meth] = _outcome(lambda: d.icdf(t(L, icdf_at, dtype).expand(d.batch_shape)))
         else:
             out[meth] = _outcome(lambda m=meth: getattr(d, m)(v))
     for key in ("log_prob", "entropy", "mean", "variance", "cdf"):
@@ -76,9 +76,9 @@ def same(a, b, key, rtol=1e-9, atol=1e-11):
         assert a == b, (key, a, b)
 
 
-def check_family(torch, make, value, icdf_at=0.3, rtol=1e-9, atol=1e-11):
-    theirs = observe(torch, make, value, icdf_at)
-    ours = observe(hookgrad, make, value, icdf_at)
+def check_family(torch, make, value, icdf_at=0.3, rtol=1e-9, atol=1e-11, dtype="float64"):
+    theirs = observe(torch, make, value, icdf_at, dtype)
+    ours = observe(hookgrad, make, value, icdf_at, dtype)
     assert sorted(ours) == sorted(theirs)
     for key in theirs:
         same(ours[key], theirs[key], key, rtol, atol)
