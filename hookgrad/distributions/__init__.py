@@ -55,6 +55,7 @@ from hookgrad.distributions.one_hot_categorical import (
 )
 from hookgrad.distributions.pareto import Pareto
 from hookgrad.distributions.relaxed_bernoulli import RelaxedBernoulli
+from hookgrad.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from hookgrad.distributions.transformed_distribution import TransformedDistribution
 from hookgrad.distributions.transforms import (
     AbsTransform,
@@ -85,7 +86,7 @@ __all__ = [
     "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
     "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
-    "PowerTransform", "RelaxedBernoulli", "ReshapeTransform", "SigmoidTransform",
+    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
     "Transform", "TransformedDistribution", "Uniform", "Weibull", "constraints",
     "identity_transform", "kl_divergence", "register_kl", "transforms",
