@@ -65,5 +65,5 @@ def test_new_tensors_follow_the_parameters(torch):
     for L in (torch, hookgrad):
         d = L.distributions.relaxed_categorical.ExpRelaxedCategorical(t(L, 0.5),
                                                                       probs=t(L, [0.5, 0.5]))
-        made = d._new((2, 3))
+        made = d._new(2, 3)
         assert tuple(made.shape) == (2, 3) and made.dtype == L.float64
