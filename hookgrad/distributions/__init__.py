@@ -75,6 +75,7 @@ from hookgrad.distributions.transforms import (
     identity_transform,
 )
 from hookgrad.distributions.uniform import Uniform
+from hookgrad.distributions.von_mises import VonMises
 from hookgrad.distributions.weibull import Weibull
 
 __all__ = [
@@ -88,6 +89,6 @@ __all__ = [
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
     "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
-    "Transform", "TransformedDistribution", "Uniform", "Weibull", "constraints",
+    "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "constraints",
     "identity_transform", "kl_divergence", "register_kl", "transforms",
 ]
