@@ -42,6 +42,7 @@ from hookgrad.distributions.half_normal import HalfNormal
 from hookgrad.distributions.independent import Independent
 from hookgrad.distributions.kl import kl_divergence, register_kl
 from hookgrad.distributions.laplace import Laplace
+from hookgrad.distributions.lkj_cholesky import LKJCholesky
 from hookgrad.distributions.log_normal import LogNormal
 from hookgrad.distributions.logistic_normal import LogisticNormal
 from hookgrad.distributions.mixture_same_family import MixtureSameFamily
@@ -61,6 +62,7 @@ from hookgrad.distributions.transforms import (
     AbsTransform,
     AffineTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     ExpTransform,
     IndependentTransform,
     LowerCholeskyTransform,
@@ -82,9 +84,9 @@ __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Chi2", "Dirichlet", "Gamma",
     "InverseGamma", "Multinomial", "Poisson", "StudentT", "CatTransform",
     "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform",
-    "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ContinuousBernoulli", "ComposeTransform",
+    "biject_to", "constraint_registry", "transform_to", "Categorical", "Cauchy", "ContinuousBernoulli", "ComposeTransform", "CorrCholeskyTransform",
     "Distribution", "ExpTransform", "FisherSnedecor", "Kumaraswamy", "Exponential", "ExponentialFamily", "GeneralizedPareto", "Geometric", "Gumbel",
-    "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
+    "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "LKJCholesky", "Laplace", "LogNormal",
     "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
     "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform",
