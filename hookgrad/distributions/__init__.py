@@ -79,6 +79,7 @@ from hookgrad.distributions.transforms import (
 from hookgrad.distributions.uniform import Uniform
 from hookgrad.distributions.von_mises import VonMises
 from hookgrad.distributions.weibull import Weibull
+from hookgrad.distributions.wishart import Wishart
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Chi2", "Dirichlet", "Gamma",
@@ -91,6 +92,6 @@ __all__ = [
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
     "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
-    "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "constraints",
+    "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "constraints",
     "identity_transform", "kl_divergence", "register_kl", "transforms",
 ]

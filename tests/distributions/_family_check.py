@@ -27,7 +27,7 @@ def _outcome(fn):
         return "NotImplementedError"
 
 
-def observe(L, make, value, icdf_at=0.3, dtype="float64"):
+def observe(L, make, value, icdf_at=0.3, dtype="float64", rsample_grad=True):
     """Everything comparable about ``make(L) -> (dist, params)`` at the support point `value`."""
     d, params = make(L)
     v = value(L)
@@ -56,8 +56,10 @@ def observe(L, make, value, icdf_at=0.3, dtype="float64"):
     out["sample"] = (tuple(draw.shape), str(draw.dtype).split(".")[-1])
     if d.has_rsample:
         r = d.rsample((3,))
-        rg = L.autograd.grad(r.sum(), params, allow_unused=True)
-        out["rsample"] = (tuple(r.shape), [g is not None for g in rg])
+        out["rsample"] = (tuple(r.shape), str(r.dtype).split(".")[-1], r.requires_grad)
+        if rsample_grad:
+            rg = L.autograd.grad(r.sum(), params, allow_unused=True)
+            out["rsample.grad"] = [g is not None for g in rg]
     return out
 
 
@@ -76,9 +78,10 @@ def same(a, b, key, rtol=1e-9, atol=1e-11):
         assert a == b, (key, a, b)
 
 
-def check_family(torch, make, value, icdf_at=0.3, rtol=1e-9, atol=1e-11, dtype="float64"):
-    theirs = observe(torch, make, value, icdf_at, dtype)
-    ours = observe(hookgrad, make, value, icdf_at, dtype)
+def check_family(torch, make, value, icdf_at=0.3, rtol=1e-9, atol=1e-11, dtype="float64",
+                 rsample_grad=True):
+    theirs = observe(torch, make, value, icdf_at, dtype, rsample_grad)
+    ours = observe(hookgrad, make, value, icdf_at, dtype, rsample_grad)
     assert sorted(ours) == sorted(theirs)
     for key in theirs:
         same(ours[key], theirs[key], key, rtol, atol)
