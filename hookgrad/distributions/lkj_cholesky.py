@@ -58,7 +58,7 @@ class LKJCholesky(Distribution):
         # in its first i coordinates, and the diagonal completes it to unit norm
         y = self._beta.sample(sample_shape).unsqueeze(-1)
         shape = self._extended_shape(sample_shape)
-        u_normal = _lower.randn(*shape, dtype=y.dtype, device=y.device).tril(-1)
+        u_normal = _lower.randn(tuple(shape), dtype=y.dtype, device=y.device).tril(-1)
         u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
         u_hypersphere[..., 0, :].fill_(0.0)  # the first row is 0/0
         w = y.sqrt() * u_hypersphere

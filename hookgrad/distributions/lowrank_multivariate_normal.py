@@ -141,8 +141,8 @@ class LowRankMultivariateNormal(Distribution):
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
         w_shape = shape[:-1] + tuple(self.cov_factor.shape[-1:])
-        eps_w = _lower.randn(*w_shape, dtype=self.loc.dtype, device=self.loc.device)
-        eps_d = _lower.randn(*shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps_w = _lower.randn(tuple(w_shape), dtype=self.loc.dtype, device=self.loc.device)
+        eps_d = _lower.randn(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
         return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_w)
                 + self._unbroadcasted_cov_diag.sqrt() * eps_d)
 

@@ -24,7 +24,7 @@ def _standard_normal(shape: Any, dtype: Any, device: Any) -> Tensor:
 
     Mirrors: ``torch.distributions.utils._standard_normal``.
     """
-    return _lower.randn(*tuple(shape), dtype=dtype, device=device)
+    return _lower.randn(tuple(shape), dtype=dtype, device=device)
 
 
 def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
