@@ -9,6 +9,7 @@ Mirrors: ``torch.distributions``.
 from __future__ import annotations
 
 from hookgrad.distributions import constraint_registry, constraints, transforms
+from hookgrad.distributions import _kl_more  # noqa: F401 - registers its KL rules
 from hookgrad.distributions._transforms_more import (
     CatTransform,
     CumulativeDistributionTransform,
