@@ -576,8 +576,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     d = input.dtype if dtype is None else dtype
     return _laid_like(input, memory_format, rand(
         # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
-        tuple(input._data.shape), generator=generator, dtype=d,
-        device=_like_device(input, device),
+        tuple(input._data.shape), generator=generator, dtype=d, device=_like_device(input, device),
         requires_grad=requires_grad))
 
 
@@ -588,8 +587,7 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     d = input.dtype if dtype is None else dtype
     return _laid_like(input, memory_format, randn(
         # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
-        tuple(input._data.shape), generator=generator, dtype=d,
-        device=_like_device(input, device),
+        tuple(input._data.shape), generator=generator, dtype=d, device=_like_device(input, device),
         requires_grad=requires_grad))
 
 
