@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+import hookgrad
 from tests.distributions._family_check import (check_errors, check_family, check_sample_stats,
                                                p, same, t)
-
-import hookgrad
 
 
 def _probs(L):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import hookgrad
 from tests.distributions._family_check import (check_errors, check_family, check_sample_stats,
                                                p, t)
 
@@ -30,7 +31,7 @@ def test_samples_follow_the_distribution(torch):
 
 
 def test_scalar_parameters_give_an_empty_batch_shape(torch):
-    for L in (torch, __import__("hookgrad")):
+    for L in (torch, hookgrad):
         assert tuple(L.distributions.FisherSnedecor(2.0, 3.0).batch_shape) == ()
 
 
