@@ -575,7 +575,8 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     """`rand` with `input`'s shape, dtype and device. Mirrors: ``torch.rand_like``."""
     d = input.dtype if dtype is None else dtype
     return _laid_like(input, memory_format, rand(
-        *input._data.shape, generator=generator, dtype=d, device=_like_device(input, device),
+        # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
+        tuple(input._data.shape), generator=generator, dtype=d, device=_like_device(input, device),
         requires_grad=requires_grad))
 
 
@@ -585,7 +586,8 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     """`randn` with `input`'s shape, dtype and device. Mirrors: ``torch.randn_like``."""
     d = input.dtype if dtype is None else dtype
     return _laid_like(input, memory_format, randn(
-        *input._data.shape, generator=generator, dtype=d, device=_like_device(input, device),
+        # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
+        tuple(input._data.shape), generator=generator, dtype=d, device=_like_device(input, device),
         requires_grad=requires_grad))
 
 

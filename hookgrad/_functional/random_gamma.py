@@ -31,7 +31,8 @@ def _standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
     alpha = np.asarray(backend.to_host(input._data), dtype=np.float64)
     with np.errstate(all="ignore"):
         draws = _rng(generator).standard_gamma(np.where(alpha > 0, alpha, 1.0))
-    draws = np.where(alpha > 0, draws, np.nan)
+    # a non-positive or NaN concentration gives the clamped zero, as in PyTorch
+    draws = np.where(alpha > 0, draws, 0.0)
     # PyTorch clamps samples to the smallest positive normal of the dtype (never exactly 0)
     draws = np.maximum(draws, np.finfo(input.dtype.np).tiny).astype(input.dtype.np)
     return bind(STANDARD_GAMMA, (input, Tensor._make(backend.from_host(draws))), {})

@@ -97,6 +97,9 @@ class Categorical(Distribution):
     def param_shape(self) -> Size:
         return self._param.size()
 
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self._param.new(*args, **kwargs)
+
     @property
     def mean(self) -> Tensor:
         return _creation.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)

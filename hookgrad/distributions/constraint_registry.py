@@ -103,6 +103,8 @@ def _to_interval(constraint: Any) -> T.Transform:
 biject_to.register(constraints.simplex, lambda c: T.StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda c: T.SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda c: T.LowerCholeskyTransform())
+biject_to.register(constraints.corr_cholesky, lambda c: T.CorrCholeskyTransform())
+transform_to.register(constraints.corr_cholesky, lambda c: T.CorrCholeskyTransform())
 transform_to.register(constraints.positive_definite, lambda c: more.PositiveDefiniteTransform())
 transform_to.register(constraints.positive_semidefinite,
                       lambda c: more.PositiveDefiniteTransform())

@@ -153,7 +153,7 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        eps = _lower.randn(*shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = _lower.randn(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def _half_log_det(self) -> Tensor:

@@ -61,7 +61,7 @@ class Normal(Distribution):
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        eps = _random.randn(*shape, dtype=self.loc.dtype)
+        eps = _random.randn(tuple(shape), dtype=self.loc.dtype)
         return self.loc + eps * self.scale
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -53,7 +53,7 @@ class StudentT(ParamDistribution):
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        x = _lower.randn(*shape, dtype=self.df.dtype, device=self.df.device)
+        x = _lower.randn(tuple(shape), dtype=self.df.dtype, device=self.df.device)
         z = self._chi2.rsample(sample_shape)
         y = x * (z / self.df).rsqrt()
         return self.loc + self.scale * y

@@ -10,6 +10,7 @@ Mirrors: ``torch.distributions.transforms``.
 
 from __future__ import annotations
 
+from hookgrad.distributions._transform_corr_cholesky import CorrCholeskyTransform
 from hookgrad.distributions._transform_base import (
     ComposeTransform,
     IndependentTransform,
@@ -40,7 +41,8 @@ from hookgrad.distributions._transforms_more import (
 
 __all__ = [
     "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+    "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
     "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",

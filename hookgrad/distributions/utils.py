@@ -6,6 +6,7 @@ Mirrors: ``torch.distributions.utils``.
 
 from __future__ import annotations
 
+from typing import Any
 
 from hookgrad._tensor import Tensor
 from hookgrad.distributions.categorical import clamp_probs, logits_to_probs, probs_to_logits
@@ -16,6 +17,14 @@ __all__ = ["broadcast_all", "clamp_probs", "euler_constant", "lazy_property", "l
            "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
+
+
+def _standard_normal(shape: Any, dtype: Any, device: Any) -> Tensor:
+    """A fresh tensor of standard normal draws (gpytorch and pyro import it).
+
+    Mirrors: ``torch.distributions.utils._standard_normal``.
+    """
+    return _lower.randn(tuple(shape), dtype=dtype, device=device)
 
 
 def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
