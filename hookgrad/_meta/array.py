@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import _array_operators
+
 from hookgrad._meta import _layout, dispatch, rules
 
 
@@ -157,32 +159,4 @@ class MetaArray:
 _layout.MAKER.append(MetaArray)
 
 
-def _operator(ufunc: Any, reflected: bool = False, inplace: bool = False) -> Any:
-    if inplace:
-        def op(self: MetaArray, other: Any) -> MetaArray:
-            ufunc(self, other, out=(self,))
-            return self
-    elif reflected:
-        def op(self: MetaArray, other: Any) -> Any:
-            return ufunc(other, self)
-    else:
-        def op(self: MetaArray, other: Any) -> Any:
-            return ufunc(self, other)
-    return op
-
-
-for _name, _uf in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
-                   ("truediv", np.true_divide), ("floordiv", np.floor_divide),
-                   ("mod", np.remainder), ("pow", np.power), ("matmul", np.matmul),
-                   ("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitwise_xor),
-                   ("lshift", np.left_shift), ("rshift", np.right_shift)):
-    setattr(MetaArray, f"__{_name}__", _operator(_uf))
-    setattr(MetaArray, f"__r{_name}__", _operator(_uf, reflected=True))
-    setattr(MetaArray, f"__i{_name}__", _operator(_uf, inplace=True))
-for _name, _uf in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
-                   ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)):
-    setattr(MetaArray, f"__{_name}__", _operator(_uf))
-MetaArray.__neg__ = lambda self: np.negative(self)  # type: ignore[method-assign]
-MetaArray.__pos__ = lambda self: np.positive(self)  # type: ignore[method-assign]
-MetaArray.__abs__ = lambda self: np.absolute(self)  # type: ignore[method-assign]
-MetaArray.__invert__ = lambda self: np.invert(self)  # type: ignore[method-assign]
+_array_operators.install(MetaArray)  # every operator is its NumPy ufunc

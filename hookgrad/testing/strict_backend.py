@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import _array_operators
+
 from hookgrad._backend import Backend, register_backend, unregister_backend
 
 DEVICE_TYPE = "strict"
@@ -162,35 +164,7 @@ class StrictArray:
         return (StrictArray, (self._a,))
 
 
-def _operator(ufunc: Any, reflected: bool = False, inplace: bool = False) -> Any:
-    if inplace:
-        def op(self: StrictArray, other: Any) -> StrictArray:
-            ufunc(self, other, out=(self,))
-            return self
-    elif reflected:
-        def op(self: StrictArray, other: Any) -> Any:
-            return ufunc(other, self)
-    else:
-        def op(self: StrictArray, other: Any) -> Any:
-            return ufunc(self, other)
-    return op
-
-
-for _name, _uf in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
-                   ("truediv", np.true_divide), ("floordiv", np.floor_divide),
-                   ("mod", np.remainder), ("pow", np.power), ("matmul", np.matmul),
-                   ("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitwise_xor),
-                   ("lshift", np.left_shift), ("rshift", np.right_shift)):
-    setattr(StrictArray, f"__{_name}__", _operator(_uf))
-    setattr(StrictArray, f"__r{_name}__", _operator(_uf, reflected=True))
-    setattr(StrictArray, f"__i{_name}__", _operator(_uf, inplace=True))
-for _name, _uf in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
-                   ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)):
-    setattr(StrictArray, f"__{_name}__", _operator(_uf))
-StrictArray.__neg__ = lambda self: np.negative(self)  # type: ignore[method-assign]
-StrictArray.__pos__ = lambda self: np.positive(self)  # type: ignore[method-assign]
-StrictArray.__abs__ = lambda self: np.absolute(self)  # type: ignore[method-assign]
-StrictArray.__invert__ = lambda self: np.invert(self)  # type: ignore[method-assign]
+_array_operators.install(StrictArray)  # every operator is its NumPy ufunc
 StrictArray.__hash__ = None  # type: ignore[assignment]
 
 
