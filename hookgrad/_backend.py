@@ -323,7 +323,8 @@ def device_of(arr: Any) -> device:
 def has_data(arr: Any) -> bool:
     """Whether `arr` holds values (a ``meta`` array does not: checks on values skip it, as
     PyTorch's meta kernels skip them)."""
-    return type(arr) is np.ndarray or backend_of(arr).has_data
+    # (NumPy scalars too: reductions such as a loss's weight total return them, on hot paths)
+    return type(arr) is np.ndarray or isinstance(arr, np.generic) or backend_of(arr).has_data
 
 
 def to_numpy(arr: Any) -> np.ndarray:
