@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from hookgrad.compile.core.graph import GraphModule as CoreGraphModule
 from hookgrad.compile.core.graph import Node
 from hookgrad.compile.trace.recorder import getitem as core_getitem
+from hookgrad.compile.trace.user_calls import instances_in
 
 __all__ = ["to_fx", "NODE_KINDS", "core_module_of", "ExampleValue"]
 
@@ -81,20 +82,8 @@ def _in_place_method(call: Any) -> bool:
         bool(call.args) and isinstance(call.args[0], Node)
 
 
-def _flat_nodes(value: Any, out: list) -> list:
-    if isinstance(value, Node):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _flat_nodes(v, out)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _flat_nodes(v, out)
-    return out
-
-
 def _inputs(node: Node) -> list:
-    return _flat_nodes((node.args, node.kwargs), [])
+    return instances_in((node.args, node.kwargs), Node)
 
 
 class _Folding:
@@ -121,7 +110,7 @@ class _Folding:
         result = index.get(id(call.result))
         if result not in group or group & self.gone:
             return
-        given = {id(a) for a in _flat_nodes((call.args, call.kwargs), [])}
+        given = {id(a) for a in instances_in((call.args, call.kwargs), Node)}
         dropped = set()
         for i in group:
             if i != result and not users[i] <= group:

@@ -103,15 +103,18 @@ def _to_nodes(value: Any, rec: Any, pre: dict) -> Any:
     return value if _plain_type(value) else _MISSING
 
 
-def _tensors(value: Any, out: list) -> list:
-    if isinstance(value, Tensor):
+def instances_in(value: Any, cls: type, out: list | None = None) -> list:
+    """The `cls` instances inside `value`'s tuples, lists and dict values, in order (the call
+    arguments a recorded call read: tensors here, graph nodes in `backends.to_fx`)."""
+    out = [] if out is None else out
+    if isinstance(value, cls):
         out.append(value)
     elif isinstance(value, (tuple, list)):
         for v in value:
-            _tensors(v, out)
+            instances_in(v, cls, out)
     elif isinstance(value, dict):
         for v in value.values():
-            _tensors(v, out)
+            instances_in(v, cls, out)
     return out
 
 
@@ -185,7 +188,7 @@ def _wrapper(real: Any, kind: str, target: Any, reflected: bool) -> Any:
             return real(*args, **kwargs)
         rec = trace.rec
         values = rec.values
-        pre = {id(t): values.get(id(t)) for t in _tensors((args, kwargs), [])}
+        pre = {id(t): values.get(id(t)) for t in instances_in((args, kwargs), Tensor)}
         start = len(rec.graph.nodes)
         _DEPTH[0] += 1
         try:
