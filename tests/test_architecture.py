@@ -23,7 +23,7 @@ DEFAULT_LAYER = 7  # a module missing from LAYERS is user-facing: nothing below 
 # architecture.md §3, lowest first. Longest matching prefix wins; a package prefix ends with ".".
 LAYERS: dict[str, int] = {
     "hookgrad._typing": 0, "hookgrad._config": 0, "hookgrad.utils.": 0,
-    "hookgrad.utils": 0, "hookgrad._array_operators": 0,
+    "hookgrad.utils": 0, "hookgrad._array_operators": 0, "hookgrad._namespace_proxy": 0,
     "hookgrad._ops.registry": 1, "hookgrad._ops._shapes": 1, "hookgrad._dtypes": 1,
     "hookgrad._backend": 1, "hookgrad._meta.": 1, "hookgrad._meta": 1,
     "hookgrad.return_types": 1, "hookgrad._memory_format": 1,

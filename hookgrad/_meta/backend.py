@@ -7,7 +7,6 @@ every PyTorch build.
 from __future__ import annotations
 
 import math
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -16,6 +15,7 @@ from hookgrad import _memory_format as _formats
 from hookgrad._backend import Backend, register_backend
 from hookgrad._meta import _layout, _standin, dispatch, rules
 from hookgrad._meta.array import MetaArray
+from hookgrad._namespace_proxy import WrappingNamespace
 
 
 def _shape(shape: Any) -> tuple:
@@ -40,7 +40,7 @@ def _has_meta(x: Any) -> bool:
     return type(x) in (tuple, list) and any(_has_meta(i) for i in x)
 
 
-class _Namespace(ModuleType):
+class _Namespace(WrappingNamespace):
     """NumPy's namespace making meta arrays (``xp`` of the meta backend).
 
     Factories taking a shape are computed from the shape; any other function runs on what it is
@@ -49,17 +49,7 @@ class _Namespace(ModuleType):
 
     ndarray = MetaArray
 
-    def __init__(self, source: Any, name: str) -> None:
-        super().__init__(name)
-        self._source = source
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._source, name)
-        if isinstance(value, ModuleType):
-            return _Namespace(value, f"{self.__name__}.{name}")
-        if isinstance(value, (type, np.ufunc)) or not callable(value):
-            return value
-
+    def _wrap(self, name: str, value: Any) -> Any:
         def run(*args: Any, **kwargs: Any) -> Any:
             if _has_meta(args) or _has_meta(tuple(kwargs.values())):
                 # straight to the meta dispatch: some functions (``ascontiguousarray``) do not

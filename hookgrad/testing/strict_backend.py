@@ -16,12 +16,12 @@ the ``cpu`` results.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from hookgrad import _array_operators
+from hookgrad._namespace_proxy import WrappingNamespace
 
 from hookgrad._backend import Backend, register_backend, unregister_backend
 
@@ -168,22 +168,11 @@ _array_operators.install(StrictArray)  # every operator is its NumPy ufunc
 StrictArray.__hash__ = None  # type: ignore[assignment]
 
 
-class _Namespace(ModuleType):
+class _Namespace(WrappingNamespace):
     """NumPy's namespace with every function's results wrapped (``xp`` of the backend)."""
 
-    def __init__(self, source: Any, name: str) -> None:
-        super().__init__(name)
-        self._source = source
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._source, name)
-        if isinstance(value, ModuleType):
-            return _Namespace(value, f"{self.__name__}.{name}")
-        if isinstance(value, (type, np.ufunc)) or not callable(value):
-            # dtypes, constants, and ufuncs (they dispatch through __array_ufunc__, and keep
-            # their ``.at``/``.reduce`` methods)
-            return value
-        return _wrapped_callable(value)
+    def _wrap(self, name: str, fn: Any) -> Any:
+        return _wrapped_callable(fn)
 
 
 class StrictBackend(Backend):
