@@ -47,6 +47,9 @@ _MPS = "Cannot execute {name}() without MPS backend."
 _DTYPE = ("hookgrad does not implement {name}: sub-byte and bit dtypes have no NumPy storage "
           "(tensors of it cannot be made)")
 _ONEDNN = "hookgrad does not implement {name}: oneDNN (mkldnn) kernels and tensors"
+_DCP = ("hookgrad does not implement {name}: torch.distributed.checkpoint's sharded format "
+        "(DCP); save a full state dict with hookgrad.save (PyTorch loads it), and use "
+        "hookgrad.distributed.checkpoint.state_dict for FQN-keyed model/optimizer state")
 _SYM = "hookgrad does not implement {name}: symbolic shapes exist only under torch.compile"
 
 GROUPS: tuple[Group, ...] = (
@@ -182,6 +185,16 @@ GROUPS: tuple[Group, ...] = (
     Group("hookgrad", "dtype", "bit bits16 bits1x8 bits2x4 bits4x2 bits8 float4_e2m1fn_x2 int1 "
           "int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7",
           TypeError, _DTYPE),
+    # --- distributed checkpoint (DCP): names libraries import at load time (transformers) ----
+    Group("hookgrad.distributed.checkpoint", "class", "BytesStorageMetadata "
+          "ChunkStorageMetadata DefaultLoadPlanner DefaultSavePlanner FileSystemReader "
+          "FileSystemWriter LoadPlan LoadPlanner Metadata QuantizedHuggingFaceStorageReader "
+          "ReadItem SavePlan SavePlanner StorageReader StorageWriter TensorStorageMetadata "
+          "WriteItem", NotImplementedError, _DCP),
+    Group("hookgrad.distributed.checkpoint", "function", "save load async_save save_state_dict "
+          "load_state_dict load_sharded_optimizer_state_dict", NotImplementedError, _DCP),
+    Group("hookgrad.distributed.checkpoint.hf_storage", "class", "HuggingFaceStorageReader "
+          "HuggingFaceStorageWriter", NotImplementedError, _DCP),
     # --- complex half: no NumPy storage (complex64/128 are real dtype objects already) -------
     Group("hookgrad", "dtype", "complex32", TypeError,
           "hookgrad does not implement {name}: complex half has no NumPy storage"),

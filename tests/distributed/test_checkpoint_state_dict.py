@@ -83,12 +83,16 @@ def test_state_dicts_match_torch(torch):
 def test_dcp_names_exist_and_raise(torch):
     import torch.distributed.checkpoint as tdcp
 
+    from hookgrad._unsupported.table import GROUPS
     from hookgrad.distributed import checkpoint as dcp
 
-    for name in dcp._CLASSES + dcp._FUNCTIONS + ["HuggingFaceStorageReader",
-                                                 "HuggingFaceStorageWriter"]:
+    names = [n for g in GROUPS if g.owner.startswith("hookgrad.distributed.checkpoint")
+             for n in g.names.split()]
+    assert len(names) == 25
+    for name in names:
         assert hasattr(tdcp, name), name  # every stand-in names something PyTorch has
         with pytest.raises(NotImplementedError, match="hookgrad"):
             getattr(dcp, name)("path")
+    assert dcp.HuggingFaceStorageReader is dcp.hf_storage.HuggingFaceStorageReader
     assert issubclass(dcp.CheckpointException, BaseException)
     assert dcp.CheckpointException("m", {0: "x"}).failures == {0: "x"}

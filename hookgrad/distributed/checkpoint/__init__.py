@@ -2,14 +2,13 @@
 
 Mirrors: ``torch.distributed.checkpoint``. `state_dict` works as PyTorch's does for unsharded
 models. The sharded checkpoint format (``save``/``load``, planners, storage readers and writers)
-is not implemented: every such name exists and raises NotImplementedError when used (see
-`_absent`).
+is not implemented: those names are stand-ins of `hookgrad._unsupported` (rows in its table)
+that raise NotImplementedError when used.
 """
 
+from typing import Any
+
 from hookgrad.distributed.checkpoint import hf_storage, state_dict
-from hookgrad.distributed.checkpoint._absent import absent_class, absent_function
-from hookgrad.distributed.checkpoint.hf_storage import (HuggingFaceStorageReader,
-                                                         HuggingFaceStorageWriter)
 
 
 class CheckpointException(BaseException):
@@ -25,14 +24,11 @@ class CheckpointException(BaseException):
         return self._failures
 
 
-_CLASSES = ["BytesStorageMetadata", "ChunkStorageMetadata", "DefaultLoadPlanner",
-            "DefaultSavePlanner", "FileSystemReader", "FileSystemWriter", "LoadPlan", "LoadPlanner",
-            "Metadata", "QuantizedHuggingFaceStorageReader", "ReadItem", "SavePlan", "SavePlanner",
-            "StorageReader", "StorageWriter", "TensorStorageMetadata", "WriteItem"]
-_FUNCTIONS = ["save", "load", "async_save", "save_state_dict", "load_state_dict",
-              "load_sharded_optimizer_state_dict"]
-globals().update({n: absent_class(n, __name__) for n in _CLASSES})
-globals().update({n: absent_function(n, __name__) for n in _FUNCTIONS})
+def __getattr__(name: str) -> Any:
+    # PyTorch re-exports hf_storage's reader and writer here: the same objects
+    if name in ("HuggingFaceStorageReader", "HuggingFaceStorageWriter"):
+        return getattr(hf_storage, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["CheckpointException", "HuggingFaceStorageReader", "HuggingFaceStorageWriter",
-           "hf_storage", "state_dict", *_CLASSES, *_FUNCTIONS]
+
+__all__ = ["CheckpointException", "hf_storage", "state_dict"]

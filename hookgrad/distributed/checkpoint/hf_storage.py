@@ -1,9 +1,2 @@
-"""Mirrors ``torch.distributed.checkpoint.hf_storage``: importable, not implemented (see
-`hookgrad.distributed.checkpoint._absent`)."""
-
-from hookgrad.distributed.checkpoint._absent import absent_class
-
-__all__ = ["HuggingFaceStorageReader", "HuggingFaceStorageWriter"]
-
-HuggingFaceStorageReader = absent_class("HuggingFaceStorageReader", __name__)
-HuggingFaceStorageWriter = absent_class("HuggingFaceStorageWriter", __name__)
+"""Mirrors ``torch.distributed.checkpoint.hf_storage``: importable; its reader and writer are
+stand-ins that raise (rows of `hookgrad._unsupported.table`)."""
