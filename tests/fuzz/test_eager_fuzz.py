@@ -77,3 +77,23 @@ def test_eager_matches_torch_on_random_programs(torch):
 def test_nn_family_matches_torch(torch):
     """nn layers, activations, indexing and dtype mixes alone (`_catalogue_nn`)."""
     _check(torch, op_names(NN_ONLY), N_NN)
+
+
+# Differences the long mode found (both tables, seeds 50000-50999) and that are not fixed yet:
+# each is checked here and must start passing (strict xfail) when its class is fixed.
+OPEN_SEEDS = {
+    50061: "a saved-tensor pack hook fires on an empty input where PyTorch saves nothing",
+    50468: "a leaf's gradient differs (not classified yet)",
+    50777: "adaptive_avg_pool2d of a window holding -inf gives nan where PyTorch gives -inf",
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", sorted(OPEN_SEEDS))
+def test_open_differences_still_differ(torch, seed):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # programs trigger deprecation warnings on purpose
+        differs = _fails(torch, generate(seed, torch, op_names(".")))
+    if differs is None:
+        pytest.fail(f"seed {seed} now matches PyTorch: remove it from OPEN_SEEDS")
+    pytest.xfail(OPEN_SEEDS[seed])
