@@ -60,6 +60,19 @@ def format_target(base: str, target: str) -> str:
     return out
 
 
+def _resolves_from_hookgrad(path: str, obj: Any) -> bool:
+    """True when the dotted ``hookgrad.`` path names ``obj`` (torch prints anything found under
+    ``torch`` by its path, private modules such as ``torch._C`` included)."""
+    if not path.startswith("hookgrad."):
+        return False
+    value: Any = sys.modules.get("hookgrad")
+    for atom in path.split(".")[1:]:
+        value = getattr(value, atom, None)
+        if value is None:
+            return False
+    return value is obj
+
+
 class _Emitter:
     """State of one emission: globals, their names, and the body lines."""
 
@@ -72,8 +85,8 @@ class _Emitter:
         self.wrapped: dict[str, None] = {}
 
     def add_global(self, hint: str, obj: Any) -> str:
-        if public_functions().get(id(obj)) == hint:
-            return hint  # a public name: resolvable through the ``hookgrad`` global
+        if public_functions().get(id(obj)) == hint or _resolves_from_hookgrad(hint, obj):
+            return hint  # resolvable through the ``hookgrad`` global, as torch's are
         name = self.namespace.create_name(hint, obj)
         if self.globals.get(name, obj) is not obj:
             raise AssertionError(f"Global name {name} already assigned to different object")
