@@ -2,8 +2,8 @@
 
 Run with PyTorch (``python examples/gpt_char.py``) or unmodified on hookgrad
 (``python -m hookgrad.run examples/gpt_char.py``); both print the same losses. Weights start from
-a fixed formula rather than the RNG (the two libraries' random streams differ), so the runs
-are comparable step by step.
+a fixed formula rather than the RNG, so the runs stay comparable even where the two libraries'
+kernels round differently.
 """
 
 import inspect

@@ -1,12 +1,15 @@
 """Random numbers: generators, sampling factories and in-place random fills.
 
 Layer 4. NOTE [Random streams]
-Every generator is NumPy's PCG64 (``numpy.random.Generator``), not PyTorch's Mersenne Twister
-(Philox on CUDA), so the *values* never equal PyTorch's for the same seed. What is kept is
-everything else: seeding makes a stream reproducible, ``get_state``/``set_state`` round-trip it
-(the state is a ``uint8`` tensor, but of a different length than PyTorch's 5056 bytes), every
-sampler accepts ``generator=``, and shapes, dtypes, ranges, distributions and error types follow
-PyTorch. Values are drawn on the host and copied to the tensor's device.
+Every generator reproduces PyTorch's CPU generator bit for bit (`_mt_engine`, NOTE [PyTorch's
+random stream]): the same seed gives the same values as PyTorch for ``rand``, ``randn``,
+``randint``, ``randperm``, ``uniform_``/``normal_``/``random_``/``bernoulli_``/``exponential_``/
+``cauchy_``/``log_normal_``/``geometric_``, ``normal``, ``bernoulli``, ``multinomial`` and so for
+everything built on them (``nn.init``, dropout, ``DataLoader`` shuffling), and
+``get_state``/``set_state`` use PyTorch's 5056-byte layout. Samplers PyTorch implements with
+other algorithms (gamma, Poisson, binomial) draw from the same Mersenne Twister through NumPy,
+so they are reproducible and advance the stream, but their values differ from PyTorch's.
+Values are drawn on the host and copied to the tensor's device.
 
 In-place fills (``uniform_``, ``normal_``...) check PyTorch's leaf rules and bump the version
 counter, but record no autograd node: PyTorch gives a non-leaf ``UniformBackward0`` (whose
@@ -27,6 +30,8 @@ from hookgrad._dispatch import note_write
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
 from hookgrad._memory_format import check_rank, copy_as, empty_for, format_name
+from hookgrad._functional import _random_kernels as K
+from hookgrad._functional._mt_engine import STATE_BYTES, MTEngine
 from hookgrad._functional.creation import (_finish, _like_device, _shape, _size_arg, _xp,
                                            check_factory_kwargs, meta_factory)
 from hookgrad._tensor import Tensor
@@ -38,7 +43,6 @@ __all__ = [
 ]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's seed for a fresh ``torch.Generator()``
-_STATE_BYTES = 45  # seed (8) + PCG64 state (16) + increment (16) + cached-uint32 flag/value (5)
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long",
               "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
               "bool": "bool"}
@@ -54,7 +58,7 @@ def _check_seed(seed: Any, who: str) -> int:
 
 
 class Generator:
-    """A random number generator (PCG64; see NOTE [Random streams]).
+    """A random number generator: PyTorch's CPU Mersenne Twister (NOTE [Random streams]).
 
     Args:
         device: Only ``"cpu"`` generators exist; values for other devices are copied over.
@@ -62,10 +66,10 @@ class Generator:
     Example:
         >>> import hookgrad as torch
         >>> g = torch.Generator().manual_seed(0)
-        >>> torch.rand(2, generator=g).shape
-        torch.Size([2])
+        >>> torch.rand(2, generator=g).tolist()
+        [0.49625658988952637, 0.7682217955589294]
 
-    Mirrors: ``torch.Generator`` (different bit stream: PCG64 instead of Mersenne Twister).
+    Mirrors: ``torch.Generator``.
     """
 
     def __init__(self, device: Any = "cpu") -> None:
@@ -74,13 +78,17 @@ class Generator:
             raise RuntimeError(f"hookgrad: no {dev.type} generator (random values are drawn "
                                "on the host)")
         self.device = dev
-        self.manual_seed(_DEFAULT_SEED)
+        self._engine = MTEngine(_DEFAULT_SEED)
+
+    @property
+    def _rng(self) -> np.random.Generator:
+        """NumPy's view of the same Mersenne Twister, for samplers without a PyTorch kernel."""
+        self._engine.fresh = False
+        return self._engine.numpy
 
     def manual_seed(self, seed: int) -> Generator:
         """Reseed; negative seeds wrap to ``seed + 2**64``. Mirrors: ``Generator.manual_seed``."""
-        self._seed = _check_seed(seed, "manual_seed")
-        self._bits = np.random.PCG64(self._seed)
-        self._rng = np.random.Generator(self._bits)
+        self._engine.reseed(_check_seed(seed, "manual_seed"))
         return self
 
     def seed(self) -> int:
@@ -91,33 +99,23 @@ class Generator:
 
     def initial_seed(self) -> int:
         """The seed last set. Mirrors: ``Generator.initial_seed``."""
-        return self._seed
+        return self._engine.seed
 
     def get_state(self) -> Tensor:
-        """The full state as a ``uint8`` tensor. Mirrors: ``Generator.get_state``."""
-        st = self._bits.state
-        raw = (self._seed.to_bytes(8, "little")
-               + st["state"]["state"].to_bytes(16, "little")
-               + st["state"]["inc"].to_bytes(16, "little")
-               + bytes([st["has_uint32"]]) + st["uinteger"].to_bytes(4, "little"))
+        """The full state as PyTorch's 5056-byte ``uint8`` tensor. Mirrors: ``Generator.get_state``."""
+        raw = self._engine.get_state()
         return Tensor._make(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> Generator:
-        """Restore a state from `get_state`. Mirrors: ``Generator.set_state``."""
+        """Restore a state from `get_state` (either library's). Mirrors: ``Generator.set_state``."""
         if not isinstance(new_state, Tensor) or new_state.dtype is not uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         raw = _backend.to_numpy(new_state._data).tobytes()
-        if len(raw) != _STATE_BYTES:
-            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but "
-                               f"found the input RNG state size to be {len(raw)}")
-        seed = int.from_bytes(raw[:8], "little")
-        self.manual_seed(seed)
-        self._bits.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(raw[8:24], "little"),
-                      "inc": int.from_bytes(raw[24:40], "little")},
-            "has_uint32": raw[40], "uinteger": int.from_bytes(raw[41:45], "little"),
-        }
+        if len(raw) != STATE_BYTES:
+            raise RuntimeError(f"Expected either a CPUGeneratorImplStateLegacy of size 5048 or "
+                               f"a CPUGeneratorImplState of size {STATE_BYTES} but found the "
+                               f"input RNG state size to be {len(raw)}")
+        self._engine.set_state(raw)
         return self
 
     def __repr__(self) -> str:
@@ -137,7 +135,7 @@ def manual_seed(seed: int) -> Generator:
         >>> _ = torch.manual_seed(0); bool((a == torch.rand(3)).all())
         True
 
-    Mirrors: ``torch.manual_seed`` (accepts what ``int()`` accepts; PCG64 stream).
+    Mirrors: ``torch.manual_seed`` (accepts what ``int()`` accepts).
     """
     try:
         seed = int(seed)
@@ -157,7 +155,7 @@ def initial_seed() -> int:
 
 
 def get_rng_state() -> Tensor:
-    """The default generator's state. Mirrors: ``torch.get_rng_state`` (45 bytes, not 5056)."""
+    """The default generator's state (PyTorch's 5056 bytes). Mirrors: ``torch.get_rng_state``."""
     return default_generator.get_state()
 
 
@@ -188,7 +186,14 @@ def _vmap_aware(kind: str) -> Any:
     return deco
 
 
+def _gen(generator: Generator | None) -> MTEngine:
+    if VMAP_RANDOM_CHECK[0] is not None:
+        VMAP_RANDOM_CHECK[0]()
+    return (default_generator if generator is None else generator)._engine
+
+
 def _rng(generator: Generator | None) -> np.random.Generator:
+    """NumPy sampling over the generator's Mersenne Twister (no PyTorch kernel to follow)."""
     if VMAP_RANDOM_CHECK[0] is not None:
         VMAP_RANDOM_CHECK[0]()
     return (default_generator if generator is None else generator)._rng
@@ -204,27 +209,25 @@ def _g(x: float) -> str:
 
 
 # ---------------------------------------------------------------- raw samplers (NumPy arrays)
-def _uniform(rng: np.random.Generator, shape: tuple, d: _dtype, low: float,
-             high: float) -> np.ndarray:
-    work = np.float64 if d.name == "float64" else np.float32
-    out = rng.random(shape, dtype=work)
-    if low != 0.0 or high != 1.0:
-        out = out * work(high - low) + work(low)
-    out = out.astype(d.np, copy=False)
-    if high > low:  # rounding may reach `high`; PyTorch's range is [low, high)
-        top = np.nextafter(d.np.type(high), d.np.type(low))
-        out = np.minimum(out, top)
-    return out
+def _uniform(eng: MTEngine, shape: tuple, d: _dtype, low: float, high: float) -> np.ndarray:
+    return K.uniform(eng, shape, d.np, low, high)
 
 
-def _normal(rng: np.random.Generator, shape: tuple, d: _dtype, mean: Any, std: Any) -> np.ndarray:
-    work = np.float64 if d.name == "float64" else np.float32
-    out = rng.standard_normal(shape, dtype=work)
-    return (out * std + mean).astype(d.np, copy=False)
+def _normal(eng: MTEngine, shape: tuple, d: _dtype, mean: Any, std: Any) -> np.ndarray:
+    return K.normal(eng, shape, d.np, mean, std)
 
 
-def _integers(rng: np.random.Generator, shape: tuple, d: _dtype, low: int, high: int) -> np.ndarray:
-    return rng.integers(low, high, size=shape, dtype=np.int64, endpoint=False).astype(d.np)
+_WIDE_RANGE = ("int64", "float64", "float32", "bfloat16")  # dtypes drawing 64-bit words
+
+
+def _integers(eng: MTEngine, shape: tuple, d: _dtype, low: int, high: int) -> np.ndarray:
+    return K.integers(eng, shape, d.np, low, high, wide_ok=d.name in _WIDE_RANGE)
+
+
+def _fill(t: Tensor, values: np.ndarray) -> Tensor:
+    """Write drawn values into `t` in PyTorch's visiting order (address order on a view)."""
+    host = t._data if type(t._data) is np.ndarray else _backend.to_numpy(t._data)
+    return _put(t, K.in_memory_order(host, np.asarray(values)))
 
 
 def _put(t: Tensor, values: np.ndarray) -> Tensor:
@@ -253,7 +256,7 @@ def _check_inplace(t: Tensor) -> None:
 @_vmap_aware("inplace")
 def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None,
              **kwargs: Any) -> Tensor:
-    """Fill with samples of U[from, to). Mirrors: ``torch.Tensor.uniform_`` (PCG64 stream)."""
+    """Fill with samples of U[from, to). Mirrors: ``torch.Tensor.uniform_``."""
     from_ = kwargs.pop("from", from_)
     d = self.dtype
     if not d.is_floating_point:
@@ -270,39 +273,42 @@ def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Genera
                            f"{_CPP_NAMES[d.name]}>::max(), but found to={_g(to)} and "
                            f"from={_g(from_)} which result in to-from to exceed the limit")
     _check_inplace(self)
-    return _put(self, _uniform(_rng(generator), self._data.shape, d, from_, to))
+    return _fill(self, _uniform(_gen(generator), self._data.shape, d, from_, to))
 
 
 @_vmap_aware("inplace")
 def normal_(self: Tensor, mean: float = 0, std: float = 1, *,
             generator: Generator | None = None) -> Tensor:
-    """Fill with samples of N(mean, std²). Mirrors: ``torch.Tensor.normal_`` (PCG64 stream)."""
+    """Fill with samples of N(mean, std²). Mirrors: ``torch.Tensor.normal_``."""
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     if not self.dtype.is_floating_point:
         raise _not_implemented("normal_kernel_cpu", self.dtype)
     _check_inplace(self)
-    return _put(self, _normal(_rng(generator), self._data.shape, self.dtype, mean, std))
+    contiguous = type(self._data) is not np.ndarray or self._data.flags.c_contiguous
+    return _fill(self, K.normal(_gen(generator), self._data.shape, self.dtype.np, mean, std,
+                                contiguous))
 
 
 @_vmap_aware("inplace")
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill with 0/1 draws of probability `p` (float or broadcastable tensor).
 
-    Mirrors: ``torch.Tensor.bernoulli_`` (PCG64 stream).
+    Mirrors: ``torch.Tensor.bernoulli_``.
     """
     if isinstance(p, Tensor):
         probs = _backend.to_numpy(p._data)
         if probs.size and not ((probs >= 0) & (probs <= 1)).all():
             raise RuntimeError(_P_IN_ERROR)
         probs = _broadcast_to_self(probs, self._data.shape)
+        _check_inplace(self)
+        draws = K.bernoulli_tensor(_gen(generator), probs)
     else:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
-        probs = p
-    _check_inplace(self)
-    draws = _rng(generator).random(self._data.shape) < probs
-    return _put(self, draws.astype(self._data.dtype))
+        _check_inplace(self)
+        draws = K.bernoulli_scalar(_gen(generator), self._data.shape, p)
+    return _fill(self, draws.astype(self._data.dtype))
 
 
 _P_IN_ERROR = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
@@ -390,23 +396,22 @@ def random_(self: Tensor, from_: Any = _MISSING, to: Any = _MISSING, *,
 
     ``random_(from, None)`` draws up to the dtype's largest value (2**digits for floats).
 
-    Mirrors: ``torch.Tensor.random_`` (PCG64 stream).
+    Mirrors: ``torch.Tensor.random_``.
     """
     from_ = kwargs.pop("from", from_)
     low, high = _random_range(self.dtype, from_, to)
     _check_inplace(self)
-    draws = _rng(generator).integers(low, high, size=self._data.shape, dtype=np.int64)
-    return _put(self, draws.astype(self._data.dtype))
+    return _fill(self, _integers(_gen(generator), self._data.shape, self.dtype, low, high))
 
 
 @_vmap_aware("inplace")
 def exponential_(self: Tensor, lambd: float = 1.0, *,
                  generator: Generator | None = None) -> Tensor:
-    """Fill with Exp(lambd) samples. Mirrors: ``torch.Tensor.exponential_`` (PCG64 stream)."""
+    """Fill with Exp(lambd) samples. Mirrors: ``torch.Tensor.exponential_``."""
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     _check_inplace(self)
-    return _put(self, _rng(generator).exponential(1.0 / lambd, self._data.shape))
+    return _fill(self, K.exponential(_gen(generator), self._data.shape, lambd))
 
 
 @_vmap_aware("inplace")
@@ -414,8 +419,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator: Generator | None = None) -> Tensor:
     """Fill with Cauchy(median, sigma) samples. Mirrors: ``torch.Tensor.cauchy_``."""
     _check_inplace(self)
-    draws = _rng(generator).standard_cauchy(self._data.shape) * sigma + median
-    return _put(self, draws)
+    return _fill(self, K.cauchy(_gen(generator), self._data.shape, median, sigma))
 
 
 @_vmap_aware("inplace")
@@ -425,7 +429,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     _check_inplace(self)
-    return _put(self, _rng(generator).lognormal(mean, std, self._data.shape))
+    return _fill(self, K.log_normal(_gen(generator), self._data.shape, mean, std))
 
 
 @_vmap_aware("inplace")
@@ -434,7 +438,7 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
     _check_inplace(self)
-    return _put(self, _rng(generator).geometric(p, self._data.shape))
+    return _fill(self, K.geometric(_gen(generator), self._data.shape, p))
 
 
 # ---------------------------------------------------------------- sampling factories
@@ -463,9 +467,9 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
         >>> torch.rand(2, 3).shape
         torch.Size([2, 3])
 
-    Mirrors: ``torch.rand`` (PCG64 stream, see NOTE [Random streams]).
+    Mirrors: ``torch.rand``.
     """
-    rng = _rng(generator)
+    rng = _gen(generator)
     size = size or ((kwargs.pop("size"),) if "size" in kwargs else ())
     _check_kwargs("rand", kwargs, layout, dtype)
     return _float_factory(size, dtype, device, requires_grad, "check_uniform_bounds",
@@ -476,8 +480,8 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, out: Any = None, pin_memory: bool = False,
           layout: Any = None, **kwargs: Any) -> Tensor:
-    """Samples of N(0, 1). Mirrors: ``torch.randn`` (PCG64 stream)."""
-    rng = _rng(generator)
+    """Samples of N(0, 1). Mirrors: ``torch.randn``."""
+    rng = _gen(generator)
     size = size or ((kwargs.pop("size"),) if "size" in kwargs else ())
     _check_kwargs("randn", kwargs, layout, dtype)
     return _float_factory(size, dtype, device, requires_grad, "normal_kernel_cpu",
@@ -530,14 +534,14 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
         >>> torch.randint(3, 5, (4,)).dtype
         torch.int64
 
-    Mirrors: ``torch.randint`` (PCG64 stream).
+    Mirrors: ``torch.randint``.
     """
     low, high, size = _randint_args(args, kwargs)
     d = int64 if dtype is None else to_dtype(dtype)
     low, high = _random_range(d, low, high)
     if (meta := meta_factory(device, _shape(size), d.np, requires_grad)) is not None:
         return meta
-    arr = _integers(_rng(generator), _shape(size), d, low, high)
+    arr = _integers(_gen(generator), _shape(size), d, low, high)
     return _finish(_xp(device).asarray(arr), requires_grad)
 
 
@@ -545,10 +549,10 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, out: Any = None,
              pin_memory: bool = False, layout: Any = None) -> Tensor:
-    """A random permutation of ``0..n-1``. Mirrors: ``torch.randperm`` (PCG64 stream)."""
+    """A random permutation of ``0..n-1``. Mirrors: ``torch.randperm``."""
     n = _shape((n,))[0]
     d = int64 if dtype is None else to_dtype(dtype)
-    perm = _rng(generator).permutation(n).astype(d.np)
+    perm = K.randperm(_gen(generator), n).astype(d.np)
     return _finish(_xp(device).asarray(perm), requires_grad)
 
 
@@ -596,7 +600,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype:
                  generator: Generator | None = None) -> Tensor:
     """`randint` with `input`'s shape and dtype (``randint_like(x, high)`` or ``(x, low, high)``).
 
-    Mirrors: ``torch.randint_like`` (PCG64 stream).
+    Mirrors: ``torch.randint_like``.
     """
     if high is None:
         low, high = 0, low
@@ -632,8 +636,10 @@ def _normal_tensor(mean: Any, std: Any, generator: Generator | None) -> Tensor:
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
     except ValueError:
         raise _broadcast_error(np.shape(m), np.shape(s)) from None
-    arr = _normal(_rng(generator), shape, like.dtype, m, s)
-    return Tensor._make(_backend.namespace_of(like._data).asarray(arr))
+    # PyTorch fills N(0, 1) and then scales and shifts in the result's dtype
+    z = _normal(_gen(generator), tuple(shape), like.dtype, 0.0, 1.0)
+    arr = (z * np.asarray(s, dtype=z.dtype)).astype(z.dtype) + np.asarray(m, dtype=z.dtype)
+    return Tensor._make(_backend.namespace_of(like._data).asarray(arr.astype(z.dtype)))
 
 
 @_vmap_aware("normal")
@@ -651,7 +657,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
         >>> torch.normal(2.0, 3.0, size=(2, 2)).shape
         torch.Size([2, 2])
 
-    Mirrors: ``torch.normal`` (PCG64 stream; the result never requires grad, where PyTorch
+    Mirrors: ``torch.normal``(the result never requires grad, where PyTorch
     records ``NormalBackward*`` whose gradient is zero anyway).
     """
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
@@ -664,7 +670,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
                         f"({type(mean).__name__}, {type(std).__name__})")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
-    rng = _rng(generator)
+    rng = _gen(generator)
     return _float_factory((size,), dtype, device, requires_grad, "normal_kernel_cpu",
                           lambda shape, d: _normal(rng, shape, d, mean, std), "normal")
 
@@ -674,7 +680,7 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
               out: Any = None) -> Tensor:
     """0/1 draws with probabilities `input` (or the constant `p`), in `input`'s dtype.
 
-    Mirrors: ``torch.bernoulli`` (PCG64 stream; never records ``BernoulliBackward0``).
+    Mirrors: ``torch.bernoulli``(never records ``BernoulliBackward0``).
     """
     result = Tensor._make(_backend.namespace_of(input._data).zeros_like(input._data))
     if p is not None:
@@ -714,21 +720,12 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     Without replacement PyTorch's algorithm is kept: the top ``num_samples`` of
     ``p / Exponential(1)``, so zero-probability categories come last instead of never.
 
-    Mirrors: ``torch.multinomial`` (PCG64 stream).
+    Mirrors: ``torch.multinomial``.
     """
-    probs = _backend.to_numpy(input._data).astype(np.float64)
-    _check_multinomial(probs, input.dtype, num_samples, replacement)
+    probs = _backend.to_numpy(input._data)
+    _check_multinomial(probs.astype(np.float64), input.dtype, num_samples, replacement)
     rows = probs.reshape(-1, probs.shape[-1])
-    rng = _rng(generator)
-    if replacement:
-        cdf = np.cumsum(rows, axis=-1)
-        cdf /= cdf[:, -1:]  # exact 1.0 at the end, so u < 1 never runs past a real category
-        u = rng.random((rows.shape[0], num_samples))
-        pairs = zip(cdf, u, strict=True)
-        idx = np.stack([np.searchsorted(c, r, side="right") for c, r in pairs])
-    else:
-        keys = rows / rng.exponential(1.0, rows.shape)
-        idx = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    idx = K.multinomial(_gen(generator), rows, num_samples, replacement)
     idx = idx.astype(np.int64).reshape(probs.shape[:-1] + (num_samples,))
     return Tensor._make(_backend.namespace_of(input._data).asarray(idx))
 

@@ -63,7 +63,7 @@ def native_norm(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
 
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:
-    """(output, keep mask). Mirrors: ``torch.native_dropout`` (hookgrad's random stream)."""
+    """(output, keep mask). Mirrors: ``torch.native_dropout`` (PyTorch's random stream)."""
     if not train or p == 0:
         return input.clone(), C.ones(tuple(input.shape), dtype=bool_)
     out = _dropout(input, p, True)

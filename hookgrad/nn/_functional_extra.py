@@ -18,6 +18,7 @@ from hookgrad._functional import pointwise as P
 from hookgrad._functional import random as R
 from hookgrad._functional.rearrange import pad as _pad
 from hookgrad._functional import shape as S
+from hookgrad.nn._functional_linear import keep_noise
 from hookgrad._tensor import Tensor
 
 __all__ = ["one_hot", "unfold", "fold", "channel_shuffle", "native_channel_shuffle", "rms_norm",
@@ -195,9 +196,11 @@ def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, bat
         return input
     batched = input.dim() == batch_dim + 1
     shape = tuple(input.shape[:2] if batched else input.shape[:1])
-    keep = (R.rand(*shape, dtype=input.dtype) >= p).to(input.dtype)
-    mask = keep.reshape(*shape, *([1] * (input.dim() - len(shape)))) / (1.0 - p) if p < 1 else \
-        C.zeros_like(keep).reshape(*shape, *([1] * (input.dim() - len(shape))))
+    noise_shape = (*shape, *([1] * (input.dim() - len(shape))))
+    if p == 1.0:
+        mask = C.zeros(noise_shape, dtype=input.dtype)
+    else:
+        mask = keep_noise(noise_shape, 1.0 - p, input).div_(1.0 - p)
     return input.mul_(mask) if inplace else input * mask
 
 
@@ -229,10 +232,11 @@ def _alpha(input: Tensor, p: float, training: bool, shape: tuple) -> Tensor:
         return input
     if p == 1.0:
         return input * 0.0
-    keep = (R.rand(*shape, dtype=input.dtype) >= p).to(input.dtype)
+    keep = keep_noise(shape, 1.0 - p, input)
     a = 1.0 / math.sqrt((_ALPHA ** 2 * p + 1) * (1 - p))
-    b = (1 - keep) * (-_ALPHA) * a + _ALPHA * a * p
-    return input * keep * a + b
+    # PyTorch's order of operations: b = (noise - 1) * (alpha a) + alpha a p; noise *= a
+    b = (keep - 1).mul_(_ALPHA * a).add_(_ALPHA * a * p)
+    return input * keep.mul_(a) + b
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,

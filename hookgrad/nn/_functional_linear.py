@@ -11,7 +11,7 @@ from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
 
-__all__ = ["linear", "dropout"]
+__all__ = ["linear", "dropout", "keep_noise"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -50,9 +50,18 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         mask = input.new_zeros(*input.shape)  # type: ignore[attr-defined]
     else:
-        # one unbatched keep-probability tensor: under vmap the draw then follows the
-        # randomness mode (a batched one would be refused by randomness="same")
-        keep = _creation.full(tuple(input.shape), 1.0 - p, dtype=input.dtype,
-                              device=input.device)
-        mask = _random.bernoulli(keep) / (1.0 - p)
+        mask = keep_noise(tuple(input.shape), 1.0 - p, input)
+        mask = mask.div_(1.0 - p)  # type: ignore[attr-defined]
     return input.mul_(mask) if inplace else input * mask  # type: ignore[attr-defined]
+
+
+def keep_noise(shape: tuple, keep: float, like: Tensor) -> Tensor:
+    """0/1 noise of `shape` in `like`'s dtype, 1 with probability `keep`, drawn as PyTorch's
+    dropout draws it: ``empty(shape).bernoulli_(keep)`` (so the mask equals PyTorch's for the
+    same seed). Under vmap one unbatched keep-probability tensor is drawn from instead, so the
+    draw follows the randomness mode (in-place draws on it would be refused)."""
+    if _random.VMAP_RANDOM[0] is not None:
+        probs = _creation.full(shape, keep, dtype=like.dtype, device=like.device)
+        return _random.bernoulli(probs)
+    noise = _creation.empty(shape, dtype=like.dtype, device=like.device)
+    return _random.bernoulli_(noise, keep)

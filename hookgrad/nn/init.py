@@ -11,6 +11,8 @@ import math
 import warnings
 from typing import Any
 
+from hookgrad._functional._pw_compare import where as _where
+from hookgrad._functional.creation import empty_like as _empty_like
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
 
@@ -92,20 +94,72 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Any = None) -> Tensor:
-    """Fill from N(mean, std^2) truncated to [a, b] (inverse-CDF method, as PyTorch).
+    """Fill from N(mean, std^2) truncated to [a, b], by PyTorch's rejection sampling.
+
+    When the window holds more than 30% of the mass, normal draws outside it are redrawn;
+    otherwise uniform candidates in [a, b] are accepted against the normal density (log of a
+    uniform below the log-density ratio to the peak). The same draws in the same order as
+    PyTorch, so a seeded call gives PyTorch's values.
 
     Mirrors: ``torch.nn.init.trunc_normal_``.
     """
+    if tensor.is_meta:
+        return tensor
+
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)  # type: ignore[attr-defined]
-        xp = _xp(tensor)
-        data = xp.clip(_erfinv(xp, tensor._data) * (std * math.sqrt(2.0)) + mean, a, b)
-        _write(tensor, data)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            _trunc_by_redraw(tensor, mean, std, a, b, generator)
+        else:
+            _trunc_by_acceptance(tensor, mean, std, a, b, generator)
     return tensor
+
+
+def _trunc_by_redraw(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                     generator: Any) -> None:
+    # the bounds as the tensor's dtype holds them, so the test agrees with stored values
+    lo, hi = (float(tensor._data.dtype.type(v)) for v in (a, b))
+    result = tensor.normal_(mean, std, generator=generator)  # type: ignore[attr-defined]
+    while True:
+        mask = (result < lo) | (result > hi)
+        if not bool(mask.any()):
+            break
+        fresh = _empty_like(result).normal_(mean, std, generator=generator)
+        result = _where(mask, fresh, result)
+    if result is not tensor:
+        tensor.copy_(result)  # type: ignore[attr-defined]
+
+
+def _trunc_by_acceptance(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                         generator: Any) -> None:
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_ratio(c: Tensor) -> Tensor:
+        return c.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)  # type: ignore
+
+    candidates, accept = _empty_like(tensor), _empty_like(tensor)
+    tensor.uniform_(a, b, generator=generator)  # type: ignore[attr-defined]
+    candidates.copy_(tensor)  # type: ignore[attr-defined]
+    log_ratio(candidates)
+    pending = accept.uniform_(generator=generator).log_().gt(candidates)  # type: ignore
+    if not bool(pending.any()):
+        return
+    result = tensor
+    while True:
+        candidates.uniform_(a, b, generator=generator)  # type: ignore[attr-defined]
+        result = _where(pending, candidates, result)
+        log_ratio(candidates)
+        redraw = accept.uniform_(generator=generator).log_().gt(candidates)  # type: ignore
+        pending = _where(pending, redraw, pending)
+        if not bool(pending.any()):
+            break
+    tensor.copy_(result)  # type: ignore[attr-defined]
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

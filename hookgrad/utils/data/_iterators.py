@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+from hookgrad._dtypes import int64
+from hookgrad._functional.creation import empty
+
 __all__ = ["_BaseDataLoaderIter", "_SingleProcessDataLoaderIter",
            "_MultiProcessingDataLoaderIter", "_collate_fn_t", "_worker_init_fn_t"]
 
@@ -33,6 +36,10 @@ class _BaseDataLoaderIter:
         self._collate_fn = loader.collate_fn
         self._drop_last = loader.drop_last
         self._batches = batches
+        # PyTorch draws the workers' base seed from the loader's generator on every iter(),
+        # even without workers; drawing it keeps the random stream in step with PyTorch's
+        self._base_seed = int(empty((), dtype=int64).random_(  # type: ignore[attr-defined]
+            generator=loader.generator).item())
         self._num_yielded = 0
 
     def __iter__(self) -> _BaseDataLoaderIter:

@@ -163,7 +163,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: An
         >>> len(a), len(b)
         (3, 7)
 
-    Mirrors: ``torch.utils.data.random_split`` (different random stream, NOTE [Data RNG]).
+    Mirrors: ``torch.utils.data.random_split`` (NOTE [Data RNG]).
     """
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         subset_lengths: list[int] = []

@@ -2,9 +2,10 @@
 
 NOTE [Data RNG]
 Every random draw of ``hookgrad.utils.data`` goes through `_randperm` / `_randint` below, which
-use hookgrad's generators (``hookgrad.randperm`` / ``hookgrad.randint``). Those are PCG64
-streams, so a shuffle is reproducible for a seeded ``generator=`` but never equal to torch's
-order for the same seed. Swapping the RNG means editing these two functions only.
+use hookgrad's generators (``hookgrad.randperm`` / ``hookgrad.randint``), which reproduce
+PyTorch's CPU stream (NOTE [Random streams]); with the same draws in the same places as
+PyTorch's samplers (and the loader iterator's base-seed draw), a shuffle equals torch's order
+for the same seed.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class RandomSampler(Sampler[int]):
         TypeError: `replacement` is not a bool.
         ValueError: `num_samples` is not a positive integer.
 
-    Mirrors: ``torch.utils.data.RandomSampler`` (different random stream, NOTE [Data RNG]).
+    Mirrors: ``torch.utils.data.RandomSampler`` (NOTE [Data RNG]).
     """
 
     def __init__(self, data_source: Sized, replacement: bool = False,
