@@ -4,23 +4,13 @@ cross between the libraries (NOTE [PyTorch's random stream])."""
 
 from __future__ import annotations
 
-import platform
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import hookgrad
+from tests._cpu import pytorch_bernoulli_is_portable
 
 SEEDS = (0, 1, 123, 2**40 + 3, -7)
-
-
-def _intel_mkl() -> bool:
-    """PyTorch draws Bernoulli masks from MKL's stream on Intel CPUs (not reproduced here)."""
-    try:
-        return "GenuineIntel" in Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return platform.processor().startswith("Intel")
 
 
 def _values(lib, seed):
@@ -62,6 +52,8 @@ def _values(lib, seed):
     probs = lib.tensor([[0.1, 0.2, 0.7, 0.0], [1.0, 1.0, 1.0, 1.0]])
     take("multinomial", lambda: lib.multinomial(probs, 3))
     take("multinomial_r", lambda: lib.multinomial(probs, 6, True))
+    take("multinomial_1", lambda: lib.multinomial(probs, 1, True))
+    take("categorical", lambda: lib.distributions.Categorical(probs=probs).sample((3,)))
     take("half", lambda: lib.rand(3, dtype=lib.float16))
     take("linear", lambda: nn.Linear(3, 2).weight)
     take("conv", lambda: nn.Conv2d(3, 4, 3).weight)
@@ -76,7 +68,7 @@ def _values(lib, seed):
     take("generator", lambda: lib.cat([lib.rand(3, generator=g), lib.randn(17, generator=g)]))
     take("loader", lambda: lib.cat(list(lib.utils.data.DataLoader(
         list(range(10)), batch_size=4, shuffle=True))))
-    if not _intel_mkl():
+    if pytorch_bernoulli_is_portable():
         take("bernoulli_", lambda: lib.empty(8).bernoulli_(0.7))
         take("dropout", lambda: F.dropout(lib.ones(20), 0.3))
         take("dropout2d", lambda: F.dropout2d(lib.ones(2, 4, 2, 2), 0.5))

@@ -130,8 +130,9 @@ def randperm(eng: MTEngine, n: int) -> np.ndarray:
 def multinomial(eng: MTEngine, rows: np.ndarray, num_samples: int, replacement: bool
                 ) -> np.ndarray:
     """Indices per row of ``rows`` (2-D, the input's dtype), PyTorch's two algorithms."""
-    if not replacement:
-        # keys p / Exponential(1), drawn in the input's dtype; the largest keys win
+    if not replacement or num_samples == 1:
+        # keys p / Exponential(1), drawn in the input's dtype; the largest keys win (PyTorch
+        # takes this path for a single draw with replacement too)
         q = exponential(eng, rows.shape, 1.0).astype(rows.dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
             keys = rows / q
