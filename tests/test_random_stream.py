@@ -40,6 +40,7 @@ def _values(lib, seed):
     take("normal_fn", lambda: lib.normal(lib.zeros(3, 6), lib.ones(6) * 2))
     take("normal_size", lambda: lib.normal(2.0, 3.0, size=(2, 9)))
     take("bernoulli_p", lambda: lib.bernoulli(lib.full((10,), 0.4)))
+    take("bernoulli_expanded", lambda: lib.bernoulli(lib.full((5,), 0.3).expand(4, 5)))
     take("bernoulli_p64", lambda: lib.bernoulli(lib.full((10,), 0.4, dtype=lib.float64)))
     take("exponential", lambda: lib.empty(4).exponential_(3.0))
     take("cauchy", lambda: lib.empty(4).cauchy_(1.0, 2.0))

@@ -682,7 +682,9 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
 
     Mirrors: ``torch.bernoulli``(never records ``BernoulliBackward0``).
     """
-    result = Tensor._make(_backend.namespace_of(input._data).zeros_like(input._data))
+    # a contiguous result, whatever input's layout (PyTorch's LEGACY_CONTIGUOUS empty_like)
+    xp = _backend.namespace_of(input._data)
+    result = Tensor._make(xp.zeros(input._data.shape, dtype=input._data.dtype))
     if p is not None:
         return bernoulli_(result, p, generator=generator)
     if not input.dtype.is_floating_point:
