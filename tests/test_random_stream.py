@@ -56,6 +56,13 @@ def _values(lib, seed):
     take("multinomial_1", lambda: lib.multinomial(probs, 1, True))
     take("categorical", lambda: lib.distributions.Categorical(probs=probs).sample((3,)))
     take("half", lambda: lib.rand(3, dtype=lib.float16))
+    alpha = lib.tensor([2.0, 0.5, 1.0, 7.5, 0.1, 0.0, 30.0])
+    take("gamma", lambda: lib._standard_gamma(alpha))
+    take("gamma64", lambda: lib._standard_gamma(alpha.double()))
+    take("dirichlet", lambda: lib.distributions.Dirichlet(alpha[:4]).sample((2,)))
+    take("beta", lambda: lib.distributions.Beta(2.0, 3.0).sample((3,)))
+    take("poisson", lambda: lib.distributions.Poisson(lib.tensor([0.5, 3.0, 12.0, 55.5])).sample(
+        (3,)))
     take("linear", lambda: nn.Linear(3, 2).weight)
     take("conv", lambda: nn.Conv2d(3, 4, 3).weight)
     take("embedding", lambda: nn.Embedding(4, 3).weight)

@@ -161,3 +161,91 @@ def in_memory_order(view: np.ndarray, values: np.ndarray) -> np.ndarray:
     out = np.empty(view.size, values.dtype)
     out[order] = values.ravel()
     return out.reshape(view.shape)
+
+
+def standard_gamma(eng: MTEngine, alpha: np.ndarray) -> np.ndarray:
+    """``_standard_gamma``: Marsaglia and Tsang's rejection sampler per element, in PyTorch's
+    arithmetic (float literals, the concentration boosted in the input's own precision, the
+    rest in double) and its draws (double uniforms, cached double normals)."""
+    work = np.dtype(alpha.dtype).type
+    f = np.float32
+    out = np.empty(alpha.size, _F64)
+    for i, a in enumerate(np.ascontiguousarray(alpha).ravel().tolist()):
+        out[i] = _gamma_one(eng, work(a), work, f)
+    tiny = np.finfo(alpha.dtype).tiny
+    vals = out.astype(alpha.dtype)
+    # std::max(tiny, sample): a NaN sample gives tiny, as the comparison is false
+    return np.where(vals > tiny, vals, tiny).astype(alpha.dtype).reshape(alpha.shape)
+
+
+def _gamma_one(eng: MTEngine, alpha: np.floating, work: type, f: type) -> float:
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        u = float(eng.uniform_f64(1)[0])
+        scale *= float(np.power(_LD(1 - u), _LD(work(f(1)) / alpha))) if work is _F64 else \
+            float(np.power(_LD(1 - u), _LD(f(1) / f(alpha))))
+        alpha = work(alpha + work(1))
+    third = f(1) / f(3)
+    d = float(work(alpha - work(third)))
+    c = float(1.0 / np.sqrt(_LD(9.0 * d)).astype(_F64)) if d == d else float("nan")
+    k = float(f(0.0331))
+    while True:
+        while True:
+            x = float(eng.normal_doubles(1)[0])
+            y = 1.0 + c * x
+            if not y <= 0:
+                break
+        v = y * y * y
+        u = 1 - float(eng.uniform_f64(1)[0])
+        xx = x * x
+        if u < 1.0 - k * xx * xx:
+            return scale * d * v
+        log_u = float(np.log(_LD(u)))
+        log_v = float(np.log(_LD(v))) if v > 0 else float("nan")
+        if log_u < 0.5 * xx + d * (1.0 - v + log_v):
+            return scale * d * v
+
+
+def poisson(eng: MTEngine, rates: np.ndarray) -> np.ndarray:
+    """``_s_poisson``: per element, products of uniforms below 10, Hörmann's transformed
+    rejection from 10 up, with PyTorch's double uniforms."""
+    flat = np.ascontiguousarray(rates, dtype=_F64).ravel().tolist()
+    out = [_poisson_one(eng, lam) for lam in flat]
+    return np.asarray(out, dtype=_F64).reshape(rates.shape)
+
+
+def _poisson_one(eng: MTEngine, lam: float) -> float:
+    import math  # noqa: PLC0415 - scalar math for the per-element loop
+
+    def uniform() -> float:
+        return float(eng.uniform_f64(1)[0])
+
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return float(k)
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b)
+                    <= -lam + k * loglam - math.lgamma(k + 1.0)):
+                return float(k)
+    if lam == 0:
+        return 0.0
+    enlam, count, prod = math.exp(-lam), 0, 1.0
+    while True:
+        prod *= uniform()
+        if prod > enlam:
+            count += 1
+        else:
+            return float(count)

@@ -1,5 +1,5 @@
-"""``torch._standard_gamma`` and ``torch._standard_gamma_grad``: Gamma(alpha, 1) draws from
-hookgrad's generator with PyTorch's reparametrised gradient (what the Gamma-family
+"""``torch._standard_gamma`` and ``torch._standard_gamma_grad``: Gamma(alpha, 1) draws by
+PyTorch's sampler from PyTorch's random stream with PyTorch's reparametrised gradient (what the Gamma-family
 distributions' ``rsample`` uses).
 
 Mirrors: ``torch._standard_gamma``, ``torch._standard_gamma_grad``.
@@ -13,7 +13,8 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind
-from hookgrad._functional.random import _rng
+from hookgrad._functional import _random_kernels as K
+from hookgrad._functional.random import _gen
 from hookgrad._ops.random_gamma import STANDARD_GAMMA, STANDARD_GAMMA_GRAD
 from hookgrad._tensor import Tensor
 
@@ -28,13 +29,9 @@ def _standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"gamma_cpu" not implemented for \'{input.dtype.scalar_type}\'')
     backend = _backend.backend_of(input._data)
-    alpha = np.asarray(backend.to_host(input._data), dtype=np.float64)
+    alpha = np.asarray(backend.to_host(input._data), dtype=input.dtype.np)
     with np.errstate(all="ignore"):
-        draws = _rng(generator).standard_gamma(np.where(alpha > 0, alpha, 1.0))
-    # a non-positive or NaN concentration gives the clamped zero, as in PyTorch
-    draws = np.where(alpha > 0, draws, 0.0)
-    # PyTorch clamps samples to the smallest positive normal of the dtype (never exactly 0)
-    draws = np.maximum(draws, np.finfo(input.dtype.np).tiny).astype(input.dtype.np)
+        draws = K.standard_gamma(_gen(generator), alpha)
     return bind(STANDARD_GAMMA, (input, Tensor._make(backend.from_host(draws))), {})
 
 

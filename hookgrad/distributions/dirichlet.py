@@ -43,8 +43,10 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        draws = _standard_gamma(self.concentration.expand(shape))
-        value = draws / draws.sum(-1, True)
+        # as PyTorch's _sample_dirichlet: Gamma draws and their normalisation in double
+        conc = self.concentration.expand(shape)
+        draws = _standard_gamma(conc.double())  # type: ignore[attr-defined]
+        value = (draws / draws.sum(-1, True)).to(conc.dtype)  # type: ignore[attr-defined]
         finfo = _lower.finfo(value.dtype)
         value.detach().clamp_(min=finfo.tiny, max=1 - finfo.eps)  # outside the graph
         return value

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad._dtypes import Size
-from hookgrad._functional.random import _rng
+from hookgrad._functional import _random_kernels
+from hookgrad._functional.random import _gen
 from hookgrad._tensor import Tensor
 from hookgrad.distributions import _lower, constraints
 from hookgrad.distributions._scalar_family import ParamDistribution
@@ -42,7 +43,8 @@ class Poisson(ParamDistribution, ExponentialFamily):
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         rate = np.broadcast_to(self.rate.detach().numpy(), tuple(shape))
-        draws = _rng(None).poisson(rate).astype(rate.dtype)
+        # PyTorch's sampler and draws (torch.poisson of the expanded rate)
+        draws = _random_kernels.poisson(_gen(None), rate).astype(rate.dtype)
         return _lower.as_tensor(draws)
 
     def log_prob(self, value: Tensor) -> Tensor:
