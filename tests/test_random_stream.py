@@ -63,6 +63,9 @@ def _values(lib, seed):
     take("beta", lambda: lib.distributions.Beta(2.0, 3.0).sample((3,)))
     take("poisson", lambda: lib.distributions.Poisson(lib.tensor([0.5, 3.0, 12.0, 55.5])).sample(
         (3,)))
+    take("binomial", lambda: lib.distributions.Binomial(
+        lib.tensor([10.0, 100.0, 1000.0, 5.0, 37.0]),
+        lib.tensor([0.3, 0.4, 0.7, 0.9, 0.05])).sample((2,)))
     take("linear", lambda: nn.Linear(3, 2).weight)
     take("conv", lambda: nn.Conv2d(3, 4, 3).weight)
     take("embedding", lambda: nn.Embedding(4, 3).weight)

@@ -6,9 +6,8 @@ random stream]): the same seed gives the same values as PyTorch for ``rand``, ``
 ``randint``, ``randperm``, ``uniform_``/``normal_``/``random_``/``bernoulli_``/``exponential_``/
 ``cauchy_``/``log_normal_``/``geometric_``, ``normal``, ``bernoulli``, ``multinomial`` and so for
 everything built on them (``nn.init``, dropout, ``DataLoader`` shuffling), and
-``get_state``/``set_state`` use PyTorch's 5056-byte layout; Gamma and Poisson draws follow
-PyTorch's samplers too. Binomial draws use NumPy's algorithm over the same Mersenne Twister:
-reproducible, but not PyTorch's values.
+``get_state``/``set_state`` use PyTorch's 5056-byte layout; Gamma, Poisson and binomial draws
+follow PyTorch's samplers too (`_random_kernels`).
 Values are drawn on the host and copied to the tensor's device.
 
 In-place fills (``uniform_``, ``normal_``...) check PyTorch's leaf rules and bump the version

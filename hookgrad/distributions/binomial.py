@@ -17,6 +17,7 @@ import numpy as np
 
 from hookgrad._dtypes import Size
 from hookgrad._functional import creation as _creation
+from hookgrad._functional import _random_kernels
 from hookgrad._functional import random as _random
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
@@ -95,10 +96,12 @@ class Binomial(Distribution):
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
-            n = self.total_count.expand(shape).numpy().astype(np.int64)
-            p = self.probs.expand(shape).numpy().astype(np.float64)
-            draws = _random._rng(None).binomial(n, p)
-            return _creation.tensor(np.asarray(draws), dtype=self._param.dtype)
+            # PyTorch's sampler and draws (torch.binomial of the expanded parameters)
+            dtype = self._param.dtype.np
+            n = np.asarray(self.total_count.expand(shape).numpy(), dtype=dtype)
+            p = np.asarray(self.probs.expand(shape).numpy(), dtype=dtype)
+            draws = _random_kernels.binomial(_random._gen(None), n, p)
+            return _creation.tensor(draws, dtype=self._param.dtype)
 
     def _log_factorial(self, x: Tensor) -> Tensor:
         return _creation.tensor(_lgamma(x.detach().numpy().astype(np.float64) + 1),
