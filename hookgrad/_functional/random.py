@@ -117,6 +117,35 @@ class Generator:
         self._engine.set_state(raw)
         return self
 
+    def clone_state(self) -> Generator:
+        """A new generator in this one's state. Mirrors: ``Generator.clone_state``."""
+        return Generator(self.device).set_state(self.get_state())
+
+    def get_offset(self) -> int:
+        """Mirrors: ``Generator.get_offset`` (CPU generators have no Philox offset)."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset: int) -> Generator:
+        """Mirrors: ``Generator.set_offset`` (CPU generators have no Philox offset)."""
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self) -> Generator:
+        """Mirrors: ``Generator.graphsafe_get_state`` (CUDA graphs only)."""
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state: Generator) -> Generator:
+        """Mirrors: ``Generator.graphsafe_set_state`` (CUDA graphs only)."""
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
+    def __reduce__(self) -> tuple:
+        # PyTorch's pickle: (class, (device,), (initial seed, offset, state bytes))
+        return (Generator, (self.device,), (self.initial_seed(), None, self.get_state()))
+
+    def __setstate__(self, state: tuple) -> None:
+        seed, _offset, bytes_state = state
+        self.manual_seed(seed)
+        self.set_state(bytes_state)
+
     def __repr__(self) -> str:
         return f"<hookgrad.Generator object at {hex(id(self))}>"
 

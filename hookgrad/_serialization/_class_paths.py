@@ -78,6 +78,7 @@ _DIFFERENT = {
     "hookgrad.nn.modules.normalization:_NormBase": "torch.nn.modules.batchnorm:_NormBase",
     "hookgrad.nn.modules.normalization:_BatchNorm": "torch.nn.modules.batchnorm:_BatchNorm",
     "hookgrad.nn.modules.pooling3d:_MaxUnpoolNd": "torch.nn.modules.pooling:_MaxUnpoolNd",
+    "hookgrad._functional.random:Generator": "torch._C:Generator",
 }
 _BACK = {v: k for k, v in _DIFFERENT.items()}
 
