@@ -84,6 +84,16 @@ def _values(lib, seed):
         take("dropout", lambda: F.dropout(lib.ones(20), 0.3))
         take("dropout2d", lambda: F.dropout2d(lib.ones(2, 4, 2, 2), 0.5))
         take("alpha_dropout", lambda: F.alpha_dropout(lib.ones(12), 0.4, training=True))
+    x = lib.linspace(-1, 1, 12).reshape(3, 4)
+    take("rrelu", lambda: F.rrelu(x, training=True))
+    take("gumbel_hard", lambda: F.gumbel_softmax(x, hard=True))
+    take("weighted_sampler", lambda: list(lib.utils.data.WeightedRandomSampler(
+        [0.1, 0.9, 0.4, 0.2], 6)))
+    take("sampler_replacement", lambda: list(lib.utils.data.RandomSampler(
+        range(5), replacement=True, num_samples=7)))
+    take("sparse_init", lambda: nn.init.sparse_(lib.empty(4, 3), 0.5))
+    take("fractional_pool", lambda: F.fractional_max_pool2d(
+        lib.arange(64.0).reshape(1, 1, 8, 8), 2, output_size=(4, 4)))
     take("state", lambda: lib.get_rng_state())
     return out
 

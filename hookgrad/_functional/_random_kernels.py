@@ -11,7 +11,7 @@ import numpy as np
 
 from hookgrad._functional._mt_engine import MTEngine
 
-__all__ = ["bernoulli_scalar", "bernoulli_tensor", "cauchy", "exponential", "geometric",
+__all__ = ["uniform_below", "bernoulli_scalar", "bernoulli_tensor", "cauchy", "exponential", "geometric",
            "in_memory_order", "integers", "log_normal", "multinomial", "normal", "randperm",
            "uniform"]
 
@@ -45,6 +45,11 @@ def uniform(eng: MTEngine, shape: tuple, np_dtype: np.dtype, low: float, high: f
             narrow = np.dtype(np_dtype).type
             out[out == narrow(high)] = narrow(low)
     return out.astype(np_dtype, copy=False).reshape(shape)
+
+
+def uniform_below(eng: MTEngine, n: int, low: float, high: float) -> np.ndarray:
+    """``n`` draws of ``uniform_real_distribution<double>(low, high)`` (one fused multiply-add)."""
+    return _fma(eng.uniform_f64(n), _F64(high) - _F64(low), low, _F64)
 
 
 def normal(eng: MTEngine, shape: tuple, np_dtype: np.dtype, mean: float, std: float,

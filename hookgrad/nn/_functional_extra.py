@@ -252,11 +252,30 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return _alpha(input, p, training, shape)
 
 
+def _rrelu_slopes(input: Tensor, lower: float, upper: float) -> Tensor:
+    """PyTorch's noise: one double uniform in [lower, upper) per non-positive element, drawn in
+    order (positive elements draw nothing), rounded to the input's precision."""
+    from hookgrad import _backend
+    from hookgrad._functional._random_kernels import uniform_below
+    from hookgrad._functional.random import _gen
+
+    values = _backend.to_numpy(input.detach()._data)
+    flat = np.ascontiguousarray(values).ravel()
+    lo, hi = float(np.float32(lower)), float(np.float32(upper))  # the kernel's opmath bounds
+    slopes = np.ones(flat.shape, dtype=values.dtype)
+    negative = ~(flat > 0)
+    slopes[negative] = uniform_below(_gen(None), int(negative.sum()), lo, hi).astype(
+        values.dtype)
+    return C.tensor(slopes.reshape(values.shape), dtype=input.dtype)
+
+
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
     """Leaky ReLU with random slopes in training, their mean in eval. Mirrors: ``torch.nn.functional.rrelu``."""
-    if training:
+    if training and R.VMAP_RANDOM[0] is not None:  # under vmap: the randomness mode decides
         slope = R.rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
+    elif training:
+        slope = _rrelu_slopes(input, lower, upper)
     else:
         slope = (lower + upper) / 2.0
     out = P.where(input >= 0, input, input * slope)
@@ -276,8 +295,11 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     Mirrors: ``torch.nn.functional.gumbel_softmax``.
     """
     from hookgrad._functional import nn_ops as N
-    u = R.rand(*logits.shape, dtype=logits.dtype)
-    gumbels = -P.log(-P.log(u))
+    # PyTorch's draw: -log(Exponential(1)) ~ Gumbel(0, 1), filled contiguous
+    from hookgrad._legacy import contiguous_format
+
+    noise = C.empty_like(logits, memory_format=contiguous_format)  # batched under vmap too
+    gumbels = -P.log(R.exponential_(noise))
     y_soft = N.softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
