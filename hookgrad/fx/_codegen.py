@@ -63,7 +63,8 @@ def format_target(base: str, target: str) -> str:
 def _resolves_from_hookgrad(path: str, obj: Any) -> bool:
     """True when the dotted ``hookgrad.`` path names ``obj`` (torch prints anything found under
     ``torch`` by its path, private modules such as ``torch._C`` included)."""
-    if not path.startswith("hookgrad."):
+    if not path.startswith("hookgrad.") or path.startswith("hookgrad.compile."):
+        # compile's own helpers stay globals: generated code calls them on every step
         return False
     value: Any = sys.modules.get("hookgrad")
     for atom in path.split(".")[1:]:

@@ -296,9 +296,9 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """
     from hookgrad._functional import nn_ops as N
     # PyTorch's draw: -log(Exponential(1)) ~ Gumbel(0, 1), filled contiguous
-    from hookgrad._legacy import contiguous_format
-
-    noise = C.empty_like(logits, memory_format=contiguous_format)  # batched under vmap too
+    # a contiguous noise tensor; under vmap one like `logits`, batched as it is
+    noise = (C.empty_like(logits) if R.VMAP_RANDOM[0] is not None
+             else C.empty(tuple(logits.shape), dtype=logits.dtype))
     gumbels = -P.log(R.exponential_(noise))
     y_soft = N.softmax((logits + gumbels) / tau, dim)
     if not hard:
