@@ -1,14 +1,17 @@
-"""Compile's graph as a ``hookgrad.fx.GraphModule``: what custom backends receive.
+"""The pass from compile's primitive-level graph to the user-level graph custom backends receive.
 
 ``torch.compile`` hands a custom backend ``(gm, example_inputs)`` with ``gm`` a
 ``torch.fx.GraphModule`` of the calls the user wrote. hookgrad's trace records primitives at
-`bind` and notes which public call made which nodes (`trace.user_calls`); here a note whose
+`bind` into a ``hookgrad.fx.Graph`` and notes which public call made which nodes
+(`trace.user_calls`, kept in ``gm.meta``); this pass builds a second fx graph where a note whose
 nodes form a closed group (only the call's own tensor arguments flow in, only its result flows
 out) becomes one fx node (``call_method "relu"``, ``operator.mul`` with its Python scalar,
 ``hookgrad.sin``), and everything else keeps its recorded node (a primitive re-run through
 `bind`, a hook operator, a multi-output pick).
 
-Placeholders come first, in the order the compiled call passes its inputs.
+Placeholders come first, in the order the compiled call passes its inputs. Both graphs are
+``hookgrad.fx`` graphs (as dynamo's graph and AOT autograd's graph are two fx graphs in PyTorch):
+the built-in backends and the codegen read the primitive one, a custom backend the user-level one.
 """
 
 from __future__ import annotations
@@ -16,10 +19,17 @@ from __future__ import annotations
 import operator
 from typing import Any, NamedTuple
 
-from hookgrad.compile.core.graph import GraphModule as CoreGraphModule
-from hookgrad.compile.core.graph import Node
+from hookgrad.compile.core.graph import (
+    FACTORY_CALLS,
+    PRIMITIVE_LEVEL,
+    USER_CALLS,
+    Graph,
+    GraphModule,
+    Node,
+)
 from hookgrad.compile.trace.recorder import getitem as core_getitem
 from hookgrad.compile.trace.user_calls import instances_in
+from hookgrad.fx.node import map_arg
 
 __all__ = ["to_fx", "NODE_KINDS", "core_module_of", "ExampleValue"]
 
@@ -72,8 +82,11 @@ def _target(t: Any) -> Any:
 
 
 def core_module_of(gm: Any) -> Any:
-    """Compile's own module behind `gm` (itself when it is one): what built-in backends run."""
-    return gm if isinstance(gm, CoreGraphModule) else getattr(gm, _CORE_ATTR, gm)
+    """Compile's primitive-level module behind `gm` (itself when it is one): what built-in
+    backends run."""
+    if isinstance(gm, GraphModule) and gm.meta.get(PRIMITIVE_LEVEL):
+        return gm
+    return getattr(gm, _CORE_ATTR, gm)
 
 
 def _in_place_method(call: Any) -> bool:
@@ -82,23 +95,17 @@ def _in_place_method(call: Any) -> bool:
         bool(call.args) and isinstance(call.args[0], Node)
 
 
-def _inputs(node: Node) -> list:
-    return instances_in((node.args, node.kwargs), Node)
-
-
 class _Folding:
     """Which user calls fold into one fx node, and which of their nodes disappear."""
 
-    def __init__(self, graph: Any) -> None:
-        self.nodes = graph.nodes
+    def __init__(self, graph: Graph, user_calls: list) -> None:
+        self.nodes = list(graph.nodes)
         self.index = {id(n): i for i, n in enumerate(self.nodes)}
-        self.users: dict[int, set[int]] = {i: set() for i in range(len(self.nodes))}
-        for i, n in enumerate(self.nodes):
-            for a in _inputs(n):
-                self.users[self.index[id(a)]].add(i)
+        # (fx nodes keep their use lists)
+        self.users = [{self.index[id(u)] for u in n.users} for n in self.nodes]
         self.at: dict[int, Any] = {}  # node index where a folded call is emitted -> the call
         self.gone: set[int] = set()  # nodes a folded call replaces
-        for call in graph.user_calls:
+        for call in user_calls:
             self._try(call)
 
     def _try(self, call: Any) -> None:
@@ -115,7 +122,7 @@ class _Folding:
         for i in group:
             if i != result and not users[i] <= group:
                 return  # an inner value is used after the call
-            for a in _inputs(nodes[i]):
+            for a in nodes[i].all_input_nodes:
                 j = index[id(a)]
                 if j in group or id(a) in given:
                     continue
@@ -127,28 +134,19 @@ class _Folding:
         self.at[max(group)] = call
 
 
-def to_fx(core: CoreGraphModule) -> Any:
-    """A ``hookgrad.fx.GraphModule`` computing what `core` computes.
+def to_fx(core: GraphModule) -> GraphModule:
+    """The user-level ``hookgrad.fx.GraphModule`` computing what primitive-level `core` computes.
 
     Mirrors: the graph ``torch._dynamo`` passes to a custom backend.
     """
-    from hookgrad.fx import Graph, GraphModule
-
     graph = core.graph
-    fold = _Folding(graph)
+    fold = _Folding(graph, core.meta.get(USER_CALLS, ()))
+    factory_calls = core.meta.get(FACTORY_CALLS, {})
     out = Graph()
     env: dict[int, Any] = {}
 
     def arg(value: Any) -> Any:
-        if isinstance(value, Node):
-            return env[id(value)]
-        if isinstance(value, tuple):
-            return tuple(arg(v) for v in value)
-        if isinstance(value, list):
-            return [arg(v) for v in value]
-        if isinstance(value, dict):
-            return {k: arg(v) for k, v in value.items()}
-        return value
+        return map_arg(value, lambda n: env[id(n)])
 
     for node in graph.nodes:  # inputs first, in the order the compiled call passes them
         if node.op == "placeholder":
@@ -171,7 +169,7 @@ def to_fx(core: CoreGraphModule) -> Any:
         op, translate = NODE_KINDS[node.op]
         if op == "get_attr":
             value = getattr(core, node.target)
-            made = graph.factory_calls.get(id(value))
+            made = factory_calls.get(id(value))
             if made is not None and made[1] is value:
                 new = out.create_node(made[0].kind, made[0].target, arg(made[0].args),
                                       arg(made[0].kwargs))
@@ -182,7 +180,7 @@ def to_fx(core: CoreGraphModule) -> Any:
                 env[id(node)] = new
                 continue
             # a hook body's graph becomes a child GraphModule (`print_readable` nests it)
-            attrs[node.target] = to_fx(value) if isinstance(value, CoreGraphModule) else value
+            attrs[node.target] = to_fx(value) if isinstance(value, GraphModule) else value
             new = out.get_attr(node.target)
         elif op == "output":
             new = out.output(arg(node.args[0]))

@@ -25,11 +25,10 @@ the generated code reads (names shortened)::
 from __future__ import annotations
 
 import operator
-import types
 from typing import Any
 
 from hookgrad.compile.compiled_autograd import ca_ops
-from hookgrad.compile.core.graph import Graph, GraphModule, Node, format_arg
+from hookgrad.compile.core.graph import Graph, GraphModule
 
 __all__ = ["CompiledAutogradGraph", "build_graph"]
 
@@ -139,6 +138,9 @@ def build_graph(key: tuple) -> Graph:
         em.g.call_function(ca_ops.node_done, (state, i, used), name="node_done")
     em.g.call_function(ca_ops.exec_final_callbacks_stub, (), name="_exec_final_callbacks_stub")
     em.g.output([])
+    for node in reversed(em.g.nodes):  # outputs nobody reads: no statement in the code
+        if node.target is operator.getitem and not node.users:
+            em.g.erase_node(node)
     return em.g
 
 
@@ -157,64 +159,16 @@ def _route(em: _Emitter, entries: tuple, buffers: dict, edges: tuple, outs: list
             ca_ops.accumulate_grad_buffer, (old, val), name="accumulate_grad_buffer")
 
 
-def _uses(value: Any, out: list) -> list:
-    if isinstance(value, Node):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _uses(v, out)
-    return out
-
-
-def python_code(graph: Graph) -> tuple[str, dict]:
-    """``forward``'s source and namespace; ``getitem`` nodes become subscripts.
-
-    A value is dropped (``x = None``) after its last use, as in PyTorch's generated code:
-    saved tensors are freed as the pass goes, and a gradient reaching ``call_accumulate_grad``
-    is held only by the graph, so ``.grad`` may keep its memory (NOTE [Stealing a gradient]).
-    """
-    nodes = graph.nodes
-    last: dict[int, int] = {}
-    for i, node in enumerate(nodes):
-        for used in _uses((node.args, list(node.kwargs.values())), []):
-            last[id(used)] = i
-    drops: dict[int, list] = {}
-    for node in nodes:
-        if id(node) in last:
-            drops.setdefault(last[id(node)], []).append(node.name)
-    ns: dict[str, Any] = {}
-    names: dict[int, str] = {}
-    lines = [f"def forward(self, {', '.join(PLACEHOLDERS)}):"]
-    # `inputs` stays referenced to the end: `node_done` drops its entries as nodes finish
-    for i, node in enumerate(nodes):
-        if node.op == "output":
-            lines.append(f"    return {format_arg(node.args[0])}")
-            continue
-        if node.op != "call_function" or (node.target is operator.getitem
-                                          and id(node) not in last):
-            continue
-        lhs = f"{node.name} = " if id(node) in last else ""
-        if node.target is operator.getitem:
-            lines.append(f"    {lhs}{format_arg(node.args[0])}[{node.args[1]!r}]")
-        else:
-            fname = names.get(id(node.target))
-            if fname is None:
-                fname = names[id(node.target)] = f"{node.name}_op"
-                ns[fname] = node.target
-            args = [format_arg(a) for a in node.args]
-            args += [f"{k}={format_arg(v)}" for k, v in node.kwargs.items()]
-            lines.append(f"    {lhs}{fname}({', '.join(args)})")
-        if i in drops:
-            lines.append("    " + " = ".join(drops[i]) + " = None")
-    return "\n".join(lines) + "\n", ns
-
-
 class CompiledAutogradGraph(GraphModule):
-    """The graph module a compiled-autograd capture hands to its compiler.
+    """The ``hookgrad.fx.GraphModule`` a compiled-autograd capture hands to its compiler.
 
-    ``forward(inputs, sizes, scalars, hooks, packed_data)`` runs the backward pass. It is bound
-    per instance to the generated function, so a compiler keyed by code objects
-    (``hookgrad.compile``) sees one code key per capture.
+    ``forward(inputs, sizes, scalars, hooks, packed_data)`` runs the backward pass; its code
+    comes from the one fx emitter, which drops each value after its last use, as PyTorch's
+    generated code does: saved tensors are freed as the pass goes, and a gradient reaching
+    ``call_accumulate_grad`` is held only by the graph, so ``.grad`` may keep its memory (NOTE
+    [Stealing a gradient]). ``forward`` is generated per instance, so a compiler keyed by code
+    objects (``hookgrad.compile``) sees one code key per capture. Calling the module runs
+    ``forward`` directly (the backward pass is no module call: no module hooks fire).
 
     NOTE [Compiling a compiled-autograd graph]
     ``hookgrad.compile`` traces the graph's code on the first call (the hooks it calls are traced
@@ -230,16 +184,9 @@ class CompiledAutogradGraph(GraphModule):
     _hookgrad_run_original = True
 
     def __init__(self, key: tuple, capture_id: int) -> None:
+        super().__init__({}, build_graph(key), class_name=f"CompiledAutograd{capture_id}")
         self.key = key
         self.id = capture_id
-        super().__init__(build_graph(key))
-
-    def recompile(self) -> None:
-        """Generate ``.code`` (subscripts inline: a backward reads many runtime inputs)."""
-        self.code, ns = python_code(self.graph)
-        exec(compile(self.code, f"<compiled autograd graph {self.id}>", "exec"), ns)  # noqa: S102
-        self._fn = ns["forward"]
-        self.forward = types.MethodType(self._fn, self)  # type: ignore[method-assign]
 
     def __call__(self, *args: Any) -> Any:
-        return self._fn(self, *args)
+        return self.forward(*args)
