@@ -31,7 +31,7 @@ from hookgrad.compile.trace.recorder import getitem as core_getitem
 from hookgrad.compile.trace.user_calls import instances_in
 from hookgrad.fx.node import map_arg
 
-__all__ = ["to_fx", "NODE_KINDS", "core_module_of", "ExampleValue"]
+__all__ = ["to_fx", "core_module_of", "ExampleValue"]
 
 
 class ExampleValue(NamedTuple):
@@ -47,15 +47,6 @@ def _meta(core_meta: dict) -> dict:
     if "shape" in meta and "dtype" in meta:
         meta["example_value"] = ExampleValue(tuple(meta["shape"]), meta["dtype"])
     return meta
-
-# The one table from compile's node kinds to fx: (fx op, target translation). Compile's graph
-# has no call_method/call_module nodes of its own: those come from folded user calls only.
-NODE_KINDS: dict[str, tuple[str, Any]] = {
-    "placeholder": ("placeholder", lambda t: t),
-    "get_attr": ("get_attr", lambda t: t),
-    "call_function": ("call_function", lambda t: _target(t)),
-    "output": ("output", lambda t: t),
-}
 
 _CORE_ATTR = "_hookgrad_core_module"
 
@@ -73,6 +64,7 @@ class _Named:
 
 
 def _target(t: Any) -> Any:
+    """A primitive graph's ``call_function`` target as the user-level graph carries it."""
     if t is core_getitem:
         return operator.getitem
     name = getattr(t, "__name__", None)
@@ -166,7 +158,9 @@ def to_fx(core: GraphModule) -> GraphModule:
             continue
         if i in fold.gone or node.op == "placeholder":
             continue
-        op, translate = NODE_KINDS[node.op]
+        # (both graphs have fx's node kinds; the primitive graph has no call_method/call_module
+        # nodes of its own: those come from folded user calls only)
+        op = node.op
         if op == "get_attr":
             value = getattr(core, node.target)
             made = factory_calls.get(id(value))
@@ -185,8 +179,8 @@ def to_fx(core: GraphModule) -> GraphModule:
         elif op == "output":
             new = out.output(arg(node.args[0]))
         else:
-            new = out.create_node(op, translate(node.target), arg(node.args), arg(node.kwargs),
-                                  name=node.name)
+            target = _target(node.target) if op == "call_function" else node.target
+            new = out.create_node(op, target, arg(node.args), arg(node.kwargs), name=node.name)
             if node.meta.get("stored_name"):
                 new._rename(node.meta["stored_name"])
         new.meta.update(_meta(node.meta))

@@ -10,16 +10,29 @@ and ``packed_data`` (values packed by saved-tensor hooks); they are read in the 
 `ca_capture` collected them (NOTE [Compiled autograd key]).
 
 For ``y = x * x; y.register_hook(h); y.sum().backward()`` with a post-accumulate hook on ``x``
-the generated code reads (names shortened)::
+the graph's code (``hookgrad.fx``'s emitter: each value dropped after its last use) reads, with
+the ``ca_ops`` globals shortened and the drops left out::
 
     getitem = inputs[0]                                         # the seed
-    sum_backward0 = SumBackward0([getitem], [], [(sizes[0],)], [])
-    call_hook = call_hook(hooks[0], sum_backward0[0], hook_type='tensor_pre_hook')
-    mul_backward0 = MulBackward0([call_hook], [inputs[1], inputs[2]], [...], [])
-    accumulate_grad_buffer = accumulate_grad_buffer(mul_backward0[0], mul_backward0[1])
-    call_accumulate_grad(inputs[3], accumulate_grad_buffer)
-    call_hook(hooks[1], inputs[3], accumulate_grad_buffer, hook_type='post_acc_grad_hook')
-    exec_final_callbacks_stub()
+    pass_state = begin_pass(inputs)
+    getitem_1 = sizes[0]
+    sum_backward0 = SumBackward0([getitem], [], [(getitem_1,)], [])
+    getitem_2 = sum_backward0[0]
+    node_done = node_done(pass_state, 0, ())
+    getitem_3 = hooks[0]
+    call_hook = call_hook(getitem_3, getitem_2, hook_type = 'tensor_pre_hook')
+    ...
+    mul_backward0 = MulBackward0([call_hook], [getitem_4, getitem_5], [...], [])
+    getitem_8 = mul_backward0[0]
+    getitem_9 = mul_backward0[1]
+    accumulate_grad_buffer = accumulate_grad_buffer(getitem_8, getitem_9)
+    ...
+    call_accumulate_grad = call_accumulate_grad(getitem_10, accumulate_grad_buffer)
+    call_hook_1 = call_hook(getitem_11, getitem_10, accumulate_grad_buffer,
+                            hook_type = 'post_acc_grad_hook')
+    ...
+    _exec_final_callbacks_stub = exec_final_callbacks_stub()
+    return []
 """
 
 from __future__ import annotations
