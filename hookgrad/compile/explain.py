@@ -86,7 +86,7 @@ def explain(fn: Callable[..., Any]) -> Callable[..., ExplainOutput]:
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
         out = ExplainOutput()
 
-        @internal  # explain reports compile's own graph (its primitives and hook nodes)
+        @internal  # explain reports the primitive-level graph (its primitives and hook nodes)
         def backend(gm: Any, example_inputs: list) -> Any:
             out.graphs.append(gm)
             return gm.forward
