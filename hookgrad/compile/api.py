@@ -129,7 +129,9 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
     if model is None:
         return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
                                  mode=mode, options=options, disable=disable)
-    if isinstance(model, Module):
+    if isinstance(model, Module) and not getattr(model, "_hookgrad_run_original", False):
+        # (a compiled-autograd graph module is compiled as its generated ``forward``: the
+        # backward pass is no module call, NOTE [Compiling a compiled-autograd graph])
         return OptimizedModule(model, compile_module_call(model, backend, fullgraph, dynamic,
                                                           disable))
     if isinstance(model, types.FunctionType):

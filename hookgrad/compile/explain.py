@@ -11,6 +11,7 @@ from hookgrad.compile import api
 from hookgrad.compile.backends.backends import internal
 from hookgrad.compile.core.counters import counters
 from hookgrad.compile.core.dynamic import FRAME_STATES
+from hookgrad.compile.core.graph import op_count
 from hookgrad.compile.cache.frame import CACHES
 
 __all__ = ["explain", "ExplainOutput", "BreakReason", "OutGuard"]
@@ -85,7 +86,7 @@ def explain(fn: Callable[..., Any]) -> Callable[..., ExplainOutput]:
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
         out = ExplainOutput()
 
-        @internal  # explain reports compile's own graph (its primitives and hook nodes)
+        @internal  # explain reports the primitive-level graph (its primitives and hook nodes)
         def backend(gm: Any, example_inputs: list) -> Any:
             out.graphs.append(gm)
             return gm.forward
@@ -108,7 +109,7 @@ def explain(fn: Callable[..., Any]) -> Callable[..., ExplainOutput]:
                 out.break_reasons.append(BreakReason(reason))
         out.graph_count = len(out.graphs)
         out.graph_break_count = len(out.break_reasons)
-        out.op_count = sum(gm.graph.op_count() for gm in out.graphs)
+        out.op_count = sum(op_count(gm.graph) for gm in out.graphs)
         out.ops_per_graph = [[n.target for n in gm.graph.nodes if "call" in n.op]
                              for gm in out.graphs]
         for entry in entries:

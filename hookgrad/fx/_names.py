@@ -37,10 +37,6 @@ def snake_case(s: str) -> str:
     return _CAMEL.sub(r"_\1", s).lower()
 
 
-def _custom_builtins() -> dict[str, Any]:
-    return {**CUSTOM_BUILTINS, "hookgrad": sys.modules.get("hookgrad")}
-
-
 class Namespace:
     """Hands out unique, legal Python identifiers, one per object.
 
@@ -86,8 +82,9 @@ class Namespace:
             return True
         if name in builtins.__dict__:
             return obj is not builtins.__dict__[name]
-        custom = _custom_builtins()
-        return name in custom and obj is not custom[name]
+        if name == "hookgrad":
+            return obj is not sys.modules.get("hookgrad")
+        return name in CUSTOM_BUILTINS and obj is not CUSTOM_BUILTINS[name]
 
     def copy(self) -> Namespace:
         """An independent copy (the emitter names globals without touching the graph's)."""

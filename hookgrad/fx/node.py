@@ -24,6 +24,8 @@ __all__ = ["Node", "map_arg", "map_aggregate", "Argument", "Target"]
 Argument = Any  # a Node, a Python value, or a tuple/list/dict/slice of them
 Target = Any  # str for placeholder/get_attr/call_method/call_module/output, else a callable
 
+_NO_KWARGS = immutable_dict()
+
 # call_function targets that have effects, so dead-code elimination must keep them
 _IMPURE_FUNCTIONS: set[Any] = {operator.setitem, builtins.print}
 
@@ -209,7 +211,9 @@ class Node:
             old.users.pop(self, None)
         self._input_nodes = {}
         self._args = map_aggregate(tuple(new_args), self._note_input)
-        self._kwargs = map_aggregate(dict(new_kwargs), self._note_input)
+        # (most nodes have no keyword arguments: they share one immutable empty dict)
+        self._kwargs = map_aggregate(dict(new_kwargs), self._note_input) if new_kwargs \
+            else _NO_KWARGS
 
     def _note_input(self, a: Any) -> Any:
         if isinstance(a, Node):

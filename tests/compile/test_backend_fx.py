@@ -223,3 +223,52 @@ def test_printed_graph_equals_torchs(name: str) -> None:
         normalize_gm(tgm.print_readable(print_output=False))
     assert same(str(hgm.graph)) == str(tgm.graph)
     assert same(hgm.code) == tgm.code
+
+
+def test_built_in_backends_get_primitive_fx_graphs() -> None:
+    """One IR: the graph the built-in backends and the codegen read is a ``hookgrad.fx`` graph
+    too (primitive level: one node per primitive `bind` ran, hook operators, hook bodies as
+    child GraphModules); the user-level graph custom backends get is a second fx graph made
+    from it by the `to_fx` pass, as dynamo's and AOT's graphs are two graphs in PyTorch."""
+    from hookgrad.compile.backends.backends import internal
+    from hookgrad.compile.backends.to_fx import to_fx
+
+    seen: list = []
+
+    @internal
+    def recording(gm: Any, example_inputs: list) -> Any:
+        seen.append(gm)
+        return gm.forward
+
+    def f(x: Any) -> Any:
+        y = x * 2
+        y.register_hook(lambda g: g * 3)
+        return hookgrad.tanh(y).sum()
+    x = hookgrad.ones(3, requires_grad=True)
+    compiled = hookgrad.compile(f, backend=recording)
+    for _ in range(2):
+        x.grad = None
+        compiled(x).backward()
+        np.testing.assert_allclose(x.grad.numpy(), 6 * (1 - np.tanh(2.0) ** 2) * np.ones(3),
+                                   rtol=1e-6)
+    (gm,) = seen
+    assert isinstance(gm, hookgrad.fx.GraphModule) and isinstance(gm.graph, hookgrad.fx.Graph)
+    gm.graph.lint()
+    ops = [n.op for n in gm.graph.nodes]
+    assert ops[0] == "placeholder" and ops[-1] == "output"
+    names = [n.name for n in gm.graph.nodes]
+    assert "register_hook" in names and "mul" in names and "tanh" in names
+    body = gm.get_submodule("hook_body_0")
+    assert isinstance(body, hookgrad.fx.GraphModule)
+    body.graph.lint()
+    assert "class hook_body_0(torch.nn.Module)" in gm.print_readable(print_output=False)
+    # fx's use lists hold on compile's graph: the hooked value feeds tanh
+    hook = next(n for n in gm.graph.nodes if n.name == "register_hook")
+    assert [u.name for u in hook.users] == ["tanh"]
+    # an fx Interpreter runs the primitive graph as well
+    out = hookgrad.fx.Interpreter(gm).run(hookgrad.ones(3, requires_grad=True))
+    np.testing.assert_allclose(out[0].item(), 3 * np.tanh(2.0), rtol=1e-6)
+    user = to_fx(gm)
+    user.graph.lint()
+    assert user.graph is not gm.graph and isinstance(user, hookgrad.fx.GraphModule)
+    assert [n.target for n in user.graph.nodes if n.op == "call_function"][:1] == [operator.mul]

@@ -677,3 +677,41 @@ def test_hook_trace_sees_hooks_run_by_the_graph():
     eager, ca = _eager_and_ca(scenario)
     assert ca == eager and len(ca[0]) == 2
     assert hookgrad._dynamo.utils.counters["compiled_autograd"]["captures"] == 1
+
+
+def test_compiler_fn_gets_an_fx_graph_module(torch):
+    """As in PyTorch, the compiler function receives an fx ``GraphModule``: it can print and
+    lint it and return any callable, here an fx ``Interpreter`` running the graph."""
+    def scenario(lib: Any) -> dict:
+        seen: list = []
+
+        def compiler(gm: Any) -> Any:
+            gm.graph.lint()
+            readable = gm.print_readable(print_output=False)
+            seen.append({
+                "fx": isinstance(gm, lib.fx.GraphModule) and isinstance(gm.graph, lib.fx.Graph),
+                "signature": "def forward(self, inputs, sizes, scalars, hooks, packed_data" in
+                             gm.code,
+                "class": readable.split("(")[0],
+                "graph": str(gm.graph).split("\n")[0],
+            })
+            interp = lib.fx.Interpreter(gm)
+            return lambda *args: list(interp.run(*args))  # PyTorch wants a list back
+        log: list = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda t: log.append(("acc", plain(t.grad))))
+        y = x * x
+        y.register_hook(lambda g: log.append(("y", plain(g))) or g * 2)
+        with _ca(lib, compiler):
+            for _ in range(2):
+                x.grad = None
+                (y * 3).sum().backward(retain_graph=True)
+        return {"seen": seen, "log": log, "grad": plain(x.grad)}
+    ref, got = both(torch, scenario)
+    # (PyTorch numbers its classes from 0 per process, hookgrad per capture from 1)
+    for s in ref["seen"] + got["seen"]:
+        s["class"] = s["class"].rstrip("0123456789")
+    assert got == ref
+    assert got["seen"] == [{"fx": True, "signature": True, "class": "class CompiledAutograd",
+                            "graph": "graph():"}]
+    assert got["grad"] == [12.0, 24.0]

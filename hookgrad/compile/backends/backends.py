@@ -33,8 +33,9 @@ def register_backend(name: str, fn: Callable[..., Any] | None = None) -> Any:
 
 
 def internal(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark `fn` as a backend of compile's own graph (the built-in ones): it receives compile's
-    graph module, or the one behind a ``hookgrad.fx.GraphModule`` a wrapper hands it."""
+    """Mark `fn` as a backend of compile's primitive-level graph (the built-in ones): it receives
+    that ``hookgrad.fx.GraphModule``, also when a wrapper hands it the user-level one made from
+    it (`to_fx.core_module_of`)."""
     def run(gm: Any, example_inputs: list) -> Any:
         return fn(core_module_of(gm), example_inputs)
     run.__name__, run.__qualname__, run.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
@@ -44,8 +45,9 @@ def internal(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def call_backend(backend: Callable[..., Any], gm: GraphModule, example_inputs: list) -> Any:
-    """Compile `gm` with `backend`: built-in backends get compile's graph, every other one a
-    ``hookgrad.fx.GraphModule`` as ``torch.compile`` gives a custom backend."""
+    """Compile `gm` with `backend`: built-in backends get the primitive-level graph, every other
+    one the user-level ``hookgrad.fx.GraphModule`` (`to_fx`), as ``torch.compile`` gives a
+    custom backend."""
     if getattr(backend, "_hookgrad_internal", False):
         return backend(gm, example_inputs)
     return backend(to_fx(gm), example_inputs)

@@ -1,14 +1,17 @@
-"""Compile's graph as a ``hookgrad.fx.GraphModule``: what custom backends receive.
+"""The pass from compile's primitive-level graph to the user-level graph custom backends receive.
 
 ``torch.compile`` hands a custom backend ``(gm, example_inputs)`` with ``gm`` a
 ``torch.fx.GraphModule`` of the calls the user wrote. hookgrad's trace records primitives at
-`bind` and notes which public call made which nodes (`trace.user_calls`); here a note whose
+`bind` into a ``hookgrad.fx.Graph`` and notes which public call made which nodes
+(`trace.user_calls`, kept in ``gm.meta``); this pass builds a second fx graph where a note whose
 nodes form a closed group (only the call's own tensor arguments flow in, only its result flows
 out) becomes one fx node (``call_method "relu"``, ``operator.mul`` with its Python scalar,
 ``hookgrad.sin``), and everything else keeps its recorded node (a primitive re-run through
 `bind`, a hook operator, a multi-output pick).
 
-Placeholders come first, in the order the compiled call passes its inputs.
+Placeholders come first, in the order the compiled call passes its inputs. Both graphs are
+``hookgrad.fx`` graphs (as dynamo's graph and AOT autograd's graph are two fx graphs in PyTorch):
+the built-in backends and the codegen read the primitive one, a custom backend the user-level one.
 """
 
 from __future__ import annotations
@@ -16,12 +19,19 @@ from __future__ import annotations
 import operator
 from typing import Any, NamedTuple
 
-from hookgrad.compile.core.graph import GraphModule as CoreGraphModule
-from hookgrad.compile.core.graph import Node
+from hookgrad.compile.core.graph import (
+    FACTORY_CALLS,
+    PRIMITIVE_LEVEL,
+    USER_CALLS,
+    Graph,
+    GraphModule,
+    Node,
+)
 from hookgrad.compile.trace.recorder import getitem as core_getitem
 from hookgrad.compile.trace.user_calls import instances_in
+from hookgrad.fx.node import map_arg
 
-__all__ = ["to_fx", "NODE_KINDS", "core_module_of", "ExampleValue"]
+__all__ = ["to_fx", "core_module_of", "ExampleValue"]
 
 
 class ExampleValue(NamedTuple):
@@ -37,15 +47,6 @@ def _meta(core_meta: dict) -> dict:
     if "shape" in meta and "dtype" in meta:
         meta["example_value"] = ExampleValue(tuple(meta["shape"]), meta["dtype"])
     return meta
-
-# The one table from compile's node kinds to fx: (fx op, target translation). Compile's graph
-# has no call_method/call_module nodes of its own: those come from folded user calls only.
-NODE_KINDS: dict[str, tuple[str, Any]] = {
-    "placeholder": ("placeholder", lambda t: t),
-    "get_attr": ("get_attr", lambda t: t),
-    "call_function": ("call_function", lambda t: _target(t)),
-    "output": ("output", lambda t: t),
-}
 
 _CORE_ATTR = "_hookgrad_core_module"
 
@@ -63,6 +64,7 @@ class _Named:
 
 
 def _target(t: Any) -> Any:
+    """A primitive graph's ``call_function`` target as the user-level graph carries it."""
     if t is core_getitem:
         return operator.getitem
     name = getattr(t, "__name__", None)
@@ -72,8 +74,11 @@ def _target(t: Any) -> Any:
 
 
 def core_module_of(gm: Any) -> Any:
-    """Compile's own module behind `gm` (itself when it is one): what built-in backends run."""
-    return gm if isinstance(gm, CoreGraphModule) else getattr(gm, _CORE_ATTR, gm)
+    """Compile's primitive-level module behind `gm` (itself when it is one): what built-in
+    backends run."""
+    if isinstance(gm, GraphModule) and gm.meta.get(PRIMITIVE_LEVEL):
+        return gm
+    return getattr(gm, _CORE_ATTR, gm)
 
 
 def _in_place_method(call: Any) -> bool:
@@ -82,23 +87,17 @@ def _in_place_method(call: Any) -> bool:
         bool(call.args) and isinstance(call.args[0], Node)
 
 
-def _inputs(node: Node) -> list:
-    return instances_in((node.args, node.kwargs), Node)
-
-
 class _Folding:
     """Which user calls fold into one fx node, and which of their nodes disappear."""
 
-    def __init__(self, graph: Any) -> None:
-        self.nodes = graph.nodes
+    def __init__(self, graph: Graph, user_calls: list) -> None:
+        self.nodes = list(graph.nodes)
         self.index = {id(n): i for i, n in enumerate(self.nodes)}
-        self.users: dict[int, set[int]] = {i: set() for i in range(len(self.nodes))}
-        for i, n in enumerate(self.nodes):
-            for a in _inputs(n):
-                self.users[self.index[id(a)]].add(i)
+        # (fx nodes keep their use lists)
+        self.users = [{self.index[id(u)] for u in n.users} for n in self.nodes]
         self.at: dict[int, Any] = {}  # node index where a folded call is emitted -> the call
         self.gone: set[int] = set()  # nodes a folded call replaces
-        for call in graph.user_calls:
+        for call in user_calls:
             self._try(call)
 
     def _try(self, call: Any) -> None:
@@ -115,7 +114,7 @@ class _Folding:
         for i in group:
             if i != result and not users[i] <= group:
                 return  # an inner value is used after the call
-            for a in _inputs(nodes[i]):
+            for a in nodes[i].all_input_nodes:
                 j = index[id(a)]
                 if j in group or id(a) in given:
                     continue
@@ -127,28 +126,19 @@ class _Folding:
         self.at[max(group)] = call
 
 
-def to_fx(core: CoreGraphModule) -> Any:
-    """A ``hookgrad.fx.GraphModule`` computing what `core` computes.
+def to_fx(core: GraphModule) -> GraphModule:
+    """The user-level ``hookgrad.fx.GraphModule`` computing what primitive-level `core` computes.
 
     Mirrors: the graph ``torch._dynamo`` passes to a custom backend.
     """
-    from hookgrad.fx import Graph, GraphModule
-
     graph = core.graph
-    fold = _Folding(graph)
+    fold = _Folding(graph, core.meta.get(USER_CALLS, ()))
+    factory_calls = core.meta.get(FACTORY_CALLS, {})
     out = Graph()
     env: dict[int, Any] = {}
 
     def arg(value: Any) -> Any:
-        if isinstance(value, Node):
-            return env[id(value)]
-        if isinstance(value, tuple):
-            return tuple(arg(v) for v in value)
-        if isinstance(value, list):
-            return [arg(v) for v in value]
-        if isinstance(value, dict):
-            return {k: arg(v) for k, v in value.items()}
-        return value
+        return map_arg(value, lambda n: env[id(n)])
 
     for node in graph.nodes:  # inputs first, in the order the compiled call passes them
         if node.op == "placeholder":
@@ -168,10 +158,12 @@ def to_fx(core: CoreGraphModule) -> Any:
             continue
         if i in fold.gone or node.op == "placeholder":
             continue
-        op, translate = NODE_KINDS[node.op]
+        # (both graphs have fx's node kinds; the primitive graph has no call_method/call_module
+        # nodes of its own: those come from folded user calls only)
+        op = node.op
         if op == "get_attr":
             value = getattr(core, node.target)
-            made = graph.factory_calls.get(id(value))
+            made = factory_calls.get(id(value))
             if made is not None and made[1] is value:
                 new = out.create_node(made[0].kind, made[0].target, arg(made[0].args),
                                       arg(made[0].kwargs))
@@ -182,13 +174,13 @@ def to_fx(core: CoreGraphModule) -> Any:
                 env[id(node)] = new
                 continue
             # a hook body's graph becomes a child GraphModule (`print_readable` nests it)
-            attrs[node.target] = to_fx(value) if isinstance(value, CoreGraphModule) else value
+            attrs[node.target] = to_fx(value) if isinstance(value, GraphModule) else value
             new = out.get_attr(node.target)
         elif op == "output":
             new = out.output(arg(node.args[0]))
         else:
-            new = out.create_node(op, translate(node.target), arg(node.args), arg(node.kwargs),
-                                  name=node.name)
+            target = _target(node.target) if op == "call_function" else node.target
+            new = out.create_node(op, target, arg(node.args), arg(node.kwargs), name=node.name)
             if node.meta.get("stored_name"):
                 new._rename(node.meta["stored_name"])
         new.meta.update(_meta(node.meta))

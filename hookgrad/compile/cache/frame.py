@@ -18,6 +18,7 @@ from hookgrad.compile.backends.backends import call_backend
 from hookgrad.compile.core import config
 from hookgrad.compile.core.counters import counters
 from hookgrad.compile.core.dynamic import FRAME_STATES, plan_for
+from hookgrad.compile.core.graph import op_count
 from hookgrad.compile.core.exc import FailOnRecompileLimitHit, RecompileError, Unsupported
 from hookgrad.compile.effects.finalize import Finalizer
 from hookgrad.compile.guards.guards import GuardSet, build_guards
@@ -184,7 +185,7 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
     entry.n_slots = len(trace.handle_slots)
     entry.object_sources = list(trace.object_sources)
     entry.run_original = opt.run_original
-    if gm.graph.op_count() > 0:
+    if op_count(gm.graph) > 0:
         example = [src.get(ctx) for src in entry.sources]
         entry.artifact = call_backend(opt.backend, gm, example)
     counters["stats"]["unique_graphs"] += 1

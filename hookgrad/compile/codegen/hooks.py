@@ -57,6 +57,7 @@ def bases_of(nodes: list, index: dict) -> list[int]:
 
 def new_hooks(body: Any, slot: int, *free: Any) -> HookRegistry:
     """One call's registry for one ``register_hook`` operator (see the NOTE)."""
+    body = body.forward  # the traced GraphModule's code, not `Module.__call__` (`hops`)
     if free:
         bound = tuple(_make(np.asarray(f)) for f in free)
 

@@ -10,26 +10,38 @@ and ``packed_data`` (values packed by saved-tensor hooks); they are read in the 
 `ca_capture` collected them (NOTE [Compiled autograd key]).
 
 For ``y = x * x; y.register_hook(h); y.sum().backward()`` with a post-accumulate hook on ``x``
-the generated code reads (names shortened)::
+the graph's code (``hookgrad.fx``'s emitter: each value dropped after its last use) reads, with
+the ``ca_ops`` globals shortened and the drops left out::
 
     getitem = inputs[0]                                         # the seed
-    sum_backward0 = SumBackward0([getitem], [], [(sizes[0],)], [])
-    call_hook = call_hook(hooks[0], sum_backward0[0], hook_type='tensor_pre_hook')
-    mul_backward0 = MulBackward0([call_hook], [inputs[1], inputs[2]], [...], [])
-    accumulate_grad_buffer = accumulate_grad_buffer(mul_backward0[0], mul_backward0[1])
-    call_accumulate_grad(inputs[3], accumulate_grad_buffer)
-    call_hook(hooks[1], inputs[3], accumulate_grad_buffer, hook_type='post_acc_grad_hook')
-    exec_final_callbacks_stub()
+    pass_state = begin_pass(inputs)
+    getitem_1 = sizes[0]
+    sum_backward0 = SumBackward0([getitem], [], [(getitem_1,)], [])
+    getitem_2 = sum_backward0[0]
+    node_done = node_done(pass_state, 0, ())
+    getitem_3 = hooks[0]
+    call_hook = call_hook(getitem_3, getitem_2, hook_type = 'tensor_pre_hook')
+    ...
+    mul_backward0 = MulBackward0([call_hook], [getitem_4, getitem_5], [...], [])
+    getitem_8 = mul_backward0[0]
+    getitem_9 = mul_backward0[1]
+    accumulate_grad_buffer = accumulate_grad_buffer(getitem_8, getitem_9)
+    ...
+    call_accumulate_grad = call_accumulate_grad(getitem_10, accumulate_grad_buffer)
+    call_hook_1 = call_hook(getitem_11, getitem_10, accumulate_grad_buffer,
+                            hook_type = 'post_acc_grad_hook')
+    ...
+    _exec_final_callbacks_stub = exec_final_callbacks_stub()
+    return []
 """
 
 from __future__ import annotations
 
 import operator
-import types
 from typing import Any
 
 from hookgrad.compile.compiled_autograd import ca_ops
-from hookgrad.compile.core.graph import Graph, GraphModule, Node, format_arg
+from hookgrad.compile.core.graph import Graph, GraphModule
 
 __all__ = ["CompiledAutogradGraph", "build_graph"]
 
@@ -139,6 +151,9 @@ def build_graph(key: tuple) -> Graph:
         em.g.call_function(ca_ops.node_done, (state, i, used), name="node_done")
     em.g.call_function(ca_ops.exec_final_callbacks_stub, (), name="_exec_final_callbacks_stub")
     em.g.output([])
+    for node in reversed(em.g.nodes):  # outputs nobody reads: no statement in the code
+        if node.target is operator.getitem and not node.users:
+            em.g.erase_node(node)
     return em.g
 
 
@@ -157,64 +172,16 @@ def _route(em: _Emitter, entries: tuple, buffers: dict, edges: tuple, outs: list
             ca_ops.accumulate_grad_buffer, (old, val), name="accumulate_grad_buffer")
 
 
-def _uses(value: Any, out: list) -> list:
-    if isinstance(value, Node):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _uses(v, out)
-    return out
-
-
-def python_code(graph: Graph) -> tuple[str, dict]:
-    """``forward``'s source and namespace; ``getitem`` nodes become subscripts.
-
-    A value is dropped (``x = None``) after its last use, as in PyTorch's generated code:
-    saved tensors are freed as the pass goes, and a gradient reaching ``call_accumulate_grad``
-    is held only by the graph, so ``.grad`` may keep its memory (NOTE [Stealing a gradient]).
-    """
-    nodes = graph.nodes
-    last: dict[int, int] = {}
-    for i, node in enumerate(nodes):
-        for used in _uses((node.args, list(node.kwargs.values())), []):
-            last[id(used)] = i
-    drops: dict[int, list] = {}
-    for node in nodes:
-        if id(node) in last:
-            drops.setdefault(last[id(node)], []).append(node.name)
-    ns: dict[str, Any] = {}
-    names: dict[int, str] = {}
-    lines = [f"def forward(self, {', '.join(PLACEHOLDERS)}):"]
-    # `inputs` stays referenced to the end: `node_done` drops its entries as nodes finish
-    for i, node in enumerate(nodes):
-        if node.op == "output":
-            lines.append(f"    return {format_arg(node.args[0])}")
-            continue
-        if node.op != "call_function" or (node.target is operator.getitem
-                                          and id(node) not in last):
-            continue
-        lhs = f"{node.name} = " if id(node) in last else ""
-        if node.target is operator.getitem:
-            lines.append(f"    {lhs}{format_arg(node.args[0])}[{node.args[1]!r}]")
-        else:
-            fname = names.get(id(node.target))
-            if fname is None:
-                fname = names[id(node.target)] = f"{node.name}_op"
-                ns[fname] = node.target
-            args = [format_arg(a) for a in node.args]
-            args += [f"{k}={format_arg(v)}" for k, v in node.kwargs.items()]
-            lines.append(f"    {lhs}{fname}({', '.join(args)})")
-        if i in drops:
-            lines.append("    " + " = ".join(drops[i]) + " = None")
-    return "\n".join(lines) + "\n", ns
-
-
 class CompiledAutogradGraph(GraphModule):
-    """The graph module a compiled-autograd capture hands to its compiler.
+    """The ``hookgrad.fx.GraphModule`` a compiled-autograd capture hands to its compiler.
 
-    ``forward(inputs, sizes, scalars, hooks, packed_data)`` runs the backward pass. It is bound
-    per instance to the generated function, so a compiler keyed by code objects
-    (``hookgrad.compile``) sees one code key per capture.
+    ``forward(inputs, sizes, scalars, hooks, packed_data)`` runs the backward pass; its code
+    comes from the one fx emitter, which drops each value after its last use, as PyTorch's
+    generated code does: saved tensors are freed as the pass goes, and a gradient reaching
+    ``call_accumulate_grad`` is held only by the graph, so ``.grad`` may keep its memory (NOTE
+    [Stealing a gradient]). ``forward`` is generated per instance, so a compiler keyed by code
+    objects (``hookgrad.compile``) sees one code key per capture. Calling the module runs
+    ``forward`` directly (the backward pass is no module call: no module hooks fire).
 
     NOTE [Compiling a compiled-autograd graph]
     ``hookgrad.compile`` traces the graph's code on the first call (the hooks it calls are traced
@@ -230,16 +197,9 @@ class CompiledAutogradGraph(GraphModule):
     _hookgrad_run_original = True
 
     def __init__(self, key: tuple, capture_id: int) -> None:
+        super().__init__({}, build_graph(key), class_name=f"CompiledAutograd{capture_id}")
         self.key = key
         self.id = capture_id
-        super().__init__(build_graph(key))
-
-    def recompile(self) -> None:
-        """Generate ``.code`` (subscripts inline: a backward reads many runtime inputs)."""
-        self.code, ns = python_code(self.graph)
-        exec(compile(self.code, f"<compiled autograd graph {self.id}>", "exec"), ns)  # noqa: S102
-        self._fn = ns["forward"]
-        self.forward = types.MethodType(self._fn, self)  # type: ignore[method-assign]
 
     def __call__(self, *args: Any) -> Any:
-        return self._fn(self, *args)
+        return self.forward(*args)

@@ -22,7 +22,12 @@ from hookgrad.compile.effects.effects import (
     SetGlobal,
     TensorHook,
 )
-from hookgrad.compile.core.graph import GraphModule, Node
+from hookgrad.compile.core.graph import (
+    FACTORY_CALLS,
+    USER_CALLS,
+    Node,
+    compile_module,
+)
 from hookgrad.compile.core.sources import is_constant
 from hookgrad.compile.core.state import GraphBreak
 from hookgrad.compile.core.symbolic import is_sym
@@ -163,7 +168,7 @@ class Finalizer:
         if tr.rec.lenient:
             # a compiled-autograd graph: later calls execute the engine, nothing to rebuild
             tr.graph.output(())
-            return GraphModule(tr.graph, dict(tr.rec.constants)), [], (R.Const(None), [])
+            return compile_module(tr.graph, dict(tr.rec.constants)), [], (R.Const(None), [])
         effects = list(tr.effects) + self.effects_from_diff()
         for e in effects:
             if isinstance(e, TensorHook):
@@ -173,5 +178,6 @@ class Finalizer:
         tr.graph.output(tuple(self.out_nodes))
         attrs: dict[str, Any] = dict(tr.rec.constants)
         attrs.update(tr.submodules)
-        gm = GraphModule(tr.graph, attrs)
+        gm = compile_module(tr.graph, attrs, {USER_CALLS: tr.rec.user_calls,
+                                              FACTORY_CALLS: tr.rec.factory_calls})
         return gm, effects, (ret, hooks)

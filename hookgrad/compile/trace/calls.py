@@ -25,6 +25,7 @@ from typing import Any
 from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.function import Function
+from hookgrad.compile.core.graph import placeholder
 from hookgrad.compile.core.state import current_trace
 from hookgrad.compile.core.symbolic import is_sym, plain, specialised
 from hookgrad.compile.trace.patches import PatchGroup
@@ -67,7 +68,9 @@ class CompositeCall:
 
     def __init__(self, fn: Any, template: tuple) -> None:
         self.fn, self.template = fn, template
-        self.__name__ = getattr(fn, "__name__", "call").strip("_") or "call"
+        # an identifier, so the emitter can name the target (a user lambda is ``<lambda>``)
+        name = "".join(c if c.isalnum() else "_" for c in getattr(fn, "__name__", "call"))
+        self.__name__ = name.strip("_") or "call"
 
     def __call__(self, *values: Any) -> Any:
         args, kwargs = _fill(self.template, values)
@@ -178,7 +181,7 @@ def object_leaf(trace: Any, obj: Any) -> Any:
     inputs = trace.__dict__.setdefault("_object_inputs", {})
     node = inputs.get(str(src))
     if node is None:
-        node = inputs[str(src)] = trace.rec.graph.placeholder(src.name())
+        node = inputs[str(src)] = placeholder(trace.rec.graph, src.name())
         trace.rec.placeholders.append((node, src, None))
     return SourcedObject(node)
 

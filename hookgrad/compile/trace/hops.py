@@ -25,7 +25,12 @@ def store_handle(slot: int, handle: Any) -> None:
 
 
 def register_hook(t: Tensor, body: Any, *free: Tensor, handle_slot: int = -1) -> Tensor:
-    """Register ``grad -> body(grad, *free)`` on `t`; return `t` (aliasing kept)."""
+    """Register ``grad -> body(grad, *free)`` on `t`; return `t` (aliasing kept).
+
+    `body` is the hook's traced ``GraphModule``; its generated ``forward`` is what runs (a call
+    through ``Module.__call__`` would fire global module hooks that eager's hook never sees).
+    """
+    body = body.forward
     if free:
         def hook(grad: Tensor) -> Any:
             return body(grad, *free)

@@ -16,7 +16,7 @@ import numpy as np
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._tensor import Tensor
-from hookgrad.compile.core.graph import Graph, Node
+from hookgrad.compile.core.graph import Graph, Node, placeholder
 from hookgrad.compile.core.sources import Source, SourceIndex
 
 
@@ -75,6 +75,9 @@ class TraceRecorder:
         self.keep: list[Any] = []  # keeps traced tensors alive so ids stay unique
         self.placeholders: list[tuple[Node, Source, tuple]] = []
         self.constants: dict[str, Tensor] = {}
+        # the user-level calls that made the nodes (`trace.user_calls`, read by `to_fx`)
+        self.user_calls: list[Any] = []
+        self.factory_calls: dict[int, Any] = {}  # id of a baked constant -> (call, constant)
         self.free: dict[int, Node] = {}  # sub-graphs: outer tensors -> placeholder (freevars)
         self.outer: TraceRecorder | None = None
         self.free_order: list[Tensor] = []
@@ -125,13 +128,13 @@ class TraceRecorder:
 
     def _new_input(self, t: Tensor) -> Node:
         if self.outer is not None and (self.outer.is_traced(t) or self.outer.sourced(t)):
-            node = self.graph.placeholder(f"free_{len(self.free_order)}")
+            node = placeholder(self.graph, f"free_{len(self.free_order)}")
             self.free_order.append(t)
             self.bind_value(t, node)
             return node
         source = self.index.source_of(t) if self.index is not None else None
         if source is not None:
-            node = self.graph.placeholder(source.name())
+            node = placeholder(self.graph, source.name())
             node.meta["input_type"] = type(t)  # (the fx graph's placeholder annotation)
             self.placeholders.append((node, source, tensor_meta(t)))
             self.bind_value(t, node)

@@ -17,7 +17,7 @@ import numpy as np
 from hookgrad._config import add_recorder, remove_recorder
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import no_grad
-from hookgrad.compile.core.graph import Graph, GraphModule
+from hookgrad.compile.core.graph import Graph, GraphModule, compile_module, placeholder
 from hookgrad.compile.trace.recorder import TraceRecorder, UntrackedTensor
 from hookgrad.compile.core.sources import SourceIndex
 from hookgrad.compile.core.state import ImpureHook, SpeculationFailed
@@ -65,7 +65,7 @@ def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[
     sub = TraceRecorder(graph, None)
     sub.outer = trace.rec
     grad = Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
-    sub.bind_value(grad, graph.placeholder("grad"))
+    sub.bind_value(grad, placeholder(graph, "grad"))
     trace.sub.append(sub)
     remove_recorder(trace.rec)
     add_recorder(sub)
@@ -102,4 +102,4 @@ def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[
         # with symbolic sizes it would be stale on the next shape, so the hook stays eager
         raise SpeculationFailed("a hook body made a constant tensor in a dynamic-shape trace")
     graph.output(out)
-    return GraphModule(graph, dict(sub.constants)), list(sub.free_order)
+    return compile_module(graph, dict(sub.constants)), list(sub.free_order)

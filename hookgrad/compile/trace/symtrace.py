@@ -29,6 +29,7 @@ from hookgrad._dtypes import Size
 from hookgrad._tensor import Tensor
 from hookgrad.compile.trace.calls import object_leaf, record_call
 from hookgrad.compile.core.dynamic import DynamicPlan
+from hookgrad.compile.core.graph import placeholder
 from hookgrad.compile.core.sources import Source
 from hookgrad.compile.core.state import current_trace
 from hookgrad.compile.core.symbolic import is_sym, make_sym, plain, specialised
@@ -55,7 +56,7 @@ class SymTrace:
     # -------------------------------------------------------------- inputs
     def scalar_input(self, src: Source, value: Any) -> Any:
         rec = self.trace.rec
-        node = rec.graph.placeholder(src.name())
+        node = placeholder(rec.graph, src.name())
         rec.placeholders.append((node, src, None))
         return make_sym(value, node, src.get, str(src))
 
@@ -79,7 +80,7 @@ class SymTrace:
         if hit is None:
             size_src = src.child(("dim", d))
             rec = self.trace.rec
-            node = rec.graph.placeholder(size_src.name())
+            node = placeholder(rec.graph, size_src.name())
             rec.placeholders.append((node, size_src, None))
             hit = self._sizes[key] = make_sym(size, node, size_src.get, str(size_src))
         return hit

@@ -5,7 +5,7 @@ the calls the user wrote (``x.relu()`` as a ``call_method``, ``y * 2`` as ``oper
 the scalar kept, ``hookgrad.sin(a)``, ``F.linear``), as ``torch.compile`` hands a custom
 backend. While a trace runs, the public functions of hookgrad's namespaces and the methods and
 operators of `Tensor` are wrapped: an outermost call notes ``(first node, end, kind, target,
-args, kwargs, result node)`` in ``graph.user_calls`` (tensors replaced by their nodes). The
+args, kwargs, result node)`` in ``rec.user_calls`` (tensors replaced by their nodes). The
 fx converter (`backends.to_fx`) folds a note's nodes into one fx node when they form a closed
 group; otherwise the primitives stay. Names another patch group owns are left to it, and a
 trace with symbolic sizes (whose group wraps these same names) does not install this one: its
@@ -162,22 +162,21 @@ def mark_user_line(node: Any) -> None:
 
 def _note(rec: Any, start: int, kind: str, target: Any, args: tuple, kwargs: dict, pre: dict,
           result: Tensor, frame: Any) -> None:
-    graph = rec.graph
-    end = len(graph.nodes)  # (before an input only read for its metadata gets a placeholder)
+    end = len(rec.graph.nodes)  # (before an input only read for its metadata gets a placeholder)
     fargs, fkwargs = _to_nodes(args, rec, pre), _to_nodes(kwargs, rec, pre)
     if fargs is _MISSING or fkwargs is _MISSING:
         return
     node = rec.values.get(id(result))
     if end > start:
         if node is not None:
-            graph.user_calls.append(UserCall(start, end, kind, target, tuple(fargs), fkwargs,
+            rec.user_calls.append(UserCall(start, end, kind, target, tuple(fargs), fkwargs,
                                              node, *_caller(frame)))
     elif node is None:
         # nothing recorded: a deterministic factory (``zeros_like(z)``, ``hookgrad.ones(3)``)
         # whose result the graph bakes as a constant if it uses it; fx re-runs the call
         # (its arguments are graph values or constants the guards hold). The result is kept
         # so its id stays its own.
-        graph.factory_calls[id(result)] = (UserCall(start, start, kind, target, tuple(fargs),
+        rec.factory_calls[id(result)] = (UserCall(start, start, kind, target, tuple(fargs),
                                                     fkwargs, None, *_caller(frame)), result)
 
 
