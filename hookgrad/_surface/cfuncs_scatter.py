@@ -86,10 +86,8 @@ def _ir_args(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
                            f"source.shape = {list(s_shape)}")
     arr = _backend.to_numpy(index._data)
     size = x_shape[d] if x_shape else 1
-    if arr.size and ((arr < -size) | (arr >= size)).any():
+    if arr.size and ((arr < 0) | (arr >= size)).any():  # negative ones too, as PyTorch
         raise IndexError("index out of range in self")
-    if arr.size and (arr < 0).any():
-        index = index % size  # PyTorch wraps negative indices here
     return (self, index, source), {"dim": d, "reduce": reduce,
                                    "include_self": bool(include_self)}
 
