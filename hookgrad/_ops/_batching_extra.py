@@ -349,9 +349,12 @@ def index_put_batched(prim: Primitive, x: Any, v: Any, vflag: bool, per: tuple, 
 # ------------------------------------------------------------- value selections, dynamic shapes
 def _nanmedian(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
                level: int) -> Any:
-    """The whole-tensor median: each sample's flat values, reduced along dimension 1 (an empty
-    sample raises the dim variant's IndexError, as PyTorch's rule does)."""
-    flat = args[0].reshape((size, -1))
+    """The whole-tensor median: each sample's flat values, reduced along dimension 1 (empty
+    samples raise the dim variant's IndexError, as PyTorch's rule does)."""
+    n = math.prod(tuple(args[0].shape)[1:])
+    if not n:  # the message of the dim variant PyTorch's rule calls
+        raise IndexError("median(): Expected reduction dim 1 to have non-zero size.")
+    flat = args[0].reshape((size, n))
     return bind(PRIMITIVES["nanmedian_dim"], (flat,), {"dim": 1, "keepdim": False}, cast)[0]
 
 

@@ -125,8 +125,8 @@ def _put_args(self: Tensor, index: Tensor, source: Tensor) -> tuple:
     if bad.size:
         raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
                          f"{n} elements.")
-    if arr.size and (arr < 0).any():
-        index = index % n
+    if arr.size and (arr < 0).any():  # only negative ones: under vmap `arr` is sample 0's,
+        index = index + (index < 0).to(index.dtype) * n  # another's bad index must stay bad
     return index
 
 
