@@ -238,6 +238,21 @@ def _argextreme(prim: Primitive, args: list, flags: list, params: dict, cast: An
     return bind(prim, (x,), {**params, "dim": shift_dim(params["dim"], x.dim() - 1)}, cast)
 
 
+_unfold_dim = dim_params("dimension", none_all=False)
+
+
+def _unfold(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+            level: int) -> Any:
+    """A 0-d sample unfolds to one window ``(size,)`` (PyTorch): run on ``(B, 1)`` at dim 1,
+    keeping the window dimension."""
+    x = args[0]
+    if x.dim() != 1:
+        return _unfold_dim(prim, args, flags, params, cast, size, level)
+    shift_dim(params["dimension"], 0)  # range check
+    y = bind(prim, (x.unsqueeze(1),), {**params, "dimension": 1}, cast)
+    return y.reshape((size, y.shape[-1]))
+
+
 # ------------------------------------------------------------------------- declarations
 _POINTWISE = (
     "add sub rsub mul div neg exp pow pow_tensor pow_scalar floor ceil trunc round "
@@ -270,7 +285,7 @@ batches(["squeeze_dims", "sort", "sort_stable", "topk", "max_dim", "min_dim"],
         dim_params("dim", none_all=False))
 batches(["transpose", "_rnn_transpose_"], dim_params("dim0", "dim1", none_all=False))
 batches(["diagonal"], dim_params("dim1", "dim2", none_all=False))
-batches(["unfold"], dim_params("dimension", none_all=False))
+batches(["unfold"], _unfold)
 batches(["flip"], dim_params("dims", none_all=False))
 batches(["argmax", "argmin"], _argextreme)
 batches(["sum"], full_reduction("sum_dim"))
