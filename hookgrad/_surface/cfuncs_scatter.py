@@ -84,9 +84,9 @@ def _ir_args(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(x_shape)} "
                            f"source.shape = {list(s_shape)}")
-    arr = _backend.to_numpy(index._data)
     size = x_shape[d] if x_shape else 1
-    if arr.size and ((arr < 0) | (arr >= size)).any():  # negative ones too, as PyTorch
+    arr = _backend.to_numpy(index._data) if _backend.has_data(index._data) else None
+    if arr is not None and arr.size and ((arr < 0) | (arr >= size)).any():  # (meta: no values)  # negative ones too, as PyTorch
         raise IndexError("index out of range in self")
     return (self, index, source), {"dim": d, "reduce": reduce,
                                    "include_self": bool(include_self)}
@@ -120,6 +120,8 @@ def _put_args(self: Tensor, index: Tensor, source: Tensor) -> tuple:
                          f"elements, but got source.numel() = {source._data.size}, "
                          f"index.numel() = {index._data.size}")
     n = self._data.size
+    if not _backend.has_data(index._data):
+        return index  # a meta index has no values to check
     arr = _backend.to_numpy(index._data)
     bad = arr[(arr < -n) | (arr >= n)]
     if bad.size:
