@@ -36,9 +36,7 @@ def batched_mm(a: Any, b: Any, fa: bool, fb: bool, size: int) -> Any:
         B, k, m = b.shape
         flat = b.movedim(0, 1).reshape((k, B * m))
         return bind(mm, (a, flat)).reshape((a.shape[0], B, m)).movedim(1, 0)
-    if a.shape[-1] == 1:
-        return a * b
-    return bind(PRIMITIVES["bmm"], (a, b))
+    return bind(PRIMITIVES["bmm"], (a, b))  # (its kernel runs outer products, k = 1, as einsum)
 
 
 def _mm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,

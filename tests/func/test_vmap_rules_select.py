@@ -98,6 +98,14 @@ def _programs(lib):
                                                                   t(TG[0]))
     yield "ctc_zero_infinity", lambda: vm(lambda lp, tg: F.ctc_loss(
         lp, tg, [2, 6], [3, 2], reduction="none", zero_infinity=True))(t(LP), t(TG))
+    # outer products (k = 1) of batched mm run as one bmm, whose kernel is an einsum there
+    yield "outer_products", lambda: vm(lambda u, v: u.unsqueeze(1).mm(v.unsqueeze(0)))(
+        t(SRC), t(X[:, 0]))
+    yield "outer_products_f32", lambda: vm(lambda u, v: u.unsqueeze(1).mm(v.unsqueeze(0)))(
+        t(SRC).float(), t(X[:, 0]).float())
+    yield "bmm_k1_eager", lambda: lib.bmm(t(SRC).unsqueeze(2), t(X[:, 0]).unsqueeze(1))
+    yield "grad_linear_weight", lambda: vm(fn.grad(lambda w, x: (F.linear(x, w).tanh()).sum()),
+                                           in_dims=(None, 0))(t(X[0]), t(X[:, 1]))
     yield "lu_factor", lambda: vm(lib.linalg.lu_factor)(t(SQ))
     yield "lu_factor_nested", lambda: vm(vm(lib.linalg.lu_factor))(t(SQ))
     yield "lu_factor_singular", lambda: vm(lib.linalg.lu_factor)(t(SING))
