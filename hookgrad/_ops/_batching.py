@@ -21,7 +21,7 @@ from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 
 __all__ = ["batches", "no_rule", "logical_ndim", "align", "expand_batch",
-           "zero_d",
+           "zero_d", "out_of_range", "guard_index",
            "shift_dim", "without_rule", "loop", "FALLBACK_WARNING"]
 
 FALLBACK_WARNING = [True]  # torch._C._functorch._set_vmap_fallback_warning_enabled
@@ -97,6 +97,21 @@ def expand_batch(x: Any, batched: bool, size: int) -> Any:
     if batched:
         return x
     return x.unsqueeze(0).expand((size,) + tuple(x.shape))
+
+
+def out_of_range(idx: Any, n: int) -> Any:
+    """1 where a per-sample index lies outside ``[0, n)``, else 0 (idx's dtype).
+
+    The surface checks an index tensor's values on the logical tensor, whose array is sample
+    0's (NOTE [vmap and rules]); the other samples' indices are checked here, with ops (no
+    value is read, so outer levels and traces see the same program)."""
+    return ((idx < 0) | (idx >= n)).to(idx.dtype)
+
+
+def guard_index(idx: Any, n: int) -> Any:
+    """`idx` with every value outside ``[0, n)`` replaced by `n`: the kernel raises IndexError
+    there instead of wrapping a negative index or reading past a sample."""
+    return idx + out_of_range(idx, n) * (n - idx)
 
 
 def shift_dim(d: int, nd: int) -> int:

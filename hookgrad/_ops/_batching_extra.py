@@ -25,7 +25,9 @@ import hookgrad._ops.value_select  # noqa: F401  (nanmedian)
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import _batching_shape  # noqa: F401  (its index rule is wrapped below)
-from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, shift_dim
+from hookgrad._ops._batching import (
+    align, batches, expand_batch, guard_index, logical_ndim, out_of_range, shift_dim,
+)
 from hookgrad._ops._batching_nn import _none_means_loop, leading
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
@@ -85,9 +87,8 @@ def offset_rows(idx: Any, n: int, size: int) -> Any:
     merged ``B * n`` range. A position outside ``[0, n)`` (which the surface checked only for
     sample 0) becomes ``B * n``, out of the merged range, so the primitive raises its
     IndexError instead of writing into a neighbouring sample."""
-    bad = ((idx < 0) | (idx >= n)).to(idx.dtype)
     moved = idx + (_arange(size, idx) * n).reshape((size, 1))
-    return moved + bad * (size * n - moved)
+    return moved + out_of_range(idx, n) * (size * n - moved)
 
 
 def _put(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
@@ -136,6 +137,8 @@ def _take(prim: Primitive, args: list, flags: list, params: dict, cast: Any, siz
     shape = tuple(idx.shape)
     idx = idx.reshape((size, -1))
     idx = idx + (idx < 0).to(idx.dtype) * n
+    if flags[1]:  # a per-sample index below -n must raise, not wrap twice
+        idx = guard_index(idx, n)
     out = bind(PRIMITIVES["gather"], (flat, idx), {"dim": 1, "sparse_grad": False}, cast)
     return out.reshape(shape)
 

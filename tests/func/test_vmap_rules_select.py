@@ -214,3 +214,41 @@ def test_vmap_grad_index_reduce_prod_matches_the_per_sample_loop(torch):
         theirs = _index_reduce_prod_grad(torch, per_sample=True)
     for a, b in zip(mine, theirs):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def _bad_index_programs(lib, v):
+    """Per-sample indices where only sample 1's index is bad (`v`): the surface reads sample
+    0's values only, the rules must still refuse sample 1's."""
+    t, vm = lib.tensor, lib.func.vmap
+    x, i = t(X[:, :3, 0].copy()), t([[0], [v], [0]])
+    yield "gather", lambda: vm(lambda a, j: a.gather(0, j))(x, i)
+    yield "scatter", lambda: vm(lambda a, j: a.scatter(0, j, t([1.0])))(x, i)
+    yield "scatter_add", lambda: vm(lambda a, j: a.scatter_add(0, j, t([1.0])))(x, i)
+    yield "scatter_reduce", lambda: vm(lambda a, j: a.scatter_reduce(0, j, t([1.0]), "amax"))(
+        x, i)
+    yield "index_select", lambda: vm(lambda a, j: a.index_select(0, j))(x, i)
+    yield "index_add", lambda: vm(lambda a, j: a.index_add(0, j, t([1.0])))(x, i)
+    yield "index_reduce", lambda: vm(lambda a, j: a.index_reduce(0, j, t([1.0]), "amax"))(x, i)
+    yield "take", lambda: vm(lambda a, j: a.take(j))(x, i)
+    yield "put", lambda: vm(lambda a, j: a.put(j, t([1.0])))(x, i)
+
+
+@pytest.mark.parametrize("v", [3, -1, -4])
+def test_a_bad_index_of_another_sample_raises_as_pytorch(torch, v):
+    """PyTorch raises for each (negative indices are valid only for take and put); hookgrad
+    raises too, never a value read from a wrapped index or a neighbouring sample. The type:
+    IndexError where PyTorch's take/put/index ops say IndexError; for gather, scatter and
+    index_select PyTorch's vmap says RuntimeError and hookgrad's kernel IndexError."""
+    for (name, theirs), (_, mine) in zip(_bad_index_programs(torch, v),
+                                         _bad_index_programs(hookgrad, v)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = _outcome(theirs)
+            got = _outcome(mine)
+        if not isinstance(want, tuple):  # a valid negative index (take, put with -1)
+            _compare(name, got, want)
+            continue
+        assert isinstance(got, tuple), f"{name}[{v}]: PyTorch raises {want}, hookgrad returned"
+        assert got[0] in (IndexError, RuntimeError), (name, v, got)
+        if want[0] is IndexError:
+            assert got[0] is IndexError, (name, v, got, want)
