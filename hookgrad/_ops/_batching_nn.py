@@ -26,8 +26,8 @@ __all__: list[str] = []
 # ------------------------------------------------------------------------- matrix products
 def batched_mm(a: Any, b: Any, fa: bool, fb: bool, size: int) -> Any:
     """``(B, n, k) @ (k, m)`` and kin as one 2-D product where possible (NumPy's stacked
-    matmul is far slower than one BLAS call, and slowest for the outer products of a
-    per-sample weight gradient, k == 1, which are a broadcast multiply)."""
+    matmul is far slower than one BLAS call; both batched: one ``bmm``, whose kernel runs the
+    outer products of a per-sample weight gradient, k == 1, as an einsum)."""
     mm = PRIMITIVES["mm"]
     if fa and not fb:
         B, n, k = a.shape
