@@ -22,6 +22,10 @@ strides, computed one of three ways:
 
 Data-dependent questions (``item``, ``bool``, ``tolist``, ``nonzero``, boolean masks) raise as
 PyTorch does on meta tensors; writes (``out=``, ``a[i] = v``, ``copyto``) are no-ops.
+
+The few primitives whose kernels read host values (LU, ``mode``/``nanmedian``, the reductions
+of ``scatter_reduce``/``index_reduce``/``put``, ``special_zeta``) declare their results' shapes,
+dtypes and layouts in ``hookgrad/_ops/_meta_shapes.py``; a meta input skips their kernel.
 """
 
 from hookgrad._meta.array import MetaArray

@@ -21,7 +21,7 @@ from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 
 __all__ = ["batches", "no_rule", "logical_ndim", "align", "expand_batch",
-           "zero_d",
+           "zero_d", "out_of_range", "guard_index",
            "shift_dim", "without_rule", "loop", "FALLBACK_WARNING"]
 
 FALLBACK_WARNING = [True]  # torch._C._functorch._set_vmap_fallback_warning_enabled
@@ -97,6 +97,21 @@ def expand_batch(x: Any, batched: bool, size: int) -> Any:
     if batched:
         return x
     return x.unsqueeze(0).expand((size,) + tuple(x.shape))
+
+
+def out_of_range(idx: Any, n: int) -> Any:
+    """1 where a per-sample index lies outside ``[0, n)``, else 0 (idx's dtype).
+
+    The surface checks an index tensor's values on the logical tensor, whose array is sample
+    0's (NOTE [vmap and rules]); the other samples' indices are checked here, with ops (no
+    value is read, so outer levels and traces see the same program)."""
+    return ((idx < 0) | (idx >= n)).to(idx.dtype)
+
+
+def guard_index(idx: Any, n: int) -> Any:
+    """`idx` with every value outside ``[0, n)`` replaced by `n`: the kernel raises IndexError
+    there instead of wrapping a negative index or reading past a sample."""
+    return idx + out_of_range(idx, n) * (n - idx)
 
 
 def shift_dim(d: int, nd: int) -> int:
@@ -238,6 +253,21 @@ def _argextreme(prim: Primitive, args: list, flags: list, params: dict, cast: An
     return bind(prim, (x,), {**params, "dim": shift_dim(params["dim"], x.dim() - 1)}, cast)
 
 
+_unfold_dim = dim_params("dimension", none_all=False)
+
+
+def _unfold(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+            level: int) -> Any:
+    """A 0-d sample unfolds to one window ``(size,)`` (PyTorch): run on ``(B, 1)`` at dim 1,
+    keeping the window dimension."""
+    x = args[0]
+    if x.dim() != 1:
+        return _unfold_dim(prim, args, flags, params, cast, size, level)
+    shift_dim(params["dimension"], 0)  # range check
+    y = bind(prim, (x.unsqueeze(1),), {**params, "dimension": 1}, cast)
+    return y.reshape((size, y.shape[-1]))
+
+
 # ------------------------------------------------------------------------- declarations
 _POINTWISE = (
     "add sub rsub mul div neg exp pow pow_tensor pow_scalar floor ceil trunc round "
@@ -270,7 +300,7 @@ batches(["squeeze_dims", "sort", "sort_stable", "topk", "max_dim", "min_dim"],
         dim_params("dim", none_all=False))
 batches(["transpose", "_rnn_transpose_"], dim_params("dim0", "dim1", none_all=False))
 batches(["diagonal"], dim_params("dim1", "dim2", none_all=False))
-batches(["unfold"], dim_params("dimension", none_all=False))
+batches(["unfold"], _unfold)
 batches(["flip"], dim_params("dims", none_all=False))
 batches(["argmax", "argmin"], _argextreme)
 batches(["sum"], full_reduction("sum_dim"))

@@ -7,6 +7,7 @@ dimension 0, `flags` saying which are batched, physical outputs returned.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,10 +18,16 @@ import hookgrad._ops.nn_module_ops  # noqa: F401  (_trilinear)
 import hookgrad._ops.normalization  # noqa: F401  (native_group_norm)
 import hookgrad._ops.packing  # noqa: F401  (_pack_padded_sequence and its backward)
 import hookgrad._ops.rnn  # noqa: F401  (mkldnn_rnn_layer)
+import hookgrad._ops.ctc  # noqa: F401  (_ctc_loss and its backward)
+import hookgrad._ops.frexp_unique  # noqa: F401  (unique_consecutive)
+import hookgrad._ops.scatter_reduce  # noqa: F401  (index_reduce, put)
+import hookgrad._ops.value_select  # noqa: F401  (nanmedian)
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import _batching_shape  # noqa: F401  (its index rule is wrapped below)
-from hookgrad._ops._batching import align, batches, expand_batch, logical_ndim, shift_dim
+from hookgrad._ops._batching import (
+    align, batches, expand_batch, guard_index, logical_ndim, out_of_range, shift_dim,
+)
 from hookgrad._ops._batching_nn import _none_means_loop, leading
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
@@ -31,6 +38,11 @@ _MASK = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask)
          "support this because for each batch this would return a differently shaped Tensor. "
          "Please file an issue at https://github.com/pytorch/pytorch/issues if you need this "
          "feature.")
+
+
+_DYNAMIC = ("vmap: We do not support batching operators that can output dynamic shape. "
+            "Attempted to vmap over aten::{}. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
 def _arange(size: int, like: Any) -> Tensor:
@@ -64,10 +76,30 @@ def _index_add(prim: Primitive, args: list, flags: list, params: dict, cast: Any
     n, rest = xm.shape[1], tuple(xm.shape[2:])
     idx = index.reshape((size, -1))
     k = idx.shape[1]
-    idx = idx + (_arange(size, idx) * n).reshape((size, 1))
+    idx = offset_rows(idx, n, size)
     out = bind(prim, (xm.reshape((size * n,) + rest), idx.reshape((size * k,)),
                       sm.reshape((size * k,) + rest)), {**params, "dim": 0}, cast)
     return out.reshape((size, n) + rest).movedim(1, d)
+
+
+def offset_rows(idx: Any, n: int, size: int) -> Any:
+    """Row i of `idx` ``(B, k)`` (positions in ``[0, n)``) moved to ``i * n + idx`` in the
+    merged ``B * n`` range. A position outside ``[0, n)`` (which the surface checked only for
+    sample 0) becomes ``B * n``, out of the merged range, so the primitive raises its
+    IndexError instead of writing into a neighbouring sample."""
+    moved = idx + (_arange(size, idx) * n).reshape((size, 1))
+    return moved + out_of_range(idx, n) * (size * n - moved)
+
+
+def _put(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+         level: int) -> Any:
+    """``put`` on the physical tensor (it writes through the flat view, batch first): each
+    sample's flat indices (negative ones wrapped, as put does) offset into its own block."""
+    x, index, src = (expand_batch(a, f, size) for a, f in zip(args, flags))
+    n = max(math.prod(tuple(x.shape)[1:]), 1)
+    idx = index.reshape((size, -1))
+    idx = idx + (idx < 0).to(idx.dtype) * n
+    return bind(prim, (x, offset_rows(idx, n, size), src), params, cast)
 
 
 def _is_mask(i: Any) -> bool:
@@ -105,6 +137,8 @@ def _take(prim: Primitive, args: list, flags: list, params: dict, cast: Any, siz
     shape = tuple(idx.shape)
     idx = idx.reshape((size, -1))
     idx = idx + (idx < 0).to(idx.dtype) * n
+    if flags[1]:  # a per-sample index below -n must raise, not wrap twice
+        idx = guard_index(idx, n)
     out = bind(PRIMITIVES["gather"], (flat, idx), {"dim": 1, "sparse_grad": False}, cast)
     return out.reshape(shape)
 
@@ -230,7 +264,8 @@ def _index(prim: Primitive, args: list, flags: list, params: dict, cast: Any, si
 
 batches(["index"], _index)
 batches(["as_strided"], _as_strided)
-batches(["index_add"], _none_means_loop(_index_add))
+batches(["index_add", "index_reduce"], _none_means_loop(_index_add))
+batches(["put"], _put)
 batches(["index_put"], _index_put)
 batches(["take"], _take)
 batches(["masked_select"], _masked_select)
@@ -312,3 +347,61 @@ def index_put_batched(prim: Primitive, x: Any, v: Any, vflag: bool, per: tuple, 
             list(range(1 + first + rank, n))
         v = v.permute(tuple(order))
     return bind(prim, (x, v), {**params, "indices": new}, cast)
+
+
+# ------------------------------------------------------------- value selections, dynamic shapes
+def _nanmedian(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+               level: int) -> Any:
+    """The whole-tensor median: each sample's flat values, reduced along dimension 1 (empty
+    samples raise the dim variant's IndexError, as PyTorch's rule does)."""
+    n = math.prod(tuple(args[0].shape)[1:])
+    if not n:  # the message of the dim variant PyTorch's rule calls
+        raise IndexError("median(): Expected reduction dim 1 to have non-zero size.")
+    flat = args[0].reshape((size, n))
+    return bind(PRIMITIVES["nanmedian_dim"], (flat,), {"dim": 1, "keepdim": False}, cast)[0]
+
+
+def _dynamic(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+             level: int) -> Any:
+    """An output size read from the values: PyTorch's vmap refuses it (so does this rule)."""
+    raise RuntimeError(_DYNAMIC.format(prim.name))
+
+
+batches(["nanmedian"], _nanmedian)
+batches(["unique_consecutive"], _dynamic)
+
+
+# ------------------------------------------------------------------------------------ CTC loss
+def _ctc_fold(args: list, flags: list, size: int, params: dict) -> tuple:
+    """The batch folded into the loss's N: log-probs ``(T, B*N, C)``, targets ``(B*N, S)``
+    (padded) or the samples' concatenations one after another, lengths repeated per sample."""
+    lp, tg = (expand_batch(a, f, size) for a, f in zip(args, flags))
+    t, n, c = tuple(lp.shape)[1:]
+    lp = lp.permute((1, 0, 2, 3)).reshape((t, size * n, c))
+    tg = tg.reshape((size * n, tg.shape[-1]) if tg.dim() == 3 else (-1,))
+    new = {**params, "input_lengths": tuple(params["input_lengths"]) * size,
+           "target_lengths": tuple(params["target_lengths"]) * size}
+    return lp, tg, new, n
+
+
+def _ctc(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+         level: int) -> Any:
+    lp, tg, new, n = _ctc_fold(args, flags, size, params)
+    nll, alpha = bind(prim, (lp, tg), new, cast)
+    return nll.reshape((size, n)), alpha.reshape((size, n) + tuple(alpha.shape)[1:])
+
+
+def _ctc_backward(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+                  level: int) -> Any:
+    """grad, nll ``(N,)`` and alpha ``(N, T, L)`` fold B into N like the forward's inputs."""
+    lp, tg, new, n = _ctc_fold(args[1:3], flags[1:3], size, params)
+    grad, nll, alpha = (expand_batch(a, f, size) for a, f in
+                        ((args[0], flags[0]), (args[3], flags[3]), (args[4], flags[4])))
+    fold = tuple(b.reshape((size * n,) + tuple(b.shape)[2:]) for b in (grad, nll, alpha))
+    g = bind(prim, (fold[0], lp, tg, fold[1], fold[2]), new, cast)
+    t, c = g.shape[0], g.shape[2]
+    return g.reshape((t, size, n, c)).permute((1, 0, 2, 3))
+
+
+batches(["_ctc_loss"], _ctc)
+batches(["_ctc_loss_backward"], _ctc_backward)

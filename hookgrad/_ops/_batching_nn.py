@@ -26,8 +26,8 @@ __all__: list[str] = []
 # ------------------------------------------------------------------------- matrix products
 def batched_mm(a: Any, b: Any, fa: bool, fb: bool, size: int) -> Any:
     """``(B, n, k) @ (k, m)`` and kin as one 2-D product where possible (NumPy's stacked
-    matmul is far slower than one BLAS call, and slowest for the outer products of a
-    per-sample weight gradient, k == 1, which are a broadcast multiply)."""
+    matmul is far slower than one BLAS call; both batched: one ``bmm``, whose kernel runs the
+    outer products of a per-sample weight gradient, k == 1, as an einsum)."""
     mm = PRIMITIVES["mm"]
     if fa and not fb:
         B, n, k = a.shape
@@ -36,9 +36,7 @@ def batched_mm(a: Any, b: Any, fa: bool, fb: bool, size: int) -> Any:
         B, k, m = b.shape
         flat = b.movedim(0, 1).reshape((k, B * m))
         return bind(mm, (a, flat)).reshape((a.shape[0], B, m)).movedim(1, 0)
-    if a.shape[-1] == 1:
-        return a * b
-    return bind(PRIMITIVES["bmm"], (a, b))
+    return bind(PRIMITIVES["bmm"], (a, b))  # (its kernel runs outer products, k = 1, as einsum)
 
 
 def _mm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._dispatch import bind
-from hookgrad._ops._batching import align, batches, expand_batch, shift_dim, zero_d
+from hookgrad._ops._batching import align, batches, expand_batch, guard_index, shift_dim, zero_d
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 from hookgrad._tensor import Tensor
 
@@ -101,9 +101,14 @@ def _joined(prim: Primitive, args: list, flags: list, params: dict, cast: Any, s
 
 def _same_rank_dim(prim: Primitive, args: list, flags: list, params: dict, cast: Any,
                    size: int, level: int) -> Any:
-    """gather / scatter / scatter_add: all inputs batched, `dim` shifted."""
+    """gather / scatter / scatter_add: all inputs batched, `dim` shifted; a per-sample index
+    guarded (`guard_index`)."""
     nd = max(a.dim() - (1 if f else 0) for a, f in zip(args, flags))
     xs = tuple(expand_batch(a, f, size) for a, f in zip(args, flags))
+    if flags[1]:
+        d = shift_dim(params["dim"], nd)
+        n = xs[0].shape[d] if xs[0].dim() > 1 else 1
+        xs = (xs[0], guard_index(xs[1], n)) + xs[2:]
     if not nd:  # 0-d samples
         return zero_d(prim, list(xs), [True] * len(xs), params, cast, size, ("dim",))
     return bind(prim, xs, {**params, "dim": shift_dim(params["dim"], nd)}, cast)
@@ -124,7 +129,7 @@ def _index_select(prim: Primitive, args: list, flags: list, params: dict, cast: 
         d = shift_dim(params["dim"], nd)
         shape = [1] * x.dim()
         shape[0], shape[d] = size, index.shape[-1] if index.dim() > 1 else 1
-        idx = index.reshape(tuple(shape))
+        idx = guard_index(index.reshape(tuple(shape)), x.shape[d])
         want = list(x.shape)
         want[d] = idx.shape[d]
         return bind(PRIMITIVES["gather"], (x, idx.expand(tuple(want))),

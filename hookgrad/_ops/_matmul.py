@@ -19,6 +19,7 @@ from hookgrad._backend import QUIET_RESET, QUIET_SET, QUIET_STATE
 
 _ndarray = np.ndarray
 _dot = np.dot
+_einsum = np.einsum
 
 
 def mm_arrays(a: Any, b: Any) -> Any:
@@ -32,4 +33,19 @@ def mm_arrays(a: Any, b: Any) -> Any:
         QUIET_RESET(token)
 
 
-__all__ = ["mm_arrays"]
+def bmm_arrays(a: Any, b: Any) -> Any:
+    """``a @ b`` for stacks of matrices (``bmm``). An inner dimension of 1 is a stack of outer
+    products (the per-sample weight gradients of ``vmap(grad)``): ``matmul`` runs its own slow
+    loop there and a broadcast multiply is slower than NumPy's ``einsum``, which writes the same
+    products (one multiplication each, identical values) about twice as fast into warm memory."""
+    token = QUIET_SET(QUIET_STATE)
+    try:
+        if type(a) is _ndarray and type(b) is _ndarray and a.ndim == 3 and a.shape[2] == 1 \
+                and b.ndim == 3 and b.shape[1] == 1 and a.dtype == b.dtype:
+            return _einsum("bi,bj->bij", a[:, :, 0], b[:, 0, :])
+        return a @ b
+    finally:
+        QUIET_RESET(token)
+
+
+__all__ = ["mm_arrays", "bmm_arrays"]

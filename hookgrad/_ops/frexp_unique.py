@@ -84,8 +84,8 @@ def _no_jvp() -> Any:
                               "support it because it has not been implemented yet.")
 
 
-# vmap: frexp is elementwise; unique_consecutive's output size depends on the values, so it
-# stays on the per-sample fallback (tests/func/fallback_primitives.txt)
+# vmap: frexp is elementwise; unique_consecutive's output size depends on the values, so its
+# rule (_batching_extra) raises PyTorch's dynamic-shape error
 from hookgrad._ops._batching import batches as _batches  # noqa: E402
 from hookgrad._ops._batching import broadcasting as _broadcasting  # noqa: E402
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._backend import NUMPY, namespace_of
-from hookgrad._ops._matmul import mm_arrays
+from hookgrad._backend import namespace_of
+from hookgrad._ops._matmul import bmm_arrays, mm_arrays
 from hookgrad._ops._rule_ops import TENSOR_OPS
 from hookgrad._ops._rules import (
     all_dims,
@@ -41,7 +41,7 @@ defop("mm", impl=mm_arrays, inputs=("self", "mat2"), saves=("mat2", "self"),
       vjp={"self": _mm_self, "mat2": _mm_mat2},
       jvp={"self": lambda t, mat2: t.mm(mat2), "mat2": lambda t, self: self.mm(t)})
 
-defop("bmm", impl=NUMPY.quiet(np.matmul), inputs=("self", "mat2"), saves=("mat2", "self"),
+defop("bmm", impl=bmm_arrays, inputs=("self", "mat2"), saves=("mat2", "self"),
       vjp={"self": lambda grad, mat2, ops: ops.bmm(grad, ops.transpose(mat2, 1, 2)),
            "mat2": lambda grad, self, ops: ops.bmm(ops.transpose(self, 1, 2), grad)},
       jvp={"self": lambda t, mat2: t.bmm(mat2), "mat2": lambda t, self: self.bmm(t)})

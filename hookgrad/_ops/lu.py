@@ -16,6 +16,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind
+from hookgrad._ops._meta_shapes import fortran
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.registry import defop
 from hookgrad._ops.shape import cat_tensors
@@ -61,7 +62,7 @@ def perm_matrix(piv: np.ndarray, m: int, dtype: Any) -> np.ndarray:
         order[rows, j], order[rows, p] = b, a
     eye = np.eye(m, dtype=dtype)
     # row i of P^T A is row order[i] of A, so P[order[i], i] = 1
-    mats = eye[order].swapaxes(-1, -2)
+    mats = np.ascontiguousarray(eye[order].swapaxes(-1, -2))  # row-major P, as PyTorch
     return mats.reshape(batch + (m, m))
 
 
@@ -76,7 +77,7 @@ def _split(lu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _lu_factor_ex(A: Any, pivot: bool = True, check_errors: bool = False) -> tuple:
     xp = _backend.namespace_of(A)
     lu, piv, info = getrf(_backend.to_numpy(A))
-    return xp.asarray(lu), xp.asarray(piv), xp.asarray(info)
+    return xp.asarray(fortran(lu)), xp.asarray(piv), xp.asarray(info)  # LAPACK's layout
 
 
 def _lu(A: Any, pivot: bool = True) -> tuple:
@@ -249,3 +250,8 @@ def _leading_batch(prim: Any, args: list, flags: list, params: dict, cast: Any, 
 from hookgrad._ops._batching import batches as _batches  # noqa: E402
 
 _batches(["linalg_lu_factor_ex", "linalg_lu", "lu_unpack"], _leading_batch)
+
+from hookgrad._ops import _meta_shapes  # noqa: E402
+
+_meta_shapes.shapes(["linalg_lu_factor_ex"], _meta_shapes.lu_factor)
+_meta_shapes.shapes(["linalg_lu", "lu_unpack"], _meta_shapes.lu_parts)

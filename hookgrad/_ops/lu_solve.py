@@ -14,6 +14,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind
+from hookgrad._ops._meta_shapes import fortran
 from hookgrad._ops.lu import _split, perm_matrix
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.registry import defop
@@ -26,9 +27,9 @@ def _solve_left(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, adjoint: bool) -
     if adjoint:  # A^T = U^T L^T P^T
         y = np.linalg.solve(np.swapaxes(up, -1, -2), b)
         y = np.linalg.solve(np.swapaxes(low, -1, -2), y)
-        return perm @ y
+        return fortran(perm @ y)
     y = np.swapaxes(perm, -1, -2) @ b
-    return np.linalg.solve(up, np.linalg.solve(low, y))
+    return fortran(np.linalg.solve(up, np.linalg.solve(low, y)))  # LAPACK's layout, as PyTorch
 
 
 def _lu_solve(LU: Any, pivots: Any, B: Any, left: bool = True, adjoint: bool = False) -> Any:
@@ -98,3 +99,7 @@ from hookgrad._ops._batching import batches as _batches  # noqa: E402
 from hookgrad._ops.lu import _leading_batch  # noqa: E402
 
 _batches(["linalg_lu_solve"], _leading_batch)
+
+from hookgrad._ops import _meta_shapes  # noqa: E402
+
+_meta_shapes.shapes(["linalg_lu_solve"], _meta_shapes.lu_solve)

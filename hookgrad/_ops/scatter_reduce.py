@@ -16,6 +16,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind
+from hookgrad._memory_format import empty_for
 from hookgrad._ops.indexing import scatter_index
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.registry import defop
@@ -266,6 +267,10 @@ def _put(self: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
         xp.add.at(flat, idx, vals)
     else:
         flat[idx] = vals
+    if type(self) is np.ndarray and not self.flags.c_contiguous:
+        kept = empty_for(self, "preserve_format")  # PyTorch writes into a clone of `self`
+        kept[...] = out
+        return kept
     return out
 
 
@@ -295,3 +300,9 @@ from hookgrad._ops._batching import batches as _batches  # noqa: E402
 from hookgrad._ops._batching_shape import _same_rank_dim  # noqa: E402
 
 _batches(["scatter_reduce"], _same_rank_dim)
+
+# meta: the results' metadata without the host kernel
+from hookgrad._ops import _meta_shapes  # noqa: E402
+
+_meta_shapes.shapes(["scatter_reduce", "index_reduce"], _meta_shapes.like_self)
+_meta_shapes.shapes(["put"], _meta_shapes.kept_layout)

@@ -148,3 +148,9 @@ from hookgrad._ops._batching import batches as _batches  # noqa: E402
 from hookgrad._ops._batching import dim_params as _dim_params  # noqa: E402
 
 _batches(["mode", "nanmedian_dim"], _dim_params("dim", none_all=False))
+
+# meta: the results' metadata without the host kernel
+from hookgrad._ops import _meta_shapes  # noqa: E402
+
+_meta_shapes.shapes(["mode", "nanmedian_dim"], _meta_shapes.select)
+_meta_shapes.shapes(["nanmedian"], _meta_shapes.scalar)

@@ -94,3 +94,8 @@ from hookgrad._ops._batching import batches as _batches  # noqa: E402
 from hookgrad._ops._batching import broadcasting as _broadcasting  # noqa: E402
 
 _batches(["special_zeta"], _broadcasting)  # elementwise
+
+# meta: the results' metadata without the host kernel
+from hookgrad._ops import _meta_shapes  # noqa: E402
+
+_meta_shapes.shapes(["special_zeta"], _meta_shapes.broadcast)

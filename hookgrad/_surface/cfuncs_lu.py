@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 import hookgrad._functional.creation as C
+from hookgrad import _backend
 from hookgrad import return_types as _return_types
 from hookgrad._dispatch import bind
 from hookgrad._functional.matrix_ops import householder_product
@@ -58,10 +59,17 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
     _check_matrix(A, "lu_factor")
     _check_pivot(pivot, "lu_factor")
     lu_, piv, info = lu_factor_ex(A)
-    bad = np.asarray(info.numpy()).reshape(-1)
+    # under vmap the check reads the physical info (every level's batch in front), as
+    # PyTorch's batching rule of _linalg_check_errors does: always a batch of matrices
+    phys = info
+    while getattr(phys, "_bt_value", None) is not None:
+        phys = phys._bt_value
+    if not _backend.has_data(phys._data):
+        return RETURN_TYPES["linalg_lu_factor"]((lu_, piv))  # meta: no values to check
+    bad = np.asarray(phys.numpy()).reshape(-1)
     if bad.size and bad.max() > 0:
-        k = int(bad[bad > 0][0]) - 1
-        batch = "" if info.dim() == 0 else f"(Batch element {int(np.nonzero(bad)[0][0])}): "
+        k = int(bad[bad > 0][0])  # PyTorch prints LAPACK's 1-based info as the index
+        batch = "" if phys.dim() == 0 else f"(Batch element {int(np.nonzero(bad)[0][0])}): "
         raise RuntimeError(
             f"torch.linalg.lu_factor: {batch}U[{k},{k}] is zero and using it on lu_solve would "
             "result in a division by zero. If you still want to perform the factorization, "

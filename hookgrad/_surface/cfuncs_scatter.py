@@ -84,12 +84,10 @@ def _ir_args(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(x_shape)} "
                            f"source.shape = {list(s_shape)}")
-    arr = _backend.to_numpy(index._data)
     size = x_shape[d] if x_shape else 1
-    if arr.size and ((arr < -size) | (arr >= size)).any():
+    arr = _backend.to_numpy(index._data) if _backend.has_data(index._data) else None
+    if arr is not None and arr.size and ((arr < 0) | (arr >= size)).any():  # (meta: no values)  # negative ones too, as PyTorch
         raise IndexError("index out of range in self")
-    if arr.size and (arr < 0).any():
-        index = index % size  # PyTorch wraps negative indices here
     return (self, index, source), {"dim": d, "reduce": reduce,
                                    "include_self": bool(include_self)}
 
@@ -122,13 +120,15 @@ def _put_args(self: Tensor, index: Tensor, source: Tensor) -> tuple:
                          f"elements, but got source.numel() = {source._data.size}, "
                          f"index.numel() = {index._data.size}")
     n = self._data.size
+    if not _backend.has_data(index._data):
+        return index  # a meta index has no values to check
     arr = _backend.to_numpy(index._data)
     bad = arr[(arr < -n) | (arr >= n)]
     if bad.size:
         raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
                          f"{n} elements.")
-    if arr.size and (arr < 0).any():
-        index = index % n
+    if arr.size and (arr < 0).any():  # only negative ones: under vmap `arr` is sample 0's,
+        index = index + (index < 0).to(index.dtype) * n  # another's bad index must stay bad
     return index
 
 
