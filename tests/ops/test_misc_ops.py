@@ -110,5 +110,7 @@ def test_runtime_switches_and_cuda_queries():
         hookgrad.set_num_threads(0)
     hookgrad.backends.cudnn.benchmark = True  # scripts set these; they must simply exist
     hookgrad.backends.cudnn.deterministic = True
+    hookgrad.backends.cudnn.benchmark = False  # PyTorch's defaults again: later tests compare
+    hookgrad.backends.cudnn.deterministic = False
     assert hookgrad.backends.cudnn.is_available() is False
     assert hookgrad.backends.mps.is_available() is False
