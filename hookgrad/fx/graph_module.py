@@ -155,6 +155,15 @@ class GraphModule(Module):
         return python_code
 
     # ------------------------------------------------------------------ submodules
+    def to_folder(self, folder: Any, module_name: str = "FxModule") -> None:
+        """Write this module as an importable package (see `_to_folder`).
+
+        Mirrors: ``torch.fx.GraphModule.to_folder``.
+        """
+        from hookgrad.fx._to_folder import write_folder  # noqa: PLC0415 - rarely used
+
+        write_folder(self, folder, module_name)
+
     def add_submodule(self, target: str, m: Module) -> bool:
         """Install `m` at dotted path `target`, creating empty parents; False on a clash.
 

@@ -30,6 +30,13 @@ _NO_KWARGS = immutable_dict()
 _IMPURE_FUNCTIONS: set[Any] = {operator.setitem, builtins.print}
 
 
+def has_side_effect(fn: Any) -> Any:
+    """Mark `fn` impure: dead-code elimination keeps its calls. Mirrors:
+    ``torch.fx.node.has_side_effect``."""
+    _IMPURE_FUNCTIONS.add(fn)
+    return fn
+
+
 def map_aggregate(a: Argument, fn: Callable[[Argument], Argument]) -> Argument:
     """Apply `fn` to every leaf of `a`, rebuilding tuples, lists, dicts and slices.
 

@@ -283,3 +283,58 @@ def test_experimental_optimization_matches_torch(torch):
     got = _optimization_scenario(hookgrad)
     assert got == _optimization_scenario(torch)
     assert got[2] and got[5] and got[7]
+
+
+def test_to_folder_writes_an_importable_module(torch, tmp_path):
+    import importlib.util
+    import sys
+
+    def run(lib, name):
+        nn = lib.nn
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.l1, self.act, self.bn = nn.Linear(4, 3), nn.GELU(), nn.BatchNorm1d(3)
+                self.register_buffer("shift", lib.ones(3))
+
+            def forward(self, x):
+                return self.bn(self.act(self.l1(x))) + self.shift
+
+        lib.manual_seed(0)
+        gm = lib.fx.symbolic_trace(M().eval())
+        folder = tmp_path / name
+        with pytest.warns(UserWarning, match="saved as pickled files instead: \\['act'\\]"):
+            gm.to_folder(folder, "Exported")
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        x = lib.tensor(np.linspace(-1, 1, 8).reshape(2, 4), dtype=lib.float32)
+        rebuilt = module.Exported().eval()
+        return sorted(p.name for p in folder.iterdir()), rebuilt(x).tolist(), gm(x).tolist()
+
+    files, got, want = run(hookgrad, "hg_folder")
+    t_files, t_got, _ = run(torch, "torch_folder")
+    assert files == t_files and got == want == t_got
+
+
+def test_has_side_effect_keeps_calls_through_dead_code_elimination(torch):
+    def noted(x):
+        return x
+
+    def build(lib):
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        g.call_function(noted, (x,))
+        g.output(x)
+        return g
+
+    for lib in (hookgrad, torch):
+        g = build(lib)
+        assert g.eliminate_dead_code() and len(g.nodes) == 2
+    for lib in (hookgrad, torch):
+        assert lib.fx.node.has_side_effect(noted) is noted
+        g = build(lib)
+        assert not g.eliminate_dead_code() and len(g.nodes) == 3
