@@ -229,6 +229,9 @@ from hookgrad._surface import cfuncs_install as _cfuncs  # noqa: E402  (issue 21
 
 globals().update({k: v for k, v in _cfuncs.namespace().items() if k not in globals()})
 _cfuncs.install()
+from hookgrad._surface import census_names as _census_names  # noqa: E402  (issue 21: second paths)
+
+_census_names.install()
 from hookgrad import signal  # noqa: E402,F401  (torch.signal.windows)
 
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)

@@ -20,13 +20,15 @@ from hookgrad._surface import (
     cfuncs_special,
     cfuncs_stats,
     cfuncs_views,
+    doc_templates,
+    tensor_legacy,
 )
 from hookgrad import linalg, return_types, special
 from hookgrad._tensor import Tensor
 
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
            cfuncs_lu, cfuncs_special, cfuncs_native,
-           cfuncs_lowrank)
+           cfuncs_lowrank, doc_templates, tensor_legacy)
 
 
 def namespace() -> dict[str, Any]:

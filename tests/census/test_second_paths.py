@@ -1,0 +1,117 @@
+"""Oracle tests for census names that re-export, flag or document: each behaves as PyTorch's."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import hookgrad
+
+pytestmark = pytest.mark.oracle
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type and text are compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def test_function_meta_gives_each_function_a_numbered_backward_class(torch):
+    def scenario(L):
+        F = L.autograd.function
+
+        class Double(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        class Triple(Double):
+            pass
+
+        x = L.ones(2, requires_grad=True)
+        Double.apply(x).sum().backward()
+        ids = (Double._backward_cls._autograd_function_id,
+               Triple._backward_cls._autograd_function_id)
+        return (type(Double) is F.FunctionMeta, type(L.autograd.Function) is F.FunctionMeta,
+                Double._backward_cls.__name__, Double._backward_cls._forward_cls is Double,
+                ids[1] == ids[0] + 1, type(next(F.AUTOGRAD_FUNCTION_COUNTER)).__name__,
+                x.grad.tolist())
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_enforce_grad_layout_policy_lets_a_stolen_gradient_keep_its_strides(torch):
+    def scenario(L):
+        out = []
+        for flag in (True, False):
+            p = L.empty(2, 3, 4).permute(2, 0, 1).requires_grad_()
+            with L.autograd.enforce_grad_layout_policy(flag):
+                (p * 2).sum().backward()
+            out.append((p.stride(), p.grad.stride(), p.grad.sum().item()))
+        q = L.empty(2, 3).t().requires_grad_()
+
+        @L.autograd.grad_mode.enforce_grad_layout_policy(False)
+        def step():
+            (q * 3).sum().backward()
+        step()
+        out.append(q.grad.stride())
+        return out
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_reexported_objects_are_the_same_objects(torch):
+    def scenario(L):
+        gc = importlib.import_module(f"{L.__name__}.autograd.gradcheck")
+        par = L.nn.utils.parametrize
+        x = L.arange(6.0).reshape(2, 3)
+        with pytest.warns(FutureWarning, match="torch.vmap"):
+            batched = gc.vmap(lambda r: r.sum())
+        return (batched(x).tolist(),
+                L.autograd.profiler.Future is L.futures.Future,
+                par.get_swap_module_params_on_conversion
+                is L.__future__.get_swap_module_params_on_conversion,
+                par.OpaqueBase.__name__, par.is_opaque_reference_type(par.OpaqueBase),
+                par.is_opaque_reference_type(int), par.is_opaque_reference_type("x"),
+                L._C._VariableFunctions.add is L.add, L._C._VariableFunctions.matmul is L.matmul,
+                type(L.autograd.Variable._execution_engine) is L._C._ImperativeEngine,
+                _error(lambda: L._C._VariableFunctions.not_an_op)[0])
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_cuda_workspace_queries_fail_as_on_a_cpu_build(torch):
+    def scenario(L):
+        c = L.backends.cuda
+        return ([_error(lambda b=b: c.blas_workspace_size(backend=b))
+                 for b in (None, "cublas", "hipblaslt", "ck", "nope", 3)],
+                _error(c.cublas_workspace_size), _error(lambda: c.cublaslt_workspace_size(8)),
+                repr(c.preferred_rocm_fa_library()), repr(c.preferred_rocm_fa_library("ck")),
+                repr(c.preferred_rocm_fa_library()), _error(lambda: c.preferred_rocm_fa_library("x")),
+                _error(lambda: c.preferred_rocm_fa_library(1.5))[0],
+                repr(c.preferred_rocm_fa_library("default")))
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_doc_templates_have_pytorchs_keys_and_format_slots(torch):
+    for ns, name in (("special", "common_args"), ("special", "multi_dim_common"),
+                     ("linalg", "common_notes")):
+        ours, theirs = getattr(getattr(hookgrad, ns), name), getattr(getattr(torch, ns), name)
+        assert list(ours) == list(theirs)
+        assert all(v.count("{}") == theirs[k].count("{}") for k, v in ours.items())
+    assert hookgrad.special.multi_dim_common == torch.special.multi_dim_common
+
+
+def test_legacy_tensor_methods(torch):
+    def scenario(L):
+        a, b = L.zeros(2), L.ones(2, dtype=L.float64, requires_grad=True)
+        kept = a.module_load(b)
+        fresh = a.module_load(b, assign=True)
+        return (kept.tolist(), str(kept.dtype), kept.requires_grad, a.tolist(), str(fresh.dtype),
+                fresh.requires_grad, fresh is b, _error(lambda: a.reinforce(1.0)),
+                _error(lambda: a.to_padded_tensor(0.0))[0])
+    assert scenario(hookgrad) == scenario(torch)
