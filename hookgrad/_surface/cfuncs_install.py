@@ -18,6 +18,7 @@ from hookgrad._surface import (
     cfuncs_native,
     cfuncs_scatter,
     cfuncs_special,
+    cfuncs_stft,
     cfuncs_stats,
     cfuncs_views,
     doc_templates,
@@ -28,7 +29,7 @@ from hookgrad._tensor import Tensor
 
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
            cfuncs_lu, cfuncs_special, cfuncs_native,
-           cfuncs_lowrank, doc_templates, tensor_legacy)
+           cfuncs_lowrank, doc_templates, tensor_legacy, cfuncs_stft)
 
 
 def namespace() -> dict[str, Any]:
