@@ -36,6 +36,7 @@ import hookgrad._ops.matrix_exp  # noqa: F401
 import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: census)
 import hookgrad._ops.linalg_triangular  # noqa: F401
 import hookgrad._ops.random_gamma  # noqa: F401
+import hookgrad._ops.random_counts  # noqa: F401
 import hookgrad._ops.grid_sampler  # noqa: F401
 import hookgrad._ops.fractional_pool  # noqa: F401
 import hookgrad._ops.ctc  # noqa: F401

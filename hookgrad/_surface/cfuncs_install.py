@@ -17,8 +17,10 @@ from hookgrad._surface import (
     cfuncs_lu,
     cfuncs_native,
     cfuncs_scatter,
+    cfuncs_random,
     cfuncs_special,
     cfuncs_stft,
+    cfuncs_strided,
     cfuncs_stats,
     cfuncs_views,
     doc_templates,
@@ -29,7 +31,8 @@ from hookgrad._tensor import Tensor
 
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
            cfuncs_lu, cfuncs_special, cfuncs_native,
-           cfuncs_lowrank, doc_templates, tensor_legacy, cfuncs_stft)
+           cfuncs_lowrank, doc_templates, tensor_legacy, cfuncs_stft,
+           cfuncs_random, cfuncs_strided)
 
 
 def namespace() -> dict[str, Any]:
