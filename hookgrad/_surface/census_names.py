@@ -2,7 +2,7 @@
 
 PyTorch re-exports some objects where tools look for them: ``torch.autograd.gradcheck`` imports
 ``vmap``, ``torch.autograd.profiler`` imports ``Future``, ``torch.nn.utils.parametrize`` imports
-the opaque-object helpers and the module-conversion flag, ``torch._C`` holds the op table
+the opaque-object helpers and the module-conversion flag, ``torch`` holds ``to_dlpack`` (``torch.utils.dlpack.to_dlpack``), ``torch._C`` holds the op table
 (``_VariableFunctions``) and the autograd engine's class (``_ImperativeEngine``). hookgrad's
 objects live in higher layers than some of those modules, so they are attached here, after
 everything has imported (as `hookgrad._surface.cfuncs_install` does for ``linalg``).
@@ -25,6 +25,7 @@ from hookgrad._opaque_base import OpaqueBase
 from hookgrad.autograd import profiler
 from hookgrad.autograd.variable import Variable
 from hookgrad.nn.utils import parametrize
+from hookgrad.utils import dlpack
 
 __all__ = ["_VariableFunctionsClass", "install"]
 
@@ -69,3 +70,4 @@ def install() -> None:
     parametrize.get_swap_module_params_on_conversion = _future.get_swap_module_params_on_conversion
     _C._VariableFunctions = _VariableFunctionsClass()
     _C._ImperativeEngine = type(Variable._execution_engine)
+    importlib.import_module("hookgrad").to_dlpack = dlpack.to_dlpack

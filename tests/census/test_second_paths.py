@@ -115,3 +115,41 @@ def test_legacy_tensor_methods(torch):
                 fresh.requires_grad, fresh is b, _error(lambda: a.reinforce(1.0)),
                 _error(lambda: a.to_padded_tensor(0.0))[0])
     assert scenario(hookgrad) == scenario(torch)
+
+
+def test_exportable_module_contract_and_to_dlpack(torch):
+    def scenario(L):
+        class Model(L.onnx.ExportableModule):
+            def __init__(self):
+                super().__init__()
+                self.lin = L.nn.Linear(2, 1)
+
+            def forward(self, x):
+                return self.lin(x)
+
+            def example_arguments(self):
+                return ((L.ones(1, 2),), None)
+
+        class NoExample(L.onnx.ExportableModule):
+            def forward(self, x):
+                return x
+
+        m = Model()
+        return (_error(NoExample)[0], isinstance(m, L.nn.Module), m.dynamic_shapes(),
+                m.input_names(), m.output_names(), tuple(m(L.ones(3, 2)).shape),
+                [n for n, _ in m.named_parameters()],
+                L.onnx.ExportableModule.__module__.replace("hookgrad", "torch"),
+                L.to_dlpack is L.utils.dlpack.to_dlpack)
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_exportable_module_to_onnx_raises_the_exporter_error():
+    class Model(hookgrad.onnx.ExportableModule):
+        def forward(self, x):
+            return x
+
+        def example_arguments(self):
+            return ((hookgrad.ones(1),), None)
+
+    with pytest.raises(hookgrad.onnx.OnnxExporterError):
+        Model().to_onnx()
