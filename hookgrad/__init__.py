@@ -37,6 +37,7 @@ import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: 
 import hookgrad._ops.linalg_triangular  # noqa: F401
 import hookgrad._ops.random_gamma  # noqa: F401
 import hookgrad._ops.random_counts  # noqa: F401
+import hookgrad._ops.linalg_ldl  # noqa: F401
 import hookgrad._ops.grid_sampler  # noqa: F401
 import hookgrad._ops.fractional_pool  # noqa: F401
 import hookgrad._ops.ctc  # noqa: F401

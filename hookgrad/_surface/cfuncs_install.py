@@ -13,6 +13,7 @@ from hookgrad._surface import (
     cfuncs_bits,
     cfuncs_create,
     cfuncs_hist,
+    cfuncs_ldl,
     cfuncs_lowrank,
     cfuncs_lu,
     cfuncs_native,
@@ -32,7 +33,7 @@ from hookgrad._tensor import Tensor
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
            cfuncs_lu, cfuncs_special, cfuncs_native,
            cfuncs_lowrank, doc_templates, tensor_legacy, cfuncs_stft,
-           cfuncs_random, cfuncs_strided)
+           cfuncs_random, cfuncs_strided, cfuncs_ldl)
 
 
 def namespace() -> dict[str, Any]:
