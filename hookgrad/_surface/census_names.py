@@ -25,7 +25,7 @@ from hookgrad._opaque_base import OpaqueBase
 from hookgrad.autograd import profiler
 from hookgrad.autograd.variable import Variable
 from hookgrad.nn.utils import parametrize
-from hookgrad.utils import dlpack
+from hookgrad.utils import checkpoint, checkpoint_selective, dlpack
 
 __all__ = ["_VariableFunctionsClass", "install"]
 
@@ -71,3 +71,5 @@ def install() -> None:
     _C._VariableFunctions = _VariableFunctionsClass()
     _C._ImperativeEngine = type(Variable._execution_engine)
     importlib.import_module("hookgrad").to_dlpack = dlpack.to_dlpack
+    for name in ("create_selective_checkpoint_contexts", "SAC_IGNORED_OPS"):
+        setattr(checkpoint, name, getattr(checkpoint_selective, name))
