@@ -153,3 +153,11 @@ def test_exportable_module_to_onnx_raises_the_exporter_error():
 
     with pytest.raises(hookgrad.onnx.OnnxExporterError):
         Model().to_onnx()
+
+
+def test_profiler_event_has_no_constructor_as_in_pytorch(torch):
+    assert _error(hookgrad.autograd.ProfilerEvent) == _error(torch.autograd.ProfilerEvent)
+    with pytest.raises(NotImplementedError, match="ONNX"):
+        hookgrad.onnx.InputObserver()
+    with pytest.raises(NotImplementedError, match="ONNX"):
+        importlib.import_module("hookgrad.onnx.ops").symbolic("custom::op", ())
