@@ -234,6 +234,7 @@ _cfuncs.install()
 from hookgrad._surface import census_names as _census_names  # noqa: E402  (issue 21: second paths)
 
 _census_names.install()
+from hookgrad import quasirandom  # noqa: E402,F401  (torch.quasirandom.SobolEngine)
 from hookgrad import signal  # noqa: E402,F401  (torch.signal.windows)
 
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)
