@@ -8,16 +8,12 @@ records ``PoissonBackward0`` (a zero gradient for the rates) and, for ``binomial
 
 from __future__ import annotations
 
+from hookgrad._ops._no_derivative import passthrough_without_derivative
 from hookgrad._ops.registry import defop
-from hookgrad._tensor import Tensor
 
 __all__ = ["POISSON", "BINOMIAL"]
 
 _DRAWN = "the drawn counts: samples carry no gradient"
-
-
-def _binomial_has_no_derivative(grad: Tensor) -> Tensor:
-    raise RuntimeError("derivative for aten::binomial is not implemented")
 
 
 POISSON = defop(
@@ -29,13 +25,4 @@ POISSON = defop(
     jvp={"self": lambda t: t * 0},
 )
 
-BINOMIAL = defop(
-    "binomial",
-    impl=lambda count, prob, sample: sample.copy(),
-    inputs=("count", "prob", "sample"),
-    nondifferentiable={"sample": _DRAWN},
-    node_name="NotImplemented",
-    vjp={"count": _binomial_has_no_derivative, "prob": _binomial_has_no_derivative},
-    jvp={"count": lambda t: _binomial_has_no_derivative(t),
-         "prob": lambda t: _binomial_has_no_derivative(t)},
-)
+BINOMIAL = passthrough_without_derivative("binomial", ("count", "prob"), _DRAWN)

@@ -7,16 +7,11 @@ import numpy as np
 import pytest
 
 import hookgrad
+from tests.census._both import error_of
 
 pytestmark = pytest.mark.oracle
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are compared
-        return type(e).__name__, str(e)
-    return None
 
 
 def test_poisson_samples_are_valid_seeded_counts():
@@ -58,7 +53,7 @@ def test_counts_record_pytorchs_nodes_and_edge_cases(torch):
         count, prob = L.tensor([20.0, 30.0]), L.tensor([1.0, 0.0], requires_grad=True)
         b = L.binomial(count, prob)
         return (type(draws.grad_fn).__name__, draws.requires_grad, rate.grad.tolist(),
-                type(b.grad_fn).__name__, b.tolist(), _error(lambda: b.sum().backward()),
+                type(b.grad_fn).__name__, b.tolist(), error_of(lambda: b.sum().backward()),
                 L.binomial(L.tensor([-2.0, 2.0]), L.tensor([0.5, -0.5])).tolist(),
                 L.binomial(L.tensor([[4.0, 6.0], [4.0, 6.0]]), L.tensor([[1.0], [0.0]])).tolist(),
                 L.poisson(L.zeros(3)).tolist(), tuple(L.poisson(L.ones(0, 2)).shape),
@@ -74,7 +69,7 @@ def test_counts_record_pytorchs_nodes_and_edge_cases(torch):
     lambda L: L.binomial(L.tensor([2.0]), L.tensor([0.5], dtype=L.float64)),
 ])
 def test_count_errors_follow_pytorch(torch, call):
-    assert _error(lambda: call(hookgrad)) == _error(lambda: call(torch))
+    assert error_of(lambda: call(hookgrad)) == error_of(lambda: call(torch))
 
 
 def test_as_strided_copy_and_slice_inverse_equal_pytorch(torch):
@@ -88,5 +83,5 @@ def test_as_strided_copy_and_slice_inverse_equal_pytorch(torch):
         (z * L.arange(10.0)).sum().backward()
         return (y.tolist(), y.is_contiguous(), y._base is None, x.grad.tolist(), z.tolist(),
                 z._base is v, v.grad.tolist(), v.slice_inverse(s, 0, 2, 8, 2).tolist(),
-                _error(lambda: L.slice_inverse(L.ones(3), L.zeros(10), 0, 2, 8, 2))[0])
+                error_of(lambda: L.slice_inverse(L.ones(3), L.zeros(10), 0, 2, 8, 2))[0])
     assert scenario(hookgrad) == scenario(torch)

@@ -7,16 +7,15 @@ import numpy as np
 import pytest
 
 import hookgrad
+from tests.census._both import error_of
 
 pytestmark = pytest.mark.oracle
 
 
 def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and the message's end are compared
-        return type(e).__name__, str(e)[-30:]
-    return None
+    return error_of(fn, lambda m: m[-30:])
+
+
 
 
 def _symmetric(seed):

@@ -8,16 +8,11 @@ import inspect
 import pytest
 
 import hookgrad
+from tests.census._both import error_of
 
 pytestmark = pytest.mark.oracle
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are compared
-        return type(e).__name__, str(e)
-    return None
 
 
 def test_modes_resolve_classify_and_redispatch_as_pytorch(torch):
@@ -61,7 +56,7 @@ def test_enable_reentrant_dispatch_only_inside_a_dispatch_handler(torch):
         x = L.ones(2)
         with Mode():
             y = (x * 3).sum()
-        return seen, y.item(), _error(lambda: o.enable_reentrant_dispatch().__enter__())
+        return seen, y.item(), error_of(lambda: o.enable_reentrant_dispatch().__enter__())
     assert scenario(hookgrad) == scenario(torch)
 
 

@@ -7,16 +7,11 @@ import importlib
 import pytest
 
 import hookgrad
+from tests.census._both import error_of
 
 pytestmark = pytest.mark.oracle
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are compared
-        return type(e).__name__, str(e)
-    return None
 
 
 def test_function_meta_gives_each_function_a_numbered_backward_class(torch):
@@ -80,19 +75,19 @@ def test_reexported_objects_are_the_same_objects(torch):
                 par.is_opaque_reference_type(int), par.is_opaque_reference_type("x"),
                 L._C._VariableFunctions.add is L.add, L._C._VariableFunctions.matmul is L.matmul,
                 type(L.autograd.Variable._execution_engine) is L._C._ImperativeEngine,
-                _error(lambda: L._C._VariableFunctions.not_an_op)[0])
+                error_of(lambda: L._C._VariableFunctions.not_an_op)[0])
     assert scenario(hookgrad) == scenario(torch)
 
 
 def test_cuda_workspace_queries_fail_as_on_a_cpu_build(torch):
     def scenario(L):
         c = L.backends.cuda
-        return ([_error(lambda b=b: c.blas_workspace_size(backend=b))
+        return ([error_of(lambda b=b: c.blas_workspace_size(backend=b))
                  for b in (None, "cublas", "hipblaslt", "ck", "nope", 3)],
-                _error(c.cublas_workspace_size), _error(lambda: c.cublaslt_workspace_size(8)),
+                error_of(c.cublas_workspace_size), error_of(lambda: c.cublaslt_workspace_size(8)),
                 repr(c.preferred_rocm_fa_library()), repr(c.preferred_rocm_fa_library("ck")),
-                repr(c.preferred_rocm_fa_library()), _error(lambda: c.preferred_rocm_fa_library("x")),
-                _error(lambda: c.preferred_rocm_fa_library(1.5))[0],
+                repr(c.preferred_rocm_fa_library()), error_of(lambda: c.preferred_rocm_fa_library("x")),
+                error_of(lambda: c.preferred_rocm_fa_library(1.5))[0],
                 repr(c.preferred_rocm_fa_library("default")))
     assert scenario(hookgrad) == scenario(torch)
 
@@ -112,8 +107,8 @@ def test_legacy_tensor_methods(torch):
         kept = a.module_load(b)
         fresh = a.module_load(b, assign=True)
         return (kept.tolist(), str(kept.dtype), kept.requires_grad, a.tolist(), str(fresh.dtype),
-                fresh.requires_grad, fresh is b, _error(lambda: a.reinforce(1.0)),
-                _error(lambda: a.to_padded_tensor(0.0))[0])
+                fresh.requires_grad, fresh is b, error_of(lambda: a.reinforce(1.0)),
+                error_of(lambda: a.to_padded_tensor(0.0))[0])
     assert scenario(hookgrad) == scenario(torch)
 
 
@@ -135,7 +130,7 @@ def test_exportable_module_contract_and_to_dlpack(torch):
                 return x
 
         m = Model()
-        return (_error(NoExample)[0], isinstance(m, L.nn.Module), m.dynamic_shapes(),
+        return (error_of(NoExample)[0], isinstance(m, L.nn.Module), m.dynamic_shapes(),
                 m.input_names(), m.output_names(), tuple(m(L.ones(3, 2)).shape),
                 [n for n, _ in m.named_parameters()],
                 L.onnx.ExportableModule.__module__.replace("hookgrad", "torch"),
@@ -143,7 +138,7 @@ def test_exportable_module_contract_and_to_dlpack(torch):
     assert scenario(hookgrad) == scenario(torch)
 
 
-def test_exportable_module_to_onnx_raises_the_exporter_error():
+def test_exportable_module_to_onnx_raises_the_exportererror_of():
     class Model(hookgrad.onnx.ExportableModule):
         def forward(self, x):
             return x
@@ -156,7 +151,7 @@ def test_exportable_module_to_onnx_raises_the_exporter_error():
 
 
 def test_profiler_event_has_no_constructor_as_in_pytorch(torch):
-    assert _error(hookgrad.autograd.ProfilerEvent) == _error(torch.autograd.ProfilerEvent)
+    assert error_of(hookgrad.autograd.ProfilerEvent) == error_of(torch.autograd.ProfilerEvent)
     with pytest.raises(NotImplementedError, match="ONNX"):
         hookgrad.onnx.InputObserver()
     with pytest.raises(NotImplementedError, match="ONNX"):

@@ -7,16 +7,15 @@ import functools
 import pytest
 
 import hookgrad
+from tests.census._both import error_of
 
 pytestmark = pytest.mark.oracle
 
 
 def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are compared
-        return type(e).__name__, str(e)[:70]
-    return None
+    return error_of(fn, lambda m: m[:70])
+
+
 
 
 def _inputs(L):

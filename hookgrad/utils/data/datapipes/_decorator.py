@@ -27,21 +27,30 @@ __all__ = ["functional_datapipe", "guaranteed_datapipes_determinism", "non_deter
 _flags = {"determinism": False, "runtime_validation": True}
 
 
-class guaranteed_datapipes_determinism:  # noqa: N801 - PyTorch's name
-    """While alive (or inside ``with``), building a non-deterministic DataPipe raises TypeError.
+class _FlagWhileAlive:
+    """Set ``_flags[key]`` to ``value`` on creation; restore it when a ``with`` block ends."""
 
-    Mirrors: ``torch.utils.data.guaranteed_datapipes_determinism``.
-    """
+    key: str
+    value: bool
 
     def __init__(self) -> None:
-        self.prev = _flags["determinism"]
-        _flags["determinism"] = True
+        self.prev = _flags[self.key]
+        _flags[self.key] = self.value
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: Any) -> None:
-        _flags["determinism"] = self.prev
+        _flags[self.key] = self.prev
+
+
+class guaranteed_datapipes_determinism(_FlagWhileAlive):  # noqa: N801 - PyTorch's name
+    """While alive (or inside ``with``), building a non-deterministic DataPipe raises TypeError.
+
+    Mirrors: ``torch.utils.data.guaranteed_datapipes_determinism``.
+    """
+
+    key, value = "determinism", True
 
 
 class non_deterministic:  # noqa: N801 - PyTorch's name
@@ -119,21 +128,13 @@ def argument_validation(f: Callable) -> Callable:
     return wrapper
 
 
-class runtime_validation_disabled:  # noqa: N801 - PyTorch's name
+class runtime_validation_disabled(_FlagWhileAlive):  # noqa: N801 - PyTorch's name
     """While alive (or inside ``with``), `runtime_validation` passes items through unchecked.
 
     Mirrors: ``torch.utils.data.runtime_validation_disabled``.
     """
 
-    def __init__(self) -> None:
-        self.prev = _flags["runtime_validation"]
-        _flags["runtime_validation"] = False
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc: Any) -> None:
-        _flags["runtime_validation"] = self.prev
+    key, value = "runtime_validation", False
 
 
 def runtime_validation(f: Callable) -> Callable:
