@@ -36,6 +36,8 @@ import hookgrad._ops.matrix_exp  # noqa: F401
 import hookgrad._ops.linalg_decomp  # noqa: F401  (inv, det, slogdet, cholesky: census)
 import hookgrad._ops.linalg_triangular  # noqa: F401
 import hookgrad._ops.random_gamma  # noqa: F401
+import hookgrad._ops.random_counts  # noqa: F401
+import hookgrad._ops.linalg_ldl  # noqa: F401
 import hookgrad._ops.grid_sampler  # noqa: F401
 import hookgrad._ops.fractional_pool  # noqa: F401
 import hookgrad._ops.ctc  # noqa: F401
@@ -229,6 +231,10 @@ from hookgrad._surface import cfuncs_install as _cfuncs  # noqa: E402  (issue 21
 
 globals().update({k: v for k, v in _cfuncs.namespace().items() if k not in globals()})
 _cfuncs.install()
+from hookgrad._surface import census_names as _census_names  # noqa: E402  (issue 21: second paths)
+
+_census_names.install()
+from hookgrad import quasirandom  # noqa: E402,F401  (torch.quasirandom.SobolEngine)
 from hookgrad import signal  # noqa: E402,F401  (torch.signal.windows)
 
 torch = sys.modules[__name__]  # ``torch.torch`` is the package itself in PyTorch too (kornia's annotations)

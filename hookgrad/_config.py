@@ -97,6 +97,9 @@ class _ThreadState(threading.local):
         # count is one C call, cheaper than reading and writing an attribute.
         self.seq = itertools.count()
         self.graph_task_stack: list[Any] = []  # innermost running backward pass last
+        # NOTE [Gradient layout contract] enforced when stealing a first gradient
+        # (``autograd.enforce_grad_layout_policy`` turns it off).
+        self.grad_layout_enforced = True
 
 
 class _ProcessState:

@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "hookgrad.utils.tensorboard.": 6, "hookgrad.utils.tensorboard": 6, "hookgrad.serialization": 6,
     "hookgrad._serialization.": 6, "hookgrad._serialization": 6,
     "hookgrad.func": 6, "hookgrad.utils.checkpoint": 6,
+    "hookgrad.utils.checkpoint_selective": 6,
     "hookgrad._functorch._batched": 6, "hookgrad._functorch._rules": 6,
     "hookgrad._functorch.pytree_util": 6, "hookgrad._functorch.vmap": 6,
     "hookgrad._functorch.eager_transforms": 6, "hookgrad._functorch.jacobians": 6,

@@ -13,20 +13,27 @@ from hookgrad._surface import (
     cfuncs_bits,
     cfuncs_create,
     cfuncs_hist,
+    cfuncs_ldl,
     cfuncs_lowrank,
     cfuncs_lu,
     cfuncs_native,
     cfuncs_scatter,
+    cfuncs_random,
     cfuncs_special,
+    cfuncs_stft,
+    cfuncs_strided,
     cfuncs_stats,
     cfuncs_views,
+    doc_templates,
+    tensor_legacy,
 )
 from hookgrad import linalg, return_types, special
 from hookgrad._tensor import Tensor
 
 MODULES = (cfuncs_scatter, cfuncs_stats, cfuncs_hist, cfuncs_bits, cfuncs_views, cfuncs_create,
            cfuncs_lu, cfuncs_special, cfuncs_native,
-           cfuncs_lowrank)
+           cfuncs_lowrank, doc_templates, tensor_legacy, cfuncs_stft,
+           cfuncs_random, cfuncs_strided, cfuncs_ldl)
 
 
 def namespace() -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The ``*_copy`` variants of the view ops, the signal windows and ``logspace``.
 
-Mirrors: ``torch.view_copy``, ``permute_copy``, ... (each the view op followed by a contiguous
+Mirrors: ``torch.view_copy``, ``permute_copy``, ``as_strided_copy``, ... (each the view op followed by a contiguous
 copy, so the result never shares memory with the input), ``torch.hann_window``,
 ``hamming_window``, ``blackman_window``, ``bartlett_window``, ``kaiser_window``, ``logspace``.
 """
@@ -34,6 +34,8 @@ _VIEWS = {
     "view_copy": lambda x, size: x.view(size) if not hasattr(size, "is_floating_point")
     else x.view(size),
     "narrow_copy": lambda x, dim, start, length: x.narrow(dim, start, length),
+    "as_strided_copy": lambda x, size, stride, storage_offset=None: x.as_strided(
+        size, stride, storage_offset),
 }
 _MULTI = {
     "split_copy": lambda x, split_size, dim=0: x.split(split_size, dim),

@@ -51,6 +51,8 @@ _DCP = ("hookgrad does not implement {name}: torch.distributed.checkpoint's shar
         "(DCP); save a full state dict with hookgrad.save (PyTorch loads it), and use "
         "hookgrad.distributed.checkpoint.state_dict for FQN-keyed model/optimizer state")
 _SYM = "hookgrad does not implement {name}: symbolic shapes exist only under torch.compile"
+_ONNX = ("hookgrad does not implement {name}: it serves ONNX export, and hookgrad has no ONNX "
+         "exporter (export the model with PyTorch)")
 
 GROUPS: tuple[Group, ...] = (
     # --- whole subsystems: importable modules whose entry points raise ----------------------
@@ -234,4 +236,10 @@ GROUPS: tuple[Group, ...] = (
           "parse_schema parse_type_comment merge_type_from_type_comment unify_type_list",
           NotImplementedError, _JIT),
     Group("hookgrad.testing", "class", "FileCheck", NotImplementedError, _JIT),
+    # --- ONNX export helpers (no exporter: hookgrad.onnx.export raises) ---------------------
+    Group("hookgrad.onnx", "class", "InputObserver", NotImplementedError, _ONNX),
+    Group("hookgrad.onnx", "module", "ops", NotImplementedError, _ONNX, open=True),
+    # --- the legacy profiler's raw record: no constructor in PyTorch either -------------------
+    Group("hookgrad.autograd", "class", "ProfilerEvent", TypeError,
+          "torch._C._autograd.ProfilerEvent: No constructor defined!"),
 )

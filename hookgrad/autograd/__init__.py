@@ -11,6 +11,7 @@ from hookgrad.autograd.function import Function, once_differentiable
 from hookgrad.autograd.gradcheck import gradcheck, gradgradcheck
 from hookgrad.autograd.grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     no_grad,
@@ -48,5 +49,5 @@ __all__ = [
     "SavedTensor", "set_multithreading_enabled", "is_multithreading_enabled", "DeviceType",
     "ProfilerActivity", "ProfilerConfig", "ProfilerState", "kineto_available",
     "handle_torch_function", "has_torch_function", "is_tensor_like", "NestedIOFunction",
-    "is_view_replay_enabled",
+    "is_view_replay_enabled", "enforce_grad_layout_policy",
 ]

@@ -248,7 +248,7 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
     if old is None:
         data = new._data
         if (new._grad_fn is None and sys.getrefcount(new) <= 5 and _owns(new, data)
-                and obeys(var._data, data)):
+                and (obeys(var._data, data) or not STATE.grad_layout_enforced)):
             var._grad = Tensor._make(data)
         else:  # a copy, laid out by NOTE [Gradient layout contract]
             var._grad = Tensor._make(copy_obeying(var._data, data))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import re
 import warnings
 from collections.abc import Callable
@@ -44,7 +45,8 @@ from hookgrad.autograd._saved import FREED_ERROR, SavedTensor
 
 __all__ = [
     "Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
-    "NestedIOFunction", "inplace_view_error", "base_modified_view_error",
+    "NestedIOFunction", "inplace_view_error", "base_modified_view_error", "FunctionMeta",
+    "AUTOGRAD_FUNCTION_COUNTER",
 ]
 
 _CUSTOM_VIEW = (
@@ -264,7 +266,27 @@ def _is_setup_context_defined(fn: Any) -> bool:
     return fn is not _SingleLevelFunction.setup_context
 
 
-class _SingleLevelFunction:
+# Numbers the Backward classes in creation order (PyTorch keys per-Function caches on it).
+AUTOGRAD_FUNCTION_COUNTER = itertools.count()
+
+
+class FunctionMeta(type):
+    """Metaclass of `Function`: gives every Function class its own Backward node class.
+
+    ``cls._backward_cls`` is ``<Name>Backward`` (a `BackwardCFunction` with ``_forward_cls``), its
+    ``_autograd_function_id`` drawn from `AUTOGRAD_FUNCTION_COUNTER`.
+
+    Mirrors: ``torch.autograd.function.FunctionMeta``.
+    """
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        backward_fn = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        backward_fn._autograd_function_id = next(AUTOGRAD_FUNCTION_COUNTER)
+        cls._backward_cls = backward_fn
+        super().__init__(name, bases, attrs)
+
+
+class _SingleLevelFunction(metaclass=FunctionMeta):
     """Base of `Function`: the static methods a user overrides."""
 
     @staticmethod
@@ -333,12 +355,6 @@ class Function(_SingleLevelFunction):
     _backward_cls: type
     generate_vmap_rule = False
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._backward_cls = type(
-            cls.__name__ + "Backward", (BackwardCFunction,), {"_forward_cls": cls}
-        )
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         warnings.warn(
             f"{self.__class__} should not be instantiated. Methods on autograd functions are "
@@ -403,9 +419,6 @@ class Function(_SingleLevelFunction):
         ctx.saved_for_forward = None
         record_function(cls, tuple(a for a in args if isinstance(a, Tensor)), tuple(outs))
         return outs if is_tuple else outs[0]
-
-
-Function._backward_cls = type("FunctionBackward", (BackwardCFunction,), {"_forward_cls": Function})
 
 
 class InplaceFunction(Function):

@@ -168,3 +168,35 @@ class inference_mode(_GradModeContext):
     def __exit__(self, *exc: Any) -> None:
         set_grad_mode(self.prev[0])
         STATE.inference_mode = self.prev[1]
+
+
+class enforce_grad_layout_policy(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Turn the gradient layout contract's enforcement on or off (now, or for a block).
+
+    With ``enable=False`` a first gradient that could be stolen keeps its memory even when its
+    strides differ from the parameter's (NOTE [Gradient layout contract]); a gradient that has to
+    be copied is still laid out by the contract. Per thread, as PyTorch's flag.
+
+    Mirrors: ``torch.autograd.grad_mode.enforce_grad_layout_policy``.
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = STATE.grad_layout_enforced
+        STATE.grad_layout_enforced = enable
+        self.mode = enable
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        STATE.grad_layout_enforced = self.prev
+        return super().__call__(fn)
+
+    def clone(self) -> enforce_grad_layout_policy:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        STATE.grad_layout_enforced = self.prev
+
+
+__all__ += ["enforce_grad_layout_policy"]

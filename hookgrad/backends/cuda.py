@@ -87,3 +87,14 @@ def is_flash_attention_available() -> bool:
 def is_ck_sdpa_available() -> bool:
     """False: no ROCm CK attention kernels. Mirrors: ``is_ck_sdpa_available``."""
     return False
+
+# The cuBLAS workspace sizes and the ROCm flash-attention preference (issue 21's census).
+from hookgrad.backends.cuda_workspace import (  # noqa: E402
+    blas_workspace_size,
+    cublas_workspace_size,
+    cublaslt_workspace_size,
+    preferred_rocm_fa_library,
+)
+
+__all__ += ["blas_workspace_size", "cublas_workspace_size", "cublaslt_workspace_size",
+            "preferred_rocm_fa_library"]

@@ -147,3 +147,9 @@ def select_model_mode_for_export(model: Any, mode: TrainingMode) -> Iterator[Non
     finally:
         if mode != TrainingMode.PRESERVE:
             model.train(was_training)
+
+
+from hookgrad.onnx._exportable_module import ExportableModule  # noqa: E402
+
+ExportableModule.__module__ = "hookgrad.onnx"
+__all__ += ["ExportableModule"]

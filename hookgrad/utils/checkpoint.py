@@ -410,5 +410,6 @@ class SelectiveCheckpointContext:
     Mirrors: ``torch.utils.checkpoint.SelectiveCheckpointContext``.
     """
 
-    def __init__(self, *, is_recompute: bool) -> None:
+    def __init__(self, *, is_recompute: bool, op_output: Any = None) -> None:
         self.is_recompute = is_recompute
+        self.op_output = op_output

@@ -37,3 +37,12 @@ def run_both(torch, fn, *arrays, grad=True):
         for a, b in zip(ht, tt):
             if b.grad is not None:
                 assert a.grad is not None and same(a.grad, b.grad), (a.grad, b.grad)
+
+
+def error_of(fn, text=str):
+    """(exception type name, text(message)) of what ``fn()`` raises, or None."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
+        return type(e).__name__, text(str(e))
+    return None

@@ -90,3 +90,14 @@ SPECS += [
                                                                          high=5.0)), name="2d")],
            prims=("igammac",), forward_ad=False),
 ]
+
+SPECS += [
+    # random counts (hookgrad's stream, not PyTorch's): the draw is scaled out, leaving the
+    # recorded node and its zero gradient (poisson) or its absence of one (binomial)
+    OpSpec("poisson", lambda lib, a: lib.poisson(a) * 0 + a, unary(0.5, 3.0, empty=False),
+           prims=("poisson",)),
+    OpSpec("binomial", lambda lib, n, p: lib.binomial(n, p) * 0 + n,
+           [Sample((Arg((3, 4), low=1.0, high=9.0, requires_grad=False),
+                    Arg((3, 4), low=0.1, high=0.9, requires_grad=False)), name="2d")],
+           prims=("binomial",), gradcheck=False, gradgradcheck=False, forward_ad=False),
+]

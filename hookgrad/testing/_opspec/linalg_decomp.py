@@ -33,3 +33,18 @@ SPECS = [
     OpSpec("linalg_cholesky", lambda lib, b: lib.linalg.cholesky(_spd(lib, b)),
            samples=_SQUARE[:1], prims=("linalg_cholesky_ex",)),
 ]
+
+SPECS += [
+    # no derivative in PyTorch (a raising NotImplemented node): forward values only
+    OpSpec("linalg_ldl_factor_ex", lambda lib, a: lib.linalg.ldl_factor_ex(a + a.mT).LD,
+           [Sample((Arg((4, 4), requires_grad=False),), name="4x4"),
+            Sample((Arg((2, 3, 3), requires_grad=False),), name="batched")],
+           prims=("linalg_ldl_factor_ex",), gradcheck=False, gradgradcheck=False,
+           forward_ad=False),
+    OpSpec("linalg_ldl_solve", lambda lib, a, b: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(a + a.mT + 6 * lib.eye(4, dtype=a.dtype)), b),
+           [Sample((Arg((4, 4), requires_grad=False), Arg((4, 2), requires_grad=False)),
+                   name="4x4")],
+           prims=("linalg_ldl_solve",), gradcheck=False, gradgradcheck=False,
+           forward_ad=False, atol=1e-4),
+]

@@ -27,3 +27,17 @@ __all__ = [
     "TensorDataset", "default_collate", "default_convert", "random_split", "get_worker_info",
     "DataChunk", "IterDataPipe", "MapDataPipe", "functional_datapipe",
 ]
+
+# The DataPipe decorators, the DataFrame base and the pipeline graph (issue 21's census).
+from hookgrad.utils.data import datapipes, graph, graph_settings  # noqa: E402
+from hookgrad.utils.data.datapipes._decorator import (  # noqa: E402
+    argument_validation,
+    guaranteed_datapipes_determinism,
+    non_deterministic,
+    runtime_validation,
+    runtime_validation_disabled,
+)
+from hookgrad.utils.data.datapipes.datapipe import DFIterDataPipe  # noqa: E402
+
+__all__ += ["DFIterDataPipe", "argument_validation", "guaranteed_datapipes_determinism",
+            "non_deterministic", "runtime_validation", "runtime_validation_disabled"]
