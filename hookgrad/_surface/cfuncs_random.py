@@ -1,8 +1,8 @@
-"""``torch.poisson`` and ``torch.binomial``: count samples from hookgrad's generator.
+"""``torch.poisson`` and ``torch.binomial``: count samples by PyTorch's samplers.
 
-Draws come from the generator's NumPy stream (``generator=`` or the default one, so
-``manual_seed`` makes them repeatable); they are not PyTorch's stream. Checks, dtypes,
-broadcasting and the recorded nodes are PyTorch's (`hookgrad._ops.random_counts`).
+Draws follow PyTorch's kernels on PyTorch's random stream (`hookgrad._functional._random_kernels`,
+NOTE [Random streams]), so a seeded call gives PyTorch's counts. Checks, dtypes, broadcasting
+and the recorded nodes are PyTorch's (`hookgrad._ops.random_counts`).
 
 Mirrors: ``torch.poisson``, ``torch.binomial``.
 """
@@ -15,7 +15,8 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._dispatch import bind
-from hookgrad._functional.random import _rng
+from hookgrad._functional import _random_kernels as K
+from hookgrad._functional.random import _gen
 from hookgrad._ops.random_counts import BINOMIAL, POISSON
 from hookgrad._tensor import Tensor
 
@@ -43,7 +44,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     if not (rate >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     finite = np.isfinite(rate)
-    draws = np.asarray(_rng(generator).poisson(np.where(finite, rate, 0.0)), dtype=np.float64)
+    draws = K.poisson(_gen(generator), np.where(finite, rate, 0.0))
     # PyTorch's kernel casts an infinite rate's draw through int64: the lowest int64
     draws = np.where(finite, draws, float(np.iinfo(np.int64).min))
     return bind(POISSON, (input, _as_tensor_like(input, draws)), {})
@@ -66,8 +67,9 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
         raise RuntimeError(f"Found dtype {prob.dtype.scalar_type} but expected "
                            f"{count.dtype.scalar_type}")
     n, p = np.broadcast_arrays(_host(count), _host(prob))
-    p = np.clip(np.nan_to_num(p, nan=0.0), 0.0, 1.0)
-    trials = np.where(np.isfinite(n) & (n > 0), np.floor(np.nan_to_num(n)), 0).astype(np.int64)
-    draws = np.asarray(_rng(generator).binomial(trials, p), dtype=np.float64)
+    work = count.dtype.np
+    # PyTorch's sampler in the count's precision; a NaN count has no draw (it gives NaN)
+    n_safe = np.where(np.isnan(n), 0.0, n).astype(work)
+    draws = K.binomial(_gen(generator), n_safe, p.astype(work)).astype(np.float64)
     draws = np.where(np.isnan(n), np.nan, draws)
     return bind(BINOMIAL, (count, prob, _as_tensor_like(count, draws)), {})

@@ -85,3 +85,15 @@ def test_as_strided_copy_and_slice_inverse_equal_pytorch(torch):
                 z._base is v, v.grad.tolist(), v.slice_inverse(s, 0, 2, 8, 2).tolist(),
                 error_of(lambda: L.slice_inverse(L.ones(3), L.zeros(10), 0, 2, 8, 2))[0])
     assert scenario(hookgrad) == scenario(torch)
+
+
+def test_seeded_counts_equal_pytorchs(torch):
+    def draw(lib):
+        lib.manual_seed(0)
+        rates = lib.tensor([0.5, 3.0, 12.0, 55.5, 0.0])
+        counts = lib.tensor([10.0, 100.0, 7.5, -2.0, 50.0])
+        probs = lib.tensor([0.3, 0.4, 0.5, 0.5, 1.2])
+        return (lib.poisson(rates).tolist(), lib.binomial(counts, probs).tolist(),
+                lib.binomial(counts.double(), probs.double()).tolist(), lib.rand(2).tolist())
+
+    assert draw(hookgrad) == draw(torch)
