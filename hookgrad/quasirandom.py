@@ -5,8 +5,8 @@
 Gray-code walk that XORs one direction number per point, points ``quasi / 2**30``, and the first
 point (all zeros unscrambled) handed out before the walk. Unscrambled sequences therefore equal
 PyTorch's. Scrambling applies a random lower-triangular binary matrix with unit diagonal to each
-dimension's direction numbers and a random digital shift, drawn from hookgrad's generator
-(seeded by ``seed``): valid scrambled nets, not PyTorch's draws.
+dimension's direction numbers and a random digital shift, drawn as PyTorch draws them from
+PyTorch's random stream (seeded by ``seed``), so scrambled sequences equal PyTorch's too.
 
 The direction-number table is read from SciPy's copy of it (``scipy.stats``), so SobolEngine
 needs SciPy installed (an ``ImportError`` says so otherwise).

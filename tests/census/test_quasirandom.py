@@ -1,4 +1,4 @@
-"""``torch.quasirandom.SobolEngine``: unscrambled points equal PyTorch's; scrambled nets valid."""
+"""``torch.quasirandom.SobolEngine``: unscrambled and scrambled points equal PyTorch's."""
 
 from __future__ import annotations
 
@@ -55,3 +55,13 @@ def test_errors_follow_pytorch(torch):
                 out.append((type(e).__name__, str(e)))
         return out
     assert errors(hookgrad) == errors(torch)
+
+
+def test_scrambled_points_equal_pytorch(torch):
+    def draw(lib):
+        seeded = lib.quasirandom.SobolEngine(3, scramble=True, seed=7).draw(4)
+        lib.manual_seed(1)
+        unseeded = lib.quasirandom.SobolEngine(2, scramble=True).draw(3)
+        return seeded.tolist(), unseeded.tolist()
+
+    assert draw(hookgrad) == draw(torch)
