@@ -26,3 +26,9 @@ POISSON = defop(
 )
 
 BINOMIAL = passthrough_without_derivative("binomial", ("count", "prob"), _DRAWN)
+
+from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops._batching import broadcasting as _broadcasting  # noqa: E402
+
+# elementwise in their inputs and the drawn sample, as _standard_gamma
+_batches(["poisson", "binomial"], _broadcasting)

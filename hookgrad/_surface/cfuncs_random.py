@@ -40,6 +40,8 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"poisson_cpu" not implemented for '
                                   f"'{input.dtype.scalar_type}'")
+    if input.is_meta:  # shapes only: nothing to draw
+        return bind(POISSON, (input, input), {})
     rate = _host(input)
     if not (rate >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -66,6 +68,10 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
     if prob.dtype != count.dtype:
         raise RuntimeError(f"Found dtype {prob.dtype.scalar_type} but expected "
                            f"{count.dtype.scalar_type}")
+    if count.is_meta or prob.is_meta:  # shapes only: nothing to draw
+        from hookgrad._surface.shape_ops import broadcast_tensors  # noqa: PLC0415
+        c, p_ = broadcast_tensors(count, prob)
+        return bind(BINOMIAL, (count, prob, c), {})
     n, p = np.broadcast_arrays(_host(count), _host(prob))
     work = count.dtype.np
     # PyTorch's sampler in the count's precision; a NaN count has no draw (it gives NaN)

@@ -42,7 +42,7 @@ SPECS += [
            prims=("linalg_ldl_factor_ex",), gradcheck=False, gradgradcheck=False,
            forward_ad=False),
     OpSpec("linalg_ldl_solve", lambda lib, a, b: lib.linalg.ldl_solve(
-        *lib.linalg.ldl_factor(a + a.mT + 6 * lib.eye(4, dtype=a.dtype)), b),
+        *lib.linalg.ldl_factor(a + a.mT + 6 * lib.eye(4, dtype=a.dtype, device=a.device)), b),
            [Sample((Arg((4, 4), requires_grad=False), Arg((4, 2), requires_grad=False)),
                    name="4x4")],
            prims=("linalg_ldl_solve",), gradcheck=False, gradgradcheck=False,
