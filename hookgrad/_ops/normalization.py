@@ -455,12 +455,20 @@ NATIVE_LAYER_NORM = defop(
 
 
 # ---------------------------------------------------------------- group norm
+def _grouped(input: Any, N: int, group: int) -> tuple[int, int, int]:
+    """``[N, G, C/G*HxW]``, spelled out: ``-1`` cannot be inferred for an empty batch."""
+    size = 1
+    for n in input.shape[1:]:
+        size *= n
+    return (N, group, size // group)
+
+
 @quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _gn_impl(
     input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int, eps: float
 ) -> tuple[Any, Any, Any]:
     xp = namespace_of(input)
-    x = input.reshape(N, group, -1)
+    x = input.reshape(_grouped(input, N, group))
     with warnings.catch_warnings():
         if not x.shape[2]:  # NumPy warns about the mean of nothing; PyTorch gives nan quietly
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -480,10 +488,10 @@ def _gn_xhat(input: Any, result1: Any, result2: Any, N: int, group: int, eps: fl
              ops: Any) -> tuple[Any, Any]:
     """``(x̂, r)`` in the grouped ``[N, G, -1]`` layout."""
     if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
-        return graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore[attr-defined]
+        return graph_stats(input.reshape(_grouped(input, N, group)), (2,), eps)  # type: ignore[attr-defined]
     mean = result1.reshape(N, group, 1)
     rstd = result2.reshape(N, group, 1)
-    return (input.reshape(N, group, -1) - mean) * rstd, rstd
+    return (input.reshape(_grouped(input, N, group)) - mean) * rstd, rstd
 
 
 def _gn_input_grad(
@@ -494,7 +502,7 @@ def _gn_input_grad(
     xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps, ops)
     if ops.data(weight).size:
         g = ops.mul(g, ops.reshape(weight, (1, -1) + (1,) * (input.ndim - 2)))
-    out = input_grad(ops.reshape(g, (N, group, -1)), xhat, rstd, (2,))
+    out = input_grad(ops.reshape(g, _grouped(input, N, group)), xhat, rstd, (2,))
     return ops.reshape(out, input.shape)
 
 
@@ -510,8 +518,8 @@ def _gn_weight_grad(
 def _gn_input_tangent(
     t: Tensor, input: Tensor, weight: Tensor, N: int, group: int, eps: float
 ) -> Tensor:
-    xhat, rstd = graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore
-    out = input_tangent(t.reshape(N, group, -1), xhat, rstd, (2,))  # type: ignore
+    xhat, rstd = graph_stats(input.reshape(_grouped(input, N, group)), (2,), eps)  # type: ignore
+    out = input_tangent(t.reshape(_grouped(input, N, group)), xhat, rstd, (2,))  # type: ignore
     out = out.reshape(input.shape)
     if weight._data.size:
         out = out * weight.reshape((1, -1) + (1,) * (input._data.ndim - 2))  # type: ignore
@@ -519,7 +527,7 @@ def _gn_input_tangent(
 
 
 def _gn_weight_tangent(t: Tensor, input: Tensor, N: int, group: int, eps: float) -> Tensor:
-    xhat, _ = graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore
+    xhat, _ = graph_stats(input.reshape(_grouped(input, N, group)), (2,), eps)  # type: ignore
     nd = input._data.ndim
     return xhat.reshape(input.shape) * t.reshape((1, -1) + (1,) * (nd - 2))  # type: ignore
 

@@ -61,6 +61,8 @@ def _max_impl(self: Any, kernel_size: Ints, stride: Ints, padding: Ints, dilatio
         wins = (view > best) | (view != view)
         best = xp.where(wins, view, best)
         off = xp.where(wins, delta, off)
+    if xp.may_share_memory(best, self):
+        best = best.copy()  # one tap of an unpadded input: a fresh result, never a view of it
     grids = xp.meshgrid(*(xp.arange(o) * s[i] - p[i] for i, o in enumerate(outs)), indexing="ij")
     off = off + (grids[0] * sizes[1] + grids[1]) * sizes[2] + grids[2]
     return best, off

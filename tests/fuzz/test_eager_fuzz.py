@@ -81,11 +81,7 @@ def test_nn_family_matches_torch(torch):
 
 # Differences the long mode found (both tables, seeds 50000-50999) and that are not fixed yet:
 # each is checked here and must start passing (strict xfail) when its class is fixed.
-OPEN_SEEDS = {
-    50061: "a saved-tensor pack hook fires on an empty input where PyTorch saves nothing",
-    50468: "a leaf's gradient differs (not classified yet)",
-    50777: "adaptive_avg_pool2d of a window holding -inf gives nan where PyTorch gives -inf",
-}
+OPEN_SEEDS: dict[int, str] = {}
 
 
 @pytest.mark.oracle

@@ -475,6 +475,23 @@ REGRESSIONS = {
         ("leaf", "l4", (1, 2, 1), "float64", True, 846578262),
         ("leaf", "l8", (1, 2, 1), "float32", True, 558112948),
         ("op", "bce", "t9", ["l4", "l8"], {"reduction": "mean"}, "no_grad")]),
+    # fuzz seed 50061: batch/instance norm of an empty input is a clone (nothing saved)
+    "instance_norm_empty_saves_nothing": _p([
+        ("leaf", "l1", (0, 1, 2), "float32", True, 444415977),
+        ("op", "instance_norm", "t3", ["l1"], {}, None)], saved_hooks=True),
+    # fuzz seed 50468: max pooling with a 1x1 window is a fresh tensor, not a view of the input
+    "max_pool_unit_window_is_not_a_view": _p([
+        ("leaf", "l6", (1, 1, 2), "float32", False, 348669623),
+        ("op", "max_pool2d", "t9", ["l6"],
+         {"ceil_mode": False, "kernel_size": 1, "padding": 0, "stride": None}, None),
+        ("op", "silu_inplace", "t11", ["t9"], {}, None)]),
+    # fuzz seed 50777: an inf in one adaptive-pooling window leaves the other windows finite
+    "adaptive_avg_pool_inf_stays_in_its_window": _p([
+        ("leaf", "l1", (1, 1, 3), "float32", True, 295833862),
+        ("op", "split", "t4", ["l1"], {"pick": 0, "size": 1}, None),
+        ("op", "sub", "t7", ["l1", "t4"], {}, "no_grad"),
+        ("op", "div", "t9", ["l1", "t7"], {}, None),
+        ("op", "adaptive_avg_pool2d", "t10", ["t9"], {"size": [1, 2]}, None)]),
 }
 
 
@@ -564,3 +581,100 @@ def test_nll_loss_mean_over_no_counted_target_gives_zero_grads(torch):
         return out
 
     assert run(hookgrad) == run(torch)
+
+
+def test_results_of_identity_parameters_are_fresh_tensors(torch):
+    # fuzz seed 50468's class: ops whose kernel is the identity for some parameters (1x1 pooling
+    # windows, shuffles by 1, diff of order 0) return a fresh tensor, as PyTorch's
+    import numpy as np
+
+    import hookgrad
+
+    F = "nn.functional."
+    calls = [(F + "max_pool1d", (1,)), (F + "max_pool2d", (1,)), (F + "max_pool3d", (1,)),
+             (F + "pixel_shuffle", (1,)), (F + "pixel_unshuffle", (1,)),
+             (F + "channel_shuffle", (1,)), (F + "channel_shuffle", (2,)), ("diff", (0,))]
+
+    def run(lib, name, args):
+        fn = lib
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        out = []
+        for rg in (False, True):
+            x = lib.tensor(np.arange(16.0, dtype=np.float32).reshape(1, 2, 2, 4),
+                           requires_grad=rg)
+            y = fn(x.unsqueeze(0) if "3d" in name else x[0] if "1d" in name else x, *args)
+            if rg:
+                y.sum().backward()
+                out.append((type(y.grad_fn).__name__, x.grad.tolist()))
+            else:
+                x.add_(100)  # a view of x would change with it
+                out.append(y.tolist())
+        return out
+
+    for name, args in calls:
+        assert run(hookgrad, name, args) == run(torch, name, args), name
+
+
+def test_norms_of_an_empty_batch_as_torch(torch):
+    # fuzz seed 50061's class: ATen returns input.clone() (* weight[0] + bias[0]) for an empty
+    # batch norm input, before its checks; group norm of an empty batch keeps its statistics
+    import hookgrad
+
+    def run(lib):
+        F = lib.nn.functional
+        out = []
+        cases = [lambda x: F.batch_norm(x, None, None, training=True),
+                 lambda x: F.batch_norm(x, None, None, training=False),
+                 lambda x: F.batch_norm(x, None, None, lib.ones(3, requires_grad=True),
+                                        lib.ones(3, requires_grad=True), training=True),
+                 lambda x: F.instance_norm(x),
+                 lambda x: F.instance_norm(x, weight=lib.ones(3), bias=lib.ones(3)),
+                 lambda x: F.group_norm(x, 3, lib.ones(3, requires_grad=True)),
+                 lambda x: F.group_norm(x, 1)]
+        for case in cases:
+            packs = []
+
+            def pack(t, packs=packs):
+                packs.append(tuple(t.shape))
+                return t
+
+            x = lib.zeros(0, 3, 2, requires_grad=True)
+            try:
+                with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                    y = case(x)
+                (g,) = lib.autograd.grad(y.sum(), x, allow_unused=True)
+                out.append((tuple(y.shape), type(y.grad_fn).__name__, packs, tuple(g.shape)))
+            except Exception as e:
+                out.append(type(e).__name__)
+        return out
+
+    assert run(hookgrad) == run(torch)
+
+
+def test_adaptive_avg_pool_of_inf_and_nan_stays_in_its_windows(torch):
+    # fuzz seed 50777's class: a dense averaging matrix multiplies its zeros with inf (nan
+    # everywhere); PyTorch's window loops only sum the windows holding the value (2-d, 1-d,
+    # 3-d, forward and backward)
+    import numpy as np
+
+    import hookgrad
+
+    def run(lib, value):
+        F = lib.nn.functional
+        a = np.arange(20, dtype=np.float32).reshape(1, 4, 5)
+        a[0, 1, 2] = value
+        out = []
+        for f in (lambda x: F.adaptive_avg_pool2d(x, (3, 2)),
+                  lambda x: F.adaptive_avg_pool1d(x[0], 2),
+                  lambda x: F.adaptive_avg_pool3d(x.unsqueeze(0), (1, 3, 2))):
+            x = lib.tensor(a, requires_grad=True)
+            y = f(x)
+            g = lib.zeros_like(y)
+            g.view(-1)[0] = value
+            y.backward(g)
+            out.append((str(y.tolist()), str(x.grad.tolist())))
+        return out
+
+    for value in (float("inf"), -float("inf"), float("nan")):
+        assert run(hookgrad, value) == run(torch, value)
