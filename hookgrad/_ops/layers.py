@@ -20,6 +20,7 @@ from hookgrad._backend import NUMPY, has_data, namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import linalg as _LA
 from hookgrad._ops import _pool_kernels as _PK
+from hookgrad._ops._rules import ZERO_SELF
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -191,8 +192,8 @@ def _adaptive_max_op(nd: int) -> tuple[Any, Any]:
         inputs=("grad_output", "self", "indices"),
         saves=("indices",),
         node_name=f"AdaptiveMaxPool{rank}BackwardBackward0",
-        vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, nd)},
-        nondifferentiable={"self": "only its shape is read", "indices": "integer indices"},
+        vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, nd), **ZERO_SELF},
+        nondifferentiable={"indices": "integer indices"},
         jvp="linear",
     )
     return forward, backward
@@ -263,20 +264,22 @@ ADAPTIVE_AVG_POOL3D = defop(
     "_adaptive_avg_pool3d",
     impl=lambda self, output_size: _PK.adaptive_avg(self, tuple(output_size)),
     params=("output_size",),
+    saves=("self",),
     node_name="AdaptiveAvgPool3DBackward0",
-    vjp={"self": lambda grad, self_shape: bind(
-        ADAPTIVE_AVG_POOL3D_BACKWARD, (grad,), {"self_size": tuple(self_shape)})},
+    vjp={"self": lambda grad, self: bind(
+        ADAPTIVE_AVG_POOL3D_BACKWARD, (grad, self), {"self_size": tuple(self.shape)})},
     jvp="linear",
 )
 ADAPTIVE_AVG_POOL3D_BACKWARD = defop(
     "_adaptive_avg_pool3d_backward",
-    impl=lambda grad_output, self_size: _PK.adaptive_avg_backward(
+    impl=lambda grad_output, self, self_size: _PK.adaptive_avg_backward(
         grad_output, tuple(self_size)[-3:]).reshape(tuple(self_size)),
-    inputs=("grad_output",),
+    inputs=("grad_output", "self"),
     params=("self_size",),
     node_name="AdaptiveAvgPool3DBackwardBackward0",
     vjp={"grad_output": lambda grad, grad_output_shape: bind(
-        ADAPTIVE_AVG_POOL3D, (grad,), {"output_size": tuple(grad_output_shape[-3:])})},
+        ADAPTIVE_AVG_POOL3D, (grad,), {"output_size": tuple(grad_output_shape[-3:])}),
+        **ZERO_SELF},
     jvp="linear",
 )
 __all__ += ["NORM", "ADAPTIVE_AVG_POOL3D"]

@@ -298,7 +298,7 @@ def _cast_params(rng, m):
 # Composites whose nodes save other values than PyTorch's fused kernels (the `KNOWN` list of
 # tests/ops/test_opspec_saved_hooks.py): a program using one runs without saved-tensor hooks
 UNPACKED = frozenset({
-    "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "cross_entropy", "nll_loss", "bce",
+    "cross_entropy", "nll_loss", "bce",
     "bce_logits", "group_norm", "logsigmoid",
     # PyTorch composes these of several nodes (pow, mean, rsqrt...; log, sub, mul), hookgrad
     # has one node each

@@ -492,6 +492,24 @@ REGRESSIONS = {
         ("op", "sub", "t7", ["l1", "t4"], {}, "no_grad"),
         ("op", "div", "t9", ["l1", "t7"], {}, None),
         ("op", "adaptive_avg_pool2d", "t10", ["t9"], {"size": [1, 2]}, None)]),
+    # fuzz seeds 30045/32969/34070: a pooling gradient computed with create_graph=True has a
+    # graph when the input requires grad (PyTorch's backward ops take `self`, zeros_like(self))
+    "max_pool1d_create_graph_twice": _p([
+        ("leaf", "l3", (1, 2), "float32", True, 202286254),
+        ("op", "max_pool1d", "t5", ["l3"],
+         {"ceil_mode": True, "kernel_size": 2, "padding": 1, "stride": 2}, None)],
+        ("backward", ["t5", "l3"], None, True, True, True)),
+    "max_pool2d_grad_create_graph": _p([
+        ("leaf", "l3", (4, 3, 3), "float64", True, 124968193),
+        ("op", "max_pool2d", "t7", ["l3"],
+         {"ceil_mode": False, "kernel_size": 3, "padding": 0, "stride": 1}, None)],
+        ("grad", ["t7", "l3"], ["l3", "t7"], True, True, False)),
+    "avg_pool1d_create_graph": _p([
+        ("leaf", "l1", (4, 3), "float32", True, 488396768),
+        ("op", "avg_pool1d", "t4", ["l1"],
+         {"ceil_mode": False, "count_include_pad": False, "kernel_size": 1, "padding": 0,
+          "stride": 2}, None)],
+        ("backward", ["t4"], None, True, True, False)),
 }
 
 
@@ -678,3 +696,32 @@ def test_adaptive_avg_pool_of_inf_and_nan_stays_in_its_windows(torch):
 
     for value in (float("inf"), -float("inf"), float("nan")):
         assert run(hookgrad, value) == run(torch, value)
+
+
+def test_pooling_gradients_under_create_graph_follow_the_input(torch):
+    # the class of fuzz seeds 30045/32969/34070: every pooling backward op takes the input, so
+    # with create_graph=True the gradient requires grad (and a second backward through it gives
+    # the input no gradient) whether or not the incoming gradient does
+    import numpy as np
+
+    import hookgrad
+
+    def run(lib):
+        F = lib.nn.functional
+        a = np.arange(32.0).reshape(1, 2, 4, 4) % 7
+        cases = [lambda x: F.max_pool2d(x, 2), lambda x: F.avg_pool2d(x, 2, 1),
+                 lambda x: F.adaptive_avg_pool2d(x, (3, 2)),
+                 lambda x: F.adaptive_max_pool2d(x, (3, 2)),
+                 lambda x: F.max_pool1d(x[0], 2), lambda x: F.avg_pool1d(x[0], 3, 1, 1),
+                 lambda x: F.max_pool3d(x, 2), lambda x: F.avg_pool3d(x, 2),
+                 lambda x: F.adaptive_avg_pool3d(x, 2), lambda x: F.adaptive_max_pool3d(x, 2)]
+        out = []
+        for case in cases:
+            x = lib.tensor(a, requires_grad=True)
+            y = case(x)
+            (g,) = lib.autograd.grad(y, x, lib.ones_like(y), create_graph=True)
+            (gg,) = lib.autograd.grad(g.sum(), x, allow_unused=True, materialize_grads=True)
+            out.append((g.requires_grad, g.tolist(), gg.tolist()))
+        return out
+
+    assert run(hookgrad) == run(torch)
