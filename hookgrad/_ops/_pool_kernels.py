@@ -175,7 +175,8 @@ def avg_pool2d_backward(
     for i in range(k[0]):
         for j in range(k[1]):
             out[..., i : i + eh : s[0], j : j + ew : s[1]] += share
-    return out[..., p[0] : p[0] + h, p[1] : p[1] + w]
+    # the padding cropped: a fresh row-major array (PyTorch's grad_input), not a view
+    return xp.ascontiguousarray(out[..., p[0] : p[0] + h, p[1] : p[1] + w])
 
 
 # ---------------------------------------------------------------- adaptive average pooling

@@ -117,28 +117,46 @@ def _bn_impl(
     xp = namespace_of(input)
     axes = _chan_axes(input.ndim)
     shape = (1, -1) + (1,) * (input.ndim - 2)
-    if training:
+    dt = input.dtype
+    if training:  # ATen's collect_stats: sums in double, the mean rounded to the input's dtype
         with warnings.catch_warnings():
             if not input.size:  # NumPy warns about the mean of nothing; PyTorch gives nan
                 warnings.simplefilter("ignore", RuntimeWarning)
-            mean = input.mean(axis=axes)
+            n = input.size // max(input.shape[1], 1)
+            mean = (input.sum(axis=axes, dtype=xp.float64) / n).astype(dt)
             centered = input - mean.reshape(shape)
-            var = (centered * centered).mean(axis=axes)
-        invstd = 1.0 / xp.sqrt(var + eps)
-        n = input.size // max(input.shape[1], 1)
+            var_sum = (centered * centered).sum(axis=axes, dtype=xp.float64)
+            invstd = (1.0 / xp.sqrt(var_sum / n + eps)).astype(dt)
         if running_mean.size:
             running_mean *= 1 - momentum
             running_mean += momentum * mean
         if running_var.size:
             running_var *= 1 - momentum
-            running_var += momentum * var * (n / max(n - 1, 1))
-        out = centered * invstd.reshape(shape)
-        saved = (mean, invstd.astype(input.dtype, copy=False))
+            running_var += momentum * var_sum / max(n - 1, 1)
+        saved = (mean, invstd)
     else:
-        invstd = 1.0 / xp.sqrt(running_var + eps)
-        out = (input - running_mean.reshape(shape)) * invstd.reshape(shape)
+        mean = running_mean
+        invstd = 1.0 / xp.sqrt(running_var + xp.asarray(eps, dtype=running_var.dtype))
         saved = (_empty_like(input), _empty_like(input))
-    return _affine(out.astype(input.dtype, copy=False), weight, bias, shape), *saved
+    # ATen's transform: out = fma(x, alpha, beta) per channel, alpha = invstd * weight and
+    # beta = bias - mean * alpha in the input's dtype; float32's fma is exact in double
+    alpha = (invstd * weight if weight.size else invstd).astype(dt, copy=False)
+    beta = ((bias if bias.size else 0) - mean * alpha).astype(dt, copy=False)
+    if dt == xp.float32:
+        out = (input.astype(xp.float64) * alpha.reshape(shape) + beta.reshape(shape)).astype(dt)
+    else:
+        out = (input * alpha.reshape(shape) + beta.reshape(shape)).astype(dt, copy=False)
+    # empty_like(input, suggest_memory_format()): row-major unless the input is channels-last
+    if not _channels_last(input):
+        out = xp.ascontiguousarray(out)
+    return out, *saved
+
+
+def _channels_last(a: Any) -> bool:
+    """ATen's ``suggest_memory_format() != Contiguous``: a 4-d/5-d input strided NHWC/NDHWC."""
+    if a.ndim not in (4, 5) or a.flags.c_contiguous:
+        return False
+    return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
 
 
 @quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])

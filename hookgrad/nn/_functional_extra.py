@@ -134,8 +134,12 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Any = None,
     dims = tuple(range(-len(shape), 0))
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
-    out = input * P.rsqrt((input * input).mean(dims, keepdim=True) + eps)
-    return out * weight if weight is not None else out
+    # ATen's composite, node for node (PowBackward0 saves the input once), then contiguous():
+    # the result is row-major whatever the input's layout
+    out = input * P.rsqrt(input.pow(2).mean(dims, keepdim=True) + eps)  # type: ignore
+    if weight is not None:
+        out = out * weight
+    return out.contiguous()  # type: ignore[attr-defined]
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

@@ -300,9 +300,8 @@ def _cast_params(rng, m):
 UNPACKED = frozenset({
     "cross_entropy", "nll_loss", "bce",
     "bce_logits", "group_norm", "logsigmoid",
-    # PyTorch composes these of several nodes (pow, mean, rsqrt...; log, sub, mul), hookgrad
-    # has one node each
-    "rms_norm", "kl_div"})
+    # PyTorch composes this of several nodes (log, sub, mul), hookgrad has one
+    "kl_div"})
 
 # Convolutions' gradients under create_graph: PyTorch's ConvolutionBackwardBackward0 takes
 # both saved operands, so a gradient has a graph whenever either requires grad; hookgrad's

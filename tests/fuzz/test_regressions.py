@@ -510,6 +510,43 @@ REGRESSIONS = {
          {"ceil_mode": False, "count_include_pad": False, "kernel_size": 1, "padding": 0,
           "stride": 2}, None)],
         ("backward", ["t4"], None, True, True, False)),
+    # fuzz seed 30172: batch norm of a constant batch: ATen's fma(x, invstd, -mean*invstd)
+    # leaves the product's rounding error where a subtraction first gives exact zeros
+    "batch_norm_constant_batch": _p([
+        ("leaf", "l1", (4, 4), "float32", True, 164140450),
+        ("op", "index_select", "t2", ["l1"], {"dim": 0, "index": [3, 3]}, None),
+        ("op", "batch_norm", "t3", ["t2"], {"affine": False, "training": True}, None)]),
+    # fuzz seed 61385: batch norm of a non-contiguous input is row-major
+    "batch_norm_layout": _p([
+        ("leaf", "l1", (2, 4), "float32", False, 606776534),
+        ("op", "unfold", "t2", ["l1"], {"dim": 0, "size": 2, "step": 1}, "set_grad_enabled"),
+        ("op", "batch_norm", "t3", ["t2"], {"affine": False, "training": False}, None)]),
+    # fuzz seed 60309: rms_norm is ATen's composite ending in contiguous()
+    "rms_norm_layout": _p([
+        ("leaf", "l2", (4, 3, 2), "float32", False, 679114801),
+        ("op", "diagonal", "t4", ["l2"], {}, "no_grad"),
+        ("op", "rms_norm", "t12", ["t4"], {"eps": 0.1}, None)]),
+    # fuzz seeds 60634/61008: unreduced losses are laid out by their TensorIterator
+    "bce_unreduced_layout": _p([
+        ("leaf", "l1", (2, 3), "float64", False, 143887138),
+        ("op", "index_bool_scalar", "t3", ["l1"], {"b": True}, None),
+        ("op", "movedim", "t5", ["t3"], {"dst": 1, "src": 2}, "no_grad"),
+        ("leaf", "l6", (1, 3, 2), "float64", True, 616927178),
+        ("op", "bce", "t7", ["t5", "l6"], {"reduction": "none"}, "no_grad")]),
+    "huber_unreduced_layout": _p([
+        ("leaf", "l1", (3, 1, 3), "float32", True, 653058907),
+        ("op", "permute", "t9", ["l1"], {"dims": [2, 1, 0]}, "no_grad"),
+        ("leaf", "l12", (3, 1, 3), "float32", False, 284755993),
+        ("op", "huber_loss", "t13", ["t9", "l12"], {"reduction": "none"}, None)]),
+    # fuzz seed 62404: avg pooling's backward with padding is a fresh row-major gradient
+    "avg_pool_padded_backward_layout": _p([
+        ("leaf", "l1", (3, 2, 4), "float64", True, 116411983),
+        ("op", "avg_pool1d", "t5", ["l1"],
+         {"ceil_mode": False, "count_include_pad": True, "kernel_size": 2, "padding": 1,
+          "stride": 1}, None),
+        ("op", "sigmoid_", "t6", ["t5"], {}, "enable_grad_in_no_grad"),
+        ("op", "clamp_", "t9", ["t6"], {}, None)],
+        ("grad", ["t9"], ["l1", "t5"], True, False, False), saved_hooks=True),
 }
 
 
@@ -722,6 +759,48 @@ def test_pooling_gradients_under_create_graph_follow_the_input(torch):
             (g,) = lib.autograd.grad(y, x, lib.ones_like(y), create_graph=True)
             (gg,) = lib.autograd.grad(g.sum(), x, allow_unused=True, materialize_grads=True)
             out.append((g.requires_grad, g.tolist(), gg.tolist()))
+        return out
+
+    assert run(hookgrad) == run(torch)
+
+
+def test_loss_and_norm_layouts_as_torch(torch):
+    # the class of fuzz seeds 60309/60634/61008/61385: fused losses lay their unreduced result
+    # out by TensorIterator (bce_with_logits: the target's), their gradients row-major
+    # (mse, smooth L1, Huber) or like the input (BCE); rms_norm and batch norm are row-major
+    import numpy as np
+
+    import hookgrad
+
+    def run(lib):
+        F = lib.nn.functional
+        cases = {
+            "mse": lambda a, b: F.mse_loss(a, b, reduction="none"),
+            "smooth_l1": lambda a, b: F.smooth_l1_loss(a, b, reduction="none"),
+            "huber": lambda a, b: F.huber_loss(a, b, reduction="none"),
+            "bce": lambda a, b: F.binary_cross_entropy(a, b, reduction="none"),
+            "bce_logits": lambda a, b: F.binary_cross_entropy_with_logits(
+                a, b, reduction="none"),
+            "bce_logits_pw": lambda a, b: F.binary_cross_entropy_with_logits(
+                a, b, pos_weight=lib.ones(3), reduction="none"),
+            "rms_norm": lambda a, b: F.rms_norm(a, (3,), weight=lib.ones(3)),
+            "batch_norm": lambda a, b: F.batch_norm(a, None, None, training=True),
+        }
+        rng = np.random.default_rng(0)
+        xa, xb = rng.uniform(0.1, 0.9, (2, 2, 4, 3)).astype(np.float32)
+        out = []
+        for name, f in cases.items():
+            for pa, pb in [((0, 1, 2), (2, 1, 0)), ((2, 1, 0), (0, 1, 2)),
+                           ((1, 0, 2), (1, 0, 2))]:
+                ta = lib.tensor(np.ascontiguousarray(xa.transpose(pa)), requires_grad=True)
+                tb = lib.tensor(np.ascontiguousarray(xb.transpose(pb)), requires_grad=True)
+                a, b = ta.permute(*np.argsort(pa)), tb.permute(*np.argsort(pb))
+                log = []
+                a.register_hook(lambda g: log.append(g.stride()))
+                b.register_hook(lambda g: log.append(g.stride()))
+                y = f(a, b)
+                y.backward(lib.ones_like(y))
+                out.append((name, pa, pb, y.stride(), log))
         return out
 
     assert run(hookgrad) == run(torch)
