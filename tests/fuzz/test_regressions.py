@@ -547,6 +547,18 @@ REGRESSIONS = {
         ("op", "sigmoid_", "t6", ["t5"], {}, "enable_grad_in_no_grad"),
         ("op", "clamp_", "t9", ["t6"], {}, None)],
         ("grad", ["t9"], ["l1", "t5"], True, False, False), saved_hooks=True),
+    # fuzz seed 62294: mm's gradient of a column-major operand (linear's weight.t()) is
+    # column-major, as ATen's mm_mat2_backward computes it: (grad.T @ mat1).T
+    "mm_gradient_of_transposed_operand": _p([
+        ("leaf", "l1", (4,), "float32", True, 730681599),
+        ("leaf", "l2", (), "float32", True, 185238387),
+        ("op", "index_add", "t3", ["l1", "l2"], {"dim": 0, "index": [1]}, None),
+        ("leaf", "l5", (1,), "int64", False, 715727573),
+        ("op", "stack", "t6", ["t3", "l5"], {}, None),
+        ("hook", "t6", "h7", False),
+        ("op", "silu_inplace", "t8", ["t6"], {}, None),
+        ("op", "linear", "t9", ["t3", "t8"], {}, None)],
+        ("grad", ["t9"], ["l1", "l2", "t3"], True, False, False)),
 }
 
 
@@ -801,6 +813,30 @@ def test_loss_and_norm_layouts_as_torch(torch):
                 y = f(a, b)
                 y.backward(lib.ones_like(y))
                 out.append((name, pa, pb, y.stride(), log))
+        return out
+
+    assert run(hookgrad) == run(torch)
+
+
+def test_mm_gradients_follow_operand_layouts(torch):
+    # the class of fuzz seed 62294: mm and addmm give a column-major operand a column-major
+    # gradient (ATen's mm_mat1_backward/mm_mat2_backward), a row-major one a row-major one
+    import hookgrad
+
+    def run(lib):
+        out = []
+        for ta in (False, True):
+            for tb in (False, True):
+                a = lib.arange(12.0).reshape((4, 3) if ta else (3, 4)).requires_grad_()
+                b = lib.arange(20.0).reshape((5, 4) if tb else (4, 5)).requires_grad_()
+                for f in (lambda x, y: x @ y, lambda x, y: lib.addmm(lib.ones(3, 5), x, y),
+                          lambda x, y: lib.nn.functional.linear(x, y.t())):
+                    x, y = (a.t() if ta else a), (b.t() if tb else b)
+                    log = []
+                    x.register_hook(lambda g: log.append(g.stride()))
+                    y.register_hook(lambda g: log.append(g.stride()))
+                    f(x, y).sum().backward()
+                    out.append(log)
         return out
 
     assert run(hookgrad) == run(torch)
