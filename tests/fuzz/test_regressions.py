@@ -559,6 +559,25 @@ REGRESSIONS = {
         ("op", "silu_inplace", "t8", ["t6"], {}, None),
         ("op", "linear", "t9", ["t3", "t8"], {}, None)],
         ("grad", ["t9"], ["l1", "l2", "t3"], True, False, False)),
+    # fuzz seed 63696: CopySlices computes no gradient the task does not need (a node post-hook
+    # sees None for the base when only the written value's input is asked for)
+    "copy_slices_unneeded_base_gradient": _p([
+        ("leaf", "l1", (3,), "float64", True, 154686903),
+        ("leaf", "l2", (), "float32", True, 605095744),
+        ("op", "relu_inplace", "t3", ["l1"], {}, "no_grad"),
+        ("leaf", "l4", (1, 4), "float32", True, 362060464),
+        ("op", "pow", "t5", ["t3", "l1"], {"exp": None}, None),
+        ("op", "div", "t6", ["l2", "l4"], {"scalar": True}, None),
+        ("op", "setitem_slice", "t7", ["t5", "t6"],
+         {"dim": 0, "start": 1, "step": 2, "stop": 3}, None),
+        ("node_hook", "t7", "h8", False)],
+        ("grad", ["l2", "t7"], ["l2"], False, False, False)),
+    # fuzz seed 64319: x[mask] = x with a 0-d mask is an int64 index (not masked_fill_): the
+    # value overlapping the written tensor raises
+    "setitem_0d_mask_overlapping_value": _p([
+        ("leaf", "l1", (), "int64", False, 25442126),
+        ("op", "masked_fill_", "t3", ["l1"], {}, None),
+        ("op", "setitem_mask", "t4", ["t3", "l1"], {}, "set_grad_enabled")]),
 }
 
 
