@@ -494,10 +494,19 @@ def _gn_impl(
         if not x.shape[2]:
             mean = xp.zeros_like(mean)  # PyTorch's kernel: an empty group's mean is 0, rstd nan
         centered = x - mean
-        rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps)
+        var = (centered * centered).mean(axis=2, keepdims=True)
+        # ATen adds the double eps to the variance: 1/sqrt in double, rounded once
+        rstd = 1.0 / xp.sqrt(var.astype(xp.float64) + eps)
     rstd = rstd.astype(input.dtype, copy=False)
-    out = (centered * rstd).reshape(input.shape)
-    out = _affine(out, weight, bias, (1, -1) + (1,) * (input.ndim - 2))
+    if not (weight.size or bias.size):
+        out = (centered * rstd).reshape(input.shape)
+    else:  # ATen: fma(x, scale, fma(-scale, mean, beta)) per channel, scale = rstd*gamma
+        d = input.shape[1] // group if group else 0
+        x4 = x.reshape(N, group, d, x.shape[2] // d if d else 0)
+        scale = rstd[..., None] * (weight.reshape(1, group, d, 1) if weight.size else 1)
+        beta = bias.reshape(1, group, d, 1) if bias.size else xp.zeros((), input.dtype)
+        shift = _fma(-scale, mean[..., None], beta)
+        out = _fma(x4, scale, shift).astype(input.dtype, copy=False).reshape(input.shape)
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
@@ -517,11 +526,39 @@ def _gn_input_grad(
     group: int, eps: float, ops: Any,
 ) -> Any:
     g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    if not ops.graph:
+        return _gn_input_grad_aten(g, input, weight, result1, result2, N, group)
     xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps, ops)
     if ops.data(weight).size:
         g = ops.mul(g, ops.reshape(weight, (1, -1) + (1,) * (input.ndim - 2)))
     out = input_grad(ops.reshape(g, _grouped(input, N, group)), xhat, rstd, (2,))
     return ops.reshape(out, input.shape)
+
+
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
+def _gn_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, N: int,
+                        group: int) -> Any:
+    """PyTorch's GroupNormInputBackward in its order of operations (`_ln_input_grad_aten`'s
+    formula per group): ``dx = fma(c1, dy, c2*x) + c3`` with ``c1 = rstd*gamma``,
+    ``c2 = fma(db, mean, -ds) * rstd^3 / (D*HxW)`` and ``c3 = -c2*mean - db*rstd/(D*HxW)``;
+    over groups of one or two elements the gradient is rounding noise these decide."""
+    shape = _grouped(x, N, group)
+    d = x.shape[1] // group if x.ndim > 1 and group else 1
+    per_channel = shape[:2] + (d, shape[2] // d if d else 0)
+    xs, gs = x.reshape(per_channel), dy.reshape(per_channel)
+    gamma = weight.reshape(1, group, d) if weight.size else None
+    ds, db = (gs * xs).sum(axis=3), gs.sum(axis=3)  # per (n, c)
+    if gamma is not None:
+        ds, db = ds * gamma, db * gamma
+    ds, db = ds.sum(axis=2, keepdims=True), db.sum(axis=2, keepdims=True)  # per (n, g)
+    m = mean.reshape(shape[:2] + (1,))
+    r = rstd.reshape(shape[:2] + (1,))
+    s = x.dtype.type(1.0 / shape[2]) if shape[2] else x.dtype.type(float("inf"))
+    c2 = _fma(db, m, -ds) * r * r * r * s
+    c3 = -c2 * m - db * r * s
+    c1 = r if gamma is None else r * gamma
+    out = _fma(c1[..., None], gs, c2[..., None] * xs) + c3[..., None]
+    return out.astype(x.dtype, copy=False).reshape(x.shape)
 
 
 def _gn_weight_grad(
