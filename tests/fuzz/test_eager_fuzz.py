@@ -79,8 +79,9 @@ def test_nn_family_matches_torch(torch):
     _check(torch, op_names(NN_ONLY), N_NN)
 
 
-# Differences the long mode found (both tables, seeds 50000-50999) and that are not fixed yet:
-# each is checked here and must start passing (strict xfail) when its class is fixed.
+# Differences the long mode found and that are not fixed yet, as {seed: class} (both tables):
+# each is checked here and must start passing (strict xfail) when its class is fixed. Empty:
+# seeds 50061, 50468 and 50777 are fixed by class (docs/fuzzing.md, test_regressions.py).
 OPEN_SEEDS: dict[int, str] = {}
 
 

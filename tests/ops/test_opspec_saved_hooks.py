@@ -19,7 +19,7 @@ pytestmark = pytest.mark.oracle
 CASES, IDS = spec_cases(all_specs())
 
 # Composite ops whose intermediate nodes save other tensors than PyTorch's fused kernels
-# (pooling, losses, padding, RNN kernels, linalg helpers) and ops PyTorch computes with saved
+# (losses, padding, RNN kernels, linalg helpers) and ops PyTorch computes with saved
 # integer workspaces hookgrad does not have.
 KNOWN = {
     "F.logsigmoid", "argsort", "pad_reflect", "pad_replicate",
