@@ -144,8 +144,8 @@ def avg_pool2d(
     for i in range(k[0]):
         for j in range(k[1]):
             tap = padded[..., i : i + eh : s[0], j : j + ew : s[1]]
-            if sums is None:
-                sums = xp.ascontiguousarray(tap)
+            if sums is None:  # a copy: the sum accumulates in place, never into the input
+                sums = tap.copy()
             else:
                 xp.add(sums, tap, out=sums)
     div = avg_divisor(x.shape, hw, k, s, p, count_include_pad, divisor_override, xp)

@@ -484,6 +484,7 @@ def _glu_halves(x: Any, dim: int) -> tuple:
     return x.narrow(dim, 0, n), x.narrow(dim, n, n)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _glu_impl(self: Any, dim: int) -> Any:
     a, b = np.split(self, 2, axis=dim)
     return a / (1 + np.exp(-b))

@@ -507,6 +507,8 @@ def _gn_impl(
         beta = bias.reshape(1, group, d, 1) if bias.size else xp.zeros((), input.dtype)
         shift = _fma(-scale, mean[..., None], beta)
         out = _fma(x4, scale, shift).astype(input.dtype, copy=False).reshape(input.shape)
+    if not _channels_last(input):  # empty_like(X, suggest_memory_format()), as batch norm
+        out = xp.ascontiguousarray(out)
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 

@@ -686,7 +686,9 @@ def test_results_of_identity_parameters_are_fresh_tensors(torch):
     F = "nn.functional."
     calls = [(F + "max_pool1d", (1,)), (F + "max_pool2d", (1,)), (F + "max_pool3d", (1,)),
              (F + "pixel_shuffle", (1,)), (F + "pixel_unshuffle", (1,)),
-             (F + "channel_shuffle", (1,)), (F + "channel_shuffle", (2,)), ("diff", (0,))]
+             (F + "channel_shuffle", (1,)), (F + "channel_shuffle", (2,)), ("diff", (0,)),
+             # seed 70115: the window sum of an unpadded average pool accumulated into the input
+             (F + "avg_pool1d", (2, 1)), (F + "avg_pool2d", (2, 1)), (F + "avg_pool3d", (1, 1))]
 
     def run(lib, name, args):
         fn = lib
