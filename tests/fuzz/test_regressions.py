@@ -585,6 +585,14 @@ REGRESSIONS = {
         ("op", "group_norm", "t6", ["l1"], {"groups": 3}, None),
         ("op", "permute", "t7", ["t6"], {"dims": [1, 0]}, None)],
         ("backward", ["t7"], ["l1"], False, False, False)),
+    # fuzz seed 82592: max_pool1d without a gradient is its own kernel's row-major result,
+    # whatever layout the 2-d pooling of a channels-last-like input keeps
+    "max_pool1d_no_grad_layout": _p([
+        ("leaf", "l1", (4, 4, 2), "float32", False, 731780428),
+        ("op", "mT", "t5", ["l1"], {}, None),
+        ("op", "max_pool1d", "t7", ["t5"],
+         {"ceil_mode": False, "kernel_size": 1, "padding": 0, "stride": None},
+         "enable_grad_in_no_grad")]),
 }
 
 
