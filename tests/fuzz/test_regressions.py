@@ -593,6 +593,13 @@ REGRESSIONS = {
         ("op", "max_pool1d", "t7", ["t5"],
          {"ceil_mode": False, "kernel_size": 1, "padding": 0, "stride": None},
          "enable_grad_in_no_grad")]),
+    # fuzz seed 84863: tanh's backward kernel takes the incoming gradient's layout
+    "tanh_backward_layout": _p([
+        ("leaf", "l1", (1, 3, 4), "float32", True, 803639498),
+        ("op", "tanh", "t2", ["l1"], {}, None),
+        ("hook", "l1", "h3", False),
+        ("op", "transpose", "t7", ["t2"], {"d0": -1, "d1": 1}, None)],
+        ("backward", ["t7"], None, False, True, False)),
 }
 
 
