@@ -363,7 +363,10 @@ def _index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool) 
 
 
 def _overlaps_written(dst: Any, src: Any) -> bool:
-    """PyTorch's ``get_overlap_status`` is Partial or Full (the same array is Full)."""
+    """PyTorch's ``get_overlap_status`` is Partial or Full (the same array is Full); only
+    NumPy arrays are compared (a batched or meta value has no memory to look at)."""
+    if type(dst) is not np.ndarray or type(src) is not np.ndarray:
+        return False
     return dst is src or (_may_share(dst, src) and (_partial_overlap(dst, src) or (
         dst.__array_interface__["data"][0] == src.__array_interface__["data"][0]
         and dst.nbytes == src.nbytes and dst.strides == src.strides)))
