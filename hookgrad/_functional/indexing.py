@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
-from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
+from hookgrad._dispatch import _may_share, _partial_overlap, bind, bind_inplace, \
+    has_internal_overlap
 from hookgrad._functional import shape as _shape
 from hookgrad._functional._gather import METHODS as _GATHER_METHODS
 from hookgrad._functional.random import _check_inplace
@@ -348,9 +349,27 @@ def _index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool) 
             "before performing this operation. This also applies to advanced indexing e.g. "
             "tensor[indices] = tensor", UserWarning, stacklevel=3)
     _check_put(self, indices, values, accumulate)
+    if values._data.ndim == 0 and not _fills_by_mask(indices, values, accumulate) \
+            and _overlaps_written(self._data, values._data):
+        # ATen's assert_no_overlap(self, value): a one-element value is read as a number only
+        # on the masked_fill_ path (a 0-d bool index became an int64 index: x[tensor(True)])
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation.")
     return bind_inplace(
         P["index_put"], self, (self, values), {"indices": indices, "accumulate": bool(accumulate)}
     )
+
+
+def _overlaps_written(dst: Any, src: Any) -> bool:
+    """PyTorch's ``get_overlap_status`` is Partial or Full (the same array is Full); only
+    NumPy arrays are compared (a batched or meta value has no memory to look at)."""
+    if type(dst) is not np.ndarray or type(src) is not np.ndarray:
+        return False
+    return dst is src or (_may_share(dst, src) and (_partial_overlap(dst, src) or (
+        dst.__array_interface__["data"][0] == src.__array_interface__["data"][0]
+        and dst.nbytes == src.nbytes and dst.strides == src.strides)))
 
 
 def _word(t: Tensor) -> str:

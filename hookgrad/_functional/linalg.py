@@ -54,7 +54,24 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
     _same_dtype(input, mat2)
-    return bind(P["mm"], (input, mat2))
+    return bind(P["mm"], (input, mat2), _layouts(self_cm=input, mat2_cm=mat2))
+
+
+def _col_major(t: Tensor) -> bool:
+    """ATen's test in mm_mat1/mat2_backward: strides ``(1, rows)`` (NOTE [mm gradient
+    layout] in `hookgrad._ops.linalg`)."""
+    arr = t._data
+    return arr.strides[0] == arr.itemsize and arr.strides[1] == arr.shape[0] * arr.itemsize
+
+
+def _layouts(defaults: dict | None = None, **operands: Tensor) -> dict:
+    """The ``*_cm`` params of mm/addmm that differ from their defaults (False unless given)."""
+    out = {}
+    for name, t in operands.items():
+        cm = _col_major(t)
+        if cm != (defaults or {}).get(name, False):
+            out[name] = cm
+    return out
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -152,6 +169,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
             f"{mat2.dtype.scalar_type}"
         )
     params = {} if beta == 1 and alpha == 1 else {"beta": beta, "alpha": alpha}
+    # addmm's mat2 defaults to transposed (``F.linear``'s ``weight.t()``)
+    params.update(_layouts({"mat2_cm": True}, mat1_cm=mat1, mat2_cm=mat2))
     return bind(P["addmm"], (input, mat1, mat2), params)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from hookgrad._backend import namespace_of
 from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
+from hookgrad._functional.creation import zeros_like
 from hookgrad._functional.shape import cat, expand, narrow, pad, reshape
 from hookgrad._tensor import Tensor
 
@@ -152,6 +153,11 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 
     Mirrors: ``torch.diff``.
     """
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0:  # ATen's diff_helper: zeros_like(self).copy_(self) (prepend/append ignored),
+        # a fresh tensor (``CopyBackwards``) in the input's layout, never the input itself
+        return zeros_like(input).copy_(input)  # type: ignore[attr-defined]
     x = input
     if prepend is not None or append is not None:
         parts = [t for t in (prepend, input, append) if t is not None]

@@ -177,6 +177,16 @@ def leading(core: int, *size_params: str) -> Any:
     return rule
 
 
+def _batch_into_n(prim: Primitive, args: list, flags: list, params: dict, cast: Any,
+                  size: int, level: int) -> Any:
+    """Ops on ``(N, C, *)`` whose samples are independent (``channel_shuffle``): the batch dim
+    folds into N, whatever the rank."""
+    x = expand_batch(args[0], flags[0], size)
+    shape = tuple(x.shape)
+    out = bind(prim, (x.reshape((shape[0] * shape[1],) + shape[2:]),), params, cast)
+    return out.reshape(shape)
+
+
 # ------------------------------------------------------------------------- normalisation
 def _layer_norm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
                 level: int) -> Any:
@@ -264,6 +274,7 @@ def _nll(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size
 
 
 batches(["mm", "mv", "dot", "bmm"], _mm)
+batches(["channel_shuffle"], _batch_into_n)
 batches(["addmm", "baddbmm"], _addmm)
 batches(["convolution"], _none_means_loop(_conv))
 batches(["convolution_backward_input"], _none_means_loop(_conv_input_grad))

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import NUMPY, namespace_of
 from hookgrad._ops._conv_kernels import Pair, pad2d
 
@@ -66,6 +68,8 @@ def max_pool2d(x: Any, k: Pair, s: Pair, p: Pair, d: Pair, ceil_mode: bool) -> t
             # slower on random masks; maximum propagates nan like PyTorch
             best = xp.maximum(best, view)
             off += wins * (r0 * width + c0 - off)
+    if k[0] * k[1] == 1 and xp.may_share_memory(best, x):
+        best = best.copy()  # one tap of an unpadded input: a fresh result, never a view of x
     rows = xp.arange(oh).reshape(oh, 1) * s[0] - p[0]
     cols = xp.arange(ow).reshape(1, ow) * s[1] - p[1]
     off += rows * width + cols
@@ -140,8 +144,8 @@ def avg_pool2d(
     for i in range(k[0]):
         for j in range(k[1]):
             tap = padded[..., i : i + eh : s[0], j : j + ew : s[1]]
-            if sums is None:
-                sums = xp.ascontiguousarray(tap)
+            if sums is None:  # a copy: the sum accumulates in place, never into the input
+                sums = tap.copy()
             else:
                 xp.add(sums, tap, out=sums)
     div = avg_divisor(x.shape, hw, k, s, p, count_include_pad, divisor_override, xp)
@@ -171,7 +175,8 @@ def avg_pool2d_backward(
     for i in range(k[0]):
         for j in range(k[1]):
             out[..., i : i + eh : s[0], j : j + ew : s[1]] += share
-    return out[..., p[0] : p[0] + h, p[1] : p[1] + w]
+    # the padding cropped: a fresh row-major array (PyTorch's grad_input), not a view
+    return xp.ascontiguousarray(out[..., p[0] : p[0] + h, p[1] : p[1] + w])
 
 
 # ---------------------------------------------------------------- adaptive average pooling
@@ -186,21 +191,70 @@ def adaptive_matrix(size: int, n_out: int, dtype: Any, xp: Any) -> Any:
     return (mask / (end - start).reshape(-1, 1)).astype(dtype)
 
 
+def adaptive_mask(size: int, n_out: int) -> Any:
+    """``[n_out, size]`` host bool matrix: row i holds the window of `adaptive_matrix`."""
+    return adaptive_matrix(size, n_out, np.float64, np) != 0
+
+
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
+def band_sum(mask: Any, x: Any, axis: int) -> Any:
+    """``mask @ x`` along `axis` for a host bool matrix (``[n_out, n_in]``) whose ``True``s form
+    one run of columns per row (the windows of adaptive pooling, or their transpose).
+
+    Only the window's elements are summed: a dense product multiplies the zeros too, and
+    ``0 * inf`` would spread nan to every output of the row, where PyTorch's window loops
+    confine an inf/nan input to the windows holding it.
+    """
+    xp = namespace_of(x)
+    lo, width = mask.argmax(axis=1), mask.sum(axis=1)
+    x = xp.moveaxis(x, axis, -1)
+    out = xp.zeros(x.shape[:-1] + (mask.shape[0],), dtype=x.dtype)
+    for j in range(int(width.max(initial=0))):
+        valid = xp.asarray(j < width)
+        cols = xp.asarray(np.minimum(lo + j, mask.shape[1] - 1))
+        out += xp.where(valid, x[..., cols], 0).astype(x.dtype, copy=False)
+    return xp.moveaxis(out, -1, axis)
+
+
+def window_counts(masks: Sequence[Any], dtype: Any, xp: Any) -> list:
+    """Per spatial dim, the window sizes shaped to broadcast over ``[..., *out_sizes]``."""
+    nd = len(masks)
+    return [xp.asarray(m.sum(axis=1).reshape((-1,) + (1,) * (nd - 1 - i)), dtype=dtype)
+            for i, m in enumerate(masks)]
+
+
+def adaptive_avg(x: Any, sizes: Sequence[int]) -> Any:
+    """Adaptive average pooling of the last ``len(sizes)`` dims: per window, the sum of its
+    elements divided by each window size in turn (ATen's ``sum / kh / kw``)."""
+    nd = len(sizes)
+    masks = [adaptive_mask(x.shape[x.ndim - nd + i], n) for i, n in enumerate(sizes)]
+    for i, m in enumerate(masks):
+        x = band_sum(m, x, x.ndim - nd + i)
+    for count in window_counts(masks, x.dtype, namespace_of(x)):
+        x = x / count
+    return namespace_of(x).ascontiguousarray(x)
+
+
+def adaptive_avg_backward(g: Any, in_sizes: Sequence[int]) -> Any:
+    """The gradient of `adaptive_avg`: each output's gradient divided by its window sizes
+    (ATen's ``grad / kh / kw``), added to the window's elements."""
+    nd = len(in_sizes)
+    masks = [adaptive_mask(n, g.shape[g.ndim - nd + i]) for i, n in enumerate(in_sizes)]
+    for count in window_counts(masks, g.dtype, namespace_of(g)):
+        g = g / count
+    for i, m in enumerate(masks):
+        g = band_sum(m.T, g, g.ndim - nd + i)
+    return namespace_of(g).ascontiguousarray(g)
+
+
 @NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def adaptive_avg_pool2d(x: Any, output_size: Pair) -> Any:
-    """Separable: ``A_h @ x @ A_w^T`` (two small matmuls over every plane at once)."""
-    xp = namespace_of(x)
-    ah = adaptive_matrix(x.shape[-2], output_size[0], x.dtype, xp)
-    aw = adaptive_matrix(x.shape[-1], output_size[1], x.dtype, xp)
-    return xp.matmul(xp.matmul(ah, x), aw.T)
+    return adaptive_avg(x, output_size)
 
 
 @NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def adaptive_avg_pool2d_backward(g: Any, in_shape: Sequence[int]) -> Any:
-    xp = namespace_of(g)
-    ah = adaptive_matrix(in_shape[-2], g.shape[-2], g.dtype, xp)
-    aw = adaptive_matrix(in_shape[-1], g.shape[-1], g.dtype, xp)
-    return xp.matmul(xp.matmul(ah.T, g), aw)
+    return adaptive_avg_backward(g, tuple(in_shape)[-2:])
 
 
 __all__ = [
@@ -213,6 +267,9 @@ __all__ = [
     "avg_pool2d",
     "avg_pool2d_backward",
     "adaptive_matrix",
+    "band_sum",
+    "adaptive_avg",
+    "adaptive_avg_backward",
     "adaptive_avg_pool2d",
     "adaptive_avg_pool2d_backward",
 ]

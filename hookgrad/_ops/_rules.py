@@ -18,6 +18,16 @@ from hookgrad._tensor import Tensor
 
 _make = Tensor._make
 
+def zeros_shaped(like: Tensor, shape: Sequence[int]) -> Tensor:
+    """A constant zero tensor of `shape` in `like`'s dtype and device."""
+    return _make(namespace_of(like._data).zeros(tuple(shape), dtype=like._data.dtype))
+
+
+# The `self` rule of a backward op that reads only its input's shape (pooling, unpooling):
+# PyTorch declares `self` differentiable with ``zeros_like(self)``, so the op's result requires
+# grad when the input does (a gradient computed with create_graph=True has a graph then).
+ZERO_SELF = {"self": lambda grad, self_shape: zeros_shaped(grad, self_shape)}
+
 # JVP decision of ops with integer/bool results: an empty mapping, so forward AD gives their
 # output no tangent (as PyTorch does) instead of reporting a missing formula.
 NO_TANGENT: dict = {}
@@ -77,5 +87,5 @@ def api() -> Any:
 
 __all__ = [
     "const", "xp_of", "all_dims", "kept_shape", "reduced_numel", "restore", "api", "NO_TANGENT",
-    "expand_arr",
+    "expand_arr", "zeros_shaped", "ZERO_SELF",
 ]

@@ -150,7 +150,7 @@ def softshrink_backward(grad: Any, self: Any, lambd: float, ops: Any = TENSOR_OP
 # ---------------------------------------------------------------- sigmoid / tanh
 _SIGMOID_BW = defop(
     "sigmoid_backward",
-    impl=quiet(lambda grad_output, output: grad_output * (1 - output) * output),
+    impl=_grad_layout(quiet(lambda grad_output, output: grad_output * (1 - output) * output)),
     inputs=("grad_output", "output"), saves=("grad_output", "output"),
     vjp={"grad_output": lambda grad, output, ops: sigmoid_backward(grad, output, ops),
          "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)},
@@ -158,7 +158,7 @@ _SIGMOID_BW = defop(
          "output": lambda t, grad_output, output: t * grad_output * (-2 * output + 1)})
 _TANH_BW = defop(
     "tanh_backward",
-    impl=quiet(lambda grad_output, output: grad_output * (1 - output * output)),
+    impl=_grad_layout(quiet(lambda grad_output, output: grad_output * (1 - output * output))),
     inputs=("grad_output", "output"), saves=("grad_output", "output"),
     vjp={"grad_output": lambda grad, output, ops: tanh_backward(grad, output, ops),
          "output": lambda grad, grad_output, output: grad * -2 * output * grad_output},

@@ -18,6 +18,7 @@ from typing import Any
 
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
+from hookgrad._ops._rules import ZERO_SELF
 from hookgrad._ops.layers import _scatter, gather_planes
 from hookgrad._ops.registry import defop
 
@@ -82,8 +83,8 @@ def _define(nd: int) -> tuple:
         params=("kernel_size", "output_size"),
         saves=("indices",),
         node_name=f"FractionalMaxPool{nd}DBackwardBackward0",
-        vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, nd)},
-        nondifferentiable={"self": "only its shape is read", "indices": "integer indices"},
+        vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, nd), **ZERO_SELF},
+        nondifferentiable={"indices": "integer indices"},
         jvp="linear",
     )
     forward = defop(

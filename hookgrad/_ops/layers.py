@@ -1,5 +1,5 @@
 """Layer primitives PyTorch shows as their own nodes: ``pixel_shuffle``/``pixel_unshuffle``,
-``baddbmm``, ``adaptive_max_pool2d``/``3d`` (with their backward ops) and ``max_unpool2d``/``3d``.
+``channel_shuffle``, ``baddbmm``, ``adaptive_max_pool2d``/``3d`` (with their backward ops) and ``max_unpool2d``/``3d``.
 
 Layer 3. Max-style ops keep flat per-plane (``H*W``) or per-volume (``D*H*W``) indices, as
 PyTorch's do; their gradients scatter to, or gather from, those indices. The scatter is a
@@ -19,6 +19,8 @@ import numpy as np
 from hookgrad._backend import NUMPY, has_data, namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import linalg as _LA
+from hookgrad._ops import _pool_kernels as _PK
+from hookgrad._ops._rules import ZERO_SELF
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -33,7 +35,8 @@ def _shuffle(self: Any, upscale_factor: int) -> Any:
     y = x.reshape(*lead, oc, r, r, h, w)
     n = len(lead)
     y = y.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return namespace_of(x).ascontiguousarray(y).reshape(*lead, oc, h * r, w * r)
+    # a copy even when the transpose is a no-op (r = 1): PyTorch's result is never a view
+    return y.copy().reshape(*lead, oc, h * r, w * r)
 
 
 def _unshuffle(self: Any, downscale_factor: int) -> Any:
@@ -42,7 +45,7 @@ def _unshuffle(self: Any, downscale_factor: int) -> Any:
     y = x.reshape(*lead, c, h // r, r, w // r, r)
     n = len(lead)
     y = y.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return namespace_of(x).ascontiguousarray(y).reshape(*lead, c * r * r, h // r, w // r)
+    return y.copy().reshape(*lead, c * r * r, h // r, w // r)  # a fresh result (r = 1 too)
 
 
 PIXEL_SHUFFLE = defop(
@@ -59,6 +62,23 @@ PIXEL_UNSHUFFLE = defop(
     params=("downscale_factor",),
     vjp={"self": lambda grad, downscale_factor: bind(
         PIXEL_SHUFFLE, (grad,), {"upscale_factor": downscale_factor})},
+    jvp="linear",
+)
+
+
+def _channel_shuffle(self: Any, groups: int) -> Any:
+    n, c, *rest = self.shape
+    y = self.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)
+    return y.copy().reshape(self.shape)  # a fresh row-major result, also for groups = 1
+
+
+CHANNEL_SHUFFLE = defop(
+    "channel_shuffle",
+    impl=_channel_shuffle,
+    params=("groups",),
+    # the inverse permutation: shuffling C/G groups of G channels
+    vjp={"self": lambda grad, groups: bind(
+        CHANNEL_SHUFFLE, (grad,), {"groups": grad.shape[1] // groups})},
     jvp="linear",
 )
 
@@ -172,8 +192,8 @@ def _adaptive_max_op(nd: int) -> tuple[Any, Any]:
         inputs=("grad_output", "self", "indices"),
         saves=("indices",),
         node_name=f"AdaptiveMaxPool{rank}BackwardBackward0",
-        vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, nd)},
-        nondifferentiable={"self": "only its shape is read", "indices": "integer indices"},
+        vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, nd), **ZERO_SELF},
+        nondifferentiable={"indices": "integer indices"},
         jvp="linear",
     )
     return forward, backward
@@ -218,7 +238,7 @@ MAX_UNPOOL = {
 }
 
 __all__ = [
-    "PIXEL_SHUFFLE", "PIXEL_UNSHUFFLE", "BADDBMM", "ADAPTIVE_MAX_POOL2D", "ADAPTIVE_MAX_POOL3D",
+    "PIXEL_SHUFFLE", "PIXEL_UNSHUFFLE", "CHANNEL_SHUFFLE", "BADDBMM", "ADAPTIVE_MAX_POOL2D", "ADAPTIVE_MAX_POOL3D",
     "MAX_UNPOOL", "gather_planes",
 ]
 
@@ -240,44 +260,26 @@ NORM = defop(
 
 
 # ---------------------------------------------------------------- adaptive average pool 3-d
-def _adaptive_avg_matrix(n_in: int, n_out: int) -> Any:
-    m = np.zeros((n_out, n_in))
-    for i, (a, b) in enumerate(_bounds(n_in, n_out)):
-        m[i, a:b] = 1.0 / (b - a)
-    return m
-
-
-def _adaptive_avg(x: Any, sizes: Ints, back: bool) -> Any:
-    """Separable: one averaging matrix per spatial dim (`back` applies the transposes)."""
-    xp = namespace_of(x)
-    nd = len(sizes)
-    for i in range(nd):
-        dim = x.ndim - nd + i
-        m = _adaptive_avg_matrix(sizes[i], x.shape[dim]) if back else _adaptive_avg_matrix(
-            x.shape[dim], sizes[i])
-        m = xp.asarray(m.T if back else m, dtype=x.dtype)
-        x = xp.moveaxis(xp.tensordot(x, m, axes=([dim], [1])), -1, dim)
-    return xp.ascontiguousarray(x)
-
-
 ADAPTIVE_AVG_POOL3D = defop(
     "_adaptive_avg_pool3d",
-    impl=lambda self, output_size: _adaptive_avg(self, tuple(output_size), False),
+    impl=lambda self, output_size: _PK.adaptive_avg(self, tuple(output_size)),
     params=("output_size",),
+    saves=("self",),
     node_name="AdaptiveAvgPool3DBackward0",
-    vjp={"self": lambda grad, self_shape: bind(
-        ADAPTIVE_AVG_POOL3D_BACKWARD, (grad,), {"self_size": tuple(self_shape)})},
+    vjp={"self": lambda grad, self: bind(
+        ADAPTIVE_AVG_POOL3D_BACKWARD, (grad, self), {"self_size": tuple(self.shape)})},
     jvp="linear",
 )
 ADAPTIVE_AVG_POOL3D_BACKWARD = defop(
     "_adaptive_avg_pool3d_backward",
-    impl=lambda grad_output, self_size: _adaptive_avg(
-        grad_output, tuple(self_size)[-3:], True).reshape(tuple(self_size)),
-    inputs=("grad_output",),
+    impl=lambda grad_output, self, self_size: _PK.adaptive_avg_backward(
+        grad_output, tuple(self_size)[-3:]).reshape(tuple(self_size)),
+    inputs=("grad_output", "self"),
     params=("self_size",),
     node_name="AdaptiveAvgPool3DBackwardBackward0",
     vjp={"grad_output": lambda grad, grad_output_shape: bind(
-        ADAPTIVE_AVG_POOL3D, (grad,), {"output_size": tuple(grad_output_shape[-3:])})},
+        ADAPTIVE_AVG_POOL3D, (grad,), {"output_size": tuple(grad_output_shape[-3:])}),
+        **ZERO_SELF},
     jvp="linear",
 )
 __all__ += ["NORM", "ADAPTIVE_AVG_POOL3D"]

@@ -29,16 +29,30 @@ from hookgrad._tensor import Tensor
 
 
 # ---------------------------------------------------------------- mm / bmm
-def _mm_self(grad: Any, mat2: Any, ops: Any) -> Any:
+# NOTE [mm gradient layout]: PyTorch's mm_mat1_backward/mm_mat2_backward return an operand's
+# gradient column-major when the operand was column-major (strides ``(1, rows)``: a transposed
+# matrix, e.g. ``F.linear``'s ``weight.t()``), as ``(other @ grad.T).T``. The callers
+# (`hookgrad._functional.linalg`) pass the operands' layouts as the params ``*_cm``.
+def _mm_self(grad: Any, mat2: Any, ops: Any, self_cm: bool = False) -> Any:
+    if self_cm:
+        return ops.t(ops.mm(mat2, ops.t(grad)))
     return ops.mm(grad, ops.t(mat2))
 
 
-def _mm_mat2(grad: Any, self: Any, ops: Any) -> Any:
+def _mm_mat2(grad: Any, self: Any, ops: Any, mat2_cm: bool = False) -> Any:
+    if mat2_cm:
+        return ops.t(ops.mm(ops.t(grad), self))
     return ops.mm(ops.t(self), grad)
 
 
-defop("mm", impl=mm_arrays, inputs=("self", "mat2"), saves=("mat2", "self"),
-      vjp={"self": _mm_self, "mat2": _mm_mat2},
+def _mm_impl(self: Any, mat2: Any, self_cm: bool = False, mat2_cm: bool = False) -> Any:
+    return mm_arrays(self, mat2)
+
+
+defop("mm", impl=_mm_impl, inputs=("self", "mat2"), params=("self_cm", "mat2_cm"),
+      saves=("mat2", "self"),
+      vjp={"self": lambda grad, mat2, ops, self_cm: _mm_self(grad, mat2, ops, self_cm),
+           "mat2": lambda grad, self, ops, mat2_cm: _mm_mat2(grad, self, ops, mat2_cm)},
       jvp={"self": lambda t, mat2: t.mm(mat2), "mat2": lambda t, self: self.mm(t)})
 
 defop("bmm", impl=bmm_arrays, inputs=("self", "mat2"), saves=("mat2", "self"),
@@ -60,7 +74,8 @@ defop("mv", impl=mm_arrays, inputs=("self", "vec"), saves=("self", "vec"),
 
 
 # ---------------------------------------------------------------- addmm
-def _addmm_impl(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+def _addmm_impl(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1,
+                mat1_cm: bool = False, mat2_cm: bool = True) -> Any:
     out = mm_arrays(mat1, mat2)
     if alpha != 1:
         out *= alpha
@@ -75,20 +90,21 @@ def _addmm_self(grad: Any, beta: Any, self_shape: tuple, ops: Any) -> Any:
     return ops.sum_to_size(grad if beta == 1 else ops.mul(grad, beta), self_shape)
 
 
-def _addmm_mat1(grad: Any, mat2: Any, alpha: Any, ops: Any) -> Any:
-    g = _mm_self(grad, mat2, ops)
+def _addmm_mat1(grad: Any, mat2: Any, alpha: Any, mat1_cm: bool, ops: Any) -> Any:
+    g = _mm_self(grad, mat2, ops, mat1_cm)
     return g if alpha == 1 else ops.mul(g, alpha)
 
 
-def _addmm_mat2(grad: Any, mat1: Any, alpha: Any, ops: Any) -> Any:
-    # PyTorch's mm_mat2_backward for a transposed mat2 (``F.linear`` passes ``weight.t()``):
-    # ``(grad.T @ mat1).T``, which comes out of the transpose C-contiguous, so AccumulateGrad
-    # keeps it without a copy.
-    g = ops.t(ops.mm(ops.t(grad), mat1))
+def _addmm_mat2(grad: Any, mat1: Any, alpha: Any, mat2_cm: bool, ops: Any) -> Any:
+    # NOTE [mm gradient layout]; the default is a transposed mat2 (``F.linear`` passes
+    # ``weight.t()``): ``(grad.T @ mat1).T`` comes out of the transpose C-contiguous in the
+    # weight's layout, so AccumulateGrad keeps it without a copy
+    g = _mm_mat2(grad, mat1, ops, mat2_cm)
     return g if alpha == 1 else ops.mul(g, alpha)
 
 
-defop("addmm", impl=_addmm_impl, inputs=("self", "mat1", "mat2"), params=("beta", "alpha"),
+defop("addmm", impl=_addmm_impl, inputs=("self", "mat1", "mat2"),
+      params=("beta", "alpha", "mat1_cm", "mat2_cm"),
       saves=("mat1", "mat2"),
       vjp={"self": _addmm_self, "mat1": _addmm_mat1, "mat2": _addmm_mat2},
       jvp={"self": lambda t, beta, mat1_shape, mat2_shape: (t if beta == 1 else t * beta).expand(

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import NUMPY, has_data, namespace_of
+from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops._rules import api
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -33,6 +34,25 @@ def _reduce(loss: Any, reduction: int) -> Any:
     if reduction == SUM:
         return xp.asarray(loss.sum(), dtype=loss.dtype)
     return loss
+
+
+def _unreduced(loss: Any, reduction: int, order: tuple) -> Any:
+    """`_reduce`, an unreduced loss laid out as PyTorch's TensorIterator over `order`."""
+    return iterator_layout(loss, order) if reduction == NONE else _reduce(loss, reduction)
+
+
+def _laid_out(t: Tensor, like: Tensor | None = None) -> Tensor:
+    """A gradient in its ATen kernel's layout: row-major (``zeros_like(input,
+    LEGACY_CONTIGUOUS_MEMORY_FORMAT)``) or, with `like`, ``empty_like(like)``'s."""
+    if like is None:
+        return t.contiguous()  # type: ignore[attr-defined]
+    arr = iterator_layout(t._data, (like._data,))
+    if arr is t._data:
+        return t
+    if not t.requires_grad:  # a plain backward: the values in the other layout
+        return Tensor._make(arr)
+    return like.new_empty(()).new_empty_strided(  # type: ignore[attr-defined]
+        tuple(like.shape), tuple(s // arr.itemsize for s in arr.strides)).copy_(t)
 
 
 def _scale(grad: Any, reduction: int, numel: int) -> Any:
@@ -125,11 +145,11 @@ def _bwd(grad: Any, indices: Any, num_weights: int, padding_idx: int, scale: boo
 @NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _mse_impl(self: Any, target: Any, reduction: int = MEAN) -> Any:
     d = self - target
-    return _reduce(d * d, reduction)
+    return _unreduced(d * d, reduction, (self, target))
 
 
 def _mse_grad(grad: Any, self: Any, target: Any, reduction: int) -> Any:
-    return _scale(grad, reduction, _numel(self._data.shape)) * 2 * (self - target)
+    return _laid_out(_scale(grad, reduction, _numel(self._data.shape)) * 2 * (self - target))
 
 
 defop("mse_loss", impl=_mse_impl, inputs=("self", "target"), params=("reduction",),
@@ -153,12 +173,13 @@ def _jvp_reduce(x: Any, reduction: int) -> Any:
 def _smooth_l1_impl(self: Any, target: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
     d = np.abs(self - target)
     loss = np.where(d < beta, 0.5 * d * d / beta if beta else 0 * d, d - 0.5 * beta)
-    return _reduce(loss.astype(self.dtype), reduction)
+    return _unreduced(loss.astype(self.dtype), reduction, (self, target))
 
 
 def _smooth_l1_grad(grad: Any, self: Any, target: Any, reduction: int, beta: float) -> Any:
     d = self - target
-    return _scale(grad, reduction, _numel(self._data.shape)) * d.clamp(-beta, beta) / beta
+    return _laid_out(_scale(grad, reduction, _numel(self._data.shape)) * d.clamp(-beta, beta)
+                     / beta)
 
 
 defop("smooth_l1_loss", impl=_smooth_l1_impl, inputs=("self", "target"),
@@ -176,7 +197,7 @@ defop("smooth_l1_loss", impl=_smooth_l1_impl, inputs=("self", "target"),
 def _huber_impl(self: Any, target: Any, reduction: int = MEAN, delta: float = 1.0) -> Any:
     d = np.abs(self - target)
     loss = np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _reduce(loss.astype(self.dtype), reduction)
+    return _unreduced(loss.astype(self.dtype), reduction, (self, target))
 
 
 def _same_dtype(own: Any, other: Any) -> None:
@@ -190,7 +211,7 @@ def _same_dtype(own: Any, other: Any) -> None:
 def _huber_grad(grad: Any, self: Any, target: Any, reduction: int, delta: float) -> Any:
     _same_dtype(self, target)
     d = self - target
-    return _scale(grad, reduction, _numel(self._data.shape)) * d.clamp(-delta, delta)
+    return _laid_out(_scale(grad, reduction, _numel(self._data.shape)) * d.clamp(-delta, delta))
 
 
 defop("huber_loss", impl=_huber_impl, inputs=("self", "target"),
@@ -296,19 +317,19 @@ def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN)
     if weight is not None:
         loss = loss * weight._data
     # PyTorch builds the loss in place on ``1 - target``: the target's dtype wins
-    return _reduce(loss.astype(target.dtype), reduction)
+    return _unreduced(loss.astype(target.dtype), reduction, (self, target))
 
 
 def _bce_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
     g = _scale(grad, reduction, _numel(self._data.shape))
     out = g * (self - target) / ((1 - self) * self).clamp(min=_BCE_EPS)
-    return out if weight is None else out * weight
+    return _laid_out(out if weight is None else out * weight, self)
 
 
 def _bce_target_grad(grad: Any, self: Any, weight: Any, reduction: int) -> Any:
     g = _scale(grad, reduction, _numel(self._data.shape))
     out = g * ((-self).log1p().clamp(min=-100) - self.log().clamp(min=-100))
-    return out if weight is None else out * weight
+    return _laid_out(out if weight is None else out * weight, self)
 
 
 defop("binary_cross_entropy", impl=_bce_impl, inputs=("self", "target"),
@@ -333,8 +354,8 @@ def _bcel_impl(self: Any, target: Any, weight: Any = None, pos_weight: Any = Non
         loss = (1 - target) * self + softplus_neg
     if weight is not None:
         loss = loss * weight._data
-    # PyTorch builds the loss in place on ``1 - target``: the target's dtype wins
-    return _reduce(loss.astype(target.dtype), reduction)
+    # PyTorch builds the loss in place on ``1 - target``: the target's dtype and layout win
+    return _unreduced(loss.astype(target.dtype), reduction, (target,))
 
 
 def _bcel_grad(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
@@ -343,8 +364,8 @@ def _bcel_grad(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
     if pos_weight is not None:
         t = pos_weight * target
         out = g * ((t + 1 - target) * self.sigmoid() - t)
-    else:
-        out = g * (self.sigmoid() - target)
+    else:  # ATen's kernel: the result takes the input's layout
+        out = _laid_out(g * (self.sigmoid() - target), self)
     return out if weight is None else out * weight
 
 
@@ -357,9 +378,9 @@ def _bcel_target_grad(grad: Any, self: Any, weight: Any, pos_weight: Any,
                       reduction: int) -> Any:
     g = _scale(grad, reduction, _numel(self._data.shape))
     if pos_weight is not None:
-        out = g * (-self + (pos_weight - 1) * _softplus_neg(self))
+        out = _laid_out(g * (-self + (pos_weight - 1) * _softplus_neg(self)))  # row-major
     else:
-        out = g * -self
+        out = _laid_out(g * -self, self)
     return out if weight is None else out * weight
 
 
@@ -463,6 +484,7 @@ def _glu_halves(x: Any, dim: int) -> tuple:
     return x.narrow(dim, 0, n), x.narrow(dim, n, n)
 
 
+@NUMPY.quiet  # inf/nan inputs: no NumPy RuntimeWarning (NOTE [Quiet impls])
 def _glu_impl(self: Any, dim: int) -> Any:
     a, b = np.split(self, 2, axis=dim)
     return a / (1 + np.exp(-b))

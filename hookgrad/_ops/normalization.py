@@ -117,28 +117,46 @@ def _bn_impl(
     xp = namespace_of(input)
     axes = _chan_axes(input.ndim)
     shape = (1, -1) + (1,) * (input.ndim - 2)
-    if training:
+    dt = input.dtype
+    if training:  # ATen's collect_stats: sums in double, the mean rounded to the input's dtype
         with warnings.catch_warnings():
             if not input.size:  # NumPy warns about the mean of nothing; PyTorch gives nan
                 warnings.simplefilter("ignore", RuntimeWarning)
-            mean = input.mean(axis=axes)
+            n = input.size // max(input.shape[1], 1)
+            mean = (input.sum(axis=axes, dtype=xp.float64) / n).astype(dt)
             centered = input - mean.reshape(shape)
-            var = (centered * centered).mean(axis=axes)
-        invstd = 1.0 / xp.sqrt(var + eps)
-        n = input.size // max(input.shape[1], 1)
+            var_sum = (centered * centered).sum(axis=axes, dtype=xp.float64)
+            invstd = (1.0 / xp.sqrt(var_sum / n + eps)).astype(dt)
         if running_mean.size:
             running_mean *= 1 - momentum
             running_mean += momentum * mean
         if running_var.size:
             running_var *= 1 - momentum
-            running_var += momentum * var * (n / max(n - 1, 1))
-        out = centered * invstd.reshape(shape)
-        saved = (mean, invstd.astype(input.dtype, copy=False))
+            running_var += momentum * var_sum / max(n - 1, 1)
+        saved = (mean, invstd)
     else:
-        invstd = 1.0 / xp.sqrt(running_var + eps)
-        out = (input - running_mean.reshape(shape)) * invstd.reshape(shape)
+        mean = running_mean
+        invstd = 1.0 / xp.sqrt(running_var + xp.asarray(eps, dtype=running_var.dtype))
         saved = (_empty_like(input), _empty_like(input))
-    return _affine(out.astype(input.dtype, copy=False), weight, bias, shape), *saved
+    # ATen's transform: out = fma(x, alpha, beta) per channel, alpha = invstd * weight and
+    # beta = bias - mean * alpha in the input's dtype; float32's fma is exact in double
+    alpha = (invstd * weight if weight.size else invstd).astype(dt, copy=False)
+    beta = ((bias if bias.size else 0) - mean * alpha).astype(dt, copy=False)
+    if dt == xp.float32:
+        out = (input.astype(xp.float64) * alpha.reshape(shape) + beta.reshape(shape)).astype(dt)
+    else:
+        out = (input * alpha.reshape(shape) + beta.reshape(shape)).astype(dt, copy=False)
+    # empty_like(input, suggest_memory_format()): row-major unless the input is channels-last
+    if not _channels_last(input):
+        out = xp.ascontiguousarray(out)
+    return out, *saved
+
+
+def _channels_last(a: Any) -> bool:
+    """ATen's ``suggest_memory_format() != Contiguous``: a 4-d/5-d input strided NHWC/NDHWC."""
+    if a.ndim not in (4, 5) or a.flags.c_contiguous:
+        return False
+    return a.transpose(0, *range(2, a.ndim), 1).flags.c_contiguous
 
 
 @quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
@@ -455,12 +473,20 @@ NATIVE_LAYER_NORM = defop(
 
 
 # ---------------------------------------------------------------- group norm
+def _grouped(input: Any, N: int, group: int) -> tuple[int, int, int]:
+    """``[N, G, C/G*HxW]``, spelled out: ``-1`` cannot be inferred for an empty batch."""
+    size = 1
+    for n in input.shape[1:]:
+        size *= n
+    return (N, group, size // group)
+
+
 @quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _gn_impl(
     input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int, eps: float
 ) -> tuple[Any, Any, Any]:
     xp = namespace_of(input)
-    x = input.reshape(N, group, -1)
+    x = input.reshape(_grouped(input, N, group))
     with warnings.catch_warnings():
         if not x.shape[2]:  # NumPy warns about the mean of nothing; PyTorch gives nan quietly
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -468,10 +494,21 @@ def _gn_impl(
         if not x.shape[2]:
             mean = xp.zeros_like(mean)  # PyTorch's kernel: an empty group's mean is 0, rstd nan
         centered = x - mean
-        rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=2, keepdims=True) + eps)
+        var = (centered * centered).mean(axis=2, keepdims=True)
+        # ATen adds the double eps to the variance: 1/sqrt in double, rounded once
+        rstd = 1.0 / xp.sqrt(var.astype(xp.float64) + eps)
     rstd = rstd.astype(input.dtype, copy=False)
-    out = (centered * rstd).reshape(input.shape)
-    out = _affine(out, weight, bias, (1, -1) + (1,) * (input.ndim - 2))
+    if not (weight.size or bias.size):
+        out = (centered * rstd).reshape(input.shape)
+    else:  # ATen: fma(x, scale, fma(-scale, mean, beta)) per channel, scale = rstd*gamma
+        d = input.shape[1] // group if group else 0
+        x4 = x.reshape(N, group, d, x.shape[2] // d if d else 0)
+        scale = rstd[..., None] * (weight.reshape(1, group, d, 1) if weight.size else 1)
+        beta = bias.reshape(1, group, d, 1) if bias.size else xp.zeros((), input.dtype)
+        shift = _fma(-scale, mean[..., None], beta)
+        out = _fma(x4, scale, shift).astype(input.dtype, copy=False).reshape(input.shape)
+    if not _channels_last(input):  # empty_like(X, suggest_memory_format()), as batch norm
+        out = xp.ascontiguousarray(out)
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
@@ -480,10 +517,10 @@ def _gn_xhat(input: Any, result1: Any, result2: Any, N: int, group: int, eps: fl
              ops: Any) -> tuple[Any, Any]:
     """``(x̂, r)`` in the grouped ``[N, G, -1]`` layout."""
     if ops.graph:  # NOTE [Normalization rules]: recomputed, differentiable in the input
-        return graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore[attr-defined]
+        return graph_stats(input.reshape(_grouped(input, N, group)), (2,), eps)  # type: ignore[attr-defined]
     mean = result1.reshape(N, group, 1)
     rstd = result2.reshape(N, group, 1)
-    return (input.reshape(N, group, -1) - mean) * rstd, rstd
+    return (input.reshape(_grouped(input, N, group)) - mean) * rstd, rstd
 
 
 def _gn_input_grad(
@@ -491,11 +528,39 @@ def _gn_input_grad(
     group: int, eps: float, ops: Any,
 ) -> Any:
     g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    if not ops.graph:
+        return _gn_input_grad_aten(g, input, weight, result1, result2, N, group)
     xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps, ops)
     if ops.data(weight).size:
         g = ops.mul(g, ops.reshape(weight, (1, -1) + (1,) * (input.ndim - 2)))
-    out = input_grad(ops.reshape(g, (N, group, -1)), xhat, rstd, (2,))
+    out = input_grad(ops.reshape(g, _grouped(input, N, group)), xhat, rstd, (2,))
     return ops.reshape(out, input.shape)
+
+
+@quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
+def _gn_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, N: int,
+                        group: int) -> Any:
+    """PyTorch's GroupNormInputBackward in its order of operations (`_ln_input_grad_aten`'s
+    formula per group): ``dx = fma(c1, dy, c2*x) + c3`` with ``c1 = rstd*gamma``,
+    ``c2 = fma(db, mean, -ds) * rstd^3 / (D*HxW)`` and ``c3 = -c2*mean - db*rstd/(D*HxW)``;
+    over groups of one or two elements the gradient is rounding noise these decide."""
+    shape = _grouped(x, N, group)
+    d = x.shape[1] // group if x.ndim > 1 and group else 1
+    per_channel = shape[:2] + (d, shape[2] // d if d else 0)
+    xs, gs = x.reshape(per_channel), dy.reshape(per_channel)
+    gamma = weight.reshape(1, group, d) if weight.size else None
+    ds, db = (gs * xs).sum(axis=3), gs.sum(axis=3)  # per (n, c)
+    if gamma is not None:
+        ds, db = ds * gamma, db * gamma
+    ds, db = ds.sum(axis=2, keepdims=True), db.sum(axis=2, keepdims=True)  # per (n, g)
+    m = mean.reshape(shape[:2] + (1,))
+    r = rstd.reshape(shape[:2] + (1,))
+    s = x.dtype.type(1.0 / shape[2]) if shape[2] else x.dtype.type(float("inf"))
+    c2 = _fma(db, m, -ds) * r * r * r * s
+    c3 = -c2 * m - db * r * s
+    c1 = r if gamma is None else r * gamma
+    out = _fma(c1[..., None], gs, c2[..., None] * xs) + c3[..., None]
+    return out.astype(x.dtype, copy=False).reshape(x.shape)
 
 
 def _gn_weight_grad(
@@ -510,8 +575,8 @@ def _gn_weight_grad(
 def _gn_input_tangent(
     t: Tensor, input: Tensor, weight: Tensor, N: int, group: int, eps: float
 ) -> Tensor:
-    xhat, rstd = graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore
-    out = input_tangent(t.reshape(N, group, -1), xhat, rstd, (2,))  # type: ignore
+    xhat, rstd = graph_stats(input.reshape(_grouped(input, N, group)), (2,), eps)  # type: ignore
+    out = input_tangent(t.reshape(_grouped(input, N, group)), xhat, rstd, (2,))  # type: ignore
     out = out.reshape(input.shape)
     if weight._data.size:
         out = out * weight.reshape((1, -1) + (1,) * (input._data.ndim - 2))  # type: ignore
@@ -519,7 +584,7 @@ def _gn_input_tangent(
 
 
 def _gn_weight_tangent(t: Tensor, input: Tensor, N: int, group: int, eps: float) -> Tensor:
-    xhat, _ = graph_stats(input.reshape(N, group, -1), (2,), eps)  # type: ignore
+    xhat, _ = graph_stats(input.reshape(_grouped(input, N, group)), (2,), eps)  # type: ignore
     nd = input._data.ndim
     return xhat.reshape(input.shape) * t.reshape((1, -1) + (1,) * (nd - 2))  # type: ignore
 

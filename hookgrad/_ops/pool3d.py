@@ -17,6 +17,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops._convnd_kernels import pad_nd
 from hookgrad._ops._pool_kernels import pool_out_size
+from hookgrad._ops._rules import ZERO_SELF
 from hookgrad._ops.layers import _scatter, gather_planes
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -61,6 +62,8 @@ def _max_impl(self: Any, kernel_size: Ints, stride: Ints, padding: Ints, dilatio
         wins = (view > best) | (view != view)
         best = xp.where(wins, view, best)
         off = xp.where(wins, delta, off)
+    if xp.may_share_memory(best, self):
+        best = best.copy()  # one tap of an unpadded input: a fresh result, never a view of it
     grids = xp.meshgrid(*(xp.arange(o) * s[i] - p[i] for i, o in enumerate(outs)), indexing="ij")
     off = off + (grids[0] * sizes[1] + grids[1]) * sizes[2] + grids[2]
     return best, off
@@ -88,8 +91,8 @@ MAX_POOL3D_BACKWARD = defop(
     inputs=("grad_output", "self", "indices"),
     saves=("indices",),
     node_name="MaxPool3DWithIndicesBackwardBackward0",
-    vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, _ND)},
-    nondifferentiable={"self": "only its shape is read", "indices": "integer indices"},
+    vjp={"grad_output": lambda grad, indices: gather_planes(grad, indices, _ND), **ZERO_SELF},
+    nondifferentiable={"indices": "integer indices"},
     jvp="linear",
 )
 
@@ -123,7 +126,7 @@ def _avg_impl(self: Any, kernel_size: Ints, stride: Ints, padding: Ints, ceil_mo
     return xp.ascontiguousarray(total / div).astype(self.dtype, copy=False)
 
 
-def _avg_backward_impl(grad_output: Any, self_size: Ints, kernel_size: Ints, stride: Ints,
+def _avg_backward_impl(grad_output: Any, self: Any, self_size: Ints, kernel_size: Ints, stride: Ints,
                        padding: Ints, ceil_mode: bool, count_include_pad: bool,
                        divisor_override: int | None) -> Any:
     xp = namespace_of(grad_output)
@@ -139,18 +142,19 @@ def _avg_backward_impl(grad_output: Any, self_size: Ints, kernel_size: Ints, str
     return xp.ascontiguousarray(res[crop]).astype(grad_output.dtype, copy=False)
 
 
-def _avg_grad(grad: Tensor, self_shape: Ints, **params: Any) -> Tensor:
-    return bind(AVG_POOL3D_BACKWARD, (grad,), {"self_size": tuple(self_shape), **params})
+def _avg_grad(grad: Tensor, self: Tensor, **params: Any) -> Tensor:
+    return bind(AVG_POOL3D_BACKWARD, (grad, self), {"self_size": tuple(self.shape), **params})
 
 
 AVG_POOL3D = defop(
     "avg_pool3d",
     impl=_avg_impl,
     params=_AVG_PARAMS,
+    saves=("self",),
     node_name="AvgPool3DBackward0",
-    vjp={"self": lambda grad, self_shape, kernel_size, stride, padding, ceil_mode,
+    vjp={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode,
          count_include_pad, divisor_override: _avg_grad(
-             grad, self_shape, kernel_size=kernel_size, stride=stride, padding=padding,
+             grad, self, kernel_size=kernel_size, stride=stride, padding=padding,
              ceil_mode=ceil_mode, count_include_pad=count_include_pad,
              divisor_override=divisor_override)},
     jvp="linear",
@@ -158,14 +162,14 @@ AVG_POOL3D = defop(
 AVG_POOL3D_BACKWARD = defop(
     "avg_pool3d_backward",
     impl=_avg_backward_impl,
-    inputs=("grad_output",),
+    inputs=("grad_output", "self"),
     params=("self_size", *_AVG_PARAMS),
     node_name="AvgPool3DBackwardBackward0",
     vjp={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
          divisor_override: bind(AVG_POOL3D, (grad,), {
              "kernel_size": kernel_size, "stride": stride, "padding": padding,
              "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
-             "divisor_override": divisor_override})},
+             "divisor_override": divisor_override}), **ZERO_SELF},
     jvp="linear",
 )
 

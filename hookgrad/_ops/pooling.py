@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookgrad._ops import _pool_kernels as P
+from hookgrad._ops._rules import ZERO_SELF
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
 
@@ -52,7 +53,7 @@ def _max_grad(
     # `self` is read (like PyTorch's formula) so it is saved, in PyTorch's pack order.
     disjoint = P.windows_disjoint(tuple(kernel_size), tuple(stride), tuple(dilation))
     params = {"self_size": tuple(self.shape), "disjoint": disjoint}
-    return ops.call(MAX_POOL2D_BACKWARD, (grads[0], result1), params)
+    return ops.call(MAX_POOL2D_BACKWARD, (grads[0], self, result1), params)
 
 
 MAX_POOL2D = defop(
@@ -69,18 +70,19 @@ MAX_POOL2D = defop(
 )
 
 
-def _max_backward_impl(grad_output: Any, indices: Any, self_size: Ints, disjoint: bool) -> Any:
+def _max_backward_impl(grad_output: Any, self: Any, indices: Any, self_size: Ints,
+                       disjoint: bool) -> Any:
     return P.max_pool2d_backward(grad_output, indices, self_size, disjoint)
 
 
 MAX_POOL2D_BACKWARD = defop(
     "max_pool2d_with_indices_backward",
     impl=_max_backward_impl,
-    inputs=("grad_output", "indices"),
+    inputs=("grad_output", "self", "indices"),
     params=("self_size", "disjoint"),
     saves=("indices",),
     node_name="MaxPool2DWithIndicesBackwardBackward0",
-    vjp={"grad_output": lambda grad, indices: _gather(grad, indices)},
+    vjp={"grad_output": lambda grad, indices: _gather(grad, indices), **ZERO_SELF},
     nondifferentiable={"indices": "integer indices"},
     jvp="linear",
 )
@@ -119,6 +121,7 @@ def _avg_impl(
 
 def _avg_backward_impl(
     grad_output: Any,
+    self: Any,
     self_size: Ints,
     kernel_size: Ints,
     stride: Ints,
@@ -141,7 +144,7 @@ def _avg_backward_impl(
 
 def _avg_grad(
     grad: Any,
-    self_shape: Ints,
+    self: Any,
     kernel_size: Ints,
     stride: Ints,
     padding: Ints,
@@ -158,7 +161,9 @@ def _avg_grad(
         "count_include_pad": count_include_pad,
         "divisor_override": divisor_override,
     }
-    return ops.call(AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape), **params})
+    # `self` is an input of the backward op (PyTorch's schema): saved, and its requires_grad
+    # carries over to the gradient under create_graph
+    return ops.call(AVG_POOL2D_BACKWARD, (grad, self), {"self_size": tuple(self.shape), **params})
 
 
 AVG_POOL2D = defop(
@@ -166,6 +171,7 @@ AVG_POOL2D = defop(
     impl=_avg_impl,
     inputs=("self",),
     params=_AVG_PARAMS,
+    saves=("self",),
     node_name="AvgPool2DBackward0",
     vjp={"self": _avg_grad},
     jvp="linear",
@@ -196,17 +202,17 @@ def _avg_backward_grad(
 AVG_POOL2D_BACKWARD = defop(
     "avg_pool2d_backward",
     impl=_avg_backward_impl,
-    inputs=("grad_output",),
+    inputs=("grad_output", "self"),
     params=("self_size", *_AVG_PARAMS),
     node_name="AvgPool2DBackwardBackward0",
-    vjp={"grad_output": _avg_backward_grad},
+    vjp={"grad_output": _avg_backward_grad, **ZERO_SELF},
     jvp="linear",
 )
 
 
 # ---------------------------------------------------------------- adaptive average pooling
-def _adaptive_grad(grad: Any, self_shape: Ints, ops: Any) -> Any:
-    return ops.call(ADAPTIVE_AVG_POOL2D_BACKWARD, (grad,), {"self_size": tuple(self_shape)})
+def _adaptive_grad(grad: Any, self: Any, ops: Any) -> Any:
+    return ops.call(ADAPTIVE_AVG_POOL2D_BACKWARD, (grad, self), {"self_size": tuple(self.shape)})
 
 
 ADAPTIVE_AVG_POOL2D = defop(
@@ -214,6 +220,7 @@ ADAPTIVE_AVG_POOL2D = defop(
     impl=lambda self, output_size: P.adaptive_avg_pool2d(self, tuple(output_size)),
     inputs=("self",),
     params=("output_size",),
+    saves=("self",),
     node_name="AdaptiveAvgPool2DBackward0",
     vjp={"self": _adaptive_grad},
     jvp="linear",
@@ -221,14 +228,16 @@ ADAPTIVE_AVG_POOL2D = defop(
 
 ADAPTIVE_AVG_POOL2D_BACKWARD = defop(
     "_adaptive_avg_pool2d_backward",
-    impl=lambda grad_output, self_size: P.adaptive_avg_pool2d_backward(grad_output, self_size),
-    inputs=("grad_output",),
+    impl=lambda grad_output, self, self_size: P.adaptive_avg_pool2d_backward(
+        grad_output, self_size),
+    inputs=("grad_output", "self"),
     params=("self_size",),
     node_name="AdaptiveAvgPool2DBackwardBackward0",
     vjp={
         "grad_output": lambda grad, grad_output_shape: _bind(
             ADAPTIVE_AVG_POOL2D, (grad,), {"output_size": tuple(grad_output_shape[-2:])}
-        )
+        ),
+        **ZERO_SELF,
     },
     jvp="linear",
 )

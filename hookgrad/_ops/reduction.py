@@ -360,6 +360,7 @@ defop("any", impl=_logical_reduce("any"), params=("dim", "keepdim"),
 
 # ---------------------------------------------------------------- cumsum / cumprod
 def _scan_impl(fn_name: str) -> Any:
+    @quiet  # inf/nan inputs (inf + -inf, 0 * inf): PyTorch scans silently (NOTE [Quiet impls])
     def impl(self: Any, dim: int, dtype: Any = None) -> Any:
         out_dtype = _int_to_long(self, dtype)
         if self.ndim == 0:

@@ -95,7 +95,9 @@ class CopySlices(Node):
         region.copy_(first)
         outs = [result, *res[1:]]
         for i, (nxt, _) in enumerate(self._next_edges):
-            if nxt is None and i < len(outs):  # PyTorch computes no gradient without an edge
+            # PyTorch computes no gradient without an edge, nor one the task does not need
+            # (task_should_compute_output: hooks then see None, the base's too)
+            if i < len(outs) and (nxt is None or (needed is not None and not needed[i])):
                 outs[i] = None
         return tuple(outs)
 

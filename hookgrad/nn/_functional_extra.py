@@ -12,12 +12,14 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._dispatch import bind
 from hookgrad._dtypes import int64
 from hookgrad._functional import creation as C
 from hookgrad._functional import pointwise as P
 from hookgrad._functional import random as R
 from hookgrad._functional.rearrange import pad as _pad
 from hookgrad._functional import shape as S
+from hookgrad._ops import layers as _LY
 from hookgrad.nn._functional_linear import keep_noise
 from hookgrad._tensor import Tensor
 
@@ -107,7 +109,9 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    """Interleave channel groups. Mirrors: ``torch.nn.functional.channel_shuffle``."""
+    """Interleave channel groups (``ChannelShuffleBackward0``, a fresh tensor).
+
+    Mirrors: ``torch.nn.functional.channel_shuffle``."""
     n, c = input.shape[0], input.shape[1]
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
@@ -115,9 +119,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
                            f"and {groups} groups.")
-    rest = tuple(input.shape[2:])
-    x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
-    return x.reshape(n, c, *rest)
+    return bind(_LY.CHANNEL_SHUFFLE, (input,), {"groups": groups})
 
 
 native_channel_shuffle = channel_shuffle
@@ -133,8 +135,12 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Any = None,
     dims = tuple(range(-len(shape), 0))
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
-    out = input * P.rsqrt((input * input).mean(dims, keepdim=True) + eps)
-    return out * weight if weight is not None else out
+    # ATen's composite, node for node (PowBackward0 saves the input once), then contiguous():
+    # the result is row-major whatever the input's layout
+    out = input * P.rsqrt(input.pow(2).mean(dims, keepdim=True) + eps)  # type: ignore
+    if weight is not None:
+        out = out * weight
+    return out.contiguous()  # type: ignore[attr-defined]
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

@@ -78,7 +78,17 @@ def batch_norm(
                 "Expected more than 1 value per channel when training, got input "
                 f"size {input.size()}"
             )
-    else:
+    if input.numel() == 0:
+        # ATen's _batch_norm_impl_index returns before its checks: a clone (not a view, not a
+        # fresh empty tensor: the graph is kept) times weight[0] plus bias[0]; nothing is
+        # saved, no buffer changes
+        out = input.clone()  # type: ignore[attr-defined]
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
+    if not training:
         for name, buf in (("running_mean", running_mean), ("running_var", running_var)):
             if buf is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops import pooling as _P
@@ -201,7 +202,9 @@ def max_pool1d(
         # PyTorch's max_pool1d_impl: without a gradient to compute (and without indices, a
         # forward-AD tangent, a trace or vmap: any recorder above grad mode's) the result is a
         # fresh tensor, not a view of the 2-d pooling's output
-        return Tensor._make(out._data.reshape(out._data.shape[:-2] + out._data.shape[-1:]))
+        # (row-major: its own kernel's output, whatever layout the 2-d pooling chose)
+        data = out._data.reshape(out._data.shape[:-2] + out._data.shape[-1:])
+        return Tensor._make(namespace_of(data).ascontiguousarray(data))
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
 

@@ -298,11 +298,10 @@ def _cast_params(rng, m):
 # Composites whose nodes save other values than PyTorch's fused kernels (the `KNOWN` list of
 # tests/ops/test_opspec_saved_hooks.py): a program using one runs without saved-tensor hooks
 UNPACKED = frozenset({
-    "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d", "cross_entropy", "nll_loss", "bce",
+    "cross_entropy", "nll_loss", "bce",
     "bce_logits", "group_norm", "logsigmoid",
-    # PyTorch composes these of several nodes (pow, mean, rsqrt...; log, sub, mul), hookgrad
-    # has one node each
-    "rms_norm", "kl_div"})
+    # PyTorch composes this of several nodes (log, sub, mul), hookgrad has one
+    "kl_div"})
 
 # Convolutions' gradients under create_graph: PyTorch's ConvolutionBackwardBackward0 takes
 # both saved operands, so a gradient has a graph whenever either requires grad; hookgrad's

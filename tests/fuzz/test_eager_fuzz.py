@@ -79,13 +79,10 @@ def test_nn_family_matches_torch(torch):
     _check(torch, op_names(NN_ONLY), N_NN)
 
 
-# Differences the long mode found (both tables, seeds 50000-50999) and that are not fixed yet:
-# each is checked here and must start passing (strict xfail) when its class is fixed.
-OPEN_SEEDS = {
-    50061: "a saved-tensor pack hook fires on an empty input where PyTorch saves nothing",
-    50468: "a leaf's gradient differs (not classified yet)",
-    50777: "adaptive_avg_pool2d of a window holding -inf gives nan where PyTorch gives -inf",
-}
+# Differences the long mode found and that are not fixed yet, as {seed: class} (both tables):
+# each is checked here and must start passing (strict xfail) when its class is fixed. Empty:
+# seeds 50061, 50468 and 50777 are fixed by class (docs/fuzzing.md, test_regressions.py).
+OPEN_SEEDS: dict[int, str] = {}
 
 
 @pytest.mark.oracle

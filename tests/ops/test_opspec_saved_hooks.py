@@ -19,15 +19,13 @@ pytestmark = pytest.mark.oracle
 CASES, IDS = spec_cases(all_specs())
 
 # Composite ops whose intermediate nodes save other tensors than PyTorch's fused kernels
-# (pooling, losses, padding, RNN kernels, linalg helpers) and ops PyTorch computes with saved
+# (losses, padding, RNN kernels, linalg helpers) and ops PyTorch computes with saved
 # integer workspaces hookgrad does not have.
 KNOWN = {
     "F.logsigmoid", "argsort", "pad_reflect", "pad_replicate",
-    "avg_pool2d", "avg_pool1d", "adaptive_avg_pool2d",
-    "adaptive_avg_pool1d", "nll_loss", "nll_loss2d", "binary_cross_entropy",
+    "nll_loss", "nll_loss2d", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "cross_entropy", "mkldnn_rnn_layer", "lstm_fused",
-    "pack_padded_sequence", "linalg_solve", "householder_product", "adaptive_avg_pool3d",
-    "avg_pool3d",
+    "pack_padded_sequence", "linalg_solve", "householder_product",
     # PyTorch's group norm statistics are differentiable outputs: packed with requires_grad
     "group_norm",
     # PyTorch's det/slogdet kernels save their LU factors and pivots; hookgrad's save the input

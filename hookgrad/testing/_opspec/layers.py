@@ -122,6 +122,9 @@ SPECS = [
     OpSpec("pixel_unshuffle", _fn("pixel_unshuffle"), samples=[
         Sample((Arg((1, 2, 4, 6)), _c(2)), {}, "batched"),
     ], prims=("pixel_unshuffle", "pixel_shuffle")),
+    OpSpec("channel_shuffle", _fn("channel_shuffle"), samples=[
+        Sample((Arg((2, 6, 3)), _c(3)), {}, "3d"), Sample((Arg((1, 4, 2, 2)), _c(2)), {}, "4d"),
+    ], prims=("channel_shuffle",)),
     OpSpec("pack_padded_sequence", _packed, samples=[
         Sample((Arg((4, 3, 2)), _c([4, 2, 1])), {}, "time_major"),
         Sample((Arg((3, 4)), _c([1, 4, 2])), {"batch_first": True, "enforce_sorted": False},
