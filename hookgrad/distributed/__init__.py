@@ -60,6 +60,16 @@ from hookgrad.distributed._names import (
     set_debug_level_from_env,
     supports_complex,
 )
+from hookgrad.distributed._p2p import (
+    P2POp,
+    batch_isend_irecv,
+    irecv,
+    isend,
+    recv,
+    recv_object_list,
+    send,
+    send_object_list,
+)
 from hookgrad.distributed._protocol import DistBackendError, DistError
 from hookgrad.distributed._store import (
     BuiltinCommHookType,
@@ -126,7 +136,8 @@ __all__ = [
     "is_torchelastic_launched", "is_ucc_available", "is_xccl_available", "monitored_barrier",
     "new_group", "progress", "reduce", "reduce_op", "reduce_scatter", "reduce_scatter_tensor",
     "scatter", "scatter_object_list", "set_debug_level", "set_debug_level_from_env",
-    "supports_complex",
+    "supports_complex", "P2POp", "batch_isend_irecv", "irecv", "isend", "recv",
+    "recv_object_list", "send", "send_object_list",
 ]
 
 # Submodules PyTorch's torch.distributed exposes as attributes (importable modules whose

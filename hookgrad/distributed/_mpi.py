@@ -234,6 +234,11 @@ class MpiComm:
             if req.error is not None and self.broken is None:
                 self.broken = req.error
 
+    def p2p(self, kind: str, peer: int | None, tag: int, buf: np.ndarray) -> MpiP2P:
+        """Start a point-to-point ``"send"`` to / ``"recv"`` from group rank ``peer`` (None:
+        any rank)."""
+        return MpiP2P(self, kind, peer, tag, buf)
+
     def sub(self, ranks: list[int]) -> MpiComm | None:
         group = self.data.Get_group().Incl([self.global_ranks.index(r) for r in ranks])
         comm = self.data.Create_group(group)
@@ -329,3 +334,65 @@ def _install_exit_hooks() -> None:
         _previous_hook = sys.excepthook
         sys.excepthook = _record_exception
         atexit.register(_notify_all_at_exit)
+
+
+class MpiP2P:
+    """One point-to-point transfer in flight (``isend``/``irecv``) on the data communicator.
+
+    MPI keeps point-to-point traffic apart from collectives on the same communicator, and
+    messages between a pair of ranks with the same tag are non-overtaking, which is the matching
+    rule ``torch.distributed`` documents for ``send``/``recv``. Buffers go as raw bytes so every
+    dtype (float16, bool, complex) travels unchanged.
+    """
+
+    def __init__(self, comm: MpiComm, kind: str, peer: int | None, tag: int,
+                 buf: np.ndarray) -> None:
+        MPI = comm.MPI
+        self.comm, self.kind, self.peer, self.tag = comm, kind, peer, tag
+        self.status = MPI.Status()
+        raw = [buf.reshape(-1).view(np.uint8), MPI.BYTE]
+        if kind == "send":
+            self.req = comm.data.Isend(raw, dest=peer, tag=tag)
+        else:
+            source = MPI.ANY_SOURCE if peer is None else peer
+            self.req = comm.data.Irecv(raw, source=source, tag=tag)
+        self.done = False
+        self.source = peer
+        self.result: Any = None
+        self._next_check = 0.0
+
+    def test(self) -> bool:
+        if self.done:
+            return True
+        if not self.req.Test(self.status):
+            now = time.monotonic()
+            if now > self._next_check:  # twice a second, as for collectives
+                self._next_check = now + 0.5
+                self._check_peer()
+            return False
+        if self.kind == "recv":
+            self.source = self.status.Get_source()
+        self.done = True
+        return True
+
+    def _check_peer(self) -> None:
+        """A peer process on this host that died can never complete the transfer."""
+        peers = [self.peer] if self.peer is not None else sorted(self.comm.pids)
+        for q in peers:
+            pid = self.comm.pids.get(q)
+            if pid is not None and not _alive(pid):
+                raise DistBackendError(
+                    f"[rank {self.comm.global_rank}] {self.kind} (tag {self.tag}) failed: rank "
+                    f"{self.comm.global_ranks[q]} (pid {pid}) died (killed or crashed)")
+
+    def wait(self, timeout: float) -> None:
+        deadline, spins = time.monotonic() + timeout, 0
+        while not self.test():
+            if time.monotonic() > deadline:
+                who = "any rank" if self.peer is None else \
+                    f"rank {self.comm.global_ranks[self.peer]}"
+                raise DistBackendError(
+                    f"[rank {self.comm.global_rank}] {self.kind} (tag {self.tag}) timed out "
+                    f"after {timeout:g} s waiting for {who}")
+            spins += 1
+            time.sleep(0 if spins < 2000 else 0.0002)
