@@ -22,12 +22,15 @@ from hookgrad.distributed._composite import (
     all_to_all,
     new_subgroups,
     new_subgroups_by_enumeration,
+    all_gather_coalesced,
     all_gather_into_tensor,
+    all_gather_single,
     all_to_all_single,
     gather,
     gather_object,
     monitored_barrier,
     reduce_scatter,
+    reduce_scatter_single,
     reduce_scatter_tensor,
     scatter,
     scatter_object_list,
@@ -71,6 +74,7 @@ from hookgrad.distributed._p2p import (
     send_object_list,
 )
 from hookgrad.distributed._protocol import DistBackendError, DistError
+from hookgrad.distributed._split import shrink_group, split_group
 from hookgrad.distributed._store import (
     BuiltinCommHookType,
     DistNetworkError,
@@ -137,7 +141,8 @@ __all__ = [
     "new_group", "progress", "reduce", "reduce_op", "reduce_scatter", "reduce_scatter_tensor",
     "scatter", "scatter_object_list", "set_debug_level", "set_debug_level_from_env",
     "supports_complex", "P2POp", "batch_isend_irecv", "irecv", "isend", "recv",
-    "recv_object_list", "send", "send_object_list",
+    "recv_object_list", "send", "send_object_list", "all_gather_coalesced",
+    "all_gather_single", "reduce_scatter_single", "shrink_group", "split_group",
 ]
 
 # Submodules PyTorch's torch.distributed exposes as attributes (importable modules whose

@@ -86,14 +86,14 @@ def reduce_scatter(self: ProcessGroup, output_tensors: Any, input_tensors: Any,
 def _reduce_scatter_base(self: ProcessGroup, output: Any, input: Any,  # noqa: A002
                          opts: Any = None) -> Work:
     """Mirrors: ``torch.distributed.ProcessGroup._reduce_scatter_base``."""
-    return _work(composite.reduce_scatter_tensor(output, input, _op(opts), group=self,
+    return _work(composite.reduce_scatter_single(output, input, _op(opts), group=self,
                                                  async_op=True))
 
 
 def _allgather_base(self: ProcessGroup, output: Any, input: Any,  # noqa: A002
                     opts: Any = None) -> Work:
     """Mirrors: ``torch.distributed.ProcessGroup._allgather_base``."""
-    return _work(composite.all_gather_into_tensor(output, input, group=self, async_op=True))
+    return _work(composite.all_gather_single(output, input, group=self, async_op=True))
 
 
 def reduce(self: ProcessGroup, tensors: Any, opts: Any = None) -> Work:

@@ -31,6 +31,7 @@ class ProcessGroup:
         self._timeout_s = timeout.total_seconds()
         self._name = name
         self._pending: list[Any] = []  # Works in flight, polled by `progress`
+        self.group_desc = "default_pg" if not name else name  # PyTorch's group description
 
     def rank(self) -> int:
         """This process's rank inside the group. Mirrors: ``ProcessGroup.rank``."""
@@ -53,6 +54,14 @@ class ProcessGroup:
 
 def _default() -> ProcessGroup | None:
     return getattr(_thread_world, "pg", None) or _process_world[0]
+
+
+def _set_default(old: ProcessGroup, new: ProcessGroup) -> None:
+    """Make ``new`` the default group in place of ``old`` (``shrink_group`` of the world)."""
+    if getattr(_thread_world, "pg", None) is old:
+        _thread_world.pg = new
+    else:
+        _process_world[0] = new
 
 
 def _resolve(group: ProcessGroup | None) -> ProcessGroup:
