@@ -63,6 +63,8 @@ from hookgrad.distributed._names import (
     set_debug_level_from_env,
     supports_complex,
 )
+from hookgrad.distributed._file_store import FileStore
+from hookgrad.distributed._tcp_store import TCPStore
 from hookgrad.distributed._p2p import (
     P2POp,
     batch_isend_irecv,
@@ -119,6 +121,9 @@ from hookgrad.distributed.process_group import (
 )
 
 from hookgrad.distributed import distributed_c10d  # noqa: E402 - PyTorch's module path
+
+# the function shadows its module as a package attribute, as in PyTorch
+from hookgrad.distributed.rendezvous import register_rendezvous_handler, rendezvous  # noqa: E402
 
 _pg_methods.install()  # ProcessGroup.allreduce/allgather/... (comm hooks call them)
 
