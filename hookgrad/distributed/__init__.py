@@ -40,6 +40,7 @@ from hookgrad.distributed._names import (
     AllreduceOptions,
     AllToAllOptions,
     Backend,
+    BackendConfig,
     BarrierOptions,
     BroadcastOptions,
     DebugLevel,
@@ -63,7 +64,10 @@ from hookgrad.distributed._names import (
     set_debug_level_from_env,
     supports_complex,
 )
+from hookgrad.distributed._ddp_c10d import Logger, Reducer, _register_comm_hook
+from hookgrad.distributed._debug import breakpoint, log, record_comm
 from hookgrad.distributed._file_store import FileStore
+from hookgrad.distributed._gloo import ProcessGroupGloo
 from hookgrad.distributed._tcp_store import TCPStore
 from hookgrad.distributed._p2p import (
     P2POp,
@@ -155,3 +159,10 @@ __all__ = [
 from hookgrad.distributed import constants, device_mesh, fsdp, optim, tensor  # noqa: E402,F401
 from hookgrad.distributed import autograd, rpc  # noqa: E402,F401  (attributes after import, as PyTorch's)
 from hookgrad.distributed.device_mesh import DeviceMesh, init_device_mesh  # noqa: E402,F401
+from hookgrad.distributed import c10d_logger, config, logging_handlers, utils  # noqa: E402,F401
+from hookgrad.distributed.remote_device import _remote_device  # noqa: E402,F401
+from hookgrad.distributed import remote_device  # noqa: E402,F401
+
+from hookgrad.compile.core.symbolic import SymInt as _SymInt  # noqa: E402
+
+RankType = int | _SymInt  # a rank: an int, or symbolic under compile (PyTorch's alias)

@@ -10,7 +10,7 @@ import threading
 from datetime import timedelta
 from typing import Any
 
-from hookgrad.distributed._names import default_pg_timeout, resolve_engine
+from hookgrad.distributed._names import BackendType, default_pg_timeout, resolve_engine
 from hookgrad.distributed._threads import ThreadComm, ThreadStore
 
 _DEFAULT_TIMEOUT = default_pg_timeout
@@ -24,6 +24,8 @@ class ProcessGroup:
 
     Mirrors: ``torch.distributed.ProcessGroup``.
     """
+
+    BackendType = BackendType
 
     def __init__(self, comm: Any, backend: str, timeout: timedelta, name: str = "") -> None:
         self._comm, self._backend, self._timeout = comm, backend, timeout
