@@ -138,11 +138,12 @@ def scatter_object_list(scatter_object_output_list: list[Any],
 
 def all_gather_single(output_tensor: Any, input_tensor: Any, group: ProcessGroup | None = None,
                       async_op: bool = False) -> Work | None:
-    """Gather every rank's ``input_tensor`` into ``output_tensor`` (stacked along dim 0 or
-    concatenated, whichever its shape says).
+    """Gather every rank's ``input_tensor`` into ``output_tensor``, concatenated along dim 0.
 
     Raises:
         ValueError: ``output_tensor`` does not hold ``world_size`` inputs.
+        RuntimeError: Its shape is not ``[world_size * d0, ...]`` (gloo's rule: a stacked
+            ``[world_size, *shape]`` output works with NCCL only).
 
     Mirrors: ``torch.distributed.all_gather_single`` (PyTorch 2.13's name of
     ``all_gather_into_tensor``).
@@ -151,6 +152,15 @@ def all_gather_single(output_tensor: Any, input_tensor: Any, group: ProcessGroup
     src = _array(input_tensor)
     if _array(output_tensor).size != src.size * pg.size():
         raise ValueError("output tensor size must be equal to world_size times input size")
+    out_shape = _array(output_tensor).shape
+    if src.ndim and (out_shape[0] % pg.size() or
+                     (out_shape[0] // pg.size(), *out_shape[1:]) != src.shape):
+        # gloo's rule: the output is world_size inputs concatenated along dim 0 (a stacked
+        # [world_size, *shape] output is NCCL-only)
+        chunk = (out_shape[0] // pg.size(), *out_shape[1:])
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index 0 "
+                           f"(expected ({', '.join(map(str, src.shape))}), got "
+                           f"({', '.join(map(str, chunk))}))")
     parts = [type(input_tensor)._make(np.empty_like(src)) for _ in range(pg.size())]
     all_gather(parts, input_tensor, group=pg)
     _write(output_tensor, np.stack([p._data for p in parts]))

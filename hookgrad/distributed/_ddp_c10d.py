@@ -2,7 +2,7 @@
 that build them directly (custom data-parallel wrappers do).
 
 `Reducer` is a front for hookgrad's own reducer (``nn/parallel/_reducer.py``, the one
-`DistributedDataParallel` uses) over buckets the caller gives: it hooks every parameter's
+`DistributedDataParallel` uses; registered here by ``nn.parallel``) over buckets the caller gives: it hooks every parameter's
 gradient accumulation at construction, as c10d's does, and averages gradients across the group
 during backward once ``prepare_for_backward`` armed it. `Logger` collects the construction
 settings and reads the reducer's measured times into ``_get_ddp_logging_data``.
@@ -11,6 +11,21 @@ settings and reads the reducer's measured times into ``_get_ddp_logging_data``.
 from __future__ import annotations
 
 from typing import Any
+
+# DDP's reducer class and its logging-data function, registered by hookgrad.nn.parallel when it
+# is imported (it imports this package, so this package cannot import it back)
+_IMPL: dict[str, Any] = {}
+
+
+def register_ddp_impl(reducer_cls: type, logging_data: Any) -> None:
+    """Called once by ``hookgrad.nn.parallel.distributed``."""
+    _IMPL.update(reducer=reducer_cls, logging_data=logging_data)
+
+
+def _impl(name: str) -> Any:
+    if name not in _IMPL:  # hookgrad imports nn.parallel at start-up; this is a safeguard
+        raise RuntimeError("hookgrad.nn.parallel is not imported: import hookgrad first")
+    return _IMPL[name]
 
 
 class Reducer:
@@ -36,14 +51,12 @@ class Reducer:
                  skip_all_reduce_unused_params: bool = False, use_python_reducer: bool = False,
                  bucket_bytes_cap_list: list[int] = (),  # type: ignore[assignment]
                  batched_grad_copy: bool = False) -> None:
-        from hookgrad.nn.parallel._reducer import Reducer as _Impl
-
         params = list(params)
         covered = sorted(i for bucket in bucket_indices for i in bucket)
         if covered != list(range(len(params))):
             raise ValueError("bucket_indices must name every parameter index exactly once")
         caps = list(bucket_bytes_cap_list) or [first_bucket_bytes_cap, bucket_bytes_cap]
-        self._impl = _Impl(params, process_group, caps, find_unused_parameters, False,
+        self._impl = _impl("reducer")(params, process_group, caps, find_unused_parameters, False,
                            gradient_as_bucket_view, explicit_caps=True)
         self._impl._set_buckets([list(b) for b in bucket_indices])
         self._find_unused = find_unused_parameters
@@ -165,11 +178,9 @@ class Logger:
 
         Mirrors: ``torch.distributed.Logger._get_ddp_logging_data``.
         """
-        from hookgrad.nn.parallel.distributed import _logging_data
-
         impl = self._reducer._impl
         view = _DDPView(impl, bool(self._settings["broadcast_buffers"]))
-        data = _logging_data(view)  # type: ignore[arg-type]
+        data = _impl("logging_data")(view)
         data.update(self._settings)
         data.update(self._extra)
         return data

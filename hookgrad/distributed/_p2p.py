@@ -53,14 +53,15 @@ def _not_self(group: ProcessGroup, rank: int, what: str) -> None:
 
 def _start(pg: ProcessGroup, kind: str, tensor: Any, peer: int | None, tag: int) -> _P2PWork:
     arr = _array(tensor)
-    contiguous = arr.flags.c_contiguous
-    buf = arr if contiguous else np.ascontiguousarray(arr)
-    request = pg._comm.p2p(kind, peer, int(tag), buf)
+    if not arr.flags.c_contiguous:  # gloo's check (the engines move the buffer in place)
+        raise RuntimeError("input tensor has to be contiguous")
+    if peer is not None and not 0 <= peer < pg.size():
+        raise ValueError(f"Invalid {'destination' if kind == 'send' else 'source'} rank {peer}: "
+                         f"the group has {pg.size()} ranks")
+    request = pg._comm.p2p(kind, peer, int(tag), arr)
 
     def finish(_: Any) -> None:
         if kind == "recv":
-            if not contiguous:
-                arr[...] = buf
             _bump(tensor)
 
     return _P2PWork(pg, request, [tensor], finish)
@@ -193,9 +194,9 @@ def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
 
 
 def _tensor(arr: np.ndarray) -> Any:
-    from hookgrad import tensor
+    from hookgrad._tensor import Tensor
 
-    return tensor(arr)
+    return Tensor._make(arr)
 
 
 def send_object_list(object_list: list[Any], dst: int | None = None,

@@ -43,15 +43,14 @@ _c10d_logger = _get_or_create_logger()
 
 def _get_msg_dict(func_name: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """The facts logged about a call: its name and, once initialised, the group's."""
-    import hookgrad.distributed as dist
+    from hookgrad.distributed import process_group as pg
 
-    if not dist.is_initialized():
+    if not pg.is_initialized():
         return {"func_name": func_name}
     group = kwargs.get("group") or kwargs.get("process_group")
-    return {"func_name": func_name, "backend": f"{dist.get_backend(group)}",
-            "world_size": f"{dist.get_world_size()}",
-            "group_size": f"{dist.get_world_size(group)}",
-            "global_rank": f"{dist.get_rank()}", "local_rank": f"{dist.get_rank(group)}"}
+    return {"func_name": func_name, "backend": f"{pg.get_backend(group)}",
+            "world_size": f"{pg.get_world_size()}", "group_size": f"{pg.get_world_size(group)}",
+            "global_rank": f"{pg.get_rank()}", "local_rank": f"{pg.get_rank(group)}"}
 
 
 def _exception_logger(func: Callable[..., _T]) -> Callable[..., _T]:

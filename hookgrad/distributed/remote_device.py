@@ -28,7 +28,7 @@ class _remote_device:  # noqa: N801 - PyTorch's name
     """
 
     def __init__(self, remote_device: Any) -> None:
-        from hookgrad import device as Device
+        from hookgrad._backend import device as Device
 
         error = ValueError(_PARSE_ERROR.format(remote_device))
         self._worker_name: str | None = None
@@ -59,7 +59,7 @@ class _remote_device:  # noqa: N801 - PyTorch's name
 
     @staticmethod
     def _is_valid_local_device(device: str) -> bool:
-        from hookgrad import device as Device
+        from hookgrad._backend import device as Device
 
         try:
             Device(device)

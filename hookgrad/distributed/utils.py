@@ -149,7 +149,7 @@ def _sync_params_and_buffers(process_group: Any, module_states: list[Any],
 
     Mirrors: ``torch.distributed.utils._sync_params_and_buffers``.
     """
-    from hookgrad import no_grad
+    from hookgrad.autograd.grad_mode import no_grad
     from hookgrad.distributed.collectives import broadcast
 
     with no_grad():

@@ -669,3 +669,4 @@ def bucket_cap_mb_list_caps(lib, rank, world):
 
 from tests.distributed import scenarios_join  # noqa: E402,F401 - registers more scenarios
 from tests.distributed import scenarios_functional  # noqa: E402,F401 - registers more scenarios
+from tests.distributed import scenarios_p2p  # noqa: E402,F401 - registers more scenarios

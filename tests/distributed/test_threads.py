@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from datetime import timedelta
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 import hookgrad
 import hookgrad.distributed as dist
 from hookgrad.testing.distributed import run_ranks, run_ranks_errors
+from tests.distributed._compare import scenario_warnings
 from tests.distributed.expectations import check
 from tests.distributed.scenarios import SCENARIOS
 
@@ -20,8 +20,7 @@ def test_scenario(name):
     # each rank thread; those swap process-wide state and race (a thread leaving restores
     # pytest's "error" filter while the other still warns). The same filter set here, around
     # both threads, is what any of those restores brings back.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="find_unused_parameters=True was specified")
+    with scenario_warnings():
         results = run_ranks(lambda rank, world: SCENARIOS[name](hookgrad, rank, world), 2)
     check(name, results)
 
