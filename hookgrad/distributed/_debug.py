@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 log = logging.getLogger("hookgrad.distributed")  # torch.distributed's module logger
-_breakpoint_cache: dict[int, int] = {}
-_profiling = threading.local()
+_profiling = threading.local()  # per thread: per rank on the threads engine
+_skips = threading.local()  # breakpoint's call counters (PyTorch's _breakpoint_cache), per rank
 
 
 class _DistributedPdb(pdb.Pdb):
@@ -41,10 +41,11 @@ def breakpoint(rank: int = 0, skip: int = 0, timeout_s: float | None = 3600) -> 
     from hookgrad.distributed.process_group import _resolve, get_rank
 
     if skip > 0:
+        cache = _skips.__dict__.setdefault("counts", {})
         key = hash(str(traceback.format_exc()))
-        _breakpoint_cache[key] = _breakpoint_cache.get(key, 0) + 1
-        if _breakpoint_cache[key] <= skip:
-            log.warning("Skip the breakpoint, counter=%d", _breakpoint_cache[key])
+        cache[key] = cache.get(key, 0) + 1
+        if cache[key] <= skip:
+            log.warning("Skip the breakpoint, counter=%d", cache[key])
             return
     if timeout_s is not None:
         _resolve(None)._timeout_s = float(timeout_s)
