@@ -284,7 +284,8 @@ def resolve_engine(backend: str | None, world_size: int, store: Any) -> str:
 
     Raises:
         ValueError: For an unknown name, a GPU-only backend, or ``gloo`` across processes
-            that were not started by an MPI launcher (hookgrad has no TCP rendezvous).
+            that were not started by an MPI launcher (no engine runs collectives over a
+            TCP store).
     """
     name = Backend(backend) if backend is not None else Backend.GLOO
     if name in (Backend.MPI, Backend.THREADS):

@@ -1,8 +1,8 @@
 """In-process key-value stores and the remaining error types of ``torch.distributed``.
 
 `HashStore` is a real store for the ranks of one process (the threads engine's rendezvous
-is `ThreadStore`); a store across processes (``TCPStore``, ``FileStore``) is not needed
-because MPI launchers do the rendezvous (docs/distributed.md).
+is `ThreadStore`); the stores across processes, `FileStore` and `TCPStore`, live in
+``_file_store.py`` and ``_tcp_store.py``.
 """
 
 from __future__ import annotations

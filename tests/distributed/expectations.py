@@ -105,7 +105,7 @@ def _p2p(results):
     assert second["tags"] == [[1.0, 2.0], [5.0, 6.0], [7.0, 8.0]]
     assert second["ints"] == [[1, 2, 3], [4, 5, 6]] and second["float64"] == [0.5, 0.25]
     assert second["objs_from"] == 0 and second["objs"] == ["'foo'", "12", "{1: 2}", "None"]
-    assert second["batched_obj"] == [[1.5, 1.5, 1.5]]
+    assert second["batched_obj"] == [[1.5, 1.5, 1.5]] and second["pg_recv"] == [[4.0, 4.0], 0]
     assert first["ring"] == [2.0, 3.0] and second["ring"] == [0.0, 1.0]
 
 

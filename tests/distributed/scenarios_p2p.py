@@ -32,6 +32,7 @@ def p2p_send_recv(lib, rank, world):
         out["anyone"] = anyone.tolist()
         dist.send_object_list(["foo", 12, {1: 2}, None], dst=1)
         dist.send_object_list([[1.5] * 3], dst=1, use_batch=True)
+        dist.group.WORLD.send([_arr(lib, [4, 4])], 1, 11).wait()  # the c10d methods
     else:
         b, a, c = lib.zeros(2), lib.zeros(2), lib.zeros(2)
         wb = dist.irecv(b, 0, tag=4)
@@ -53,6 +54,10 @@ def p2p_send_recv(lib, rank, world):
         one = [None]
         dist.recv_object_list(one, src=0, use_batch=True)
         out["batched_obj"] = one
+        got = lib.zeros(2)
+        work = dist.group.WORLD.recv_anysource([got], 11)
+        work.wait()
+        out["pg_recv"] = [got.tolist(), work._source_rank()]
     send, recv = _arr(lib, [0, 1]) + 2 * rank, lib.zeros(2)
     ops = [dist.P2POp(dist.irecv, recv, other), dist.P2POp(dist.isend, send, other)]
     for work in dist.batch_isend_irecv(ops):
