@@ -30,6 +30,18 @@ def scenario(oracle: bool = True):
     return deco
 
 
+def error_types(checks):
+    """``{name: type name of the exception call() raised, or None}`` for ``{name: call}``."""
+    errors = {}
+    for name, call in checks.items():
+        try:
+            call()
+            errors[name] = None
+        except Exception as e:  # noqa: BLE001 - the type is the result
+            errors[name] = type(e).__name__
+    return errors
+
+
 def hooks(lib, name):
     return importlib.import_module(f"{lib.__name__}.distributed.algorithms.ddp_comm_hooks.{name}")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.distributed.scenarios import scenario
+from tests.distributed.scenarios import error_types, scenario
 
 
 def _arr(lib, values, dtype="float32"):
@@ -82,14 +82,7 @@ def p2p_errors(lib, rank, world):
         "objects_without_src": lambda: dist.recv_object_list([None]),
         "non_contiguous": lambda: dist.isend(lib.zeros(2, 2)[:, 1], 1 - rank),
     }
-    errors = {}
-    for name, call in checks.items():
-        try:
-            call()
-            errors[name] = None
-        except Exception as e:  # noqa: BLE001 - the type is the result
-            errors[name] = type(e).__name__
-    return errors
+    return error_types(checks)
 
 
 @scenario()
@@ -145,8 +138,7 @@ def split_and_shrink_groups(lib, rank, world):
         t = _arr(lib, [5.0])
         dist.all_reduce(t, group=small)
         out["shrunk"] = [t.item(), dist.get_world_size(small), dist.get_rank(small)]
-    errors = {}
-    for name, call in {
+    out["errors"] = error_types({
         "empty_split": lambda: dist.split_group(split_ranks=[]),
         "dup_split": lambda: dist.split_group(split_ranks=[[0, 0]]),
         "not_list": lambda: dist.shrink_group((1,)),
@@ -155,12 +147,6 @@ def split_and_shrink_groups(lib, rank, world):
         "all": lambda: dist.shrink_group([0, 1]),
         "self": lambda: dist.shrink_group([rank]),
         "flags": lambda: dist.shrink_group([1 - rank], shrink_flags=5),
-    }.items():
-        try:
-            call()
-            errors[name] = None
-        except Exception as e:  # noqa: BLE001
-            errors[name] = type(e).__name__
-    out["errors"] = errors
+    })
     dist.barrier()
     return out
