@@ -254,11 +254,7 @@ class MpiComm:
         if now < self._next_check:
             return
         self._next_check = now + 0.5
-        MPI = self.MPI
-        while self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_EXIT_TAG, status=(st := MPI.Status())):
-            blob = bytearray(st.Get_count(MPI.BYTE))
-            self.ctrl.Recv([blob, MPI.BYTE], source=st.Get_source(), tag=_EXIT_TAG)
-            self.peer_exits[st.Get_source()] = pickle.loads(bytes(blob))
+        self.read_exit_notices()
         for q, (issued, reason) in sorted(self.peer_exits.items()):
             if issued <= seq:
                 raise DistBackendError(
@@ -269,6 +265,14 @@ class MpiComm:
                 raise DistBackendError(
                     f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
                     f"{self.global_ranks[q]} (pid {pid}) died (killed or crashed)")
+
+    def read_exit_notices(self) -> None:
+        """Receive the exit notices peers sent so far into ``peer_exits``."""
+        MPI = self.MPI
+        while self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_EXIT_TAG, status=(st := MPI.Status())):
+            blob = bytearray(st.Get_count(MPI.BYTE))
+            self.ctrl.Recv([blob, MPI.BYTE], source=st.Get_source(), tag=_EXIT_TAG)
+            self.peer_exits[st.Get_source()] = pickle.loads(bytes(blob))
 
     def notify_exit(self, reason: str) -> None:
         """Tell every peer this rank leaves after ``self.seq`` collectives (best effort)."""
@@ -360,6 +364,7 @@ class MpiP2P:
         self.source = peer
         self.result: Any = None
         self._next_check = 0.0
+        self._gone_since: float | None = None
 
     def test(self) -> bool:
         if self.done:
@@ -376,14 +381,29 @@ class MpiP2P:
         return True
 
     def _check_peer(self) -> None:
-        """A peer process on this host that died can never complete the transfer."""
-        peers = [self.peer] if self.peer is not None else sorted(self.comm.pids)
+        """Fail when every peer this transfer can match has left (an exit notice) or died (a
+        process on this host that is gone), naming it. A message sent just before its sender
+        left may still be in flight, so the transfer gets one more second to complete."""
+        comm = self.comm
+        comm.read_exit_notices()
+        peers = [self.peer] if self.peer is not None else \
+            [q for q in range(comm.size) if q != comm.rank]
+        gone = {}
         for q in peers:
-            pid = self.comm.pids.get(q)
-            if pid is not None and not _alive(pid):
-                raise DistBackendError(
-                    f"[rank {self.comm.global_rank}] {self.kind} (tag {self.tag}) failed: rank "
-                    f"{self.comm.global_ranks[q]} (pid {pid}) died (killed or crashed)")
+            pid = comm.pids.get(q)
+            if q in comm.peer_exits:
+                gone[q] = f"left ({comm.peer_exits[q][1]})"
+            elif pid is not None and not _alive(pid):
+                gone[q] = f"(pid {pid}) died (killed or crashed)"
+        if not peers or len(gone) < len(peers):
+            return
+        now = time.monotonic()
+        if self._gone_since is None:
+            self._gone_since = now
+        elif now - self._gone_since >= 1.0:
+            q = peers[0]
+            raise DistBackendError(f"[rank {comm.global_rank}] {self.kind} (tag {self.tag}) "
+                                   f"failed: rank {comm.global_ranks[q]} {gone[q]}")
 
     def wait(self, timeout: float) -> None:
         deadline, spins = time.monotonic() + timeout, 0

@@ -4,7 +4,8 @@ Each rank writes ``OUT.rank<r>.json``: ``{name: {"ok": bool, "result" | "error":
 Special modes exercise faults that end a rank: ``--fault raise`` (rank 1 raises before a
 collective), ``--fault exit`` (rank 1 exits quietly), ``--fault kill`` (rank 1 is killed by
 SIGKILL in a DDP backward) and ``--fault skip`` (rank 1 skips a collective and waits at a
-later one). Result files are rewritten after every scenario (atomically).
+later one), ``--fault p2p`` (rank 1 exits while rank 0 waits in ``recv`` from it). Result
+files are rewritten after every scenario (atomically).
 """
 
 from __future__ import annotations
@@ -52,13 +53,15 @@ def run_fault(kind: str, out: str) -> None:
     _write(out, rank, {"ok": False, "error": "started"})
     if kind == "raise" and rank == 1:
         raise ValueError("rank 1 fails on purpose")  # uncaught: the process exits with 1
-    if kind == "exit" and rank == 1:
+    if kind in ("exit", "p2p") and rank == 1:
         sys.exit(0)  # leaves quietly, without the collective its peer waits in
     result: dict = {}
     start = time.monotonic()
     try:
         if kind == "kill":
             _kill_in_backward(rank)
+        elif kind == "p2p":  # rank 1 exits above; rank 0 waits for its message
+            dist.recv(hookgrad.zeros(2), src=1)
         elif kind == "skip" and rank == 1:
             dist.barrier(async_op=True)  # a different collective; never waited on
             dist.broadcast(hookgrad.ones(2), src=0)
