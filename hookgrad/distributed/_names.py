@@ -275,17 +275,18 @@ def under_mpi_launcher() -> bool:
     return any(var in os.environ for var in _MPI_LAUNCH_ENV)
 
 
-def resolve_engine(backend: str | None, world_size: int, store: Any) -> str:
-    """The engine (``"mpi"`` or ``"threads"``) that runs ``backend``.
+def resolve_engine(backend: str | None, world_size: int, store: Any,
+                   init_method: str | None = None) -> str:
+    """The engine (``"mpi"``, ``"threads"`` or ``"store"``) that runs ``backend``.
 
     ``gloo`` (and no backend) map onto ``threads`` when a `ThreadStore` is given or when the
-    caller is not the main thread (ranks as threads meeting by group name), and onto ``mpi``
-    otherwise: under an MPI launcher, or a one-rank world without one.
+    caller is not the main thread (ranks as threads meeting by group name); onto ``mpi`` under
+    an MPI launcher, or for a one-rank world without one; and onto ``store`` for processes that
+    meet through a store: a ``store=`` given, or an ``init_method``/``MASTER_ADDR`` rendezvous.
 
     Raises:
         ValueError: For an unknown name, a GPU-only backend, or ``gloo`` across processes
-            that were not started by an MPI launcher (no engine runs collectives over a
-            TCP store).
+            with neither an MPI launcher nor a way to meet (no store, no rendezvous address).
     """
     name = Backend(backend) if backend is not None else Backend.GLOO
     if name in (Backend.MPI, Backend.THREADS):
@@ -300,14 +301,19 @@ def resolve_engine(backend: str | None, world_size: int, store: Any) -> str:
     if isinstance(store, ThreadStore) or threading.current_thread() is not \
             threading.main_thread():
         return Backend.THREADS
-    if under_mpi_launcher() or world_size in (-1, 1):
-        if not is_mpi_available() and world_size in (-1, 1):
-            return Backend.THREADS  # a one-rank world needs no MPI
-        return Backend.MPI
+    alone = world_size in (-1, 1)
+    if under_mpi_launcher():
+        return Backend.THREADS if alone and not is_mpi_available() else Backend.MPI
+    env_world = int(os.environ.get("WORLD_SIZE") or -1)
+    if world_size != 1 and (store is not None or init_method not in (None, "env://") or (
+            "MASTER_ADDR" in os.environ and max(world_size, env_world) > 1)):
+        return "store"
+    if alone:  # a one-rank world needs no peers
+        return Backend.MPI if is_mpi_available() else Backend.THREADS
     raise ValueError(
-        f"backend 'gloo' with world_size={world_size}: hookgrad runs multi-process groups "
-        "over MPI; launch the ranks with `mpiexec -n N python script.py` (hookgrad maps "
-        "'gloo' onto MPI there) or run them as threads (docs/distributed.md)")
+        f"backend 'gloo' with world_size={world_size}: the ranks need a way to meet: an "
+        "init_method (tcp://, file://, env:// with MASTER_ADDR/MASTER_PORT), a store=, or an "
+        "MPI launch (`mpiexec -n N python script.py`) (docs/distributed.md)")
 
 
 class ReduceOp:

@@ -169,3 +169,11 @@ class PrefixStore(Store):
     def wait(self, keys: list[str], timeout: timedelta | None = None) -> None:
         """Mirrors: ``torch.distributed.Store.wait``."""
         self.underlying_store.wait([self._key(k) for k in keys], timeout)
+
+    def delete_key(self, key: str) -> bool:
+        """Mirrors: ``torch.distributed.Store.delete_key``."""
+        return self.underlying_store.delete_key(self._key(key))
+
+    def multi_get(self, keys: list[str]) -> list[bytes]:
+        """Mirrors: ``torch.distributed.Store.multi_get``."""
+        return [self.get(k) for k in keys]

@@ -1,4 +1,6 @@
-"""Run DDP scenarios under ``mpiexec -n N python mpi_runner.py OUT [names...]`` (MPI backend).
+"""Run DDP scenarios under ``mpiexec -n N python mpi_runner.py OUT [names...]`` (MPI backend),
+or as 2 processes started by hand that meet through ``STORE_INIT`` (a ``tcp://`` or ``file://``
+URL; ``STORE_RANK`` is the rank): the store engine.
 
 Each rank writes ``OUT.rank<r>.json``: ``{name: {"ok": bool, "result" | "error": ...}}``.
 Special modes exercise faults that end a rank: ``--fault raise`` (rank 1 raises before a
@@ -79,7 +81,12 @@ def main() -> None:
     if names and names[0] == "--fault":
         run_fault(names[1], out)
         return
-    dist.init_process_group("mpi", timeout=timedelta(seconds=60))
+    if os.environ.get("STORE_INIT"):  # the store engine: processes started without mpiexec
+        dist.init_process_group("gloo", init_method=os.environ["STORE_INIT"],
+                                rank=int(os.environ["STORE_RANK"]), world_size=2,
+                                timeout=timedelta(seconds=60))
+    else:
+        dist.init_process_group("mpi", timeout=timedelta(seconds=60))
     rank, world = dist.get_rank(), dist.get_world_size()
     results: dict = {}
     _write(out, rank, results)
