@@ -16,6 +16,7 @@ import pytest
 
 import hookgrad
 import hookgrad.distributed as dist
+from tests.conftest import load_torch
 from tests.distributed.expectations import check
 from tests.distributed.scenarios import SCENARIOS
 
@@ -82,3 +83,22 @@ def test_a_missing_rank_is_named_by_the_timeout():
             dist.all_reduce(hookgrad.ones(2))
     finally:
         dist.destroy_process_group()
+
+
+PROGRAM = str(Path(__file__).with_name("spawn_program.py"))
+
+
+def _program(alias: bool, *args: str) -> list[str]:
+    cmd = [sys.executable, *(["-m", "hookgrad.run"] if alias else []), PROGRAM, *args]
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return sorted(proc.stdout.splitlines())
+
+
+def test_an_mp_spawn_gloo_program_runs_unmodified_as_on_pytorch():
+    load_torch()
+    ours = _program(True, str(_free_port()))
+    assert len(ours) == 2 and ours == _program(False, str(_free_port()))
+    assert _program(True, "0", "fail") == _program(False, "0", "fail") == ["raised 1 True"]
