@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, decode_matches, \
-    describe_encoded, mismatch_error, timeout_error
+    describe_encoded, mismatch_error, p2p_timeout_error, timeout_error
 
 _TAG = 7301
 _EXIT_TAG = 7302
@@ -409,10 +409,6 @@ class MpiP2P:
         deadline, spins = time.monotonic() + timeout, 0
         while not self.test():
             if time.monotonic() > deadline:
-                who = "any rank" if self.peer is None else \
-                    f"rank {self.comm.global_ranks[self.peer]}"
-                raise DistBackendError(
-                    f"[rank {self.comm.global_rank}] {self.kind} (tag {self.tag}) timed out "
-                    f"after {timeout:g} s waiting for {who}")
+                raise p2p_timeout_error(self, timeout)
             spins += 1
             time.sleep(0 if spins < 2000 else 0.0002)

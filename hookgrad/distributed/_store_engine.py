@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, describe_encoded, \
-    mismatch_error, timeout_error
+    mismatch_error, p2p_timeout_error, timeout_error
 from hookgrad.distributed._threads import _compute
 
 
@@ -113,11 +113,7 @@ class StoreP2P:
         deadline = time.monotonic() + timeout
         while not self.test():
             if time.monotonic() > deadline:
-                who = "any rank" if self.peer is None else \
-                    f"rank {self.comm.global_ranks[self.peer]}"
-                raise DistBackendError(
-                    f"[rank {self.comm.global_rank}] recv (tag {self.tag}) timed out after "
-                    f"{timeout:g} s waiting for {who}")
+                raise p2p_timeout_error(self, timeout)
             time.sleep(0.002)
 
 

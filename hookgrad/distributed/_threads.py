@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, describe_encoded, \
-    mismatch_error, timeout_error
+    mismatch_error, p2p_timeout_error, timeout_error
 
 # ReduceOp codes (PyTorch's): SUM AVG PRODUCT MIN MAX BAND BOR BXOR
 _REDUCE = {0: np.add, 1: np.add, 2: np.multiply, 3: np.minimum, 4: np.maximum,
@@ -264,9 +264,5 @@ class ThreadP2P:
                 self._check_failed()
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    who = "any rank" if self.peer is None else \
-                        f"rank {self.comm.global_ranks[self.peer]}"
-                    raise DistBackendError(
-                        f"[rank {self.comm.global_rank}] recv (tag {self.tag}) timed out after "
-                        f"{timeout:g} s waiting for {who}")
+                    raise p2p_timeout_error(self, timeout)
                 store.cond.wait(min(left, 0.5))

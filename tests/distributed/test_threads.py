@@ -94,3 +94,13 @@ def test_an_unwaited_mismatched_collective_is_reported_not_a_timeout():
         assert isinstance(exc, dist.DistBackendError)
         assert str(exc).startswith("collective mismatch: rank 0 called all_reduce")
         assert "rank 1 called barrier" in str(exc)
+
+
+def test_a_receive_nobody_answers_is_named_by_the_timeout():
+    def fn(rank, world):
+        if rank == 0:
+            dist.recv(hookgrad.zeros(2), src=1, tag=3)
+
+    errors = run_ranks_errors(fn, 2, timeout=timedelta(seconds=0.5))
+    assert isinstance(errors[0], dist.DistBackendError) and errors[1] is None
+    assert str(errors[0]) == "[rank 0] recv (tag 3) timed out after 0.5 s waiting for rank 1"
