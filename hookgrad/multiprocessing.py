@@ -1,4 +1,5 @@
-"""``torch.multiprocessing``: the standard library's `multiprocessing`, re-exported.
+"""``torch.multiprocessing``: the standard library's `multiprocessing`, re-exported, plus
+PyTorch's `spawn`/`start_processes` (one process per rank, failures re-raised in the parent).
 
 PyTorch wraps it to move tensors through shared memory; hookgrad tensors are NumPy arrays that
 pickle by value, so the plain standard-library module is the whole story. The sharing-strategy
