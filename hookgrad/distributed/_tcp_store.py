@@ -52,7 +52,11 @@ class _Server:
     """The master's table and the threads serving it."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.sock = socket.create_server((host, port), reuse_port=False)
+        try:
+            self.sock = socket.create_server((host, port), reuse_port=False)
+        except OSError as exc:  # c10d's error type (EADDRINUSE and the like)
+            raise DistNetworkError(f"The server socket has failed to listen on any local "
+                                   f"network address. port: {port}, message: {exc}") from None
         self.port = self.sock.getsockname()[1]
         self.data: dict[str, bytes] = {}
         self.queues: dict[str, list[bytes]] = {}

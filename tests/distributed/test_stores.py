@@ -96,6 +96,11 @@ def test_tcp_store_queue_and_list_keys():
 def test_tcp_client_without_server_fails_with_a_network_error():
     with pytest.raises(dist.DistNetworkError, match="timed out after 300ms"):
         dist.TCPStore("127.0.0.1", 1, timeout=timedelta(milliseconds=300))
+    torch = load_torch()
+    master = dist.TCPStore("127.0.0.1", 0, 1, True)
+    for d in (dist, torch.distributed):  # a second master on a port in use
+        with pytest.raises(d.DistNetworkError):
+            d.TCPStore("127.0.0.1", master.port, 1, True, timeout=timedelta(seconds=2))
 
 
 def _run(code, *args):
