@@ -44,7 +44,7 @@ from hookgrad.distributed._protocol import Descriptor, DistBackendError, decode_
 
 _TAG = 7301
 _EXIT_TAG = 7302
-_LIVE: weakref.WeakSet[MpiComm] = weakref.WeakSet()  # comms that get an exit notice
+_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()  # comms that send an exit notice
 _exit_reason: list[str] = ["exited"]
 
 
@@ -276,6 +276,8 @@ class MpiComm:
 
     def notify_exit(self, reason: str) -> None:
         """Tell every peer this rank leaves after ``self.seq`` collectives (best effort)."""
+        if self.MPI.Is_finalized():
+            return
         blob = pickle.dumps((self.seq, reason))
         for q in range(self.size):
             if q != self.rank:
@@ -323,8 +325,14 @@ def _record_exception(exc_type: Any, exc: BaseException, tb: Any) -> None:
 
 def _notify_all_at_exit() -> None:
     for comm in list(_LIVE):
-        if not comm.MPI.Is_finalized():
-            comm.notify_exit(_exit_reason[0])
+        comm.notify_exit(_exit_reason[0])
+
+
+def register_exit_notice(comm: Any) -> None:
+    """Have ``comm.notify_exit(reason)`` called when this process exits (the store engine's
+    comms use it too)."""
+    _install_exit_hooks()
+    _LIVE.add(comm)
 
 
 _previous_hook: Any = None

@@ -22,6 +22,7 @@ import numpy as np
 
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, describe_encoded, \
     mismatch_error, p2p_timeout_error, timeout_error
+from hookgrad.distributed._store import DistNetworkError
 from hookgrad.distributed._threads import _compute
 
 
@@ -64,18 +65,31 @@ class StoreRequest:
     def wait(self, timeout: float) -> None:
         if self.done:
             return
+        try:
+            self._wait(timeout)
+        except DistNetworkError as exc:  # the store's server (rank 0's process) is gone
+            raise DistBackendError(
+                f"[rank {self.comm.global_rank}] {self.desc.kind} (collective #{self.seq}) "
+                f"failed: the store is unreachable (its host, rank 0, may have left): "
+                f"{exc}") from None
+        self._finish()
+
+    def _wait(self, timeout: float) -> None:
         store, deadline = self.comm.store, time.monotonic() + timeout
         while not store.check(self.keys):
             left = deadline - time.monotonic()
+            missing = [r for r, k in enumerate(self.keys) if not store.check([k])]
+            self.comm.check_exits(missing, self.seq, self.desc.kind)
             if left <= 0:
-                missing = [self.comm.global_ranks[r] for r, k in enumerate(self.keys)
-                           if not store.check([k])]
-                raise timeout_error(self.desc.kind, timeout, missing, self.comm.global_rank)
+                raise timeout_error(self.desc.kind, timeout,
+                                    [self.comm.global_ranks[r] for r in missing],
+                                    self.comm.global_rank)
             try:  # blocks in the store (TCPStore: in its server) for a while
-                store.wait(self.keys, timedelta(seconds=min(left, 1.0)))
+                store.wait(self.keys, timedelta(seconds=min(left, 0.5)))
+            except DistNetworkError:
+                raise
             except Exception:  # noqa: BLE001 - not all there yet; the loop decides
                 pass
-        self._finish()
 
     def _finish(self) -> None:
         comm = self.comm
@@ -131,6 +145,10 @@ class StoreComm:
         self.sent: dict[tuple[int, int], int] = {}
         self.taken: dict[tuple[int, int], int] = {}
         self.recvs: list[StoreP2P] = []
+        if key == ("default_pg",):
+            from hookgrad.distributed._mpi import register_exit_notice
+
+            register_exit_notice(self)
 
     def slot(self, seq: int, who: Any) -> str:
         return f"{self.prefix}/c{seq}/{who}"
@@ -186,6 +204,25 @@ class StoreComm:
         if self.global_rank not in ranks:
             return None
         return StoreComm(self.store, (*base, n), list(ranks), self.global_rank, self.timeout)
+
+    def check_exits(self, ranks: list[int], seq: int, kind: str) -> None:
+        """Raise when one of ``ranks`` (group ranks) left before issuing collective ``seq``
+        (its exit notice, written at interpreter exit, says how many it issued)."""
+        keys = [f"{self.prefix}/exited/{r}" for r in ranks]
+        for r, key in zip(ranks, keys, strict=True):
+            if self.store.check([key]):
+                issued, reason = self.store.get(key).decode().split("|", 1)
+                if int(issued) <= seq:
+                    raise DistBackendError(
+                        f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
+                        f"{self.global_ranks[r]} left after {issued} collectives ({reason})")
+
+    def notify_exit(self, reason: str) -> None:
+        """Leave an exit notice: how many collectives this rank issued and why it left."""
+        try:
+            self.store.set(f"{self.prefix}/exited/{self.rank}", f"{self.seq}|{reason}")
+        except Exception:  # noqa: BLE001 - the store is gone too: nothing to tell
+            pass
 
     def close(self) -> None:
         """Leave the default group: wait (briefly) until every rank left, because the store's

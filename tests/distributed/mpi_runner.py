@@ -48,9 +48,17 @@ def _kill_in_backward(rank: int) -> None:
         ddp(hookgrad.ones(3, 4)).sum().backward()
 
 
+def _init(seconds: float) -> None:
+    if os.environ.get("STORE_INIT"):  # the store engine: processes started without mpiexec
+        dist.init_process_group("gloo", init_method=os.environ["STORE_INIT"],
+                                rank=int(os.environ["STORE_RANK"]), world_size=2,
+                                timeout=timedelta(seconds=seconds))
+    else:
+        dist.init_process_group("mpi", timeout=timedelta(seconds=seconds))
+
+
 def run_fault(kind: str, out: str) -> None:
-    dist.init_process_group("mpi", timeout=timedelta(seconds=float(os.environ.get(
-        "FAULT_TIMEOUT", "3"))))
+    _init(float(os.environ.get("FAULT_TIMEOUT", "3")))
     rank = dist.get_rank()
     _write(out, rank, {"ok": False, "error": "started"})
     if kind == "raise" and rank == 1:
@@ -81,12 +89,7 @@ def main() -> None:
     if names and names[0] == "--fault":
         run_fault(names[1], out)
         return
-    if os.environ.get("STORE_INIT"):  # the store engine: processes started without mpiexec
-        dist.init_process_group("gloo", init_method=os.environ["STORE_INIT"],
-                                rank=int(os.environ["STORE_RANK"]), world_size=2,
-                                timeout=timedelta(seconds=60))
-    else:
-        dist.init_process_group("mpi", timeout=timedelta(seconds=60))
+    _init(60)
     rank, world = dist.get_rank(), dist.get_world_size()
     results: dict = {}
     _write(out, rank, results)

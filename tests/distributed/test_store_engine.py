@@ -24,16 +24,22 @@ RUNNER = str(Path(__file__).with_name("mpi_runner.py"))
 ROOT = str(Path(__file__).resolve().parents[2])
 
 
-def _launch(out: Path, url: str, names: list[str]) -> list[dict]:
+def _run(out: Path, url: str, args: list[str], env: dict | None = None) -> list:
+    """Start the 2 ranks of mpi_runner meeting at ``url``; their return codes and output."""
     procs = []
     for rank in range(2):
-        env = {**os.environ, "STORE_INIT": url, "STORE_RANK": str(rank), "PYTHONPATH": ROOT}
-        env.pop("MASTER_ADDR", None)
-        procs.append(subprocess.Popen([sys.executable, "-W", "ignore", RUNNER, str(out), *names],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        full = {**os.environ, **(env or {}), "STORE_INIT": url, "STORE_RANK": str(rank),
+                "PYTHONPATH": ROOT}
+        full.pop("MASTER_ADDR", None)
+        procs.append(subprocess.Popen([sys.executable, "-W", "ignore", RUNNER, str(out), *args],
+                                      env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True))
-    logs = [p.communicate(timeout=300) for p in procs]
-    assert all(p.returncode == 0 for p in procs), logs
+    return [(p.communicate(timeout=300), p.returncode) for p in procs]
+
+
+def _launch(out: Path, url: str, names: list[str]) -> list[dict]:
+    logs = _run(out, url, names)
+    assert all(code == 0 for _, code in logs), logs
     return [json.loads(Path(f"{out}.rank{r}.json").read_text()) for r in range(2)]
 
 
@@ -63,6 +69,19 @@ def test_file_rendezvous_runs_the_store_engine(tmp_path):
     for name in names:
         assert all(r[name]["ok"] for r in results), [r[name] for r in results]
         check(name, [r[name]["result"] for r in results])
+
+
+@pytest.mark.parametrize(("kind", "reason"), [
+    ("raise", "(it raised ValueError: rank 1 fails on purpose)"), ("exit", "(exited)")])
+def test_a_rank_that_leaves_fails_its_peer_at_once_naming_it(tmp_path, kind, reason):
+    # the group timeout is 30 s: rank 0 must fail on rank 1's exit notice, not the timeout
+    logs = _run(tmp_path / kind, f"tcp://127.0.0.1:{_free_port()}", ["--fault", kind],
+                {"FAULT_TIMEOUT": "30"})
+    r0 = json.loads(Path(f"{tmp_path / kind}.rank0.json").read_text())
+    assert not r0["ok"] and r0["type"] == "DistBackendError", (r0, logs)
+    assert r0["error"].startswith("[rank 0] all_reduce (collective #0) failed: rank 1 left "
+                                  "after 0 collectives"), r0
+    assert r0["error"].endswith(reason) and r0["seconds"] < 15, r0
 
 
 def test_gloo_across_processes_needs_a_way_to_meet(monkeypatch):
