@@ -50,6 +50,9 @@ _ONEDNN = "hookgrad does not implement {name}: oneDNN (mkldnn) kernels and tenso
 _DCP = ("hookgrad does not implement {name}: torch.distributed.checkpoint's sharded format "
         "(DCP); save a full state dict with hookgrad.save (PyTorch loads it), and use "
         "hookgrad.distributed.checkpoint.state_dict for FQN-keyed model/optimizer state")
+_RPC = ("hookgrad does not implement {name}: torch.distributed.rpc needs an RPC agent "
+        "(remote calls and references between processes); hookgrad.distributed runs "
+        "collectives and point-to-point messages only, and rpc.is_available() is False")
 _SYM = "hookgrad does not implement {name}: symbolic shapes exist only under torch.compile"
 _ONNX = ("hookgrad does not implement {name}: it serves ONNX export, and hookgrad has no ONNX "
          "exporter (export the model with PyTorch)")
@@ -197,6 +200,15 @@ GROUPS: tuple[Group, ...] = (
           "load_state_dict load_sharded_optimizer_state_dict", NotImplementedError, _DCP),
     Group("hookgrad.distributed.checkpoint.hf_storage", "class", "HuggingFaceStorageReader "
           "HuggingFaceStorageWriter", NotImplementedError, _DCP),
+    # --- distributed RPC and distributed autograd: names tools import at load time ----------
+    Group("hookgrad.distributed.rpc", "function", "init_rpc rpc_sync rpc_async remote shutdown "
+          "get_worker_info get_rpc_timeout enable_gil_profiling", NotImplementedError, _RPC),
+    Group("hookgrad.distributed.rpc", "class", "RRef PyRRef WorkerInfo RpcAgent TensorPipeAgent "
+          "RpcBackendOptions TensorPipeRpcBackendOptions BackendType", NotImplementedError, _RPC),
+    Group("hookgrad.distributed.autograd", "function", "backward get_gradients",
+          NotImplementedError, _RPC),
+    Group("hookgrad.distributed.autograd", "class", "DistAutogradContext", NotImplementedError,
+          _RPC),
     # --- complex half: no NumPy storage (complex64/128 are real dtype objects already) -------
     Group("hookgrad", "dtype", "complex32", TypeError,
           "hookgrad does not implement {name}: complex half has no NumPy storage"),

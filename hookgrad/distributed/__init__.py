@@ -22,12 +22,15 @@ from hookgrad.distributed._composite import (
     all_to_all,
     new_subgroups,
     new_subgroups_by_enumeration,
+    all_gather_coalesced,
     all_gather_into_tensor,
+    all_gather_single,
     all_to_all_single,
     gather,
     gather_object,
     monitored_barrier,
     reduce_scatter,
+    reduce_scatter_single,
     reduce_scatter_tensor,
     scatter,
     scatter_object_list,
@@ -37,6 +40,7 @@ from hookgrad.distributed._names import (
     AllreduceOptions,
     AllToAllOptions,
     Backend,
+    BackendConfig,
     BarrierOptions,
     BroadcastOptions,
     DebugLevel,
@@ -60,7 +64,23 @@ from hookgrad.distributed._names import (
     set_debug_level_from_env,
     supports_complex,
 )
+from hookgrad.distributed._ddp_c10d import Logger, Reducer, _register_comm_hook
+from hookgrad.distributed._debug import breakpoint, log, record_comm
+from hookgrad.distributed._file_store import FileStore
+from hookgrad.distributed._gloo import ProcessGroupGloo
+from hookgrad.distributed._tcp_store import TCPStore
+from hookgrad.distributed._p2p import (
+    P2POp,
+    batch_isend_irecv,
+    irecv,
+    isend,
+    recv,
+    recv_object_list,
+    send,
+    send_object_list,
+)
 from hookgrad.distributed._protocol import DistBackendError, DistError
+from hookgrad.distributed._split import shrink_group, split_group
 from hookgrad.distributed._store import (
     BuiltinCommHookType,
     DistNetworkError,
@@ -106,6 +126,9 @@ from hookgrad.distributed.process_group import (
 
 from hookgrad.distributed import distributed_c10d  # noqa: E402 - PyTorch's module path
 
+# the function shadows its module as a package attribute, as in PyTorch
+from hookgrad.distributed.rendezvous import register_rendezvous_handler, rendezvous  # noqa: E402
+
 _pg_methods.install()  # ProcessGroup.allreduce/allgather/... (comm hooks call them)
 
 __all__ = [
@@ -126,7 +149,9 @@ __all__ = [
     "is_torchelastic_launched", "is_ucc_available", "is_xccl_available", "monitored_barrier",
     "new_group", "progress", "reduce", "reduce_op", "reduce_scatter", "reduce_scatter_tensor",
     "scatter", "scatter_object_list", "set_debug_level", "set_debug_level_from_env",
-    "supports_complex",
+    "supports_complex", "P2POp", "batch_isend_irecv", "irecv", "isend", "recv",
+    "recv_object_list", "send", "send_object_list", "all_gather_coalesced",
+    "all_gather_single", "reduce_scatter_single", "shrink_group", "split_group",
 ]
 
 # Submodules PyTorch's torch.distributed exposes as attributes (importable modules whose
@@ -134,3 +159,10 @@ __all__ = [
 from hookgrad.distributed import constants, device_mesh, fsdp, optim, tensor  # noqa: E402,F401
 from hookgrad.distributed import autograd, rpc  # noqa: E402,F401  (attributes after import, as PyTorch's)
 from hookgrad.distributed.device_mesh import DeviceMesh, init_device_mesh  # noqa: E402,F401
+from hookgrad.distributed import c10d_logger, config, logging_handlers, utils  # noqa: E402,F401
+from hookgrad.distributed.remote_device import _remote_device  # noqa: E402,F401
+from hookgrad.distributed import remote_device  # noqa: E402,F401
+
+from hookgrad.compile.core.symbolic import SymInt as _SymInt  # noqa: E402
+
+RankType = int | _SymInt  # a rank: an int, or symbolic under compile (PyTorch's alias)

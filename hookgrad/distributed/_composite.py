@@ -9,6 +9,7 @@ composite runs to completion before returning.
 from __future__ import annotations
 
 import pickle
+import warnings
 from datetime import timedelta
 from typing import Any
 
@@ -135,28 +136,38 @@ def scatter_object_list(scatter_object_output_list: list[Any],
     scatter_object_output_list[0] = pickle.loads(pickle.dumps(items[pg.rank()]))
 
 
-def all_gather_into_tensor(output_tensor: Any, input_tensor: Any,
-                           group: ProcessGroup | None = None,
-                           async_op: bool = False) -> Work | None:
-    """Gather every rank's ``input_tensor`` into ``output_tensor`` (stacked along dim 0 or
-    concatenated, whichever its shape says).
+def all_gather_single(output_tensor: Any, input_tensor: Any, group: ProcessGroup | None = None,
+                      async_op: bool = False) -> Work | None:
+    """Gather every rank's ``input_tensor`` into ``output_tensor``, concatenated along dim 0.
 
     Raises:
         ValueError: ``output_tensor`` does not hold ``world_size`` inputs.
+        RuntimeError: Its shape is not ``[world_size * d0, ...]`` (gloo's rule: a stacked
+            ``[world_size, *shape]`` output works with NCCL only).
 
-    Mirrors: ``torch.distributed.all_gather_into_tensor``.
+    Mirrors: ``torch.distributed.all_gather_single`` (PyTorch 2.13's name of
+    ``all_gather_into_tensor``).
     """
     pg = _resolve(group)
     src = _array(input_tensor)
     if _array(output_tensor).size != src.size * pg.size():
         raise ValueError("output tensor size must be equal to world_size times input size")
+    out_shape = _array(output_tensor).shape
+    if src.ndim and (out_shape[0] % pg.size() or
+                     (out_shape[0] // pg.size(), *out_shape[1:]) != src.shape):
+        # gloo's rule: the output is world_size inputs concatenated along dim 0 (a stacked
+        # [world_size, *shape] output is NCCL-only)
+        chunk = (out_shape[0] // pg.size(), *out_shape[1:])
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index 0 "
+                           f"(expected ({', '.join(map(str, src.shape))}), got "
+                           f"({', '.join(map(str, chunk))}))")
     parts = [type(input_tensor)._make(np.empty_like(src)) for _ in range(pg.size())]
     all_gather(parts, input_tensor, group=pg)
     _write(output_tensor, np.stack([p._data for p in parts]))
     return _done(pg, [output_tensor], async_op)
 
 
-def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM,  # noqa: A002
+def reduce_scatter_single(output: Any, input: Any, op: Any = ReduceOp.SUM,  # noqa: A002
                           group: ProcessGroup | None = None,
                           async_op: bool = False) -> Work | None:
     """Reduce ``input`` across ranks and give rank ``i`` its ``i``-th equal chunk.
@@ -164,7 +175,8 @@ def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM,  # no
     Raises:
         ValueError: ``input`` does not hold ``world_size`` outputs.
 
-    Mirrors: ``torch.distributed.reduce_scatter_tensor``.
+    Mirrors: ``torch.distributed.reduce_scatter_single`` (PyTorch 2.13's name of
+    ``reduce_scatter_tensor``).
     """
     pg = _resolve(group)
     out = _array(output)
@@ -175,6 +187,67 @@ def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM,  # no
     flat = total._data.reshape(pg.size(), -1)
     _write(output, flat[pg.rank()])
     return _done(pg, [output], async_op)
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"`torch.distributed.{old}` is deprecated. Please use "
+                  f"`torch.distributed.{new}` instead.", FutureWarning, stacklevel=3)
+
+
+def all_gather_into_tensor(output_tensor: Any, input_tensor: Any,
+                           group: ProcessGroup | None = None,
+                           async_op: bool = False) -> Work | None:
+    """`all_gather_single` under its old name, with PyTorch 2.13's ``FutureWarning``.
+
+    Mirrors: ``torch.distributed.all_gather_into_tensor``.
+    """
+    _deprecated("all_gather_into_tensor", "all_gather_single")
+    return all_gather_single(output_tensor, input_tensor, group, async_op)
+
+
+def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM,  # noqa: A002
+                          group: ProcessGroup | None = None,
+                          async_op: bool = False) -> Work | None:
+    """`reduce_scatter_single` under its old name, with PyTorch 2.13's ``FutureWarning``.
+
+    Mirrors: ``torch.distributed.reduce_scatter_tensor``.
+    """
+    _deprecated("reduce_scatter_tensor", "reduce_scatter_single")
+    return reduce_scatter_single(output, input, op, group, async_op)
+
+
+def all_gather_coalesced(output_tensor_lists: list[list[Any]], input_tensor_list: list[Any],
+                         group: ProcessGroup | None = None, async_op: bool = False) -> Any:
+    """``output_tensor_lists[r][i]`` receives rank ``r``'s ``input_tensor_list[i]``; warns
+    as PyTorch 2.13 does (``FutureWarning``). With ``async_op=True`` returns a completed
+    `Future` (PyTorch returns the work's future here, not the work).
+
+    Raises:
+        TypeError: ``output_tensor_lists`` is not a list.
+        ValueError: ``output_tensor_lists`` does not hold one list per rank.
+
+    Mirrors: ``torch.distributed.all_gather_coalesced``.
+    """
+    warnings.warn("`torch.distributed.all_gather_coalesced` will be deprecated. If you must "
+                  "use it, please revisit our documentation later at "
+                  "https://pytorch.org/docs/main/distributed.html#collective-functions",
+                  FutureWarning, stacklevel=2)
+    pg = _resolve(group)
+    if not isinstance(output_tensor_lists, list):
+        raise TypeError("Invalid function argument: output_tensor_lists should be a list")
+    if len(output_tensor_lists) != pg.size():
+        raise ValueError(f"all_gather_coalesced: output_tensor_lists has "
+                         f"{len(output_tensor_lists)} lists, expected {pg.size()}")
+    for i, tensor in enumerate(input_tensor_list):
+        outs = [lst[i] for lst in output_tensor_lists]
+        all_gather(outs, tensor, group=pg)
+    if not async_op:
+        return None
+    from hookgrad.futures import Future
+
+    fut: Future[Any] = Future()
+    fut.set_result(output_tensor_lists)
+    return fut
 
 
 def reduce_scatter(output: Any, input_list: list[Any], op: Any = ReduceOp.SUM,

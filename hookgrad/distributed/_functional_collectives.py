@@ -80,7 +80,7 @@ def _gathered(x: Tensor, pg: ProcessGroup) -> Tensor:
     """Every rank's `x` stacked along dim 0 (``[size * d0, ...]``)."""
     src = x.detach().contiguous()  # type: ignore[attr-defined]
     out = _F.creation.empty(src.shape[0] * pg.size(), *src.shape[1:], dtype=src.dtype)
-    _composite.all_gather_into_tensor(out, src, group=pg)
+    _composite.all_gather_single(out, src, group=pg)
     return out
 
 
@@ -91,7 +91,7 @@ def _scattered(x: Tensor, op: str, pg: ProcessGroup) -> Tensor:
         raise AssertionError(f"input dimension 0 ({src.shape[0]} must be a multiple of "
                              f"group_size {pg.size()})")
     out = _F.creation.empty(src.shape[0] // pg.size(), *src.shape[1:], dtype=src.dtype)
-    _composite.reduce_scatter_tensor(out, src, op=_op(op), group=pg)
+    _composite.reduce_scatter_single(out, src, op=_op(op), group=pg)
     return out
 
 

@@ -40,11 +40,11 @@ from typing import Any
 import numpy as np
 
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, decode_matches, \
-    describe_encoded, mismatch_error, timeout_error
+    describe_encoded, mismatch_error, p2p_timeout_error, timeout_error
 
 _TAG = 7301
 _EXIT_TAG = 7302
-_LIVE: weakref.WeakSet[MpiComm] = weakref.WeakSet()  # comms that get an exit notice
+_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()  # comms that send an exit notice
 _exit_reason: list[str] = ["exited"]
 
 
@@ -234,6 +234,11 @@ class MpiComm:
             if req.error is not None and self.broken is None:
                 self.broken = req.error
 
+    def p2p(self, kind: str, peer: int | None, tag: int, buf: np.ndarray) -> MpiP2P:
+        """Start a point-to-point ``"send"`` to / ``"recv"`` from group rank ``peer`` (None:
+        any rank)."""
+        return MpiP2P(self, kind, peer, tag, buf)
+
     def sub(self, ranks: list[int]) -> MpiComm | None:
         group = self.data.Get_group().Incl([self.global_ranks.index(r) for r in ranks])
         comm = self.data.Create_group(group)
@@ -249,11 +254,7 @@ class MpiComm:
         if now < self._next_check:
             return
         self._next_check = now + 0.5
-        MPI = self.MPI
-        while self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_EXIT_TAG, status=(st := MPI.Status())):
-            blob = bytearray(st.Get_count(MPI.BYTE))
-            self.ctrl.Recv([blob, MPI.BYTE], source=st.Get_source(), tag=_EXIT_TAG)
-            self.peer_exits[st.Get_source()] = pickle.loads(bytes(blob))
+        self.read_exit_notices()
         for q, (issued, reason) in sorted(self.peer_exits.items()):
             if issued <= seq:
                 raise DistBackendError(
@@ -265,8 +266,18 @@ class MpiComm:
                     f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
                     f"{self.global_ranks[q]} (pid {pid}) died (killed or crashed)")
 
+    def read_exit_notices(self) -> None:
+        """Receive the exit notices peers sent so far into ``peer_exits``."""
+        MPI = self.MPI
+        while self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_EXIT_TAG, status=(st := MPI.Status())):
+            blob = bytearray(st.Get_count(MPI.BYTE))
+            self.ctrl.Recv([blob, MPI.BYTE], source=st.Get_source(), tag=_EXIT_TAG)
+            self.peer_exits[st.Get_source()] = pickle.loads(bytes(blob))
+
     def notify_exit(self, reason: str) -> None:
         """Tell every peer this rank leaves after ``self.seq`` collectives (best effort)."""
+        if self.MPI.Is_finalized():
+            return
         blob = pickle.dumps((self.seq, reason))
         for q in range(self.size):
             if q != self.rank:
@@ -314,8 +325,14 @@ def _record_exception(exc_type: Any, exc: BaseException, tb: Any) -> None:
 
 def _notify_all_at_exit() -> None:
     for comm in list(_LIVE):
-        if not comm.MPI.Is_finalized():
-            comm.notify_exit(_exit_reason[0])
+        comm.notify_exit(_exit_reason[0])
+
+
+def register_exit_notice(comm: Any) -> None:
+    """Have ``comm.notify_exit(reason)`` called when this process exits (the store engine's
+    comms use it too)."""
+    _install_exit_hooks()
+    _LIVE.add(comm)
 
 
 _previous_hook: Any = None
@@ -329,3 +346,77 @@ def _install_exit_hooks() -> None:
         _previous_hook = sys.excepthook
         sys.excepthook = _record_exception
         atexit.register(_notify_all_at_exit)
+
+
+class MpiP2P:
+    """One point-to-point transfer in flight (``isend``/``irecv``) on the data communicator.
+
+    MPI keeps point-to-point traffic apart from collectives on the same communicator, and
+    messages between a pair of ranks with the same tag are non-overtaking, which is the matching
+    rule ``torch.distributed`` documents for ``send``/``recv``. Buffers go as raw bytes so every
+    dtype (float16, bool, complex) travels unchanged.
+    """
+
+    def __init__(self, comm: MpiComm, kind: str, peer: int | None, tag: int,
+                 buf: np.ndarray) -> None:
+        MPI = comm.MPI
+        self.comm, self.kind, self.peer, self.tag = comm, kind, peer, tag
+        self.status = MPI.Status()
+        raw = [buf.reshape(-1).view(np.uint8), MPI.BYTE]
+        if kind == "send":
+            self.req = comm.data.Isend(raw, dest=peer, tag=tag)
+        else:
+            source = MPI.ANY_SOURCE if peer is None else peer
+            self.req = comm.data.Irecv(raw, source=source, tag=tag)
+        self.done = False
+        self.source = peer
+        self.result: Any = None
+        self._next_check = 0.0
+        self._gone_since: float | None = None
+
+    def test(self) -> bool:
+        if self.done:
+            return True
+        if not self.req.Test(self.status):
+            now = time.monotonic()
+            if now > self._next_check:  # twice a second, as for collectives
+                self._next_check = now + 0.5
+                self._check_peer()
+            return False
+        if self.kind == "recv":
+            self.source = self.status.Get_source()
+        self.done = True
+        return True
+
+    def _check_peer(self) -> None:
+        """Fail when every peer this transfer can match has left (an exit notice) or died (a
+        process on this host that is gone), naming it. A message sent just before its sender
+        left may still be in flight, so the transfer gets one more second to complete."""
+        comm = self.comm
+        comm.read_exit_notices()
+        peers = [self.peer] if self.peer is not None else \
+            [q for q in range(comm.size) if q != comm.rank]
+        gone = {}
+        for q in peers:
+            pid = comm.pids.get(q)
+            if q in comm.peer_exits:
+                gone[q] = f"left ({comm.peer_exits[q][1]})"
+            elif pid is not None and not _alive(pid):
+                gone[q] = f"(pid {pid}) died (killed or crashed)"
+        if not peers or len(gone) < len(peers):
+            return
+        now = time.monotonic()
+        if self._gone_since is None:
+            self._gone_since = now
+        elif now - self._gone_since >= 1.0:
+            q = peers[0]
+            raise DistBackendError(f"[rank {comm.global_rank}] {self.kind} (tag {self.tag}) "
+                                   f"failed: rank {comm.global_ranks[q]} {gone[q]}")
+
+    def wait(self, timeout: float) -> None:
+        deadline, spins = time.monotonic() + timeout, 0
+        while not self.test():
+            if time.monotonic() > deadline:
+                raise p2p_timeout_error(self, timeout)
+            spins += 1
+            time.sleep(0 if spins < 2000 else 0.0002)

@@ -21,6 +21,21 @@ default_pg_timeout = timedelta(minutes=30)  # torch's default for CPU backends
 _MPI_LAUNCH_ENV = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID")
 
 
+class BackendType(enum.IntEnum):
+    """Mirrors: ``torch.distributed.ProcessGroup.BackendType``."""
+
+    UNDEFINED = 0
+    GLOO = 1
+    NCCL = 2
+    UCC = 3
+    MPI = 4
+    XCCL = 5
+    CUSTOM = 6
+
+    def __str__(self) -> str:
+        return f"BackendType.{self.name}"
+
+
 class Backend(str):
     """An enum-like class of backend names; calling it lower-cases a name.
 
@@ -43,6 +58,10 @@ class Backend(str):
 
     backend_list = ["undefined", "gloo", "nccl", "xccl", "ucc", "mpi", "fake"]
     default_device_backend_map = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl", "mps": "gloo"}
+    backend_type_map = {"undefined": BackendType.UNDEFINED, "gloo": BackendType.GLOO,
+                        "nccl": BackendType.NCCL, "xccl": BackendType.XCCL,
+                        "ucc": BackendType.UCC, "mpi": BackendType.MPI,
+                        "fake": BackendType.CUSTOM}
     backend_capability = {"gloo": ["cpu", "cuda"], "nccl": ["cuda"], "xccl": ["xpu"],
                           "ucc": ["cpu", "cuda"], "mpi": ["cpu", "cuda"],
                           "fake": ["cpu", "cuda", "hpu", "xpu"]}
@@ -68,6 +87,55 @@ class Backend(str):
         raise NotImplementedError(
             f"hookgrad cannot register backend {name!r}: its collectives run on the built-in "
             "'mpi' and 'threads' engines only")
+
+
+class BackendConfig:
+    """Which backend serves which device type, parsed from a backend string (``"gloo"``, or
+    ``"cpu:gloo,cuda:nccl"``); ``"undefined"`` picks the CPU default.
+
+    Example:
+        >>> BackendConfig("gloo"), BackendConfig("cpu:gloo").get_device_backend_map()
+        (cpu:gloo,cuda:gloo, {'cpu': 'gloo'})
+
+    Raises:
+        ValueError: A malformed ``device:backend`` pair or a device named twice.
+
+    Mirrors: ``torch.distributed.BackendConfig``.
+    """
+
+    def __init__(self, backend: str) -> None:
+        text = str(backend)
+        self.device_backend_map: dict[str, Backend] = {}
+        if text == Backend.UNDEFINED:  # no accelerator here: the CPU's default
+            self.device_backend_map["cpu"] = Backend(Backend.default_device_backend_map["cpu"])
+        elif text.lower() in Backend.backend_list:
+            self.device_backend_map = dict.fromkeys(Backend.backend_capability[text.lower()],
+                                                    Backend(text))
+        elif ":" in text:
+            for pair in text.lower().split(","):
+                parts = pair.split(":")
+                if len(parts) != 2:
+                    raise ValueError(f"Invalid device:backend pairing: {pair}. The backend "
+                                     "string must read '<device_type1>:<backend1>,...', e.g. "
+                                     "'cpu:gloo,cuda:nccl'")
+                if parts[0] in self.device_backend_map:
+                    raise ValueError(f"Duplicate device type {parts[0]} in backend string: "
+                                     f"{text}")
+                self.device_backend_map[parts[0]] = Backend(parts[1])
+        else:
+            import warnings
+
+            warnings.warn(f"Device capability of {text} unknown, assuming `cpu` and `cuda`. "
+                          "You can specify it in `device:backend` format in "
+                          "`init_process_group` call.", stacklevel=2)
+            self.device_backend_map = dict.fromkeys(("cpu", "cuda", "xpu"), Backend(text))
+
+    def __repr__(self) -> str:
+        return ",".join(f"{d}:{b}" for d, b in self.device_backend_map.items())
+
+    def get_device_backend_map(self) -> dict[str, Backend]:
+        """Mirrors: ``torch.distributed.BackendConfig.get_device_backend_map``."""
+        return self.device_backend_map
 
 
 class DebugLevel(enum.IntEnum):
@@ -207,16 +275,18 @@ def under_mpi_launcher() -> bool:
     return any(var in os.environ for var in _MPI_LAUNCH_ENV)
 
 
-def resolve_engine(backend: str | None, world_size: int, store: Any) -> str:
-    """The engine (``"mpi"`` or ``"threads"``) that runs ``backend``.
+def resolve_engine(backend: str | None, world_size: int, store: Any,
+                   init_method: str | None = None) -> str:
+    """The engine (``"mpi"``, ``"threads"`` or ``"store"``) that runs ``backend``.
 
     ``gloo`` (and no backend) map onto ``threads`` when a `ThreadStore` is given or when the
-    caller is not the main thread (ranks as threads meeting by group name), and onto ``mpi``
-    otherwise: under an MPI launcher, or a one-rank world without one.
+    caller is not the main thread (ranks as threads meeting by group name); onto ``mpi`` under
+    an MPI launcher, or for a one-rank world without one; and onto ``store`` for processes that
+    meet through a store: a ``store=`` given, or an ``init_method``/``MASTER_ADDR`` rendezvous.
 
     Raises:
         ValueError: For an unknown name, a GPU-only backend, or ``gloo`` across processes
-            that were not started by an MPI launcher (hookgrad has no TCP rendezvous).
+            with neither an MPI launcher nor a way to meet (no store, no rendezvous address).
     """
     name = Backend(backend) if backend is not None else Backend.GLOO
     if name in (Backend.MPI, Backend.THREADS):
@@ -231,14 +301,19 @@ def resolve_engine(backend: str | None, world_size: int, store: Any) -> str:
     if isinstance(store, ThreadStore) or threading.current_thread() is not \
             threading.main_thread():
         return Backend.THREADS
-    if under_mpi_launcher() or world_size in (-1, 1):
-        if not is_mpi_available() and world_size in (-1, 1):
-            return Backend.THREADS  # a one-rank world needs no MPI
-        return Backend.MPI
+    alone = world_size in (-1, 1)
+    if under_mpi_launcher():
+        return Backend.THREADS if alone and not is_mpi_available() else Backend.MPI
+    env_world = int(os.environ.get("WORLD_SIZE") or -1)
+    if world_size != 1 and (store is not None or init_method not in (None, "env://") or (
+            "MASTER_ADDR" in os.environ and max(world_size, env_world) > 1)):
+        return "store"
+    if alone:  # a one-rank world needs no peers
+        return Backend.MPI if is_mpi_available() else Backend.THREADS
     raise ValueError(
-        f"backend 'gloo' with world_size={world_size}: hookgrad runs multi-process groups "
-        "over MPI; launch the ranks with `mpiexec -n N python script.py` (hookgrad maps "
-        "'gloo' onto MPI there) or run them as threads (docs/distributed.md)")
+        f"backend 'gloo' with world_size={world_size}: the ranks need a way to meet: an "
+        "init_method (tcp://, file://, env:// with MASTER_ADDR/MASTER_PORT), a store=, or an "
+        "MPI launch (`mpiexec -n N python script.py`) (docs/distributed.md)")
 
 
 class ReduceOp:
@@ -286,7 +361,30 @@ class ReduceOp:
         if not isinstance(op, ReduceOp.RedOpType):
             raise TypeError(f"__init__(): incompatible constructor arguments: ReduceOp takes a "
                             f"ReduceOp.RedOpType, got {type(op).__name__}")
-        self.op = op
+        self._op = op
+        self._factor: Any = None  # PREMUL_SUM's scale (a number or a tensor)
+
+    @property
+    def op(self) -> ReduceOp.RedOpType:
+        """The `RedOpType` member. Mirrors: ``torch.distributed.ReduceOp.op``."""
+        return self._op
+
+    @op.setter
+    def op(self, value: ReduceOp.RedOpType) -> None:
+        self._op = ReduceOp.RedOpType(value)
+
+    @property
+    def factor(self) -> Any:
+        """The scale of a ``PREMUL_SUM`` op.
+
+        Raises:
+            RuntimeError: For any other op.
+
+        Mirrors: ``torch.distributed.ReduceOp.factor``.
+        """
+        if self._op != ReduceOp.RedOpType.PREMUL_SUM:
+            raise RuntimeError("Only PREMUL_SUM supports accessing factor")
+        return self._factor
 
     def __int__(self) -> int:
         return int(self.op)

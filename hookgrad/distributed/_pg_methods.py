@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad.distributed import _composite as composite
+from hookgrad.distributed import _p2p as p2p
 from hookgrad.distributed import collectives as c
 from hookgrad.distributed._names import ReduceOp
 from hookgrad.distributed._work import Work
@@ -86,14 +87,14 @@ def reduce_scatter(self: ProcessGroup, output_tensors: Any, input_tensors: Any,
 def _reduce_scatter_base(self: ProcessGroup, output: Any, input: Any,  # noqa: A002
                          opts: Any = None) -> Work:
     """Mirrors: ``torch.distributed.ProcessGroup._reduce_scatter_base``."""
-    return _work(composite.reduce_scatter_tensor(output, input, _op(opts), group=self,
+    return _work(composite.reduce_scatter_single(output, input, _op(opts), group=self,
                                                  async_op=True))
 
 
 def _allgather_base(self: ProcessGroup, output: Any, input: Any,  # noqa: A002
                     opts: Any = None) -> Work:
     """Mirrors: ``torch.distributed.ProcessGroup._allgather_base``."""
-    return _work(composite.all_gather_into_tensor(output, input, group=self, async_op=True))
+    return _work(composite.all_gather_single(output, input, group=self, async_op=True))
 
 
 def reduce(self: ProcessGroup, tensors: Any, opts: Any = None) -> Work:
@@ -111,6 +112,24 @@ def barrier(self: ProcessGroup, opts: Any = None) -> Work:
     return _work(c.barrier(group=self, async_op=True))
 
 
+def send(self: ProcessGroup, tensors: Any, dstRank: int, tag: int) -> Work:  # noqa: N803
+    """Send to group rank ``dstRank``. Mirrors: ``torch.distributed.ProcessGroup.send``."""
+    return _work(p2p.isend(_one(tensors, "send"), group=self, tag=tag, group_dst=dstRank))
+
+
+def recv(self: ProcessGroup, tensors: Any, srcRank: int, tag: int) -> Work:  # noqa: N803
+    """Receive from group rank ``srcRank``. Mirrors: ``torch.distributed.ProcessGroup.recv``."""
+    return _work(p2p.irecv(_one(tensors, "recv"), group=self, tag=tag, group_src=srcRank))
+
+
+def recv_anysource(self: ProcessGroup, tensors: Any, tag: int) -> Work:
+    """Receive from any rank (``work._source_rank()`` names it).
+
+    Mirrors: ``torch.distributed.ProcessGroup.recv_anysource``.
+    """
+    return _work(p2p.irecv(_one(tensors, "recv_anysource"), group=self, tag=tag))
+
+
 def group_name(self: ProcessGroup) -> str:
     """Mirrors: ``torch.distributed.ProcessGroup.group_name``."""
     return self._name or f"hookgrad_{self._engine}_{'_'.join(map(str, self._global_ranks()))}"
@@ -118,7 +137,8 @@ def group_name(self: ProcessGroup) -> str:
 
 METHODS = {"allreduce": allreduce, "broadcast": broadcast, "allgather": allgather,
            "reduce_scatter": reduce_scatter, "_reduce_scatter_base": _reduce_scatter_base,
-           "_allgather_base": _allgather_base, "reduce": reduce, "barrier": barrier}
+           "_allgather_base": _allgather_base, "reduce": reduce, "barrier": barrier,
+           "send": send, "recv": recv, "recv_anysource": recv_anysource}
 
 
 def install() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -85,3 +86,11 @@ def timeout_error(kind: str, seconds: float, missing: list[int], rank: int) -> D
         f"[rank {rank}] {kind} timed out after {seconds:g} s waiting for rank{plural} {who}: "
         f"rank{plural} {who} did not reach this collective (it failed, exited, or issued "
         "collectives in a different order).")
+
+
+def p2p_timeout_error(req: Any, timeout: float) -> DistBackendError:
+    """A point-to-point transfer ``req`` (``kind``, ``tag``, ``peer``, ``comm``) timed out."""
+    comm = req.comm
+    who = "any rank" if req.peer is None else f"rank {comm.global_ranks[req.peer]}"
+    return DistBackendError(f"[rank {comm.global_rank}] {req.kind} (tag {req.tag}) timed out "
+                            f"after {timeout:g} s waiting for {who}")

@@ -1,8 +1,8 @@
 """In-process key-value stores and the remaining error types of ``torch.distributed``.
 
 `HashStore` is a real store for the ranks of one process (the threads engine's rendezvous
-is `ThreadStore`); a store across processes (``TCPStore``, ``FileStore``) is not needed
-because MPI launchers do the rendezvous (docs/distributed.md).
+is `ThreadStore`); the stores across processes, `FileStore` and `TCPStore`, live in
+``_file_store.py`` and ``_tcp_store.py``.
 """
 
 from __future__ import annotations
@@ -169,3 +169,11 @@ class PrefixStore(Store):
     def wait(self, keys: list[str], timeout: timedelta | None = None) -> None:
         """Mirrors: ``torch.distributed.Store.wait``."""
         self.underlying_store.wait([self._key(k) for k in keys], timeout)
+
+    def delete_key(self, key: str) -> bool:
+        """Mirrors: ``torch.distributed.Store.delete_key``."""
+        return self.underlying_store.delete_key(self._key(key))
+
+    def multi_get(self, keys: list[str]) -> list[bytes]:
+        """Mirrors: ``torch.distributed.Store.multi_get``."""
+        return [self.get(k) for k in keys]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, describe_encoded, \
-    mismatch_error, timeout_error
+    mismatch_error, p2p_timeout_error, timeout_error
 
 # ReduceOp codes (PyTorch's): SUM AVG PRODUCT MIN MAX BAND BOR BXOR
 _REDUCE = {0: np.add, 1: np.add, 2: np.multiply, 3: np.minimum, 4: np.maximum,
@@ -38,6 +38,8 @@ class ThreadStore:
         self.reads: dict[tuple, int] = {}
         self.failed: dict[int, str] = {}
         self.groups: dict[tuple, int] = {}
+        # point-to-point messages: (comm key, destination, tag) -> [(source, array)] in send order
+        self.mail: dict[tuple, list[tuple[int, np.ndarray]]] = {}
         self.joined = self.left = 0  # ranks that joined / destroyed a shared (store=None) store
         self.shared_key: tuple | None = None
 
@@ -157,6 +159,7 @@ class ThreadComm:
         self.seq = 0
         self.outstanding: list[ThreadRequest] = []
         self.broken: BaseException | None = None
+        self.recvs: list[ThreadP2P] = []  # posted receives, matched in posting order
 
     def start(self, desc: Descriptor, payload: Any) -> ThreadRequest:
         seq, self.seq = self.seq, self.seq + 1
@@ -171,6 +174,21 @@ class ThreadComm:
     def progress(self) -> None:
         """Nothing to drive: deposits complete without the engine's help."""
 
+    def p2p(self, kind: str, peer: int | None, tag: int, buf: np.ndarray) -> ThreadP2P:
+        """Start a point-to-point ``"send"`` to / ``"recv"`` from group rank ``peer`` (None:
+        any rank). A send is buffered (it completes at once); a receive completes when a
+        message with its tag from its peer arrived."""
+        req = ThreadP2P(self, kind, peer, tag, buf)
+        with self.store.cond:
+            if kind == "send":
+                box = self.store.mail.setdefault((self.key, peer, tag), [])
+                box.append((self.rank, buf.copy()))
+                req.done = True
+                self.store.cond.notify_all()
+            else:
+                self.recvs.append(req)
+        return req
+
     def sub(self, ranks: list[int]) -> ThreadComm | None:
         """The comm of a new group over ``ranks`` (global ranks); None when not a member."""
         with self.store.cond:
@@ -183,3 +201,68 @@ class ThreadComm:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+class ThreadP2P:
+    """One point-to-point transfer on the threads engine.
+
+    Receives are matched against the mailbox in the order they were posted, and messages from
+    one sender with one tag in the order they were sent (MPI's non-overtaking rule, which
+    ``torch.distributed`` documents for ``send``/``recv``).
+    """
+
+    def __init__(self, comm: ThreadComm, kind: str, peer: int | None, tag: int,
+                 buf: np.ndarray) -> None:
+        self.comm, self.kind, self.peer, self.tag, self.buf = comm, kind, peer, tag, buf
+        self.done = False
+        self.source = peer
+        self.result: Any = None
+
+    def _match(self) -> None:
+        """Give waiting messages to the posted receives, oldest receive first (lock held)."""
+        comm = self.comm
+        for req in list(comm.recvs):
+            box = comm.store.mail.get((comm.key, comm.rank, req.tag), [])
+            for i, (src, arr) in enumerate(box):
+                if req.peer is None or req.peer == src:
+                    del box[i]
+                    if arr.nbytes != req.buf.nbytes:
+                        raise DistBackendError(
+                            f"[rank {comm.global_rank}] recv (tag {req.tag}): rank "
+                            f"{comm.global_ranks[src]} sent {arr.nbytes} bytes, the receive "
+                            f"buffer holds {req.buf.nbytes}")
+                    req.buf.reshape(-1).view(np.uint8)[...] = arr.reshape(-1).view(np.uint8)
+                    req.source, req.done = src, True
+                    comm.recvs.remove(req)
+                    break
+
+    def test(self) -> bool:
+        if self.done:
+            return True
+        with self.comm.store.cond:
+            self._match()
+            if not self.done:
+                self._check_failed()
+        return self.done
+
+    def _check_failed(self) -> None:
+        comm = self.comm
+        failed = {r: m for r, m in comm.store.failed.items() if r != comm.global_rank}
+        if failed:
+            r, msg = sorted(failed.items())[0]
+            raise DistBackendError(
+                f"[rank {comm.global_rank}] recv (tag {self.tag}) aborted: rank {r} failed "
+                f"({msg})")
+
+    def wait(self, timeout: float) -> None:
+        store, deadline = self.comm.store, time.monotonic() + timeout
+        with store.cond:
+            while True:
+                self._match()
+                if self.done:
+                    return
+                self._check_failed()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise p2p_timeout_error(self, timeout)
+                store.cond.wait(min(left, 0.5))

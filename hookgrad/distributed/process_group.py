@@ -10,7 +10,7 @@ import threading
 from datetime import timedelta
 from typing import Any
 
-from hookgrad.distributed._names import default_pg_timeout, resolve_engine
+from hookgrad.distributed._names import BackendType, default_pg_timeout, resolve_engine
 from hookgrad.distributed._threads import ThreadComm, ThreadStore
 
 _DEFAULT_TIMEOUT = default_pg_timeout
@@ -25,12 +25,15 @@ class ProcessGroup:
     Mirrors: ``torch.distributed.ProcessGroup``.
     """
 
+    BackendType = BackendType
+
     def __init__(self, comm: Any, backend: str, timeout: timedelta, name: str = "") -> None:
         self._comm, self._backend, self._timeout = comm, backend, timeout
-        self._engine = backend  # "mpi" or "threads"; _backend is the name the user asked for
+        self._engine = backend  # "mpi", "threads" or "store"; _backend: the name asked for
         self._timeout_s = timeout.total_seconds()
         self._name = name
         self._pending: list[Any] = []  # Works in flight, polled by `progress`
+        self.group_desc = "default_pg" if not name else name  # PyTorch's group description
 
     def rank(self) -> int:
         """This process's rank inside the group. Mirrors: ``ProcessGroup.rank``."""
@@ -53,6 +56,14 @@ class ProcessGroup:
 
 def _default() -> ProcessGroup | None:
     return getattr(_thread_world, "pg", None) or _process_world[0]
+
+
+def _set_default(old: ProcessGroup, new: ProcessGroup) -> None:
+    """Make ``new`` the default group in place of ``old`` (``shrink_group`` of the world)."""
+    if getattr(_thread_world, "pg", None) is old:
+        _thread_world.pg = new
+    else:
+        _process_world[0] = new
 
 
 def _resolve(group: ProcessGroup | None) -> ProcessGroup:
@@ -113,9 +124,11 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if _default() is not None:
         raise ValueError("trying to initialize the default process group twice!")
     td = _to_timedelta(timeout)
-    engine = resolve_engine(backend, world_size, store)
+    engine = resolve_engine(backend, world_size, store, init_method)
     if engine == "mpi":
         pg = _process_world[0] = _init_mpi(td, world_size, rank)
+    elif engine == "store":
+        pg = _process_world[0] = _init_store(td, world_size, rank, store, init_method)
     else:
         if world_size == -1 and rank == -1 and backend is not None and \
                 str(backend).lower() == "gloo" and store is None:
@@ -138,6 +151,26 @@ def _init_mpi(timeout: timedelta, world_size: int, rank: int) -> ProcessGroup:
             f"rank={rank}, world_size={world_size}")
     return ProcessGroup(MpiComm(world, list(range(size)), me, timeout.total_seconds()), "mpi",
                         timeout)
+
+
+def _init_store(timeout: timedelta, world_size: int, rank: int, store: Any,
+                init_method: str | None) -> ProcessGroup:
+    """Processes meeting through ``store``, or the store of the ``init_method`` rendezvous
+    (``env://`` by default, as PyTorch)."""
+    from hookgrad.distributed._store_engine import StoreComm
+
+    if store is None:
+        from hookgrad.distributed.rendezvous import rendezvous
+
+        store, rank, world_size = next(rendezvous(init_method or "env://", rank, world_size,
+                                                  timeout=timeout))
+    if world_size < 1 or not 0 <= rank < world_size:
+        raise ValueError(f"backend 'gloo' needs 0 <= rank < world_size; got rank={rank}, "
+                         f"world_size={world_size}")
+    store.set_timeout(timeout)
+    comm = StoreComm(store, ("default_pg",), list(range(world_size)), rank,
+                     timeout.total_seconds())
+    return ProcessGroup(comm, "store", timeout)
 
 
 _shared_stores: dict[tuple[str, int], ThreadStore] = {}
@@ -235,7 +268,7 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
             _thread_world.pg = None
         else:
             _process_world[0] = None
-    if pg._engine == "mpi":
+    if pg._engine in ("mpi", "store"):
         pg._comm.close()
     elif group is None and getattr(pg._comm.store, "shared_key", None) is not None:
         with _shared_lock:  # the last rank out forgets the shared store

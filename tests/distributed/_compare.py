@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import warnings
+
+# PyTorch 2.13's FutureWarnings on deprecated collective names that scenarios call on purpose.
+# Rank threads share the process's warning filters, so they are set around all threads at once.
+_DEPRECATED = r"`torch\.distributed\.(all_gather_coalesced|all_gather_into_tensor|" \
+              r"reduce_scatter_tensor)`"
+
+
+@contextlib.contextmanager
+def scenario_warnings():
+    """The warning filters every rank thread of a scenario runs under."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="find_unused_parameters=True was specified")
+        warnings.filterwarnings("ignore", category=FutureWarning, message=_DEPRECATED)
+        yield
 
 
 def assert_same(a, b, tol=1e-5, path="result"):

@@ -84,7 +84,8 @@ def _collectives(results):
 LOCAL = {"collectives_basics", "no_sync_accumulates", "noop_hook_is_local",
          "ddp_logging_data", "process_group_methods", "join_uneven_inputs",
          "join_divide_by_active_ranks", "composite_collectives",
-         "functional_collectives_grads"}  # joined ranks keep their last local grads
+         "functional_collectives_grads",  # joined ranks keep their last local grads
+         "p2p_send_recv", "coalesced_and_single_collectives", "split_and_shrink_groups"}
 
 
 def _functional(results):
@@ -97,8 +98,39 @@ def _functional(results):
     assert_same(first["others"], second["others"])
 
 
+def _p2p(results):
+    """What rank 0 sent arrives on rank 1 (and back), tags and order respected."""
+    first, second = results
+    assert first["sender"] == 1 and first["anyone"] == [3.0, 2.0, 1.0]
+    assert second["tags"] == [[1.0, 2.0], [5.0, 6.0], [7.0, 8.0]]
+    assert second["ints"] == [[1, 2, 3], [4, 5, 6]] and second["float64"] == [0.5, 0.25]
+    assert second["objs_from"] == 0 and second["objs"] == ["'foo'", "12", "{1: 2}", "None"]
+    assert second["batched_obj"] == [[1.5, 1.5, 1.5]] and second["pg_recv"] == [[4.0, 4.0], 0]
+    assert first["ring"] == [2.0, 3.0] and second["ring"] == [0.0, 1.0]
+
+
+def _coalesced(results):
+    for rank, r in enumerate(results):
+        assert r["coalesced"] == [[[[1.0, 2.0], [3.0, 4.0]], [0.0]],
+                                  [[[2.0, 4.0], [6.0, 8.0]], [10.0]]]
+        assert r["flat"] == [1.0, 2.0, 2.0, 4.0] and r["old"][0] == r["flat"]
+        assert r["rs_sum"] == [[3.0, 6.0], [9.0, 12.0]][rank] and r["old"][1] == r["rs_sum"]
+        assert r["stacked"].startswith("ProcessGroupGloo::allgather: invalid tensor size")
+
+
+def _split(results):
+    errors = {"empty_split": "ValueError", "dup_split": "ValueError", "not_list": "TypeError",
+              "empty": "ValueError", "out_of_range": "ValueError", "all": "ValueError",
+              "self": "RuntimeError", "flags": "ValueError"}
+    for rank, r in enumerate(results):
+        assert r["alone"] == [rank + 1.0, 1, [rank]] and r["both"] == [3.0, 2, "pair"]
+        assert r["only0_is_none"] == (rank == 1) and r["errors"] == errors
+    assert results[0]["shrunk"] == [5.0, 1, 0] and "shrunk" not in results[1]
+
+
 CUSTOM = {"powersgd": _powersgd, "collectives_basics": _collectives,
-          "functional_collectives_grads": _functional}
+          "functional_collectives_grads": _functional, "p2p_send_recv": _p2p,
+          "coalesced_and_single_collectives": _coalesced, "split_and_shrink_groups": _split}
 
 
 def check(name, results):

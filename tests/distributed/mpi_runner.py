@@ -1,10 +1,13 @@
-"""Run DDP scenarios under ``mpiexec -n N python mpi_runner.py OUT [names...]`` (MPI backend).
+"""Run DDP scenarios under ``mpiexec -n N python mpi_runner.py OUT [names...]`` (MPI backend),
+or as 2 processes started by hand that meet through ``STORE_INIT`` (a ``tcp://`` or ``file://``
+URL; ``STORE_RANK`` is the rank): the store engine.
 
 Each rank writes ``OUT.rank<r>.json``: ``{name: {"ok": bool, "result" | "error": ...}}``.
 Special modes exercise faults that end a rank: ``--fault raise`` (rank 1 raises before a
 collective), ``--fault exit`` (rank 1 exits quietly), ``--fault kill`` (rank 1 is killed by
 SIGKILL in a DDP backward) and ``--fault skip`` (rank 1 skips a collective and waits at a
-later one). Result files are rewritten after every scenario (atomically).
+later one), ``--fault p2p`` (rank 1 exits while rank 0 waits in ``recv`` from it). Result
+files are rewritten after every scenario (atomically).
 """
 
 from __future__ import annotations
@@ -45,20 +48,30 @@ def _kill_in_backward(rank: int) -> None:
         ddp(hookgrad.ones(3, 4)).sum().backward()
 
 
+def _init(seconds: float) -> None:
+    if os.environ.get("STORE_INIT"):  # the store engine: processes started without mpiexec
+        dist.init_process_group("gloo", init_method=os.environ["STORE_INIT"],
+                                rank=int(os.environ["STORE_RANK"]), world_size=2,
+                                timeout=timedelta(seconds=seconds))
+    else:
+        dist.init_process_group("mpi", timeout=timedelta(seconds=seconds))
+
+
 def run_fault(kind: str, out: str) -> None:
-    dist.init_process_group("mpi", timeout=timedelta(seconds=float(os.environ.get(
-        "FAULT_TIMEOUT", "3"))))
+    _init(float(os.environ.get("FAULT_TIMEOUT", "3")))
     rank = dist.get_rank()
     _write(out, rank, {"ok": False, "error": "started"})
     if kind == "raise" and rank == 1:
         raise ValueError("rank 1 fails on purpose")  # uncaught: the process exits with 1
-    if kind == "exit" and rank == 1:
+    if kind in ("exit", "p2p") and rank == 1:
         sys.exit(0)  # leaves quietly, without the collective its peer waits in
     result: dict = {}
     start = time.monotonic()
     try:
         if kind == "kill":
             _kill_in_backward(rank)
+        elif kind == "p2p":  # rank 1 exits above; rank 0 waits for its message
+            dist.recv(hookgrad.zeros(2), src=1)
         elif kind == "skip" and rank == 1:
             dist.barrier(async_op=True)  # a different collective; never waited on
             dist.broadcast(hookgrad.ones(2), src=0)
@@ -76,7 +89,7 @@ def main() -> None:
     if names and names[0] == "--fault":
         run_fault(names[1], out)
         return
-    dist.init_process_group("mpi", timeout=timedelta(seconds=60))
+    _init(60)
     rank, world = dist.get_rank(), dist.get_world_size()
     results: dict = {}
     _write(out, rank, results)

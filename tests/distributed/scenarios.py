@@ -30,6 +30,18 @@ def scenario(oracle: bool = True):
     return deco
 
 
+def error_types(checks):
+    """``{name: type name of the exception call() raised, or None}`` for ``{name: call}``."""
+    errors = {}
+    for name, call in checks.items():
+        try:
+            call()
+            errors[name] = None
+        except Exception as e:  # noqa: BLE001 - the type is the result
+            errors[name] = type(e).__name__
+    return errors
+
+
 def hooks(lib, name):
     return importlib.import_module(f"{lib.__name__}.distributed.algorithms.ddp_comm_hooks.{name}")
 
@@ -669,3 +681,4 @@ def bucket_cap_mb_list_caps(lib, rank, world):
 
 from tests.distributed import scenarios_join  # noqa: E402,F401 - registers more scenarios
 from tests.distributed import scenarios_functional  # noqa: E402,F401 - registers more scenarios
+from tests.distributed import scenarios_p2p  # noqa: E402,F401 - registers more scenarios

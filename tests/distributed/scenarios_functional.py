@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from tests.distributed.scenarios import rounded, scenario
+from tests.distributed.scenarios import error_types, rounded, scenario
 
 
 def _fc(lib):
@@ -53,7 +53,6 @@ def functional_collectives_errors(lib, rank, world):
     """Error types: a non-sum reduction's backward, mismatched split arguments, a dim that does
     not divide, an unknown op name."""
     fc, group = _fc(lib), lib.distributed.group.WORLD
-    errors = {}
     x = _leaf(lib, rank, (2, 2), 5)
     checks = {
         "max_backward": lambda: fc.all_reduce(x * 1, "max", group).sum().backward(),
@@ -61,10 +60,4 @@ def functional_collectives_errors(lib, rank, world):
         "not_divisible": lambda: fc.reduce_scatter_single(_leaf(lib, rank, (3, 2), 6), "sum",
                                                           0, group),
     }
-    for name, call in checks.items():
-        try:
-            call()
-            errors[name] = None
-        except Exception as e:  # noqa: BLE001 - the type is the result
-            errors[name] = type(e).__name__
-    return errors
+    return error_types(checks)

@@ -144,10 +144,10 @@ def composite_collectives(lib, rank, world):
     dist.scatter_object_list(got, [f"to{i}" for i in range(world)] if rank == 0 else None, src=0)
     out["scatter_object"] = got[0]
     big = lib.zeros(world * 2)
-    dist.all_gather_into_tensor(big, lib.tensor([rank, -rank], dtype=lib.float32))
+    dist.all_gather_single(big, lib.tensor([rank, -rank], dtype=lib.float32))
     out["agit"] = big.tolist()
     rs = lib.zeros(1)
-    dist.reduce_scatter_tensor(rs, lib.arange(world, dtype=lib.float32) + rank)
+    dist.reduce_scatter_single(rs, lib.arange(world, dtype=lib.float32) + rank)
     out["rst"] = rs.tolist()
     rs2 = lib.zeros(2)
     dist.reduce_scatter(rs2, [lib.tensor([1.0 * i, 2.0]) for i in range(world)])

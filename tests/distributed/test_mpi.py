@@ -82,6 +82,14 @@ def test_a_rank_that_leaves_fails_its_peer_at_once_naming_it(tmp_path, kind, rea
     assert (proc.returncode != 0) == (kind == "raise")
 
 
+def test_a_rank_that_leaves_fails_a_receive_from_it_naming_it(tmp_path):
+    proc, out, seconds = _fault(tmp_path, "p2p")  # group timeout 30 s
+    r0 = json.loads(Path(f"{out}.rank0.json").read_text())
+    assert not r0["ok"] and r0["type"] == "DistBackendError", r0
+    assert r0["error"] == "[rank 0] recv (tag 0) failed: rank 1 left (exited)", r0
+    assert r0["seconds"] < 15, r0
+
+
 def test_a_rank_killed_mid_step_ends_the_launch_naming_it(tmp_path):
     # mpiexec's default cleanup kills the other ranks at once (no hang, no timeout); the
     # launch's one-line summary names the killed rank from the pid files the ranks wrote

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from datetime import timedelta
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 import hookgrad
 import hookgrad.distributed as dist
 from hookgrad.testing.distributed import run_ranks, run_ranks_errors
+from tests.distributed._compare import scenario_warnings
 from tests.distributed.expectations import check
 from tests.distributed.scenarios import SCENARIOS
 
@@ -20,8 +20,7 @@ def test_scenario(name):
     # each rank thread; those swap process-wide state and race (a thread leaving restores
     # pytest's "error" filter while the other still warns). The same filter set here, around
     # both threads, is what any of those restores brings back.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="find_unused_parameters=True was specified")
+    with scenario_warnings():
         results = run_ranks(lambda rank, world: SCENARIOS[name](hookgrad, rank, world), 2)
     check(name, results)
 
@@ -95,3 +94,13 @@ def test_an_unwaited_mismatched_collective_is_reported_not_a_timeout():
         assert isinstance(exc, dist.DistBackendError)
         assert str(exc).startswith("collective mismatch: rank 0 called all_reduce")
         assert "rank 1 called barrier" in str(exc)
+
+
+def test_a_receive_nobody_answers_is_named_by_the_timeout():
+    def fn(rank, world):
+        if rank == 0:
+            dist.recv(hookgrad.zeros(2), src=1, tag=3)
+
+    errors = run_ranks_errors(fn, 2, timeout=timedelta(seconds=0.5))
+    assert isinstance(errors[0], dist.DistBackendError) and errors[1] is None
+    assert str(errors[0]) == "[rank 0] recv (tag 3) timed out after 0.5 s waiting for rank 1"

@@ -2,7 +2,9 @@
 
 Mirrors: ``torch.distributed.autograd`` when ``torch._C`` has no distributed-autograd bindings
 (they come with RPC, which hookgrad lacks): ``is_available()`` is False, and `context` raises
-on entry, where PyTorch's fails on the missing binding.
+on entry, where PyTorch's fails on the missing binding. ``backward``, ``get_gradients`` and
+``DistAutogradContext`` are stand-ins (`hookgrad._unsupported`) that raise
+``NotImplementedError``.
 
 Example:
     >>> import hookgrad.distributed.autograd as dist_autograd

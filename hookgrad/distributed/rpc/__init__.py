@@ -1,7 +1,9 @@
 """``torch.distributed.rpc`` as in a PyTorch build without RPC support.
 
-Mirrors: ``torch.distributed.rpc`` when ``torch._C`` has no RPC bindings: the module imports,
-``is_available()`` is False and nothing else is defined. hookgrad has no RPC agent (remote
+Mirrors: ``torch.distributed.rpc`` when ``torch._C`` has no RPC bindings: the module imports and
+``is_available()`` is False. Its entry points (``init_rpc``, ``rpc_sync``, ``RRef``, ...) exist as
+stand-ins (`hookgrad._unsupported`) that raise ``NotImplementedError`` when used, so programs
+that import them at load time still load. hookgrad has no RPC agent (remote
 references and remote calls need one); libraries such as torchopt import this module and check
 ``is_available()`` before touching anything else, as they do on such builds of PyTorch.
 

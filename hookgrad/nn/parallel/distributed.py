@@ -30,6 +30,7 @@ from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import is_grad_enabled, no_grad
 from hookgrad.futures import Future
 from hookgrad.nn.modules.module import Module
+from hookgrad.distributed._ddp_c10d import register_ddp_impl
 from hookgrad.distributed.algorithms.join import Join, Joinable, _JoinConfig
 from hookgrad.nn.parallel import _join
 from hookgrad.nn.parallel._buckets import bucket_caps
@@ -336,3 +337,7 @@ def _logging_data(ddp: DistributedDataParallel) -> dict[str, Any]:
     if reducer.stats.iterations:
         data.update(reducer.stats.runtime(reducer))
     return data
+
+
+# dist.Reducer / dist.Logger build on this reducer (hookgrad.distributed cannot import it back)
+register_ddp_impl(Reducer, _logging_data)

@@ -1,0 +1,123 @@
+"""The ``store`` engine: every scenario on 2 processes started without a launcher that meet
+through ``init_process_group("gloo", init_method="tcp://...")`` (as ``mp.spawn`` programs do),
+a few through ``file://``, and the ways such a launch is refused or fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+import hookgrad
+import hookgrad.distributed as dist
+from tests.conftest import load_torch
+from tests.distributed.expectations import check
+from tests.distributed.scenarios import SCENARIOS
+
+RUNNER = str(Path(__file__).with_name("mpi_runner.py"))
+ROOT = str(Path(__file__).resolve().parents[2])
+
+
+def _run(out: Path, url: str, args: list[str], env: dict | None = None) -> list:
+    """Start the 2 ranks of mpi_runner meeting at ``url``; their return codes and output."""
+    procs = []
+    for rank in range(2):
+        full = {**os.environ, **(env or {}), "STORE_INIT": url, "STORE_RANK": str(rank),
+                "PYTHONPATH": ROOT}
+        full.pop("MASTER_ADDR", None)
+        procs.append(subprocess.Popen([sys.executable, "-W", "ignore", RUNNER, str(out), *args],
+                                      env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    return [(p.communicate(timeout=300), p.returncode) for p in procs]
+
+
+def _launch(out: Path, url: str, names: list[str]) -> list[dict]:
+    logs = _run(out, url, names)
+    assert all(code == 0 for _, code in logs), logs
+    return [json.loads(Path(f"{out}.rank{r}.json").read_text()) for r in range(2)]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def tcp_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("store") / "scenarios"
+    return _launch(out, f"tcp://127.0.0.1:{_free_port()}", [])
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenario_on_the_store_engine(tcp_results, name):
+    per_rank = [r[name] for r in tcp_results]
+    for rank, r in enumerate(per_rank):
+        assert r["ok"], f"rank {rank}: {r['error']}\n{r.get('trace', '')}"
+    check(name, [r["result"] for r in per_rank])
+
+
+def test_file_rendezvous_runs_the_store_engine(tmp_path):
+    names = ["collectives_basics", "p2p_send_recv", "default_equals_allreduce_hook_equals_mean"]
+    results = _launch(tmp_path / "out", f"file://{tmp_path / 'rdzv'}", names)
+    for name in names:
+        assert all(r[name]["ok"] for r in results), [r[name] for r in results]
+        check(name, [r[name]["result"] for r in results])
+
+
+@pytest.mark.parametrize(("kind", "reason"), [
+    ("raise", "(it raised ValueError: rank 1 fails on purpose)"), ("exit", "(exited)")])
+def test_a_rank_that_leaves_fails_its_peer_at_once_naming_it(tmp_path, kind, reason):
+    # the group timeout is 30 s: rank 0 must fail on rank 1's exit notice, not the timeout
+    logs = _run(tmp_path / kind, f"tcp://127.0.0.1:{_free_port()}", ["--fault", kind],
+                {"FAULT_TIMEOUT": "30"})
+    r0 = json.loads(Path(f"{tmp_path / kind}.rank0.json").read_text())
+    assert not r0["ok"] and r0["type"] == "DistBackendError", (r0, logs)
+    assert r0["error"].startswith("[rank 0] all_reduce (collective #0) failed: rank 1 left "
+                                  "after 0 collectives"), r0
+    assert r0["error"].endswith(reason) and r0["seconds"] < 15, r0
+
+
+def test_gloo_across_processes_needs_a_way_to_meet(monkeypatch):
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    with pytest.raises(ValueError, match="the ranks need a way to meet"):
+        dist.init_process_group("gloo", rank=0, world_size=2)
+    assert not dist.is_initialized()
+
+
+def test_a_missing_rank_is_named_by_the_timeout():
+    store = dist.TCPStore("127.0.0.1", 0, 2, True, wait_for_workers=False)
+    dist.init_process_group("gloo", store=store, rank=0, world_size=2,
+                            timeout=timedelta(seconds=0.5))
+    try:
+        assert dist.get_backend() == "gloo"
+        with pytest.raises(dist.DistBackendError, match="timed out after 0.5 s waiting for "
+                                                        "rank 1"):
+            dist.all_reduce(hookgrad.ones(2))
+    finally:
+        dist.destroy_process_group()
+
+
+PROGRAM = str(Path(__file__).with_name("spawn_program.py"))
+
+
+def _program(alias: bool, *args: str) -> list[str]:
+    cmd = [sys.executable, *(["-m", "hookgrad.run"] if alias else []), PROGRAM, *args]
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return sorted(proc.stdout.splitlines())
+
+
+def test_an_mp_spawn_gloo_program_runs_unmodified_as_on_pytorch():
+    load_torch()
+    ours = _program(True, str(_free_port()))
+    assert len(ours) == 2 and ours == _program(False, str(_free_port()))
+    assert _program(True, "0", "fail") == _program(False, "0", "fail") == ["raised 1 True"]
