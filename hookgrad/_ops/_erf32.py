@@ -38,6 +38,12 @@ def _coefficients(scale: float) -> tuple:
 
 def erf_float32(x: np.ndarray, scale: float = 1.0) -> np.ndarray:
     """``erf(x * scale)`` for a float32 NumPy array, as a new float32 array."""
+    return erf_and_square_float32(x, scale)[0]
+
+
+def erf_and_square_float32(x: np.ndarray, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """``(erf(x * scale), x * x)``, two new float32 arrays: GELU's backward needs ``x * x`` for
+    its density too, and the polynomial computes it anyway."""
     top, *middle, last = _coefficients(scale)
     x2 = np.multiply(x, x, dtype=np.float32)
     p = np.multiply(x2, top)
@@ -46,7 +52,7 @@ def erf_float32(x: np.ndarray, scale: float = 1.0) -> np.ndarray:
         np.multiply(p, x2, out=p)
     np.add(p, last, out=p)
     np.multiply(p, x, out=p)
-    return np.tanh(p, out=p)
+    return np.tanh(p, out=p), x2
 
 
 def is_plain_float32(x: Any) -> bool:
@@ -55,4 +61,4 @@ def is_plain_float32(x: Any) -> bool:
     return type(x) is np.ndarray and x.dtype == np.float32 and x.ndim > 0
 
 
-__all__ = ["erf_float32", "is_plain_float32"]
+__all__ = ["erf_float32", "erf_and_square_float32", "is_plain_float32"]
