@@ -5,16 +5,16 @@ Usage: ``python -m bench.layers [NAME ...]`` (default: every layer). One thread,
 in this process, CPU clock, best of 5 loops; each row runs one layer (or one optimizer or
 ``clip_grad_norm_`` call) forward and backward on the `gpt` shapes (batch 12, block 64, width
 128, 4 heads) or the `lstm_lm` ones (`lstm`, `log_softmax_nll`: 700 rows of 1000 classes), and
-prints both times, their ratio and their difference (what the layer adds to a step's gap, once
+prints both times (CPU clock, best of 5 loops of at least 0.2 s, as `bench.bounds`), their ratio and their difference (what the layer adds to a step's gap, once
 per use). Needs PyTorch. Never used by unit tests for timing.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 
 from bench import _threads  # noqa: F401  (one BLAS/OpenMP thread, before NumPy loads)
+from bench.bounds import _best_step_seconds
 
 B, T, C, H = 12, 64, 128, 4  # the gpt workload's batch, block, width and heads
 
@@ -62,24 +62,6 @@ NAMES = ["layer_norm", "gelu", "linear", "q@k^T", "masked_fill", "softmax", "cro
          "embedding", "adamw_26", "clip_grad_norm_26", "lstm", "log_softmax_nll"]
 
 
-def _best_us(fn, loops: int = 5, min_time: float = 0.05) -> float:
-    fn()
-    n, t = 1, 0.0
-    while t < min_time:  # calibrate: loops of at least `min_time` CPU seconds
-        n *= 2
-        t0 = time.process_time()
-        for _ in range(n):
-            fn()
-        t = time.process_time() - t0
-    best = t / n
-    for _ in range(loops - 1):
-        t0 = time.process_time()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.process_time() - t0) / n)
-    return best * 1e6
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.layers", description=__doc__)
     parser.add_argument("names", nargs="*", help=f"layers (default: all of {NAMES})")
@@ -96,7 +78,10 @@ def main(argv: list[str] | None = None) -> None:
     print("| layer (forward + backward) | hookgrad us | PyTorch us | ratio | difference us |")
     print("|---|---|---|---|---|")
     for name in args.names or NAMES:
-        a, b = _best_us(mine[name]), _best_us(theirs[name])
+        mine[name]()  # warm-up
+        theirs[name]()
+        a = _best_step_seconds(mine[name])[0] * 1e6
+        b = _best_step_seconds(theirs[name])[0] * 1e6
         print(f"| {name} | {a:.0f} | {b:.0f} | {a / b:.2f} | {a - b:.0f} |", flush=True)
 
 
