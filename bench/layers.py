@@ -2,11 +2,11 @@
 layer of a step holds its gap.
 
 Usage: ``python -m bench.layers [NAME ...]`` (default: every layer). One thread, both libraries
-in this process, CPU clock, best of 5 loops; each row runs one layer (or one optimizer or
-``clip_grad_norm_`` call) forward and backward on the `gpt` shapes (batch 12, block 64, width
-128, 4 heads) or the `lstm_lm` ones (`lstm`, `log_softmax_nll`: 700 rows of 1000 classes), and
-prints both times (CPU clock, best of 5 loops of at least 0.2 s, as `bench.bounds`), their ratio and their difference (what the layer adds to a step's gap, once
-per use). Needs PyTorch. Never used by unit tests for timing.
+in this process, CPU clock, best of 5 loops of at least 0.2 s (as `bench.bounds`); each row runs
+one layer (or one optimizer or ``clip_grad_norm_`` call) forward and backward on the `gpt`
+shapes (batch 12, block 64, width 128, 4 heads) or the `lstm_lm` ones (`lstm`,
+`log_softmax_nll`: 700 rows of 1000 classes), and prints both times, their ratio and their
+difference (what the layer adds to a step's gap, once per use). Needs PyTorch. Never used by unit tests for timing.
 """
 
 from __future__ import annotations
