@@ -6,7 +6,8 @@ in this process, CPU clock, best of 5 loops of at least 0.2 s (as `bench.bounds`
 one layer (or one optimizer or ``clip_grad_norm_`` call) forward and backward on the `gpt`
 shapes (batch 12, block 64, width 128, 4 heads) or the `lstm_lm` ones (`lstm`,
 `log_softmax_nll`: 700 rows of 1000 classes), and prints both times, their ratio and their
-difference (what the layer adds to a step's gap, once per use). Needs PyTorch. Never used by unit tests for timing.
+difference (what the layer adds to a step's gap, once per use). Needs PyTorch. Never used by
+unit tests for timing.
 """
 
 from __future__ import annotations
