@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._ops._erf32 import erf_float32, is_plain_float32
+from hookgrad._ops._erf32 import erf_and_square_float32, is_plain_float32
 from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
 from hookgrad._ops._rule_ops import TENSOR_OPS
@@ -201,10 +201,9 @@ def _gelu_backward_impl(grad_output: Any, self: Any, approximate: str = "none") 
 
 def _gelu_backward_float32(grad_output: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The erf GELU's backward in place over two fresh float32 arrays (see `_erf32`)."""
-    out = erf_float32(x, _SQRT1_2)
+    out, pdf = erf_and_square_float32(x, _SQRT1_2)  # pdf starts as x * x
     np.add(out, 1, out=out)
     np.multiply(out, np.float32(0.5), out=out)  # the normal cdf
-    pdf = np.multiply(x, x)
     np.multiply(pdf, np.float32(-0.5), out=pdf)
     np.exp(pdf, out=pdf)
     np.multiply(pdf, np.float32(_PDF_SCALE), out=pdf)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import NUMPY, has_data, namespace_of
+from hookgrad._ops._add_at import add_rows_at
 from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops._rules import api
 from hookgrad._ops.registry import defop
@@ -87,7 +88,7 @@ def _embedding_backward_impl(grad_output: Any, indices: Any, num_weights: int,
         counts = xp.bincount(flat_idx, minlength=num_weights)
         g = g / counts[flat_idx][:, None]
     out = xp.zeros((num_weights, dim), dtype=grad_output.dtype)
-    xp.add.at(out, flat_idx, g)
+    add_rows_at(out, flat_idx, g)  # NOTE [Row accumulation through flat indices]
     if padding_idx >= 0:
         out[padding_idx] = 0
     return out

@@ -157,8 +157,11 @@ def _view_impl(self: Any, size: tuple) -> Any:
     return out
 
 
-def _reshape_grad(grad: Tensor, self_shape: tuple) -> Tensor:
-    return grad.reshape(self_shape)
+def _reshape_grad(grad: Any, self_shape: tuple, ops: Any) -> Any:
+    # an ``ops`` rule (NOTE [Rule operations]): a plain backward reshapes the raw array, a view
+    # exactly when ``Tensor.reshape`` would view it (both ask NumPy's shape assignment), with
+    # no tensor, dispatch or view bookkeeping per view node (2.5 us of each)
+    return ops.reshape(grad, self_shape)
 
 
 defop(

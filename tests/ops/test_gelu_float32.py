@@ -1,5 +1,5 @@
-"""GELU (erf form) on float32 takes hookgrad's in-place rational erf (`_ops/_erf32.py`): values
-and gradients as PyTorch's, on every layout and edge value."""
+"""GELU (erf form) on float32 takes hookgrad's float32 erf (``tanh`` of a polynomial,
+`_ops/_erf32.py`): values and gradients as PyTorch's, on every layout and edge value."""
 
 from __future__ import annotations
 
@@ -35,6 +35,6 @@ def test_gelu_float32_matches_torch(torch, layout):
     theirs = _gelu_and_grad(torch, arr, make)
     for a, b in zip(mine, theirs, strict=True):
         assert a.shape == b.shape and a.dtype == b.dtype
-        # the rational erf is within ~2 ulp of 1 where |x| > 4.8: gelu = x * (1 + erf) / 2
+        # the float32 erf is within ~2 ulp of 1 where |x| > 4.8: gelu = x * (1 + erf) / 2
         # then differs by at most |x| * 1.2e-7 from PyTorch's (which rounds erf to -1 there)
         np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-6)
