@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import _backend
 from hookgrad._ops.registry import defop
 
 __all__ = ["LDL_FACTOR", "LDL_SOLVE"]
@@ -149,7 +150,8 @@ def _column_major(arr: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.swapaxes(arr, -1, -2)).swapaxes(-1, -2)
 
 
-def _factor_arrays(A: np.ndarray) -> tuple:
+def _factor_arrays(A_in: Any) -> tuple:
+    xp, A = _backend.namespace_of(A_in), _backend.to_numpy(A_in)  # LAPACK-style host code
     flat = A.reshape((-1,) + A.shape[-2:])
     parts = [_sytf2(m.astype(np.float64)) for m in flat]
     batch = A.shape[:-2]
@@ -159,17 +161,19 @@ def _factor_arrays(A: np.ndarray) -> tuple:
     else:
         ld, piv = np.zeros(A.shape), np.zeros(A.shape[:-1], dtype=np.int32)
     info = np.array([p[2] for p in parts], dtype=np.int32).reshape(batch)
-    return _column_major(ld.astype(A.dtype)), piv, info
+    return (xp.asarray(_column_major(ld.astype(A.dtype))), xp.asarray(piv), xp.asarray(info))
 
 
-def _solve_arrays(LD: np.ndarray, pivots: np.ndarray, B: np.ndarray) -> np.ndarray:
+def _solve_arrays(LD_in: Any, pivots_in: Any, B_in: Any) -> Any:
+    xp = _backend.namespace_of(B_in)
+    LD, pivots, B = (_backend.to_numpy(a) for a in (LD_in, pivots_in, B_in))
     batch = np.broadcast_shapes(LD.shape[:-2], B.shape[:-2])
     ld = np.broadcast_to(LD, batch + LD.shape[-2:]).reshape((-1,) + LD.shape[-2:])
     piv = np.broadcast_to(pivots, batch + pivots.shape[-1:]).reshape((-1,) + pivots.shape[-1:])
     bb = np.broadcast_to(B, batch + B.shape[-2:]).reshape((-1,) + B.shape[-2:])
     x = np.stack([_sytrs(m, p, v.astype(np.float64)) for m, p, v in zip(ld, piv, bb)]) \
         if bb.shape[0] else np.zeros(bb.shape)
-    return _column_major(x.reshape(batch + B.shape[-2:]).astype(B.dtype))
+    return xp.asarray(_column_major(x.reshape(batch + B.shape[-2:]).astype(B.dtype)))
 
 
 def _factor_vjp(grads: Any) -> Any:

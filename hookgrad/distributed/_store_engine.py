@@ -176,9 +176,14 @@ class StoreComm:
 
     def match(self) -> None:
         """Give stored messages to the posted receives, oldest receive first."""
+        # a (peer, tag) an older receive is still waiting for is not given to a younger one,
+        # even if its next message lands between the two checks (MPI's posting order)
+        blocked: set[tuple[int, int]] = set()
         for req in list(self.recvs):
             peers = [req.peer] if req.peer is not None else range(self.size)
             for q in peers:
+                if (q, req.tag) in blocked:
+                    continue
                 n = self.taken.get((q, req.tag), 0)
                 key = self._mail(q, self.rank, req.tag, n)
                 if not self.store.check([key]):
@@ -195,6 +200,8 @@ class StoreComm:
                 req.source, req.done = q, True
                 self.recvs.remove(req)
                 break
+            if not req.done:
+                blocked.update((q, req.tag) for q in peers)
 
     def sub(self, ranks: list[int]) -> StoreComm | None:
         """The comm of a new group over ``ranks`` (global ranks); None when not a member."""

@@ -317,7 +317,8 @@ def test_to_folder_writes_an_importable_module(torch, tmp_path):
 
     files, got, want = run(hookgrad, "hg_folder")
     t_files, t_got, _ = run(torch, "torch_folder")
-    assert files == t_files and got == want == t_got
+    assert files == t_files and got == want
+    np.testing.assert_allclose(got, t_got, rtol=1e-6)  # GELU rounds in its last bit
 
 
 def test_has_side_effect_keeps_calls_through_dead_code_elimination(torch):
