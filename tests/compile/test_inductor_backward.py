@@ -109,12 +109,13 @@ def test_output_grads_and_needed_inputs_choose_variants():
                                       for present in ((True, False), (False, True)))
 
 
-def test_a_template_that_disagrees_with_the_rule_falls_back(monkeypatch):
-    """NOTE [Validated variants]: a wrong generated gradient is never used."""
+def test_a_lowering_that_disagrees_with_the_rule_falls_back(monkeypatch):
+    """NOTE [Validated variants]: a wrong generated gradient is never used (here the inline
+    form of ``tanh_backward``, the primitive tanh's rule calls, is broken)."""
     from hookgrad.compile.codegen import pointwise
 
-    broken = pointwise.Pointwise("np.tanh({a})", ("({g} * {c2})",), uses_result=True)
-    monkeypatch.setitem(pointwise.POINTWISE, "tanh", broken)
+    broken = pointwise.Lowering("({a} * {c2})")
+    monkeypatch.setitem(pointwise.POINTWISE, "tanh_backward", broken)
     fn = _f(hookgrad, "neg_tanh_exp")
     eager = _grads(hookgrad, fn, "neg_tanh_exp")
     opt = hookgrad.compile(fn)

@@ -179,6 +179,7 @@ class JointProgram:
         self._graph = gm.graph
         self._constant_outputs: dict[tuple, tuple] = {}
         self.shapes: list[tuple] = []  # of every value, for the variant being generated
+        self.dtypes: list[Any] = []  # of every value (None: not an array), likewise
         self.variants: dict[tuple, Any] = {}  # NOTE [Generated backward] in codegen/backward.py
         nodes = [n for n in gm.graph.nodes if n.op != "output"]
         self.nodes = nodes
@@ -311,6 +312,7 @@ class JointProgram:
         full = self._full(env, key[3])
         try:
             self.shapes = [self._shape(full, j) for j in range(len(full))]
+            self.dtypes = [getattr(full[v], "dtype", None) for v in self.vals]
         except ValueError as e:  # a value whose shape the generator cannot read: the walk runs
             self.variant_errors.append(e)
             return False
