@@ -74,6 +74,23 @@ class Derivative:
     steps: tuple[Step, ...]
     grads: tuple  # per node argument: the reference of its gradient, or None
     shapes: tuple  # per node argument: its gradient's shape (None without one)
+    forward: int  # the first `forward` steps are the node's forward (the last one: its result)
+
+    def edges(self) -> tuple[list, list]:
+        """``(direct, further)``: the argument positions the result's primitive reads, in its
+        input order (its autograd node's edges), and those reached through one more forward
+        step (``F.linear``'s weight, through ``t``)."""
+        final = self.steps[self.forward - 1]
+        direct = [r[1] for r in final.args if r[0] == "arg"]
+        further: list[int] = []
+        todo = [r for r in final.args if r[0] == "step"]
+        while todo:
+            r = todo.pop(0)
+            if r[0] == "step":
+                todo += self.steps[r[1]].args
+            elif r[0] == "arg" and r[1] not in direct + further:
+                further.append(r[1])
+        return direct, further
 
 
 _CACHE: dict[Any, Derivative | None] = {}
@@ -162,6 +179,7 @@ def _trace(target: Any, metas: tuple, make: Callable) -> Derivative | None:
             out = target(*leaves)
             if not isinstance(out, Tensor) or not rec.calls or rec.calls[-1][3] is not out:
                 return None
+            forward = len(rec.steps)
             grad = _make(make(out._data.shape, out._data.dtype))
             rec.refs[id(out)], rec.refs[id(grad)] = ("result",), ("grad",)
             grads = _backward(rec.calls, out, grad)
@@ -173,7 +191,7 @@ def _trace(target: Any, metas: tuple, make: Callable) -> Derivative | None:
         set_recorders(stack)
         set_grad_mode(grad_mode)
     shapes = tuple(None if g is None else g._data.shape for g in found)
-    return Derivative(tuple(rec.steps), refs, shapes)
+    return Derivative(tuple(rec.steps), refs, shapes, forward)
 
 
 def _backward(calls: list, out: Tensor, grad: Tensor) -> dict:
@@ -230,7 +248,7 @@ def _same_steps(a: Derivative, b: Derivative) -> bool:
     def shape(r: Any) -> Any:
         return r if r is None or r[0] != "num" else ("num",)
     try:
-        return (len(a.steps) == len(b.steps) and a.shapes == b.shapes
+        return (len(a.steps) == len(b.steps) and a.shapes == b.shapes and a.forward == b.forward
                 and [shape(r) for r in a.grads] == [shape(r) for r in b.grads]
                 and all(x.prim is y.prim and bool(x.params == y.params)
                         and [shape(r) for r in x.args] == [shape(r) for r in y.args]
