@@ -7,8 +7,9 @@ forward returned and ``grads`` the output gradients (arrays or None). It is gene
 *variant*: which inputs need a gradient and which output gradients are present, both known
 when the backward runs, so every branch on them is decided at generation time. Values whose
 gradient is not needed are pruned (a value is *live* when it depends on an input that needs a
-gradient). The nodes are walked in reverse creation order, which is the order eager's engine
-runs their nodes in; each node's total gradient is formed before it is propagated.
+gradient). The nodes are walked, and the inputs' gradients handed over, in the order eager's
+engine would run their nodes (`schedule.backward_order`: the engine's own schedule of stand-in
+nodes); each node's total gradient is formed before it is propagated.
 
 Per node, in order of preference:
 - a fused elementwise group (`fusion`): one kernel call, at its last member;
@@ -36,11 +37,11 @@ from hookgrad._ops._rule_ops import ARRAY_OPS, as_array
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.compile.codegen.derivative import Names, derivative, lower
-from hookgrad.compile.codegen.hooks import is_hook_op
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
+from hookgrad.compile.codegen.schedule import backward_order
 from hookgrad.compile.codegen.walk import engine_vjp
 from hookgrad.compile.core.graph import Node
-from hookgrad.compile.trace.recorder import PrimCall, getitem
+from hookgrad.compile.trace.recorder import PrimCall
 
 __all__ = ["backward_source", "live_values", "generic_vjp"]
 
@@ -136,30 +137,28 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
     for k, (j, here) in enumerate(zip(prog.outputs, present)):
         if here:
             em.accumulate(j, f"grads[{k}]", prog.shapes[j])
-    _emit_leaves(em, -1)
-    for i, node in reversed(prog.steps):
-        if is_hook_op(node) or node.target is getitem:
+    for kind, i in backward_order(prog, present):  # NOTE [One backward schedule]
+        if kind == "leaf":
+            _emit_leaf(em, i)
             continue
+        node = prog.nodes[i]
         start, em.in_maybe = len(em.lines), i in em.maybe and not is_setup(node)
         _emit_step(em, i, node)
         if em.in_maybe and len(em.lines) > start:
             em.lines[start:] = [f"    if g{i} is not None:"] + \
                 ["    " + line for line in em.lines[start:]]
         em.in_maybe = False
-        _emit_leaves(em, i)
     em.lines[head:head] = [f"    g{j} = None" for j in sorted(em.maybe)]
     rets = [f"_out(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
     em.lines.append(f"    return ({', '.join(rets)},)")
     return "\n".join(em.lines) + "\n", em.ns
 
 
-def _emit_leaves(em: _Emitter, i: int) -> None:
-    """Hand over the inputs whose gradient step `i` completed (NOTE [Leaves in the compiled
-    backward])."""
-    for k in em.prog.leaves.get(i, ()):
-        j = em.prog.inputs[k]
-        if j in em.has_grad:
-            em.lines.append(f"    g{j} = _leaf({k}, g{j})")
+def _emit_leaf(em: _Emitter, k: int) -> None:
+    """Hand over input `k`'s complete gradient (NOTE [Leaves in the compiled backward])."""
+    j = em.prog.inputs[k]
+    if j in em.has_grad:
+        em.lines.append(f"    g{j} = _leaf({k}, g{j})")
 
 
 def _emit_step(em: _Emitter, i: int, node: Node) -> None:

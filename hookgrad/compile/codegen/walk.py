@@ -1,4 +1,5 @@
-"""The reference backward of a joint program: each primitive's registered VJP rules, in reverse.
+"""The reference backward of a joint program: each primitive's registered VJP rules, in the
+engine's order (`schedule.backward_order`).
 
 It is what a generated backward is checked against on its first run (NOTE [Validated
 variants] in joint.py) and what runs when a variant fails that check. Hook operators are
@@ -19,6 +20,7 @@ from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.compile.codegen.hooks import is_hook_op
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
+from hookgrad.compile.codegen.schedule import backward_order
 from hookgrad.compile.core.graph import Node
 from hookgrad.compile.trace.recorder import PrimCall, getitem
 
@@ -66,22 +68,22 @@ def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any, leaf: Any) -
         if g is not None:
             i = bases[i]
             acc[i] = acc[i] + g if i in acc else g
-    _leaves(prog, acc, -1, leaf)
-    for i, node in reversed(prog.steps):
-        _step(prog, env, acc, live, i, node, fire)
-        _leaves(prog, acc, i, leaf)
+    for kind, i in backward_order(prog, tuple(g is not None for g in grads)):
+        if kind == "step":
+            _step(prog, env, acc, live, i, prog.nodes[i], fire)
+        else:
+            _leaf(prog, acc, i, leaf)
     return acc
 
 
-def _leaves(prog: Any, acc: dict, i: int, leaf: Any) -> None:
-    for k in prog.leaves.get(i, ()):
-        j = prog.inputs[k]
-        if j in acc:
-            g = leaf(k, acc[j])
-            if g is None:
-                del acc[j]
-            else:
-                acc[j] = g
+def _leaf(prog: Any, acc: dict, k: int, leaf: Any) -> None:
+    j = prog.inputs[k]
+    if j in acc:
+        g = leaf(k, acc[j])
+        if g is None:
+            del acc[j]
+        else:
+            acc[j] = g
 
 
 def _step(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire: Any) -> None:
