@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._ops._elementwise import unbroadcast_arr
-from hookgrad._ops._rule_ops import ARRAY_OPS, as_array
+from hookgrad._ops._rule_ops import ARRAY_OPS, as_array, expand_arr
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.compile.codegen.derivative import Names, derivative, lower
@@ -65,6 +65,7 @@ class _Emitter:
         self.lines: list[str] = []
         self.ns: dict[str, Any] = {"np": np, "_unb": unbroadcast_arr, "_out": _out,
                                    "_arr": as_array, "_acall": ARRAY_OPS.call,
+                                   "_expand": expand_arr,
                                    "_run_node": run_node}
         self.temps = 0
         self.has_grad: set[int] = set()

@@ -73,6 +73,8 @@ _SHAPES = {
     "mm": Lowering("np.dot({a}, {b})", None),  # eager's ``mm_arrays`` (its error state: BLAS
                                                # raises no floating-point flags)
     "view": Lowering("{a}.reshape({size})", None, free=("size",)),
+    # a read-only broadcast view (the generated code never writes into a gradient)
+    "expand": Lowering("_expand({a}, {size})", None, free=("size",)),
     "_unsafe_view": Lowering("{a}.reshape({size})", None, free=("size",)),
     "sum_to_size": Lowering("_unb({a}, {size})", None, free=("size",)),
 }
