@@ -550,5 +550,6 @@ def bind_tensor_methods() -> None:
     TensorOps._direct = True  # type: ignore[attr-defined]
 
 
-__all__ = ["ARRAY_OPS", "TENSOR_OPS", "RECORDED_OPS", "ArrayOps", "TensorOps", "RecordedOps", "as_array", "expand_arr",
+__all__ = ["ARRAY_OPS", "TENSOR_OPS", "RECORDED_OPS", "ArrayOps", "TensorOps", "RecordedOps",
+           "as_array", "expand_arr",
            "bind_tensor_methods"]

@@ -64,10 +64,10 @@ _ELEMENTWISE = {
     # PyTorch's sign of nan is 0: the impl on arrays, the definition (0 < x) - (x < 0) on scalars
     "sign": Lowering(None, "({c1} if {a} > {c0} else (-{c1} if {a} < {c0} else {c0}))"),
 }
-# shape primitives and matrix products the rules call: NumPy code only (a fused group has one shape). A view is
-# written as a reshape: a derivative is traced on contiguous stand-ins, where ``reshape``
-# records ``view``; on a gradient of another layout eager's ``reshape`` copies instead, and so
-# does NumPy's (same values, no error).
+# shape primitives and matrix products the rules call: NumPy code only (a fused group has one
+# shape). A view is written as a reshape: a derivative is traced on contiguous stand-ins, where
+# ``reshape`` records ``view``; on a gradient of another layout eager's ``reshape`` copies
+# instead, and so does NumPy's (same values, no error).
 _SHAPES = {
     "t": Lowering("{a}.T", None),
     "mm": Lowering("np.dot({a}, {b})", None),  # eager's ``mm_arrays`` (its error state: BLAS
