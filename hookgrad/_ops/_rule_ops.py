@@ -511,8 +511,22 @@ class TensorOps:
         return out
 
 
+class RecordedOps(TensorOps):
+    """Hookgrad ops (seen by recorders) that pick the formulas of a pass building no graph.
+
+    A tracer that turns a rule into code for arrays (the compiled backward, NOTE [Traced
+    derivatives] in hookgrad/compile/codegen/derivative.py) must record what the rule computes
+    with `ARRAY_OPS`, not its differentiable variant: ``graph`` is False. A rule whose array
+    formula needs raw arrays (in-place NumPy calls) then fails on these tensors or returns an
+    untracked value, and the tracer falls back to calling the rule.
+    """
+
+    graph = False
+
+
 ARRAY_OPS = ArrayOps()
 TENSOR_OPS = TensorOps()
+RECORDED_OPS = RecordedOps()
 
 # TensorOps operations that are exactly one Tensor method: once layer 4 has installed the
 # methods, `bind_tensor_methods` puts the methods themselves on the class (one Python frame less
@@ -536,5 +550,6 @@ def bind_tensor_methods() -> None:
     TensorOps._direct = True  # type: ignore[attr-defined]
 
 
-__all__ = ["ARRAY_OPS", "TENSOR_OPS", "ArrayOps", "TensorOps", "as_array", "expand_arr",
+__all__ = ["ARRAY_OPS", "TENSOR_OPS", "RECORDED_OPS", "ArrayOps", "TensorOps", "RecordedOps",
+           "as_array", "expand_arr",
            "bind_tensor_methods"]

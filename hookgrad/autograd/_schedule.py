@@ -4,14 +4,13 @@ NOTE [One backward schedule]
 The eager engine orders nodes by dependency counts and a ready heap (NOTE [Engine order] in
 engine.py). Two other places need that same order: compiled autograd, which captures a pass as a
 graph emitted node by node in the order the engine would run them, and a compiled function's
-single backward node, which stands for many eager nodes and must let a leaf's ``AccumulateGrad``
-(and its tensor and post-accumulate hooks) run at the point eager's engine would run it. Both
-use this module instead of restating the engine's rules:
+single backward node, which stands for many eager nodes and must run their steps, and let a
+leaf's ``AccumulateGrad`` (and its tensor and post-accumulate hooks) run, at the points eager's
+engine would (it schedules stand-ins of those nodes, hookgrad/compile/codegen/schedule.py).
+Both use this module instead of restating the engine's rules:
 
 - `schedule(root)`: the nodes the engine runs from `root`, in its order, with their dependency
   counts: the engine's own `count_dependencies`, `ReadyNode` and ``route`` hand-off rule;
-- `ready_order(n)`: the order in which `n` equal-priority nodes made ready by one node leave the
-  heap (ties: PyTorch's ``std::priority_queue`` order, which `heapq` reproduces);
 - `run_ready_now(node, grad)`: called from inside a node's backward, run `node` (an accumulator)
   now with the running pass's hooks when that pass would run it right after the calling node.
 """
@@ -27,7 +26,7 @@ from hookgrad.autograd._node import Node
 from hookgrad.autograd._nodes import AccumulateGrad
 from hookgrad.autograd.engine import ReadyNode, count_dependencies
 
-__all__ = ["schedule", "ready_order", "run_ready_now"]
+__all__ = ["schedule", "run_ready_now"]
 
 
 def schedule(root: Node) -> tuple[list, dict]:
@@ -56,29 +55,6 @@ def schedule(root: Node) -> tuple[list, dict]:
             ready = None
         node = ready if ready is not None else (heapq.heappop(heap).node if heap else None)
     return order, deps
-
-
-class _Tie:
-    """A heap entry of equal priority (what ``ReadyNode`` compares for accumulators)."""
-
-    __slots__ = ("i",)
-
-    def __init__(self, i: int) -> None:
-        self.i = i
-
-    def __lt__(self, other: _Tie) -> bool:
-        return False
-
-
-def ready_order(n: int) -> list[int]:
-    """Positions ``0..n-1`` (in the order ``route`` made them ready) in the order the engine
-    runs `n` equal-priority nodes made ready by one node (leaves' accumulators, say)."""
-    if n < 2:
-        return list(range(n))
-    heap: list = []
-    for i in range(n):  # ``route`` pushes each held node when the next one becomes ready
-        heapq.heappush(heap, _Tie(i))
-    return [heapq.heappop(heap).i for _ in range(n)]
 
 
 def run_ready_now(node: Any, grad: Tensor) -> bool:

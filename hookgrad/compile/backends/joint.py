@@ -29,7 +29,7 @@ from hookgrad.compile.codegen.backward import backward_source, live_values
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.codegen.hooks import bases_of, fire, hook_supported, is_hook_op, skip
-from hookgrad.compile.codegen.leaves import keep, leaf_points, leaf_runner
+from hookgrad.compile.codegen.leaves import keep, leaf_runner
 from hookgrad.compile.codegen.modhooks import is_setup, setup_supported
 from hookgrad.compile.codegen.walk import walk
 from hookgrad.compile.core.graph import GraphModule, Node
@@ -179,6 +179,7 @@ class JointProgram:
         self._graph = gm.graph
         self._constant_outputs: dict[tuple, tuple] = {}
         self.shapes: list[tuple] = []  # of every value, for the variant being generated
+        self.dtypes: list[Any] = []  # of every value (None: not an array), likewise
         self.variants: dict[tuple, Any] = {}  # NOTE [Generated backward] in codegen/backward.py
         nodes = [n for n in gm.graph.nodes if n.op != "output"]
         self.nodes = nodes
@@ -188,8 +189,6 @@ class JointProgram:
         self.outputs = [self.index[id(v)] for v in out.args[0]]
         self.steps = [(i, n) for i, n in enumerate(nodes) if n.op == "call_function"]
         self.bases = bases_of(nodes, self.index)  # hook operators alias their base value
-        # NOTE [Leaves in the compiled backward]: where each input's gradient is complete
-        self.leaves = leaf_points(self.steps, self.index, self.bases, self.inputs)
         self.vals = list(self.bases)  # where each value's array is (a setup's: its tensor's)
         for j, n in enumerate(nodes):
             if is_setup(n) and n.args[2]:
@@ -311,6 +310,7 @@ class JointProgram:
         full = self._full(env, key[3])
         try:
             self.shapes = [self._shape(full, j) for j in range(len(full))]
+            self.dtypes = [getattr(full[v], "dtype", None) for v in self.vals]
         except ValueError as e:  # a value whose shape the generator cannot read: the walk runs
             self.variant_errors.append(e)
             return False

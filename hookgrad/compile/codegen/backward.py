@@ -7,42 +7,44 @@ forward returned and ``grads`` the output gradients (arrays or None). It is gene
 *variant*: which inputs need a gradient and which output gradients are present, both known
 when the backward runs, so every branch on them is decided at generation time. Values whose
 gradient is not needed are pruned (a value is *live* when it depends on an input that needs a
-gradient). The nodes are walked in reverse creation order, which is the order eager's engine
-runs their nodes in; each node's total gradient is formed before it is propagated.
+gradient). The nodes are walked, and the inputs' gradients handed over, in the order eager's
+engine would run their nodes (`schedule.backward_order`: the engine's own schedule of stand-in
+nodes); each node's total gradient is formed before it is propagated.
 
 Per node, in order of preference:
-- an elementwise primitive of the `pointwise` table: its VJP expression inline, then a sum to
-  the input's shape where the input was broadcast (shapes are static: the graph is guarded on
-  them and the program is specialised on its input shapes);
-- ``F.linear`` on a 2-D input: matrix products (BLAS) for the input and weight, a column sum for
-  the bias;
-- a fused elementwise group (`fusion`): one kernel call;
-- any other primitive: one call of a per-node helper that runs its registered VJP rules on
-  arrays (`generic_vjp`), so every primitive with rules is supported.
+- a fused elementwise group (`fusion`): one kernel call, at its last member;
+- a node whose derivative traces (NOTE [Traced derivatives] in derivative.py): the primitives
+  its registered VJP rules call, written with the forward lowering (`pointwise`: inline
+  source for elementwise primitives, the impl for others), so the code computes what eager's
+  rules compute; shapes are static (the graph is guarded on them and the program is
+  specialised on its input shapes), so a broadcast's sum is part of the traced rule;
+- any other node: one call of a per-node helper that runs its registered VJP rules on arrays
+  (`generic_vjp`; a function of several primitives, ``F.linear``, through the engine), so
+  every primitive with rules is supported.
 Gradients from several consumers are summed in consumer order (as eager's input buffers do).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from hookgrad._ops._elementwise import unbroadcast_arr
-from hookgrad._ops._rule_ops import expand_arr
+from hookgrad._ops._rule_ops import ARRAY_OPS, as_array, expand_arr
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
-from hookgrad.compile.codegen.hooks import is_hook_op
+from hookgrad.compile.codegen.derivative import Names, derivative, lower
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
-from hookgrad.compile.codegen.pointwise import lowerable, vjp_expr
+from hookgrad.compile.codegen.schedule import backward_order
+from hookgrad.compile.codegen.walk import engine_vjp
 from hookgrad.compile.core.graph import Node
-from hookgrad.compile.trace.recorder import PrimCall, getitem
-from hookgrad.nn import functional as _F
+from hookgrad.compile.trace.recorder import PrimCall
 
 __all__ = ["backward_source", "live_values", "generic_vjp"]
 
-_LINEAR = _F.linear
 _make = Tensor._make
 
 
@@ -62,7 +64,10 @@ class _Emitter:
         self.prog, self.live = prog, live
         self.lines: list[str] = []
         self.ns: dict[str, Any] = {"np": np, "_unb": unbroadcast_arr, "_out": _out,
-                                   "_expand": expand_arr, "_run_node": run_node}
+                                   "_arr": as_array, "_acall": ARRAY_OPS.call,
+                                   "_expand": expand_arr,
+                                   "_run_node": run_node}
+        self.temps = 0
         self.has_grad: set[int] = set()
         self.maybe: set[int] = set()  # gradients that may be None at run time (module hooks)
         self.in_maybe = False  # emitting inside an ``if g is not None:`` block
@@ -71,6 +76,22 @@ class _Emitter:
         name = f"_{hint}{len(self.ns)}"
         self.ns[name] = value
         return name
+
+    def names(self, args: list, result: str, grad: str) -> Names:
+        """How a traced derivative reads values here (NOTE [Traced derivatives])."""
+        return Names(args, result, grad, lambda v: self.const(v, "n"), self.call, self.temp)
+
+    def call(self, prim: Any, params: dict, args: list) -> str:
+        """A primitive without an inline form: its impl, as eager's array path runs it."""
+        if prim.layout is None and prim.num_outputs == 1:
+            fn = self.const(partial(prim.impl, **params) if params else prim.impl, "impl")
+            return f"_arr({fn}({', '.join(args)}))"
+        return (f"_acall({self.const(prim, 'p')}, ({''.join(a + ', ' for a in args)}), "
+                f"{self.const(params, 'k')})")
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"_d{self.temps}"
 
     def arg(self, a: Any) -> str:
         if not isinstance(a, Node):
@@ -117,30 +138,28 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
     for k, (j, here) in enumerate(zip(prog.outputs, present)):
         if here:
             em.accumulate(j, f"grads[{k}]", prog.shapes[j])
-    _emit_leaves(em, -1)
-    for i, node in reversed(prog.steps):
-        if is_hook_op(node) or node.target is getitem:
+    for kind, i in backward_order(prog, present):  # NOTE [One backward schedule]
+        if kind == "leaf":
+            _emit_leaf(em, i)
             continue
+        node = prog.nodes[i]
         start, em.in_maybe = len(em.lines), i in em.maybe and not is_setup(node)
         _emit_step(em, i, node)
         if em.in_maybe and len(em.lines) > start:
             em.lines[start:] = [f"    if g{i} is not None:"] + \
                 ["    " + line for line in em.lines[start:]]
         em.in_maybe = False
-        _emit_leaves(em, i)
     em.lines[head:head] = [f"    g{j} = None" for j in sorted(em.maybe)]
     rets = [f"_out(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
     em.lines.append(f"    return ({', '.join(rets)},)")
     return "\n".join(em.lines) + "\n", em.ns
 
 
-def _emit_leaves(em: _Emitter, i: int) -> None:
-    """Hand over the inputs whose gradient step `i` completed (NOTE [Leaves in the compiled
-    backward])."""
-    for k in em.prog.leaves.get(i, ()):
-        j = em.prog.inputs[k]
-        if j in em.has_grad:
-            em.lines.append(f"    g{j} = _leaf({k}, g{j})")
+def _emit_leaf(em: _Emitter, k: int) -> None:
+    """Hand over input `k`'s complete gradient (NOTE [Leaves in the compiled backward])."""
+    j = em.prog.inputs[k]
+    if j in em.has_grad:
+        em.lines.append(f"    g{j} = _leaf({k}, g{j})")
 
 
 def _emit_step(em: _Emitter, i: int, node: Node) -> None:
@@ -180,32 +199,16 @@ def _emit_node(em: _Emitter, i: int, node: Node) -> None:
     args = [em.arg(a) for a in node.args]
     live_args = [k for k, a in enumerate(node.args)
                  if isinstance(a, Node) and em.pos(a) in em.live]
-    if node.target is _LINEAR:
+    found = None
+    if all(isinstance(a, Node) and prog.dtypes[em.pos(a)] is not None for a in node.args):
+        found = derivative(node.target, tuple((prog.shapes[em.pos(a)], prog.dtypes[em.pos(a)])
+                                              for a in node.args))
+    if found is not None:  # NOTE [Traced derivatives] in derivative.py
+        lines, grads = lower(found, live_args, em.names(args, f"v{i}", f"g{i}"))
+        em.lines += [f"    {line}" for line in lines]
         for k in live_args:
-            expr = (f"(g{i} @ {args[1]})", f"(g{i}.T @ {args[0]})", f"g{i}.sum(0)")[k]
-            j = em.pos(node.args[k])
-            em.accumulate(j, expr, prog.shapes[j])
-        return
-    call: PrimCall = node.target
-    if call.prim.name == "mm":  # eager's products (NumPy's matmul calls BLAS for 2-D)
-        for k in live_args:
-            expr = (f"(g{i} @ {args[1]}.T)", f"({args[0]}.T @ g{i})")[k]
-            j = em.pos(node.args[k])
-            em.accumulate(j, expr, prog.shapes[j])
-        return
-    shaped = None
-    if isinstance(node.args[0], Node) if node.args else False:
-        shaped = _shape_vjp(call, f"g{i}", prog.shapes[em.pos(node.args[0])])
-    if shaped is not None:
-        if live_args:
-            j = em.pos(node.args[0])
-            em.accumulate(j, shaped, prog.shapes[j])
-        return
-    if lowerable(call.prim, call.params):
-        for k in live_args:
-            em.accumulate(em.pos(node.args[k]),
-                          vjp_expr(call.prim.name, k, args, f"v{i}", f"g{i}", call.params),
-                          prog.shapes[i])
+            if k in grads:
+                em.accumulate(em.pos(node.args[k]), grads[k], found.shapes[k])
         return
     helper = em.const(generic_vjp(node, [prog.shapes[em.pos(a)] if isinstance(a, Node)
                                          else np.shape(a) for a in node.args],
@@ -216,37 +219,6 @@ def _emit_node(em: _Emitter, i: int, node: Node) -> None:
         em.accumulate(j, f"_r[{k}]", prog.shapes[j])
 
 
-def _shape_vjp(call: PrimCall, g: str, shape: tuple) -> str | None:
-    """The VJP of a full reduction or a view primitive (one input; shapes are static)."""
-    name, params = call.prim.name, call.params
-    if name in ("sum", "mean", "sum_dim", "mean_dim") and params.get("dtype") is None:
-        kept = _kept_shape(shape, params.get("dim"))
-        n = int(np.prod(shape)) // max(int(np.prod(kept)), 1)
-        src = g if kept == () or params.get("keepdim") else f"{g}.reshape({kept!r})"
-        expr = f"_expand({src}, {shape!r})"
-        return expr if name.startswith("sum") else f"({expr} / {n})"
-    if name in _RESHAPES:
-        return f"{g}.reshape({shape!r})"
-    if name == "expand":
-        return f"_unb({g}, {shape!r})"
-    if name == "t" or (name == "transpose" and len(shape) == 2):
-        return f"{g}.T"
-    if name == "permute":
-        return f"{g}.transpose({tuple(int(d) for d in np.argsort(params['dims']))!r})"
-    return None
-
-
-def _kept_shape(shape: tuple, dim: Any) -> tuple:
-    """`shape` with the reduced dims kept as size 1 (all of them when `dim` is None)."""
-    if dim is None:
-        return ()
-    dims = {d % len(shape) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
-    return tuple(1 if k in dims else n for k, n in enumerate(shape))
-
-
-_RESHAPES = ("view", "alias", "squeeze", "squeeze_dim", "squeeze_dims", "unsqueeze")
-
-
 def generic_vjp(node: Node, shapes: list, wanted: list) -> Callable[..., tuple]:
     """``f(grad, result, *inputs) -> grads`` running `node`'s VJP rules on arrays.
 
@@ -254,7 +226,9 @@ def generic_vjp(node: Node, shapes: list, wanted: list) -> Callable[..., tuple]:
     an ``ops`` argument compute on tensors), with no graph recorded (grad mode is off in a
     backward that builds no graph).
     """
-    call: PrimCall = node.target
+    call = node.target
+    if type(call) is not PrimCall:  # a function of several primitives (``F.linear``)
+        return lambda grad, result, *values: tuple(engine_vjp(call, values, grad, wanted))
     prim = call.prim
     plan = _PLANS.get(prim) or plan_of(prim)
     mask = sum(1 << k for k, pos in enumerate(prim.diff_inputs) if wanted[pos])

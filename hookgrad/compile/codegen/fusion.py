@@ -7,8 +7,10 @@ of one element baked into the graph (written into the kernel as literals of the 
 dtype). Its *outputs* are the members read after the group (by other nodes or as graph
 outputs). The forward runs the group as one loop over the elements (`forward_kernel`),
 writing only the outputs; values inside the group are never materialised. The backward
-recomputes the group's forward per element from the group's inputs, then runs the members'
-VJP expressions in reverse on scalars (`backward_kernel`): one pass, no saved intermediates,
+recomputes the group's forward per element from the group's inputs, then the members'
+derivatives in reverse on scalars (`backward_kernel`; each the scalar lowering of the
+primitives its registered rules call, NOTE [Traced derivatives] in derivative.py, so a
+primitive joins a group only if those have scalar forms too): one pass, no saved intermediates,
 which is what makes a 200-op chain cost about one memory pass each way. Groups are found on
 the values of a probe run (shapes and dtypes are static: the program is specialised on its
 input shapes, and `JointProgram` checks them on every call).
@@ -23,7 +25,8 @@ import numpy as np
 
 from hookgrad.compile.codegen.fastmath import TANH32_SOURCE
 from hookgrad.compile.codegen.kernels import load_kernel
-from hookgrad.compile.codegen.pointwise import forward_expr, lowerable, vjp_expr
+from hookgrad.compile.codegen.derivative import Names, NotLowerable, derivative, lower
+from hookgrad.compile.codegen.pointwise import forward_expr, lowerable
 from hookgrad.compile.core.graph import Node
 from hookgrad.compile.trace.recorder import PrimCall
 
@@ -41,13 +44,35 @@ MAX_GROUP = 64
 # reorder window). Each iteration therefore runs two independent halves of the array with
 # their statements interleaved line by line, which the CPU overlaps (measured: the 100-tanh
 # kernel 57 -> 28 us on 256 floats). Four halves stopped LLVM vectorising the loop.
-_SCALAR = re.compile(r"\b([vg]\d+)\b")
+_SCALAR = re.compile(r"\b([vgt]\d+)\b")
+_CONSTS = {"c0": "_c0", "c1": "_c1", "c2": "_c2"}
 
 
-def _fusable(node: Node) -> bool:
+def _fusable(node: Node, i: int, env: tuple, pos: Any) -> bool:
+    """An elementwise primitive with a scalar form whose traced derivative (NOTE [Traced
+    derivatives] in derivative.py) has one too, for the arguments of the result's shape."""
     call = node.target
-    return (type(call) is PrimCall and call.cast is None and lowerable(call.prim, call.params)
-            and all(isinstance(a, Node) for a in node.args))
+    if not (type(call) is PrimCall and call.cast is None
+            and lowerable(call.prim, call.params, scalar=True)
+            and all(isinstance(a, Node) for a in node.args)
+            and getattr(env[i], "dtype", None) in _FLOATS):
+        return False
+    values = [env[pos(a)] for a in node.args]
+    found = derivative(call, tuple((v.shape, v.dtype) for v in values))
+    if found is None:
+        return False
+    wanted = [k for k, v in enumerate(values) if v.shape == env[i].shape]
+    def number(v: Any) -> str:
+        if isinstance(v, np.ndarray) and v.dtype != env[i].dtype:
+            raise NotLowerable("a number of another dtype")
+        return "n"
+    names = Names([f"a{k}" for k in range(len(values))], "r", "g", number, None, lambda: "t",
+                  _CONSTS)
+    try:
+        lower(found, wanted, names)
+    except NotLowerable:
+        return False
+    return True
 
 
 def find_groups(nodes: list, steps: list, env: tuple, index: dict, bases: list,
@@ -76,9 +101,9 @@ def find_groups(nodes: list, steps: list, env: tuple, index: dict, bases: list,
         run.clear()
 
     for i, node in steps:
-        if not (_fusable(node) and _joins(run, i, node, env, pos)):
+        if not (_fusable(node, i, env, pos) and _joins(run, i, node, env, pos)):
             close()
-            if not (_fusable(node) and _joins(run, i, node, env, pos)):
+            if not (_fusable(node, i, env, pos) and _joins(run, i, node, env, pos)):
                 continue
         run.append((i, node))
         if i in hooked or len(run) == MAX_GROUP:  # hooked: its hooks fire on its total
@@ -141,6 +166,10 @@ class Group:
                 else:
                     self.inputs.append(base)
         self.fwd_kernel: Any = None
+        self.numbers: dict[float, str] = {}  # of the source being written (`_number`)
+        # (shape, dtype) of the values members read: their derivatives are traced on these
+        self.metas = {pos(a): (env[pos(a)].shape, env[pos(a)].dtype)
+                      for _, node in run for a in node.args}
 
     # ------------------------------------------------------------ source pieces
     def _prelude(self) -> list[str]:
@@ -150,19 +179,31 @@ class Group:
         if self.dtype == np.float32:  # NOTE [Kernel tanh]
             lines += TANH32_SOURCE.splitlines()
         lines += [f"_k{j} = {dt}({v!r})" for j, v in self.consts.items()]
+        lines += [f"{name} = {dt}({v!r})" for v, name in self.numbers.items()]
         return lines
+
+    def _number(self, value: Any) -> str:
+        """A number of the source (a rule's wrapped Python number or a param) as a constant of
+        the kernel's dtype, as eager computes with it."""
+        if isinstance(value, np.ndarray) and value.dtype != self.dtype:
+            raise NotLowerable("a number of another dtype")
+        v = float(value)
+        name = self.numbers.get(v)
+        if name is None:
+            name = self.numbers[v] = f"_n{len(self.numbers)}"
+        return name
 
     def _name(self, a: Node) -> str:
         j = self.pos(a)
         return f"_k{j}" if j in self.consts else f"v{j}"
 
     def _forward_body(self) -> list[str]:
-        consts = {"c0": "_c0", "c1": "_c1", "c2": "_c2"}
+        self.numbers: dict[float, str] = {}
         lines = [f"        v{self.pos(a)} = i{k}[e]" for k, a in enumerate(self.inputs)]
         for i, node in self.steps:
             call: PrimCall = node.target
             expr = forward_expr(call.prim.name, [self._name(a) for a in node.args], call.params,
-                                consts)
+                                _CONSTS, self._number)
             if call.prim.name == "tanh" and self.dtype == np.float32:
                 expr = expr.replace("np.tanh(", "_tanh32(")
             lines.append(f"        v{i} = {expr}")
@@ -204,23 +245,27 @@ class Group:
             em.accumulate(j, f"_r[{k}]", em.prog.shapes[j])
 
     def _backward_source(self, grads: list, wanted: list, live: set) -> tuple[str, list]:
-        consts = {"c0": "_c0", "c1": "_c1", "c2": "_c2"}
         body = self._forward_body()
         has = {self.pos(n) for n in grads}
         body += [f"        g{self.pos(n)} = go{k}[e]" for k, n in enumerate(grads)]
+        temps = iter(range(1 << 30))
         for i, node in reversed(self.steps):
             if i not in has:
                 continue
             call: PrimCall = node.target
-            names = [self._name(a) for a in node.args]
-            for k, a in enumerate(node.args):
-                j = self.pos(a)
-                if j not in live or j in self.consts:
+            values = [self.pos(a) for a in node.args]
+            found = derivative(call, tuple((self.metas[j][0], self.metas[j][1]) for j in values))
+            targets = [k for k, j in enumerate(values) if j in live and j not in self.consts]
+            names = Names([self._name(a) for a in node.args], f"v{i}", f"g{i}", self._number,
+                          None, lambda: f"t{next(temps)}", _CONSTS)
+            lines, exprs = lower(found, targets, names)  # `_fusable` checked both
+            body += [f"        {line}" for line in lines]
+            for k in targets:
+                if k not in exprs:
                     continue
-                expr = vjp_expr(call.prim.name, k, names, f"v{i}", f"g{i}", call.params,
-                                consts, scalar=True)
-                body.append(f"        g{j} = g{j} + {expr}" if j in has
-                            else f"        g{j} = {expr}")
+                j = values[k]
+                body.append(f"        g{j} = g{j} + {exprs[k]}" if j in has
+                            else f"        g{j} = {exprs[k]}")
                 has.add(j)
         flows = [a for a in wanted if self.pos(a) in has]
         ins = [f"i{k}" for k in range(len(self.inputs))] + [f"go{k}" for k in range(len(grads))]
@@ -243,7 +288,7 @@ class Group:
         return lines
 
 
-_TOKEN = re.compile(r"\b(v|g|_k)(\d+)(_\d+)?\b")
+_TOKEN = re.compile(r"\b(v|g|t|_k)(\d+)(_\d+)?\b")
 
 
 def canonical(src: str) -> str:

@@ -10,13 +10,14 @@ module backward hook therefore observe the leaf at that point. (PyTorch's ``torc
 returns every leaf gradient at the end of its one node, so those hooks run after the whole
 graph there; hookgrad keeps eager's order, contract §0.1.)
 
-So the generated backward (and the rule walk) call ``leaf(k, g)`` right after the step that
-completes input `k`'s gradient: it runs the input's accumulator then and there when the running
+So the generated backward (and the rule walk) call ``leaf(k, g)`` where the engine's schedule
+puts input `k`'s accumulator (`schedule.backward_order`), right after the step that completes
+its gradient: it runs the input's accumulator then and there when the running
 pass would run it next (`hookgrad.autograd._schedule.run_ready_now`: a leaf whose accumulator
 waits for no other edge) and returns None, the gradient then being delivered; otherwise it
 returns `g` and the engine routes it as usual. Leaves completed by one step are handed over in
-the order eager's engine would run their accumulators (`ready_order`; ``F.linear``: the bias,
-then the input, then the weight, whose gradient passes one more node, ``TBackward0``).
+the order eager's engine would run their accumulators (the schedule's heap; ``F.linear``: the
+bias, then the input, then the weight, whose gradient passes one more node, ``TBackward0``).
 """
 
 from __future__ import annotations
@@ -26,54 +27,11 @@ from typing import Any
 import numpy as np
 
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._schedule import ready_order, run_ready_now
-from hookgrad.compile.codegen.hooks import is_hook_op
-from hookgrad.compile.core.graph import Node
-from hookgrad.compile.trace.recorder import getitem
-from hookgrad.nn import functional as _F
+from hookgrad.autograd._schedule import run_ready_now
 
-__all__ = ["leaf_points", "leaf_runner", "keep"]
+__all__ = ["leaf_runner", "keep"]
 
-_LINEAR = _F.linear
 _make = Tensor._make
-
-
-def leaf_points(steps: list, index: dict, bases: list, inputs: list) -> dict:
-    """``{step position: [input k, ...]}``: after which step of the reverse walk each input's
-    gradient is complete (``-1``: before the first step, for an input no step reads), the
-    inputs of one step in eager's accumulator order (see the NOTE)."""
-    where = {p: k for k, p in enumerate(inputs)}
-    last: dict[int, int] = {}  # input k -> the lowest step reading it (the last walked)
-    order: dict[int, list[int]] = {}  # step -> inputs it reads, in edge order
-    late: dict[int, int] = {}  # linear step -> its weight's input (one node further)
-    for i, node in steps:
-        if is_hook_op(node) or node.target is getitem:
-            continue
-        args = [a for a in node.args if isinstance(a, Node)]
-        if node.target is _LINEAR:  # addmm's edges: bias, input, then the weight's ``t``
-            args = args[2:] + args[:1] + args[1:2]
-            k = where.get(bases[index[id(node.args[1])]])
-            if k is not None:
-                late[i] = k
-        for a in args:
-            k = where.get(bases[index[id(a)]])
-            if k is None:
-                continue
-            if k not in last or i < last[k]:
-                last[k] = i
-            reads = order.setdefault(i, [])
-            if k not in reads:
-                reads.append(k)
-    points: dict[int, list[int]] = {}
-    for i, reads in order.items():
-        now = [k for k in reads if last[k] == i and late.get(i) != k]
-        after = [k for k in reads if last[k] == i and late.get(i) == k]
-        if now or after:
-            points[i] = [now[j] for j in ready_order(len(now))] + after
-    untouched = [k for k in range(len(inputs)) if k not in last]
-    if untouched:
-        points[-1] = untouched
-    return points
 
 
 def keep(k: int, g: Any) -> Any:

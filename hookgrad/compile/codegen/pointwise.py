@@ -1,15 +1,21 @@
-"""The elementwise lowering table: forward and VJP expressions of the primitives the generated
-code computes inline (NOTE [Pointwise templates]).
+"""The lowering table: inline source of the primitives generated code computes, forward and
+backward alike (NOTE [Pointwise templates]).
 
 NOTE [Pointwise templates]
-Each entry maps a primitive to source templates over ``{a}``/``{b}`` (the inputs, in order),
-``{r}`` (the result) and ``{g}`` (the gradient of the result). Numeric constants are written
-``{c0}``/``{c1}``/``{c2}``: NumPy code formats them as Python ints (weak scalars under NEP 50,
-so a float32 operand stays float32); Numba kernels format them as scalars of the kernel's
-dtype, so the kernel computes in that dtype as eager does. The same text works on arrays
-(NumPy) and on scalars (a Numba kernel's loop body); where the two differ (a select) the entry
-gives a scalar form. The formulas are those of the primitives' own VJP rules, written out.
-A primitive's entry applies only to the calls `lowerable` accepts (params it handles).
+Each entry maps a primitive to the source of its *forward* computation over ``{a}``/``{b}``
+(the inputs, in order) and its params by name (``{exponent}``, ``{threshold}``...). Numeric
+constants are written ``{c0}``/``{c1}``/``{c2}``: NumPy code formats them as Python ints (weak
+scalars under NEP 50, so a float32 operand stays float32); Numba kernels format them, and the
+numeric params, as scalars of the kernel's dtype, so the kernel computes in that dtype as eager
+does. ``array`` is the form on NumPy arrays (None: NumPy code calls the primitive's impl,
+exactly as eager does), ``scalar`` the form in a Numba kernel's loop body (None: the primitive
+cannot be fused; ``SAME``: the array form works on scalars too). Each form computes what the
+primitive's impl computes. A primitive's entry applies only to the calls `lowerable` accepts.
+
+There are no derivative templates: a backward is the forward lowering of the primitives the op
+table's own VJP rules call (NOTE [Traced derivatives] in derivative.py), so the entries for the
+backward primitives those rules use (``tanh_backward``, ``threshold_backward``, ``sign``,
+``sum_to_size``...) are forward entries like any other.
 """
 
 from __future__ import annotations
@@ -17,76 +23,90 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Pointwise", "POINTWISE", "lowerable", "forward_expr", "vjp_expr"]
+__all__ = ["Lowering", "POINTWISE", "SAME", "lowerable", "forward_expr"]
+
+SAME = "same"
 
 
 @dataclass(frozen=True)
-class Pointwise:
-    """Templates of one elementwise primitive (see the NOTE)."""
+class Lowering:
+    """Inline forms of one primitive (see the NOTE)."""
 
-    fwd: str
-    vjp: tuple[str, ...]  # one per input
-    scalar_vjp: tuple[str, ...] = ()  # Numba-kernel forms where they differ from `vjp`
-    uses_result: bool = False
+    array: str | None
+    scalar: str | None = SAME
     params: dict[str, Any] = field(default_factory=dict)  # params that must have these values
+    free: tuple[str, ...] = ()  # params written into the source (Python numbers)
 
 
-POINTWISE: dict[str, Pointwise] = {
-    "add": Pointwise("({a} + {b})", ("{g}", "{g}"), params={"alpha": 1}),
-    "sub": Pointwise("({a} - {b})", ("{g}", "(-{g})"), params={"alpha": 1}),
-    "mul": Pointwise("({a} * {b})", ("({g} * {b})", "({g} * {a})")),
-    "div": Pointwise("({a} / {b})", ("({g} / {b})", "(-{g} * ({a} / {b} / {b}))")),
-    "neg": Pointwise("(-{a})", ("(-{g})",)),
-    "tanh": Pointwise("np.tanh({a})", ("({g} * ({c1} - {r} * {r}))",), uses_result=True),
-    "exp": Pointwise("np.exp({a})", ("({g} * {r})",), uses_result=True),
-    "log": Pointwise("np.log({a})", ("({g} / {a})",)),
-    "sigmoid": Pointwise("({c1} / ({c1} + np.exp(-{a})))", ("({g} * ({c1} - {r}) * {r})",),
-                         uses_result=True),
-    "relu": Pointwise("np.maximum({a}, {c0})", ("np.where({r} > {c0}, {g}, {c0})",),
-                      scalar_vjp=("({g} if {r} > {c0} else {c0})",), uses_result=True),
-    "sqrt": Pointwise("np.sqrt({a})", ("({g} / ({c2} * {r}))",), uses_result=True),
-    "sin": Pointwise("np.sin({a})", ("({g} * np.cos({a}))",)),
-    "cos": Pointwise("np.cos({a})", ("({g} * -np.sin({a}))",)),
-    "abs": Pointwise("np.abs({a})", ("({g} * np.sign({a}))",)),
-    "pow": Pointwise("({a} ** {e})", ("({g} * ({e} * {a} ** ({e} - 1)))",)),
-    "reciprocal": Pointwise("({c1} / {a})", ("(-{g} * ({r} * {r}))",), uses_result=True),
+_ELEMENTWISE = {
+    "add": Lowering("({a} + {b})", params={"alpha": 1}),
+    "sub": Lowering("({a} - {b})", params={"alpha": 1}),
+    "mul": Lowering("({a} * {b})"),
+    "div": Lowering("({a} / {b})"),
+    "neg": Lowering("(-{a})"),
+    "tanh": Lowering("np.tanh({a})"),
+    "exp": Lowering("np.exp({a})"),
+    "log": Lowering("np.log({a})"),
+    "sigmoid": Lowering("({c1} / ({c1} + np.exp(-{a})))"),
+    "relu": Lowering("np.maximum({a}, {c0})"),
+    "sqrt": Lowering("np.sqrt({a})"),
+    "sin": Lowering("np.sin({a})"),
+    "cos": Lowering("np.cos({a})"),
+    "abs": Lowering("np.abs({a})"),
+    "pow": Lowering("({a} ** {exponent})", free=("exponent",)),
+    "reciprocal": Lowering("({c1} / {a})"),
+    # the primitives the rules above call (activation_backward.py, pointwise_math.py)
+    "tanh_backward": Lowering("({a} * ({c1} - {b} * {b}))"),
+    "sigmoid_backward": Lowering("({a} * ({c1} - {b}) * {b})"),
+    "threshold_backward": Lowering("np.where({b} <= {threshold}, {c0}, {a})",
+                                   "({c0} if {b} <= {threshold} else {a})",
+                                   free=("threshold",)),
+    # PyTorch's sign of nan is 0: the impl on arrays, the definition (0 < x) - (x < 0) on scalars
+    "sign": Lowering(None, "({c1} if {a} > {c0} else (-{c1} if {a} < {c0} else {c0}))"),
 }
+# shape primitives and matrix products the rules call: NumPy code only (a fused group has one
+# shape). A view is written as a reshape: a derivative is traced on contiguous stand-ins, where
+# ``reshape`` records ``view``; on a gradient of another layout eager's ``reshape`` copies
+# instead, and so does NumPy's (same values, no error).
+_SHAPES = {
+    "t": Lowering("{a}.T", None),
+    "mm": Lowering("np.dot({a}, {b})", None),  # eager's ``mm_arrays`` (its error state: BLAS
+                                               # raises no floating-point flags)
+    "view": Lowering("{a}.reshape({size})", None, free=("size",)),
+    # a read-only broadcast view (the generated code never writes into a gradient)
+    "expand": Lowering("_expand({a}, {size})", None, free=("size",)),
+    "_unsafe_view": Lowering("{a}.reshape({size})", None, free=("size",)),
+    "sum_to_size": Lowering("_unb({a}, {size})", None, free=("size",)),
+}
+POINTWISE: dict[str, Lowering] = {**_ELEMENTWISE, **_SHAPES}
 
 _NUMPY_CONSTS = {"c0": "0", "c1": "1", "c2": "2"}
+_NUMBERS = (int, float)
 
 
-def lowerable(prim: Any, params: dict) -> bool:
-    """True when `POINTWISE` covers this call of `prim` (its params have the handled values)."""
+def lowerable(prim: Any, params: dict, scalar: bool = False) -> bool:
+    """True when `POINTWISE` has an inline form of this call of `prim` (in a Numba kernel with
+    `scalar`): its params have the handled values."""
     entry = POINTWISE.get(prim.name)
-    if entry is None or len(entry.vjp) != len(prim.inputs):
+    if entry is None or (entry.scalar if scalar else entry.array) is None:
         return False
-    if prim.name == "pow":  # a Python number exponent; 0 has its own rule (a zero gradient)
-        e = params.get("exponent")
-        return type(e) in (int, float) and e != 0 and len(params) == 1
     for name, value in params.items():
-        if name not in entry.params or entry.params[name] != value:
+        if name in entry.free:
+            if type(value) not in (_NUMBERS if scalar else _NUMBERS + (tuple,)):
+                return False
+        elif name not in entry.params or entry.params[name] != value:
             return False
-    return True
+    return all(name in params for name in entry.free)
 
 
-def forward_expr(name: str, args: list[str], params: dict,
-                 consts: dict[str, str] | None = None) -> str:
-    """The forward expression of primitive `name` on the argument expressions `args`."""
-    return POINTWISE[name].fwd.format(**_fields(args, "", "", params, consts))
-
-
-def vjp_expr(name: str, k: int, args: list[str], result: str, grad: str, params: dict,
-             consts: dict[str, str] | None = None, scalar: bool = False) -> str:
-    """The gradient expression of input `k` of primitive `name`."""
+def forward_expr(name: str, args: list[str], params: dict, consts: dict[str, str] | None = None,
+                 number: Any = repr) -> str:
+    """The inline source of primitive `name` on the argument sources `args`: the array form,
+    or with `consts` (the kernel's constant names) the scalar form, its numeric params written
+    by `number`."""
     entry = POINTWISE[name]
-    table = entry.scalar_vjp if scalar and entry.scalar_vjp else entry.vjp
-    return table[k].format(**_fields(args, result, grad, params, consts))
-
-
-def _fields(args: list[str], result: str, grad: str, params: dict,
-            consts: dict[str, str] | None) -> dict:
-    out = dict(consts or _NUMPY_CONSTS)
-    out["e"] = repr(params.get("exponent"))
-    out.update(zip("ab", args))
-    out["r"], out["g"] = result, grad
-    return out
+    form = entry.array if consts is None or entry.scalar == SAME else entry.scalar
+    fields = dict(consts or _NUMPY_CONSTS)
+    fields.update({p: number(params[p]) for p in entry.free})
+    fields.update(zip("ab", args))
+    return form.format(**fields)

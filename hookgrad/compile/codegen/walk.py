@@ -1,4 +1,5 @@
-"""The reference backward of a joint program: each primitive's registered VJP rules, in reverse.
+"""The reference backward of a joint program: each primitive's registered VJP rules, in the
+engine's order (`schedule.backward_order`).
 
 It is what a generated backward is checked against on its first run (NOTE [Validated
 variants] in joint.py) and what runs when a variant fails that check. Hook operators are
@@ -12,18 +13,46 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._config import STATE, set_recorders
 from hookgrad._tensor import Tensor
+from hookgrad.autograd._api import grad as autograd_grad
 from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.compile.codegen.hooks import is_hook_op
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
+from hookgrad.compile.codegen.schedule import backward_order
 from hookgrad.compile.core.graph import Node
 from hookgrad.compile.trace.recorder import PrimCall, getitem
-from hookgrad.nn import functional as _F
 
-__all__ = ["walk"]
+__all__ = ["walk", "engine_vjp"]
 
 _make = Tensor._make
-_LINEAR = _F.linear
+
+
+def engine_vjp(target: Any, values: Any, grad: Any, wanted: list) -> list:
+    """The gradients (arrays, None where not `wanted`) of a node calling `target`, a function
+    of several primitives, at `values`: the function runs on leaves and the engine
+    differentiates it, so its primitives' registered rules compute them. The thread's
+    recorders and saved-tensor hooks are set aside: this is the compiled node's backward, not
+    user code."""
+    leaves = [_make(np.asarray(v)) for v in values]
+    for t, want in zip(leaves, wanted):
+        if want:
+            t.requires_grad_()
+    stack, hooks = STATE.stack, STATE.saved_hooks_stack
+    set_recorders(())
+    STATE.saved_hooks_stack = []
+    try:
+        with enable_grad():
+            out = target(*leaves)
+        wants = [t for t, want in zip(leaves, wanted) if want]
+        found = iter(autograd_grad(out, wants, _make(np.asarray(grad)), allow_unused=True)
+                     if wants else ())
+    finally:
+        STATE.saved_hooks_stack = hooks
+        set_recorders(stack)
+    out_grads = [next(found) if want else None for want in wanted]
+    return [None if r is None else r._data for r in out_grads]
 
 
 def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any, leaf: Any) -> dict:
@@ -39,22 +68,22 @@ def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any, leaf: Any) -
         if g is not None:
             i = bases[i]
             acc[i] = acc[i] + g if i in acc else g
-    _leaves(prog, acc, -1, leaf)
-    for i, node in reversed(prog.steps):
-        _step(prog, env, acc, live, i, node, fire)
-        _leaves(prog, acc, i, leaf)
+    for kind, i in backward_order(prog, tuple(g is not None for g in grads)):
+        if kind == "step":
+            _step(prog, env, acc, live, i, prog.nodes[i], fire)
+        else:
+            _leaf(prog, acc, i, leaf)
     return acc
 
 
-def _leaves(prog: Any, acc: dict, i: int, leaf: Any) -> None:
-    for k in prog.leaves.get(i, ()):
-        j = prog.inputs[k]
-        if j in acc:
-            g = leaf(k, acc[j])
-            if g is None:
-                del acc[j]
-            else:
-                acc[j] = g
+def _leaf(prog: Any, acc: dict, k: int, leaf: Any) -> None:
+    j = prog.inputs[k]
+    if j in acc:
+        g = leaf(k, acc[j])
+        if g is None:
+            del acc[j]
+        else:
+            acc[j] = g
 
 
 def _step(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire: Any) -> None:
@@ -90,17 +119,10 @@ def _setup(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire
 def _vjp(node: Node, env: tuple, i: int, args: list, vals: list, g: Any, live: set) -> list:
     """``(target position, gradient)`` pairs; `args` are the gradient targets, `vals` where
     the argument values are."""
-    if node.target is _LINEAR:
-        x, w = env[vals[0]], env[vals[1]]
-        out = []
-        if args[0] in live:
-            out.append((args[0], g @ w))
-        if args[1] in live:
-            out.append((args[1], g.T @ x))
-        if len(args) == 3 and args[2] in live:
-            out.append((args[2], g.sum(0)))
-        return out
-    call: PrimCall = node.target
+    call = node.target
+    if type(call) is not PrimCall:  # a function of several primitives (``F.linear``)
+        grads = engine_vjp(call, [env[a] for a in vals], g, [a in live for a in args])
+        return [(a, r) for a, r in zip(args, grads) if a in live]
     prim = call.prim
     plan = _PLANS.get(prim) or plan_of(prim)
     values = [_make(np.asarray(env[a])) for a in vals]
