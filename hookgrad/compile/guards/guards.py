@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._tensor import Tensor
+from hookgrad.compile.effects.attr_reads import has_attribute
 from hookgrad.compile.effects.blind_writes import OWN_DIR, written_blindly
 from hookgrad.compile.core.dynamic import DynamicPlan, dynamic_tensor_check
 from hookgrad.compile.trace.recorder import tensor_meta
@@ -113,6 +114,9 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
             if kind == "type":
                 gs.add(lambda ctx, s=src, c=value: type(s.get(ctx)) is c,
                        f"type({src}) is {value.__name__}")
+            elif kind == "absent":
+                gs.add(lambda ctx, s=src, n=value: not has_attribute(s.get(ctx), n),
+                       f"not hasattr({src}, {value!r})")
             else:
                 _equal(gs, src, value)
     _function_guards(gs, trace)
