@@ -20,6 +20,7 @@ from hookgrad.compile.core.counters import counters
 from hookgrad.compile.core.dynamic import FRAME_STATES, plan_for
 from hookgrad.compile.core.exc import FailOnRecompileLimitHit, RecompileError, Unsupported
 from hookgrad.compile.effects.finalize import Finalizer
+from hookgrad.compile.effects.outer_pack import watch_outer_pack_hooks
 from hookgrad.compile.guards.guards import GuardSet, build_guards
 from hookgrad.compile.effects.recipes import RunState
 from hookgrad.compile.core.sources import CallContext
@@ -155,7 +156,8 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
     plan = None if opt.run_original or broke else plan_for(opt.key, fn, ctx, opt.dynamic)
     trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original, plan=plan)
     try:
-        result = trace.run(args, kwargs)
+        with watch_outer_pack_hooks(trace):
+            result = trace.run(args, kwargs)
     except BaseException:
         if trace.sym is not None:  # what the call stored before raising: plain numbers
             desym(trace, None)
