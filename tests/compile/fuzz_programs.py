@@ -52,6 +52,36 @@ _HOOKS = (  # tensor hooks on intermediates: logging, replacing, value-reading
 )
 
 
+# hooks registered before the first call: (chance, one of these statements); `{k}` tags the
+# log entry, `{mm}` is the module of the global module hooks; handles kept in `H` are removed
+# between calls (and all of them when the program ends: global hooks must not leak)
+_SETUP_KEPT = (
+    (0.15, ["H['kw'] = m.register_forward_hook(lambda mod, a, kw, o: "
+            "log.append(('mkw{k}', len(a), sorted(kw))), with_kwargs=True)"]),
+    (0.1, ["H['pkw'] = m.register_forward_pre_hook(lambda mod, a, kw: "
+           "log.append(('mpkw{k}', len(a))), with_kwargs=True)"]),
+    (0.1, ["H['ac'] = m.register_forward_hook(lambda mod, a, o: log.append('mac{k}'), "
+           "always_call=True)"]),
+    (0.15, ["H['gf'] = {mm}.register_module_forward_hook(lambda mod, a, o: "
+            "log.append(('gf{k}', type(mod).__name__)))",
+            "H['gp'] = {mm}.register_module_forward_pre_hook(lambda mod, a: "
+            "log.append(('gp{k}', type(mod).__name__)))",
+            "H['gb'] = {mm}.register_module_full_backward_hook(lambda mod, gi, go: "
+            "log.append(('gb{k}', type(mod).__name__)))"]),
+    (0.15, ["H['lnb'] = ln.register_full_backward_hook(lambda mod, gi, go: "
+            "log.append(('lnb{k}', len(gi))))"]),
+    (0.1, ["H['wacc'] = m.weight.register_post_accumulate_grad_hook("
+           "lambda p: log.append(('wacc{k}', p.grad.shape[0])))"]),
+)
+_SETUP_PLAIN = (  # hooks whose handles are not kept
+    (0.5, ["m.register_forward_hook(lambda mod, a, o: log.append('mf{k}'))"]),
+    (0.3, ["m.register_forward_pre_hook(lambda mod, a: log.append('mp{k}'))"]),
+    (0.4, ["m.register_full_backward_hook(lambda mod, gi, go: log.append(('mb{k}', len(gi))))"]),
+    (0.3, ["m.register_full_backward_pre_hook(lambda mod, go: log.append('mbp{k}'))"]),
+    (0.2, ["m.weight.register_hook(lambda g: g * 2)"]),
+)
+
+
 class _Gen:
     def __init__(self, seed: int) -> None:
         self.r = random.Random(seed)
@@ -181,46 +211,18 @@ class _Gen:
                                "h = h.masked_fill(h < -0.5, 0.0)"]))
 
     # ------------------------------------------------------------ setup and between calls
+    def hooks(self, table: tuple) -> None:
+        for chance, templates in table:
+            if self.r.random() < chance:
+                line = templates[0] if len(templates) == 1 else self.r.choice(templates)
+                self.setup.append(line.format(k=self.tag(), mm="torch.nn.modules.module"))
+
     def world(self) -> None:
         r, s = self.r, self.setup
-        if r.random() < 0.15:
-            s.append("H['kw'] = m.register_forward_hook(lambda mod, a, kw, o: "
-                     f"log.append(('mkw{self.tag()}', len(a), sorted(kw))), with_kwargs=True)")
-        if r.random() < 0.1:
-            s.append("H['pkw'] = m.register_forward_pre_hook(lambda mod, a, kw: "
-                     f"log.append(('mpkw{self.tag()}', len(a))), with_kwargs=True)")
-        if r.random() < 0.1:
-            s.append("H['ac'] = m.register_forward_hook(lambda mod, a, o: "
-                     f"log.append('mac{self.tag()}'), always_call=True)")
-        if r.random() < 0.15:
-            mm = "torch.nn.modules.module"
-            s.append(r.choice([
-                f"H['gf'] = {mm}.register_module_forward_hook(lambda mod, a, o: "
-                f"log.append(('gf{self.tag()}', type(mod).__name__)))",
-                f"H['gp'] = {mm}.register_module_forward_pre_hook(lambda mod, a: "
-                f"log.append(('gp{self.tag()}', type(mod).__name__)))",
-                f"H['gb'] = {mm}.register_module_full_backward_hook(lambda mod, gi, go: "
-                f"log.append(('gb{self.tag()}', type(mod).__name__)))"]))
-        if r.random() < 0.15:
-            s.append(f"H['lnb'] = ln.register_full_backward_hook(lambda mod, gi, go: "
-                     f"log.append(('lnb{self.tag()}', len(gi))))")
-        if r.random() < 0.1:
-            s.append(f"H['wacc'] = m.weight.register_post_accumulate_grad_hook("
-                     f"lambda p: log.append(('wacc{self.tag()}', p.grad.shape[0])))")
+        self.hooks(_SETUP_KEPT)
         if r.random() < 0.3:
             self.between.append("for k in list(H)[:1]:\n    H.pop(k).remove()")
-        if r.random() < 0.5:
-            s.append(f"m.register_forward_hook(lambda mod, a, o: log.append('mf{self.tag()}'))")
-        if r.random() < 0.3:
-            s.append(f"m.register_forward_pre_hook(lambda mod, a: log.append('mp{self.tag()}'))")
-        if r.random() < 0.4:
-            s.append("m.register_full_backward_hook(lambda mod, gi, go: "
-                     f"log.append(('mb{self.tag()}', len(gi))))")
-        if r.random() < 0.3:
-            s.append("m.register_full_backward_pre_hook(lambda mod, go: "
-                     f"log.append('mbp{self.tag()}'))")
-        if r.random() < 0.2:
-            s.append("m.weight.register_hook(lambda g: g * 2)")
+        self.hooks(_SETUP_PLAIN)
         self.between.append(r.choice(["pass", "G['scale'] = G['scale'] + 0.5",
                                       "G['sizes'].append(1)", "G['shift'] = -G['shift']"]))
         if r.random() < 0.15:

@@ -38,28 +38,6 @@ class _WithVal:
         self.val = val
 
 
-def hook_on_intermediate_with_container(lib: Any, backend: str | None) -> list:
-    glb_list: list = []
-    glb_dict: dict = {}
-
-    def fn(x: Any) -> Any:
-        y = x * 2
-        glb_list.append(y)
-        glb_dict["tensor"] = y
-        a = glb_list[0] * 3
-        y.register_hook(lambda g: g + 1)
-        return (a + glb_dict["tensor"]).sum()
-    f = _compile(lib, fn, backend, fullgraph=True)
-    out = []
-    for i in range(3):
-        glb_list.clear()
-        glb_dict.clear()
-        x = lib.full((4,), float(i + 1), requires_grad=True)
-        f(x).backward()
-        out.append((_grad(x), len(glb_list), sorted(glb_dict)))
-    return out
-
-
 def hook_used_before_and_after(lib: Any, backend: str | None) -> list:
     def fn(x: Any) -> Any:
         y = x * 2
@@ -114,34 +92,6 @@ def hook_returns_none_and_handles(lib: Any, backend: str | None) -> list:
     return out
 
 
-def partial_hooks_with_state(lib: Any, backend: str | None) -> list:
-    class Py:
-        count = 0
-
-        def do(self, g: Any) -> Any:
-            r = g * g if self.count % 2 == 0 else g + g
-            self.count += 1
-            return r
-
-    def touch(g: Any, *, obj: Any) -> Any:
-        return obj.do(g)
-
-    class Mod(lib.nn.Module):
-        def forward(self, x: Any, obj: Any) -> Any:
-            y = x.mul(2)
-            y.register_hook(functools.partial(touch, obj=obj))
-            y.register_hook(functools.partial(touch, obj=obj))
-            return (y.mul(3),)
-    obj = Py()
-    f = _compile(lib, Mod(), backend)
-    out = []
-    for i in range(3):
-        x = (lib.ones(4) * (i + 1)).requires_grad_()
-        f(x, obj)[0].backward(lib.ones(4))
-        out.append((_grad(x), obj.count))
-    return out
-
-
 def hook_closure_over_object(lib: Any, backend: str | None) -> list:
     def fn(x: Any, obj: Any) -> Any:
         y = x.sin()
@@ -173,25 +123,6 @@ def hook_identity_changes_between_calls(lib: Any, backend: str | None) -> list:
         out.append(_grad(x))
         hooks["h"] = lambda g, i=i: g * (i + 2)
         hooks[i] = None
-    return out
-
-
-def post_acc_grad_hook_mutates_leaf(lib: Any, backend: str | None) -> list:
-    def hook(t: Any) -> None:
-        t.mul_(t.grad)
-        t.grad.mul_(5)
-
-    def reg_and_mul(x: Any, y: Any) -> Any:
-        x.register_post_accumulate_grad_hook(hook)
-        return x * y
-    f = _compile(lib, reg_and_mul, backend)
-    out = []
-    for i in range(2):
-        x = lib.tensor([0.5, 0.5, 0.5], requires_grad=True)
-        y = lib.tensor([1.0, 2.0, 3.0]) * (i + 1)
-        r = f(x, y)
-        r.backward(lib.tensor([2.0, 2.0, 2.0]))
-        out.append((plain(x.detach()), _grad(x), plain(r.detach())))
     return out
 
 
@@ -247,9 +178,8 @@ def global_module_hooks(lib: Any, backend: str | None) -> list:
     return out
 
 
-SCENARIOS = [hook_on_intermediate_with_container, hook_used_before_and_after, hook_with_cond,
-             hook_returns_none_and_handles, partial_hooks_with_state, hook_closure_over_object,
-             hook_identity_changes_between_calls, post_acc_grad_hook_mutates_leaf,
+SCENARIOS = [hook_used_before_and_after, hook_with_cond, hook_returns_none_and_handles,
+             hook_closure_over_object, hook_identity_changes_between_calls,
              module_hooks_kwargs_always_call, global_module_hooks]
 
 
