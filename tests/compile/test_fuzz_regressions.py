@@ -158,3 +158,34 @@ class TestOuterSavedTensorHooks:
         want = run(hookgrad, False)
         assert run(torch, False) == want
         assert run(hookgrad, True) == want
+
+
+class TestArgumentStateIsGuarded:
+    """Values reached through the arguments are guarded as they were before the trace: a
+    mutable default the region appends to, Python attributes set on a tensor argument."""
+
+    def test_mutable_default_argument(self, torch: Any) -> None:
+        def make(lib: Any) -> tuple:
+            def fn(x: Any, acc: list = []) -> Any:  # noqa: B006 - the scenario
+                acc.append(1)
+                return x * len(acc)
+            return fn, None, _backward
+        _check(make, torch, shapes=(3, 3, 3, 3))
+
+    def test_python_attribute_of_a_tensor_argument(self, torch: Any) -> None:
+        def run(lib: Any, backend: str | None) -> list:
+            lib._dynamo.reset()
+
+            def fn(x: Any) -> Any:
+                return x * getattr(x, "tag", 1)
+            f = fn if backend is None else lib.compile(fn, backend=backend)
+            out = []
+            for tag in (None, 4, 4, 5, None):
+                x = lib.ones(2)
+                if tag is not None:
+                    x.tag = tag
+                out.append(f(x).tolist())
+            return out
+        want = run(torch, None)
+        for backend in (None, "eager", "aot_eager", "inductor"):
+            assert run(hookgrad, backend) == want, backend
