@@ -100,16 +100,20 @@ def _bind(fn: Any, args: tuple, kwargs: dict) -> dict:
                                 else ())
     if not kwargs and plain and len(args) == len(plain):
         return dict(zip(plain, args))
-    sig = _SIGS.get(code)
-    if sig is None:
-        sig = _SIGS[code] = inspect.signature(fn)
+    # a signature holds the defaults of the function it was made from: functions that share a
+    # code object (made by one `def` run twice) each have their own (a mutable default list)
+    defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+    hit = _SIGS.get(code)
+    if hit is None or hit[0] is not defaults[0] or hit[1] is not defaults[1]:
+        hit = _SIGS[code] = (*defaults, inspect.signature(fn))
+    sig = hit[2]
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return dict(bound.arguments)
 
 
 _PLAIN: dict[Any, tuple] = {}
-_SIGS: dict[Any, inspect.Signature] = {}
+_SIGS: dict[Any, tuple] = {}  # code -> (__defaults__, __kwdefaults__, signature)
 
 
 def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
