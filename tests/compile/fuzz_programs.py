@@ -187,7 +187,8 @@ class _Gen:
         elif choice == 3:
             b.append(r.choice(["cnt += 1", "h = h * cnt", "box.append(float(h.sum() > 0.1))",
                                "m.calls = getattr(m, 'calls', 0) + 1", "h = h * getattr(m, 'calls', 1)",
-                               "C.items = C.__dict__.get('items', ()) + (h.shape[0],)"]))
+                               "C.items = C.__dict__.get('items', ()) + (h.shape[0],)",
+                               "h = h * getattr(x, 'tag', 1)", "acc.append(1)\nh = h * len(acc)"]))
         elif choice == 4:
             k = self.tag()
             b.append(r.choice([f"h.register_hook(lambda g: boom('hook{k}'))",
@@ -260,7 +261,7 @@ def build(torch, log, S, G, L, C, H):
 
 {setup}
 
-    def f(x, w):
+    def f(x, w, acc=[]):
         nonlocal cnt
         h = x * 1.0
 {body}
@@ -277,7 +278,8 @@ def build(torch, log, S, G, L, C, H):
             "wgrad": [flip and i == n - 1 for i in range(n)],
             "xgrad": [not (flip and g.r.random() < 0.3 and i == n - 2) for i in range(n)],
             "nograd_call": g.r.randrange(n) if g.r.random() < 0.1 else None,
-            "outer_sth": g.r.random() < 0.1}
+            "outer_sth": g.r.random() < 0.1,
+            "xtag": [g.r.random() < 0.3 and i for i in range(n)]}  # x.tag = i on those calls
 
 
 class _Counter:
@@ -330,6 +332,8 @@ def observe(torch: Any, prog: dict, backend: Any, ca: bool = False,
         for i, rows in enumerate(prog["rows"]):
             x = torch.tensor(_values(1000 + i, rows, 4), requires_grad=prog["xgrad"][i])
             w = torch.tensor(_values(2000 + i, 1, 4)[0], requires_grad=prog["wgrad"][i])
+            if prog["xtag"][i]:
+                x.tag = prog["xtag"][i]
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
