@@ -189,3 +189,19 @@ class TestArgumentStateIsGuarded:
         want = run(torch, None)
         for backend in (None, "eager", "aot_eager", "inductor"):
             assert run(hookgrad, backend) == want, backend
+
+    def test_parameter_grad_read_inside_the_region(self, torch: Any) -> None:
+        """``p.grad`` is None on the first call and a tensor after a backward: the trace's
+        read is guarded on its None-ness (a tensor grad is a graph input)."""
+        def make(lib: Any) -> tuple:
+            lin = lib.nn.Linear(3, 1)
+            with lib.no_grad():
+                lin.weight.copy_(lib.tensor([[0.5, -0.25, 1.0]]))
+                lin.bias.zero_()
+
+            def fn(x: Any) -> Any:
+                g = lin.weight.grad
+                out = lin(x).sum()
+                return out if g is None else out + g.sum() * 10
+            return fn, None, _backward
+        _check(make, torch, shapes=(3, 3, 3, 3))

@@ -62,12 +62,17 @@ class AttrReads:
         self.index = index
         self.read: dict[int, tuple[Any, set[str]]] = {}
         self._patched: list[tuple[type, Any]] = []  # (class, its own __getattribute__ or MISSING)
+        self.grads: dict[int, tuple[Tensor, bool]] = {}  # ``t.grad`` reads: (t, it was None)
 
     def note(self, obj: Any, name: str) -> None:
         hit = self.read.get(id(obj))
         if hit is None:
             hit = self.read[id(obj)] = (obj, set())
         hit[1].add(name)
+
+    def note_grad(self, t: Tensor, was_none: bool) -> None:
+        """The trace read ``t.grad`` (the first read's None-ness is what the code saw)."""
+        self.grads.setdefault(id(t), (t, was_none))
 
     def install(self) -> None:
         done: set[int] = set()
@@ -101,11 +106,16 @@ class AttrReads:
         self._patched.clear()
 
     def guards(self, snapshot: Any) -> list[tuple[Source, str, Any]]:
-        """``(source, kind, value)``: ``("type", cls)``, ``("attr", name, value)`` or
+        """``(source, kind, value)``: ``("type", cls)``, ``("attr", name, value)``,
         ``("absent", name)`` rows (a name the trace looked up that the object did not have:
-        ``getattr(obj, "n", 0)`` took its default, so the value read is the absence)."""
+        ``getattr(obj, "n", 0)`` took its default, so the value read is the absence) and
+        ``("grad_is_none", flag)`` rows (a tensor's ``.grad`` the trace read)."""
         old = {id(obj): d for obj, d in snapshot.objs}
         rows: list[tuple[Source, str, Any]] = []
+        for t, was_none in self.grads.values():
+            src = self.index.source_of(t)
+            if src is not None:
+                rows.append((src, "grad_is_none", was_none))
         for obj, names in self.read.values():
             src = self.index.source_of(obj)
             if src is None:

@@ -117,6 +117,9 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
             if kind == "type":
                 gs.add(lambda ctx, s=src, c=value: type(s.get(ctx)) is c,
                        f"type({src}) is {value.__name__}")
+            elif kind == "grad_is_none":  # (the stored field: the property may warn)
+                gs.add(lambda ctx, s=src, w=value: (s.get(ctx)._grad is None) is w,
+                       f"{src}.grad is {'' if value else 'not '}None")
             elif kind == "absent":
                 gs.add(lambda ctx, s=src, n=value: not has_attribute(s.get(ctx), n),
                        f"not hasattr({src}, {value!r})")
