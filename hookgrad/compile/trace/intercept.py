@@ -81,6 +81,19 @@ def _flipping(real: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _grad_reading(real: Callable[..., Any]) -> Callable[..., Any]:
+    """Reading ``t.grad`` reads state a later call may have changed (None, then a tensor after
+    a backward): noted, so the guards check whether it is None (a tensor is a graph input)."""
+    @functools.wraps(real)
+    def wrapper(self: Tensor) -> Any:
+        value = real(self)
+        tr = current_trace()
+        if tr is not None and tr.recording and tr.attr_reads is not None:
+            tr.attr_reads.note_grad(self, value is None)
+        return value
+    return wrapper
+
+
 def _detaching(real: Callable[..., Any]) -> Callable[..., Any]:
     """``detach()`` / ``.data`` make a tensor without `bind`: a graph value or an input
     detached becomes a graph node (never a constant holding the trace call's values)."""
@@ -232,6 +245,8 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
             table.append((top, name, _copying(getattr(top, name))))
     table.append((Tensor, "retain_grad", _retaining(Tensor.retain_grad)))
     table.append((Tensor, "requires_grad_", _flipping(Tensor.requires_grad_)))
+    gp = Tensor.__dict__["grad"]
+    table.append((Tensor, "grad", property(_grad_reading(gp.fget), gp.fset, gp.fdel)))
     rg = Tensor.__dict__["requires_grad"]
     table.append((Tensor, "requires_grad", property(rg.fget, _flipping(rg.fset))))
     for name in ("register_hook", "register_prehook"):
