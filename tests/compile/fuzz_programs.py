@@ -345,7 +345,10 @@ def observe(torch: Any, prog: dict, backend: Any, ca: bool = False,
                     with sth, mode:
                         res = run(x, w)
                     r = res[0] if isinstance(res, tuple) else res
-                    if prog["outer_hook"] and r.requires_grad:
+                    # (PyTorch 2.13 segfaults in backward when a hook is registered on a view
+                    # whose view was modified in place: `cat(..)[:n]`, then `r[:, 1:3].mul_(2)`)
+                    if prog["outer_hook"] and r.requires_grad and not (
+                            r._base is not None and r._version > 0):
                         r.register_hook(lambda g: log.append(("outer", g.shape[0])))
                     if gradfn and r.grad_fn is not None:
                         r.grad_fn.register_hook(lambda gi, go: log.append(("gf", len(gi), len(go))))
