@@ -50,7 +50,7 @@ def test_random_programs_match_eager(torch):
 
 # seeds whose programs (of the current generator) failed before the fixes; each also has a
 # minimised case in test_fuzz_regressions.py or test_leaf_order.py
-_FOUND = (98, 179, 204, 243, 378, 399, 443)
+_FOUND = (98, 179, 204, 243, 378, 399, 443, 3380)
 
 
 def test_programs_the_fuzzer_found(torch):

@@ -205,3 +205,27 @@ class TestArgumentStateIsGuarded:
                 return out if g is None else out + g.sum() * 10
             return fn, None, _backward
         _check(make, torch, shapes=(3, 3, 3, 3))
+
+
+def test_module_hook_registered_inside_the_region(torch: Any) -> None:
+    """A forward pre-hook the region registers on a module it then calls: each call fires one
+    more hook (seed 3380); the module's hook dict is guarded as it was before the trace."""
+    def run(lib: Any, backend: str | None) -> list:
+        lib._dynamo.reset()
+        log: list = []
+        ln = lib.nn.LayerNorm(4)
+        ln.register_full_backward_hook(lambda mod, gi, go: None)
+
+        def fn(x: Any) -> Any:
+            ln.register_forward_pre_hook(lambda mod, a: log.append("pre"))
+            return ln(x * 1.0)
+        f = fn if backend is None else lib.compile(fn, backend=backend)
+        out = []
+        for _ in range(4):
+            f(lib.ones(2, 4, requires_grad=True)).sum().backward()
+            out.append(len(log))
+            log.clear()
+        return out
+    want = run(torch, None)
+    for backend in (None, "eager", "aot_eager", "inductor"):
+        assert run(hookgrad, backend) == want, backend

@@ -362,7 +362,10 @@ def _partial_guards(gs: GuardSet, src: Source, trace: Any) -> None:
 
 
 def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
-    """One guard per module (its ``training`` flag and hook dicts) and one per global dict."""
+    """One guard per module (its ``training`` flag and hook dicts) and one per global dict.
+    A hook dict is guarded as it was before the trace: a hook the region registers (replayed
+    after the graph) makes the next call's dict differ from what the trace saw."""
+    old = _containers_before(trace)[0]
     for src, value in list(trace.index.by_id.values()):
         if not isinstance(value, Module):
             continue
@@ -372,7 +375,8 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
             registry = vars(value).get(name)
             if registry is None or (skip_empty and not registry):
                 continue
-            dicts.append((name, _hooks_unchanged(hook_signature(registry))))
+            dicts.append((name, _hooks_unchanged(hook_signature(old.get(id(registry),
+                                                                        registry)))))
         # an instance ``forward`` (set, replaced or deleted after the trace) changes what the
         # call runs: guarded by identity, like the class's forward by the code key
         forward = vars(value).get("forward")
