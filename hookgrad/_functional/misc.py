@@ -139,6 +139,12 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     x = input if dim is not None else reshape(input, -1)
     d = 0 if dim is None else dim
     n = x.shape[d]
+    if dim is not None and d < 0:
+        d += x.dim()
+    if isinstance(repeats, int):  # as PyTorch: unsqueeze, expand, clone, view (no index saved)
+        wide = list(x.shape[: d + 1]) + [repeats] + list(x.shape[d + 1:])
+        out_shape = list(x.shape[:d]) + [n * repeats] + list(x.shape[d + 1:])
+        return x.unsqueeze(d + 1).expand(*wide).clone().view(*out_shape)
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
     if np.ndim(reps) and np.size(reps) != n and np.size(reps) != 1:
         raise RuntimeError("repeats must have the same size as input along dim")

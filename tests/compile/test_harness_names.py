@@ -92,3 +92,31 @@ def test_cond_eager_and_compiled(torch, sign):
         return plain(eager), plain(compiled)
     ref, got = both(torch, scenario)
     assert got == ref
+
+
+def test_higher_order_ops_cond_is_torch_cond_and_while_loop_runs(torch):
+    def scenario(lib: Any) -> tuple:
+        import importlib  # noqa: PLC0415 - the submodule of the library under test
+        hop = importlib.import_module(lib.__name__ + "._higher_order_ops")
+        loop = hop.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2),
+                              (lib.tensor(0), lib.ones(2)))
+        never = hop.while_loop(lambda i: i < 0, lambda i: (i + 1,), [lib.tensor(5.0)])
+        single = hop.while_loop(lambda i: i < 2, lambda i: i + 1, (lib.tensor(0.0),))
+        return (hop.cond is lib.cond, [plain(t) for t in loop], type(never).__name__,
+                plain(never[0]), plain(single))
+    ref, got = both(torch, scenario)
+    assert got == ref
+
+
+def test_normalize_gm_and_same(torch):
+    text = "def forward(self, x):\n    # File: a.py:3\n    y = x + 1   \n\n\n\n    return (y,)\n"
+
+    def scenario(lib: Any) -> tuple:
+        t = dynamo(lib).testing
+        a = lib.arange(4.0)
+        return (t.normalize_gm(text),
+                t.same([a, {"k": 1.0}], [a + 1e-6, {"k": 1.00001}]),
+                t.same(a, a.double()), t.same(a, a + 1), t.same((a,), (a, a)),
+                t.same(lib.tensor([float("nan")]), lib.tensor([float("nan")]), equal_nan=True))
+    ref, got = both(torch, scenario)
+    assert got == ref

@@ -21,6 +21,7 @@ from hookgrad.compile.core.dynamic import FRAME_STATES, plan_for
 from hookgrad.compile.core.graph import op_count
 from hookgrad.compile.core.exc import FailOnRecompileLimitHit, RecompileError, Unsupported
 from hookgrad.compile.effects.finalize import Finalizer
+from hookgrad.compile.effects.outer_pack import watch_outer_pack_hooks
 from hookgrad.compile.guards.guards import GuardSet, build_guards
 from hookgrad.compile.effects.recipes import RunState
 from hookgrad.compile.core.sources import CallContext
@@ -100,16 +101,20 @@ def _bind(fn: Any, args: tuple, kwargs: dict) -> dict:
                                 else ())
     if not kwargs and plain and len(args) == len(plain):
         return dict(zip(plain, args))
-    sig = _SIGS.get(code)
-    if sig is None:
-        sig = _SIGS[code] = inspect.signature(fn)
+    # a signature holds the defaults of the function it was made from: functions that share a
+    # code object (made by one `def` run twice) each have their own (a mutable default list)
+    defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+    hit = _SIGS.get(code)
+    if hit is None or hit[0] is not defaults[0] or hit[1] is not defaults[1]:
+        hit = _SIGS[code] = (*defaults, inspect.signature(fn))
+    sig = hit[2]
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return dict(bound.arguments)
 
 
 _PLAIN: dict[Any, tuple] = {}
-_SIGS: dict[Any, inspect.Signature] = {}
+_SIGS: dict[Any, tuple] = {}  # code -> (__defaults__, __kwdefaults__, signature)
 
 
 def compiled_call(opt: Any, key: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
@@ -156,7 +161,8 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
     plan = None if opt.run_original or broke else plan_for(opt.key, fn, ctx, opt.dynamic)
     trace = ActiveTrace(fn, ctx, ca=CA_STATE.enabled(), lenient=opt.run_original, plan=plan)
     try:
-        result = trace.run(args, kwargs)
+        with watch_outer_pack_hooks(trace):
+            result = trace.run(args, kwargs)
     except BaseException:
         if trace.sym is not None:  # what the call stored before raising: plain numbers
             desym(trace, None)

@@ -28,7 +28,7 @@ from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules.module import Module
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 
-__all__ = ["AttrReads"]
+__all__ = ["AttrReads", "has_attribute"]
 
 _SKIP_TYPES = (Tensor, type, types.ModuleType, types.FunctionType, types.MethodType,
                types.BuiltinFunctionType, HookRegistry, RemovableHandle, dict, list, tuple)
@@ -39,12 +39,11 @@ _MAX_FALLBACK_ATTRS = 32
 
 def _noting(base_get: Any) -> Any:
     def __getattribute__(self: Any, name: str) -> Any:
-        value = base_get(self, name)
-        if name[:2] != "__":
+        if name[:2] != "__":  # noted before the lookup: a read of a missing attribute counts
             tr = current_trace()
             if tr is not None and tr.recording and tr.attr_reads is not None:
                 tr.attr_reads.note(self, name)
-        return value
+        return base_get(self, name)
     __getattribute__._hookgrad_noting = True  # type: ignore[attr-defined]
     return __getattribute__
 
@@ -63,12 +62,17 @@ class AttrReads:
         self.index = index
         self.read: dict[int, tuple[Any, set[str]]] = {}
         self._patched: list[tuple[type, Any]] = []  # (class, its own __getattribute__ or MISSING)
+        self.grads: dict[int, tuple[Tensor, bool]] = {}  # ``t.grad`` reads: (t, it was None)
 
     def note(self, obj: Any, name: str) -> None:
         hit = self.read.get(id(obj))
         if hit is None:
             hit = self.read[id(obj)] = (obj, set())
         hit[1].add(name)
+
+    def note_grad(self, t: Tensor, was_none: bool) -> None:
+        """The trace read ``t.grad`` (the first read's None-ness is what the code saw)."""
+        self.grads.setdefault(id(t), (t, was_none))
 
     def install(self) -> None:
         done: set[int] = set()
@@ -102,9 +106,16 @@ class AttrReads:
         self._patched.clear()
 
     def guards(self, snapshot: Any) -> list[tuple[Source, str, Any]]:
-        """``(source, kind, value)``: ``("type", cls)`` or ``("attr", name, value)`` rows."""
+        """``(source, kind, value)``: ``("type", cls)``, ``("attr", name, value)``,
+        ``("absent", name)`` rows (a name the trace looked up that the object did not have:
+        ``getattr(obj, "n", 0)`` took its default, so the value read is the absence) and
+        ``("grad_is_none", flag)`` rows (a tensor's ``.grad`` the trace read)."""
         old = {id(obj): d for obj, d in snapshot.objs}
         rows: list[tuple[Source, str, Any]] = []
+        for t, was_none in self.grads.values():
+            src = self.index.source_of(t)
+            if src is not None:
+                rows.append((src, "grad_is_none", was_none))
         for obj, names in self.read.values():
             src = self.index.source_of(obj)
             if src is None:
@@ -113,17 +124,36 @@ class AttrReads:
             before = old.get(id(obj), {})
             if _ALL in names:
                 names = set(list(before)[:_MAX_FALLBACK_ATTRS])
-            consts = []
+            consts, absent = [], []
             for name in sorted(names):
                 if isinstance(obj, Module) and (name.startswith("_") or name == "training"):
                     continue  # the module call path's own fields: guarded elsewhere
                 value = before[name] if name in before else _class_value(cls, name)
                 if value is not _MISSING and is_constant(value):
                     consts.append((name, value))
-            if consts:
+                elif name not in before and name != _ALL and not _has(obj, cls, name):
+                    absent.append(name)
+            if consts or absent:
                 rows.append((src, "type", cls))
                 rows.extend((src.child(("attr", n)), "attr", v) for n, v in consts)
+                rows.extend((src, "absent", n) for n in absent)
         return rows
+
+
+def has_attribute(obj: Any, name: str) -> bool:
+    """`name` resolves on `obj` without running code: its instance dictionary, its class
+    chain, or (a module) its parameters, buffers and submodules."""
+    return name in getattr(obj, "__dict__", ()) or _has(obj, type(obj), name)
+
+
+def _has(obj: Any, cls: type, name: str) -> bool:
+    """`name` resolves through the class chain or a module's own tables."""
+    if any(name in klass.__dict__ for klass in cls.__mro__):
+        return True
+    if isinstance(obj, Module):
+        d = obj.__dict__
+        return any(name in d.get(k, ()) for k in ("_parameters", "_buffers", "_modules"))
+    return False
 
 
 def _class_value(cls: type, name: str) -> Any:

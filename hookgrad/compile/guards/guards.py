@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._tensor import Tensor
+from hookgrad.compile.effects.attr_reads import has_attribute
 from hookgrad.compile.effects.blind_writes import OWN_DIR, written_blindly
 from hookgrad.compile.core.dynamic import DynamicPlan, dynamic_tensor_check
 from hookgrad.compile.trace.recorder import tensor_meta
@@ -104,8 +105,11 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
     for _node, src, meta in trace.rec.placeholders:
         if meta is not None:  # sizes and scalars (dynamic shapes) are guarded with their owner
             _any_tensor(gs, src, meta, plan)
+    # an argument container (a mutable default, a list passed in) is guarded on its state
+    # before the trace: the trace call itself may have changed it (``acc.append(1)``)
+    before = _containers_before(trace)
     for name, value in trace.ctx.args.items():
-        _arg_guards(gs, Source(("L", name)), value, 0, plan)
+        _arg_guards(gs, Source(("L", name)), value, 0, plan, before)
     for check, desc in trace.sym_guards:  # specialisations of symbolic sizes (spec §6.3)
         gs.add(check, desc)
     if trace.attr_reads is not None:  # constants read from objects (NOTE [Attribute reads])
@@ -113,6 +117,12 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
             if kind == "type":
                 gs.add(lambda ctx, s=src, c=value: type(s.get(ctx)) is c,
                        f"type({src}) is {value.__name__}")
+            elif kind == "grad_is_none":  # (the stored field: the property may warn)
+                gs.add(lambda ctx, s=src, w=value: (s.get(ctx)._grad is None) is w,
+                       f"{src}.grad is {'' if value else 'not '}None")
+            elif kind == "absent":
+                gs.add(lambda ctx, s=src, n=value: not has_attribute(s.get(ctx), n),
+                       f"not hasattr({src}, {value!r})")
             else:
                 _equal(gs, src, value)
     _function_guards(gs, trace)
@@ -125,17 +135,24 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
 _MAX_GUARDED_ITEMS = 64
 
 
-def _container_guards(gs: GuardSet, trace: Any) -> None:
-    """Lists, tuples and dicts held by globals and closure cells the traced code can read:
-    type, length (keys for dicts) and constant items, from before the trace. The tracer cannot
-    see which items the code read, so it guards them all (PyTorch guards these containers too:
-    a changed unused key recompiles there as well)."""
+def _containers_before(trace: Any) -> tuple[dict, set]:
+    """The lists and dicts the trace's world held, as they were before the trace (by id), and
+    the ids of those the region only wrote to blindly."""
     old = {id(c): before for c, before in (*trace.snapshot.lists, *trace.snapshot.dicts)}
     # (D) a container the region itself only writes to blindly (a log it appends to) is not
     # guarded: its changes are replayed, and PyTorch's guard on it recompiles on every call.
     # One the region also read is guarded like any other (NOTE [Blind writes])
     mutated = {id(ch.owner) for ch in trace.snapshot.diff()
                if ch.kind in ("list", "dict") and written_blindly(trace, ch.owner)}
+    return old, mutated
+
+
+def _container_guards(gs: GuardSet, trace: Any) -> None:
+    """Lists, tuples and dicts held by globals and closure cells the traced code can read:
+    type, length (keys for dicts) and constant items, from before the trace. The tracer cannot
+    see which items the code read, so it guards them all (PyTorch guards these containers too:
+    a changed unused key recompiles there as well)."""
+    old, mutated = _containers_before(trace)
     held = [(s, v) for s, v in list(trace.index.by_id.values()) if _held_directly(s)]
     for src, value in [*held, *_read_attributes(trace)]:
         kind = type(value)
@@ -221,7 +238,8 @@ def _any_tensor(gs: GuardSet, src: Source, meta: tuple, plan: DynamicPlan) -> No
         _tensor(gs, src, meta)
 
 
-def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: DynamicPlan) -> None:
+def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: DynamicPlan,
+                before: tuple[dict, set] = ({}, set())) -> None:
     if plan and str(src) in plan.scalars:  # a dynamic int/float: only its type
         kind = type(value)
         gs.add(lambda ctx: type(src.get(ctx)) is kind, f"type({src}) is {kind.__name__}")
@@ -229,20 +247,50 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: Dynamic
         _equal(gs, src, value)
     elif isinstance(value, Tensor):
         _any_tensor(gs, src, tensor_meta(value), plan)
+        _tensor_attributes(gs, src, value)
     elif _other_value(gs, src, value):
         pass
     elif isinstance(value, (list, tuple, dict)) and depth < 2:
-        kind, n = type(value), len(value)
+        old, mutated = before
+        if id(value) in mutated:
+            return  # a log the region only appends to: replayed, not guarded (D)
+        kind = type(value)
+        value = old.get(id(value), value)
+        n = len(value)
         gs.add(lambda ctx: type(v := src.get(ctx)) is kind and len(v) == n,
                f"type({src}) is {kind.__name__} and len == {n}")
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for key, item in items:
             if is_constant(key):
-                _arg_guards(gs, src.child(("item", key)), item, depth + 1, plan)
+                _arg_guards(gs, src.child(("item", key)), item, depth + 1, plan, before)
     elif not isinstance(value, (Module, types.FunctionType, functools.partial,
                                 types.MethodType, types.ModuleType)):
         kind = type(value)  # a user object: TYPE_MATCH (its attributes: `attr_reads`)
         gs.add(lambda ctx: type(src.get(ctx)) is kind, f"type({src}) is {kind.__name__}")
+
+
+def _public_attributes(t: Tensor) -> dict:
+    return {k: v for k, v in t.__dict__.items() if k[:1] != "_"}
+
+
+def _tensor_attributes(gs: GuardSet, src: Source, t: Tensor) -> None:
+    """Python attributes a user set on a tensor argument (``x.tag = 4``) are values the code
+    may read (``getattr(x, "tag", 1)``): their names, and the constant ones' values, are
+    guarded (hookgrad's own fields start with ``_``). The common case, none, is one scan of
+    a small dictionary."""
+    public = _public_attributes(t)
+    if not public:
+        gs.add(lambda ctx: all(k[:1] == "_" for k in src.get(ctx).__dict__),
+               f"{src} has no Python attributes")
+        return
+    names = set(public)
+    consts = {k: v for k, v in public.items() if is_constant(v)}
+
+    def check(ctx: CallContext) -> bool:
+        now = _public_attributes(src.get(ctx))
+        return now.keys() == names and all(
+            type(now[k]) is type(v) and now[k] == v for k, v in consts.items())
+    gs.add(check, f"{src} Python attributes {sorted(names)}")
 
 
 def _other_value(gs: GuardSet, src: Source, value: Any) -> bool:
@@ -314,7 +362,10 @@ def _partial_guards(gs: GuardSet, src: Source, trace: Any) -> None:
 
 
 def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
-    """One guard per module (its ``training`` flag and hook dicts) and one per global dict."""
+    """One guard per module (its ``training`` flag and hook dicts) and one per global dict.
+    A hook dict is guarded as it was before the trace: a hook the region registers (replayed
+    after the graph) makes the next call's dict differ from what the trace saw."""
+    old = _containers_before(trace)[0]
     for src, value in list(trace.index.by_id.values()):
         if not isinstance(value, Module):
             continue
@@ -324,7 +375,8 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
             registry = vars(value).get(name)
             if registry is None or (skip_empty and not registry):
                 continue
-            dicts.append((name, _hooks_unchanged(hook_signature(registry))))
+            dicts.append((name, _hooks_unchanged(hook_signature(old.get(id(registry),
+                                                                        registry)))))
         # an instance ``forward`` (set, replaced or deleted after the trace) changes what the
         # call runs: guarded by identity, like the class's forward by the code key
         forward = vars(value).get("forward")

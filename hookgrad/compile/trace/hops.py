@@ -25,12 +25,10 @@ def store_handle(slot: int, handle: Any) -> None:
 
 
 def register_hook(t: Tensor, body: Any, *free: Tensor, handle_slot: int = -1) -> Tensor:
-    """Register ``grad -> body(grad, *free)`` on `t`; return `t` (aliasing kept).
-
-    `body` is the hook's traced ``GraphModule``; its generated ``forward`` is what runs (a call
-    through ``Module.__call__`` would fire global module hooks that eager's hook never sees).
-    """
-    body = body.forward
+    """Register ``grad -> body(grad, *free)`` on `t`; return `t` (aliasing kept)."""
+    # a body graph runs as a function (its ``forward``): as a module call it would fire
+    # global module hooks, which an eager hook never does
+    body = getattr(body, "forward", body)
     if free:
         def hook(grad: Tensor) -> Any:
             return body(grad, *free)

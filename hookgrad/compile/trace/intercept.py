@@ -37,6 +37,7 @@ _BACKWARD = "`backward()`/`autograd.grad` inside a compiled region"
 # "every per-call action is replayed on every call": what cannot be replayed breaks the graph)
 _NODE_HOOK = "`grad_fn.{}` inside a compiled region (a per-call hook on an autograd node)"
 _RETAIN = "`retain_grad()` on a non-leaf tensor inside a compiled region"
+_FLIP = "`requires_grad_()` on a graph value or an input inside a compiled region"
 
 
 def _from_user(depth: int = 2) -> bool:
@@ -63,6 +64,33 @@ def _retaining(real: Callable[..., Any]) -> Callable[..., Any]:
                                                     and self._requires_grad):
             tr.graph_break(_RETAIN)  # (on a leaf that requires grad it is a no-op)
         return real(self)
+    return wrapper
+
+
+def _flipping(real: Callable[..., Any]) -> Callable[..., Any]:
+    """Setting ``requires_grad`` makes a graph value a new leaf without `bind`: a graph cannot
+    replay it on later calls, so it breaks the graph (soundness rule 3)."""
+    @functools.wraps(real)
+    def wrapper(self: Tensor, *args: Any) -> Any:
+        tr = current_trace()
+        if tr is not None and tr.recording:
+            rec = tr.active_recorder()
+            if not rec.suspended and _known(rec, self):
+                tr.graph_break(_FLIP)
+        return real(self, *args)
+    return wrapper
+
+
+def _grad_reading(real: Callable[..., Any]) -> Callable[..., Any]:
+    """Reading ``t.grad`` reads state a later call may have changed (None, then a tensor after
+    a backward): noted, so the guards check whether it is None (a tensor is a graph input)."""
+    @functools.wraps(real)
+    def wrapper(self: Tensor) -> Any:
+        value = real(self)
+        tr = current_trace()
+        if tr is not None and tr.recording and tr.attr_reads is not None:
+            tr.attr_reads.note_grad(self, value is None)
+        return value
     return wrapper
 
 
@@ -216,6 +244,11 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
         if callable(getattr(top, name, None)):
             table.append((top, name, _copying(getattr(top, name))))
     table.append((Tensor, "retain_grad", _retaining(Tensor.retain_grad)))
+    table.append((Tensor, "requires_grad_", _flipping(Tensor.requires_grad_)))
+    gp = Tensor.__dict__["grad"]
+    table.append((Tensor, "grad", property(_grad_reading(gp.fget), gp.fset, gp.fdel)))
+    rg = Tensor.__dict__["requires_grad"]
+    table.append((Tensor, "requires_grad", property(rg.fget, _flipping(rg.fset))))
     for name in ("register_hook", "register_prehook"):
         table.append((Node, name, _node_hook(name, Node.__dict__[name])))
     table.append((_F, "linear", _composite(_F.linear)))

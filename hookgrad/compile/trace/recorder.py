@@ -89,6 +89,7 @@ class TraceRecorder:
         # saved-tensor hooks entered inside the region would pack/unpack on the trace call
         # only (a per-call action the graph cannot replay): a graph break (NOTE in `record`)
         self.hooks_depth = len(STATE.saved_hooks_stack)
+        self.grad_mode = STATE.grad_enabled  # nodes replay in the caller's grad mode
 
     # -------------------------------------------------------------- values
     def bind_outputs(self, node: Node, outs: tuple) -> None:
@@ -167,14 +168,26 @@ class TraceRecorder:
                 return True
         return False
 
+    def _context_changed(self) -> bool:
+        """An op under a context entered inside the region (saved-tensor hooks, another grad
+        mode) cannot be replayed by a graph that runs in the caller's context: graph break."""
+        if self.lenient:
+            return False
+        if len(STATE.saved_hooks_stack) != self.hooks_depth:
+            why = "an op ran under saved_tensors_hooks entered inside the compiled region"
+        elif STATE.grad_enabled != self.grad_mode:
+            why = "an op ran under a grad mode set inside the compiled region"
+        else:
+            return False
+        self._untracked(UntrackedTensor(why))
+        return True
+
     # -------------------------------------------------------------- recorder protocol
     def record(self, prim: Any, inputs: tuple, params: dict, outputs: tuple,
                cast: Any = None) -> None:
         if self.suspended:
             return
-        if len(STATE.saved_hooks_stack) != self.hooks_depth and not self.lenient:
-            self._untracked(UntrackedTensor("an op ran under saved_tensors_hooks entered inside "
-                                            "the compiled region"))
+        if self._context_changed():
             return
         try:
             args = tuple(self.node_of(t) for t in inputs)
@@ -193,9 +206,7 @@ class TraceRecorder:
                        target: Tensor, cast: Any = None) -> None:
         if self.suspended:
             return
-        if len(STATE.saved_hooks_stack) != self.hooks_depth and not self.lenient:
-            self._untracked(UntrackedTensor("an op ran under saved_tensors_hooks entered inside "
-                                            "the compiled region"))
+        if self._context_changed():
             return
         try:
             args = (self.node_of(target),) + tuple(self.node_of(t) for t in inputs)

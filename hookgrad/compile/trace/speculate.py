@@ -64,6 +64,7 @@ def speculate_hook(trace: Any, t: Tensor, hook: Any) -> tuple[GraphModule, list[
     graph = Graph()
     sub = TraceRecorder(graph, None)
     sub.outer = trace.rec
+    sub.grad_mode = False  # the body runs (and replays) in backward, under no_grad
     grad = Tensor._make(np.ones(t._data.shape, dtype=t._data.dtype))
     sub.bind_value(grad, placeholder(graph, "grad"))
     trace.sub.append(sub)
