@@ -18,6 +18,8 @@ import numpy as np
 
 from hookgrad.distributed import collectives as dist
 from hookgrad.distributed.process_group import group
+from hookgrad._dtypes import to_dtype
+from hookgrad._functional.random import Generator, randn
 from hookgrad._tensor import Tensor
 from hookgrad.distributed.algorithms.ddp_comm_hooks.default_hooks import _allreduce_fut
 from hookgrad.distributed.grad_bucket import GradBucket
@@ -155,6 +157,15 @@ def _views(memory: np.ndarray, batches: list, dim: int, rank: int) -> list[np.nd
     return views
 
 
+def _shared_normals(seed: int, shapes: list, np_dtype: Any) -> list[np.ndarray]:
+    """Standard normals of `shapes` as PyTorch draws them for the hook: ``manual_seed(seed)``
+    then one ``randn`` per shape, on a forked generator (the global stream is untouched). The
+    same seed on every rank gives every rank the same values, PyTorch's values."""
+    g = Generator().manual_seed(seed)
+    dtype = to_dtype(np.dtype(np_dtype))
+    return [randn(*shape, generator=g, dtype=dtype)._data for shape in shapes]
+
+
 def _first_projection(state: PowerSGDState, k: int, batches: list, fresh: bool
                       ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """P and Q views into the bucket's memories; Q random (same on every rank: shared seed and
@@ -163,9 +174,10 @@ def _first_projection(state: PowerSGDState, k: int, batches: list, fresh: bool
     ps = _views(state.p_memory_dict[k]._data, batches, 1, rank)
     qs = _views(state.q_memory_dict[k]._data, batches, 2, rank)
     if fresh:
-        noise = np.random.default_rng(state.rng.randint(1_000_000_000))
-        for q in qs:
-            q[...] = noise.standard_normal(q.shape)
+        draws = _shared_normals(state.rng.randint(1_000_000_000),
+                                [q.shape for q in qs], qs[0].dtype if qs else np.float32)
+        for q, values in zip(qs, draws, strict=True):
+            q[...] = values
     for q in qs:
         _orthogonalize(q, state.orthogonalization_epsilon)
     for (batch, _), q, p in zip(batches, qs, ps, strict=True):
@@ -266,8 +278,8 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket  # noqa: N802
     matrix = padded.reshape(side, side)
     if not state.warm_start or k not in state.p_memory_dict:
         state.p_memory_dict[k] = _as_tensor(np.empty((side, r), dtype=flat.dtype))
-        noise = np.random.default_rng(state.rng.randint(1_000_000_000))
-        state.q_memory_dict[k] = _as_tensor(noise.standard_normal((side, r)).astype(flat.dtype))
+        (values,) = _shared_normals(state.rng.randint(1_000_000_000), [(side, r)], flat.dtype)
+        state.q_memory_dict[k] = _as_tensor(values)
     p, q = state.p_memory_dict[k]._data, state.q_memory_dict[k]._data
     _orthogonalize(q[None], state.orthogonalization_epsilon)
     np.matmul(matrix, q, out=p)
