@@ -218,7 +218,12 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
         spacing = M.diff(x, dim=dim)
         return ((left + right) * spacing).sum(dim) / 2.0
     step = 1.0 if (x is None and dx is None) else (dx if x is None else x)
-    return (left + right).sum(dim) * (step / 2.0)
+    if n == 0:
+        return (left + right).sum(dim) * step
+    # PyTorch's constant-spacing form: (sum - (first + last) / 2) * dx (an inf at one end
+    # gives inf - inf = nan there, as in PyTorch)
+    ends = y.select(dim, 0) + y.select(dim, -1)  # type: ignore[attr-defined]
+    return (y.sum(dim) - ends * 0.5) * step
 
 
 def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:

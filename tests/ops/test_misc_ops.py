@@ -114,3 +114,16 @@ def test_runtime_switches_and_cuda_queries():
     hookgrad.backends.cudnn.deterministic = False
     assert hookgrad.backends.cudnn.is_available() is False
     assert hookgrad.backends.mps.is_available() is False
+
+
+def test_trapezoid_constant_spacing_is_pytorchs_formula(torch):
+    # (sum - (first + last) / 2) * dx: an infinite end gives nan, as PyTorch's does
+    for y in ([1.0, 2.0, float("inf")], [1.0, float("inf"), 2.0], [3.0], [0.5, -1.0, 2.0, 4.0]):
+        for kw in ({}, {"dx": 0.5}):
+            got, want = (lib.trapezoid(lib.tensor(y, requires_grad=True), **kw)
+                         for lib in (hookgrad, torch))
+            assert str(got.item()) == str(want.item())
+            yh = hookgrad.tensor(y, requires_grad=True)
+            yt = torch.tensor(y, requires_grad=True)
+            gh = hookgrad.autograd.grad(hookgrad.trapezoid(yh, **kw), yh)[0].tolist()
+            assert gh == torch.autograd.grad(torch.trapezoid(yt, **kw), yt)[0].tolist()
