@@ -110,7 +110,6 @@ class MTEngine:
 
     def __init__(self, seed: int) -> None:
         self.bits = np.random.MT19937(0)
-        self.numpy = np.random.Generator(self.bits)  # for samplers PyTorch has no kernel for
         self.reseed(seed)
 
     def reseed(self, seed: int) -> None:

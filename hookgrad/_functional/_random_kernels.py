@@ -7,13 +7,15 @@ places values of an in-place fill on a strided view). See NOTE [PyTorch's random
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from hookgrad._functional._mt_engine import MTEngine
 
-__all__ = ["uniform_below", "bernoulli_scalar", "bernoulli_tensor", "cauchy", "exponential", "geometric",
-           "in_memory_order", "integers", "log_normal", "multinomial", "normal", "randperm",
-           "uniform"]
+__all__ = ["bernoulli_scalar", "bernoulli_tensor", "binomial", "cauchy", "exponential",
+           "geometric", "in_memory_order", "integers", "log_normal", "multinomial", "normal",
+           "poisson", "randperm", "rrelu_slopes", "standard_gamma", "uniform", "uniform_below"]
 
 _F32, _F64, _LD = np.float32, np.float64, np.longdouble
 
@@ -50,6 +52,18 @@ def uniform(eng: MTEngine, shape: tuple, np_dtype: np.dtype, low: float, high: f
 def uniform_below(eng: MTEngine, n: int, low: float, high: float) -> np.ndarray:
     """``n`` draws of ``uniform_real_distribution<double>(low, high)`` (one fused multiply-add)."""
     return _fma(eng.uniform_f64(n), _F64(high) - _F64(low), low, _F64)
+
+
+def rrelu_slopes(eng: MTEngine, values: np.ndarray, lower: float, upper: float) -> np.ndarray:
+    """``rrelu``'s training slopes: one double uniform in [lower, upper) per non-positive
+    element, in order (positive elements draw nothing and keep slope 1), rounded to the
+    input's precision; the bounds are the kernel's float32 ``opmath`` values."""
+    flat = np.ascontiguousarray(values).ravel()
+    lo, hi = float(np.float32(lower)), float(np.float32(upper))
+    slopes = np.ones(flat.shape, dtype=values.dtype)
+    negative = ~(flat > 0)
+    slopes[negative] = uniform_below(eng, int(negative.sum()), lo, hi).astype(values.dtype)
+    return slopes.reshape(values.shape)
 
 
 def normal(eng: MTEngine, shape: tuple, np_dtype: np.dtype, mean: float, std: float,
@@ -189,12 +203,12 @@ def _gamma_one(eng: MTEngine, alpha: np.floating, work: type, f: type) -> float:
         if alpha == 0:
             return 0.0
         u = float(eng.uniform_f64(1)[0])
-        scale *= float(np.power(_LD(1 - u), _LD(work(f(1)) / alpha))) if work is _F64 else \
-            float(np.power(_LD(1 - u), _LD(f(1) / f(alpha))))
+        # 1 / alpha in the input's precision (PyTorch's ``1.0f / alpha`` on a scalar_t)
+        scale *= float(np.power(_LD(1 - u), _LD(work(1) / alpha)))
         alpha = work(alpha + work(1))
     third = f(1) / f(3)
     d = float(work(alpha - work(third)))
-    c = float(1.0 / np.sqrt(_LD(9.0 * d)).astype(_F64)) if d == d else float("nan")
+    c = float(1.0 / np.sqrt(_LD(9.0 * d)).astype(_F64))  # NaN propagates from a NaN alpha
     k = float(f(0.0331))
     while True:
         while True:
@@ -208,7 +222,7 @@ def _gamma_one(eng: MTEngine, alpha: np.floating, work: type, f: type) -> float:
         if u < 1.0 - k * xx * xx:
             return scale * d * v
         log_u = float(np.log(_LD(u)))
-        log_v = float(np.log(_LD(v))) if v > 0 else float("nan")
+        log_v = float(np.log(_LD(v)))  # v = y**3 > 0 (or NaN from a NaN alpha)
         if log_u < 0.5 * xx + d * (1.0 - v + log_v):
             return scale * d * v
 
@@ -222,8 +236,6 @@ def poisson(eng: MTEngine, rates: np.ndarray) -> np.ndarray:
 
 
 def _poisson_one(eng: MTEngine, lam: float) -> float:
-    import math  # noqa: PLC0415 - scalar math for the per-element loop
-
     def uniform() -> float:
         return float(eng.uniform_f64(1)[0])
 
@@ -292,8 +304,6 @@ def _binomial_one(eng: MTEngine, n: np.floating, p: np.floating, w: type) -> flo
 
 
 def _inversion(eng: MTEngine, n: np.floating, p: np.floating) -> np.floating:
-    import math  # noqa: PLC0415 - scalar math for the per-element loop
-
     logprob = float(type(p)(math.log1p(-float(p))))  # log1p in the count's precision
     geom_sum, num = 0.0, type(n)(0)
     while True:
@@ -304,8 +314,6 @@ def _inversion(eng: MTEngine, n: np.floating, p: np.floating) -> np.floating:
 
 
 def _btrs(eng: MTEngine, n: np.floating, p: np.floating, w: type) -> np.floating:
-    import math  # noqa: PLC0415 - scalar math for the per-element loop
-
     stddev = float(np.sqrt(w(n * p * (w(1) - p))))
     b = 1.15 + 2.53 * stddev
     a = -0.0873 + 0.0248 * b + 0.01 * float(p)

@@ -79,12 +79,6 @@ class Generator:
         self.device = dev
         self._engine = MTEngine(_DEFAULT_SEED)
 
-    @property
-    def _rng(self) -> np.random.Generator:
-        """NumPy's view of the same Mersenne Twister, for samplers without a PyTorch kernel."""
-        self._engine.fresh = False
-        return self._engine.numpy
-
     def manual_seed(self, seed: int) -> Generator:
         """Reseed; negative seeds wrap to ``seed + 2**64``. Mirrors: ``Generator.manual_seed``."""
         self._engine.reseed(_check_seed(seed, "manual_seed"))
@@ -214,17 +208,16 @@ def _vmap_aware(kind: str) -> Any:
     return deco
 
 
+def _generator(generator: Generator | None) -> Generator:
+    """The generator a draw uses (the default one for None), after vmap's randomness check."""
+    if VMAP_RANDOM_CHECK[0] is not None:
+        VMAP_RANDOM_CHECK[0]()
+    return default_generator if generator is None else generator
+
+
 def _gen(generator: Generator | None) -> MTEngine:
-    if VMAP_RANDOM_CHECK[0] is not None:
-        VMAP_RANDOM_CHECK[0]()
-    return (default_generator if generator is None else generator)._engine
-
-
-def _rng(generator: Generator | None) -> np.random.Generator:
-    """NumPy sampling over the generator's Mersenne Twister (no PyTorch kernel to follow)."""
-    if VMAP_RANDOM_CHECK[0] is not None:
-        VMAP_RANDOM_CHECK[0]()
-    return (default_generator if generator is None else generator)._rng
+    """The engine PyTorch's kernels draw from (`_random_kernels`)."""
+    return _generator(generator)._engine
 
 
 def _not_implemented(kernel: str, d: _dtype) -> NotImplementedError:

@@ -99,6 +99,14 @@ def expand_batch(x: Any, batched: bool, size: int) -> Any:
     return x.unsqueeze(0).expand((size,) + tuple(x.shape))
 
 
+def leading_batch(prim: Primitive, args: list, flags: list, params: dict, cast: Any,
+                  size: int, level: int) -> Any:
+    """Rule of kernels that take any leading batch dimensions (LAPACK-style linalg): every
+    input gets the vmap dimension in front (an unbatched one expanded) and the kernel runs."""
+    xs = tuple(expand_batch(a, f, size) for a, f in zip(args, flags))
+    return bind(prim, xs, params, cast)
+
+
 def out_of_range(idx: Any, n: int) -> Any:
     """1 where a per-sample index lies outside ``[0, n)``, else 0 (idx's dtype).
 

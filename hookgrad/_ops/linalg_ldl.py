@@ -214,16 +214,6 @@ LDL_SOLVE = defop(
 )
 
 
-def _leading_batch(prim: Any, args: list, flags: list, params: dict, cast: Any, size: int,
-                   level: int) -> Any:
-    """vmap: the kernels take any leading batch dimensions; the vmap one goes in front."""
-    from hookgrad._dispatch import bind
-    from hookgrad._ops._batching import expand_batch
-
-    xs = tuple(expand_batch(a, f, size) for a, f in zip(args, flags))
-    return bind(prim, xs, params, cast)
-
-
 def _factor_meta(A: Any, **_: Any) -> list:
     shape = tuple(A.shape)
     return [(shape, A.dtype, "F"), (shape[:-1], np.int32), (shape[:-2], np.int32)]
@@ -235,8 +225,9 @@ def _solve_meta(LD: Any, pivots: Any, B: Any, **_: Any) -> Any:
 
 
 from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops._batching import leading_batch  # noqa: E402
 
-_batches(["linalg_ldl_factor_ex", "linalg_ldl_solve"], _leading_batch)
+_batches(["linalg_ldl_factor_ex", "linalg_ldl_solve"], leading_batch)
 
 from hookgrad._ops import _meta_shapes  # noqa: E402
 

@@ -238,18 +238,10 @@ def _unpack_jvp(t: Tensor, shape: tuple) -> tuple:
     return t[..., :, :k].tril(-1), t[..., :k, :].triu(), None
 
 
-def _leading_batch(prim: Any, args: list, flags: list, params: dict, cast: Any, size: int,
-                   level: int) -> Any:
-    """vmap: these kernels take any leading batch dimensions; the vmap one goes in front."""
-    from hookgrad._ops._batching import expand_batch
-
-    xs = tuple(expand_batch(a, f, size) for a, f in zip(args, flags))
-    return bind(prim, xs, params, cast)
-
-
 from hookgrad._ops._batching import batches as _batches  # noqa: E402
+from hookgrad._ops._batching import leading_batch  # noqa: E402
 
-_batches(["linalg_lu_factor_ex", "linalg_lu", "lu_unpack"], _leading_batch)
+_batches(["linalg_lu_factor_ex", "linalg_lu", "lu_unpack"], leading_batch)
 
 from hookgrad._ops import _meta_shapes  # noqa: E402
 

@@ -96,9 +96,9 @@ defop(
 
 
 from hookgrad._ops._batching import batches as _batches  # noqa: E402
-from hookgrad._ops.lu import _leading_batch  # noqa: E402
+from hookgrad._ops._batching import leading_batch  # noqa: E402
 
-_batches(["linalg_lu_solve"], _leading_batch)
+_batches(["linalg_lu_solve"], leading_batch)
 
 from hookgrad._ops import _meta_shapes  # noqa: E402
 

@@ -12,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import _backend
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import int64
 from hookgrad._functional import creation as C
 from hookgrad._functional import pointwise as P
 from hookgrad._functional import random as R
+from hookgrad._functional._random_kernels import rrelu_slopes
 from hookgrad._functional.rearrange import pad as _pad
 from hookgrad._functional import shape as S
 from hookgrad._ops import layers as _LY
@@ -259,20 +261,10 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 
 def _rrelu_slopes(input: Tensor, lower: float, upper: float) -> Tensor:
-    """PyTorch's noise: one double uniform in [lower, upper) per non-positive element, drawn in
-    order (positive elements draw nothing), rounded to the input's precision."""
-    from hookgrad import _backend
-    from hookgrad._functional._random_kernels import uniform_below
-    from hookgrad._functional.random import _gen
-
+    """rrelu's training slopes drawn as PyTorch's kernel draws them (`_random_kernels`)."""
     values = _backend.to_numpy(input.detach()._data)
-    flat = np.ascontiguousarray(values).ravel()
-    lo, hi = float(np.float32(lower)), float(np.float32(upper))  # the kernel's opmath bounds
-    slopes = np.ones(flat.shape, dtype=values.dtype)
-    negative = ~(flat > 0)
-    slopes[negative] = uniform_below(_gen(None), int(negative.sum()), lo, hi).astype(
-        values.dtype)
-    return C.tensor(slopes.reshape(values.shape), dtype=input.dtype)
+    slopes = rrelu_slopes(R._gen(None), values, lower, upper)
+    return C.tensor(slopes, dtype=input.dtype)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
