@@ -133,6 +133,14 @@ CUSTOM = {"powersgd": _powersgd, "collectives_basics": _collectives,
           "coalesced_and_single_collectives": _coalesced, "split_and_shrink_groups": _split}
 
 
+def check_launched(name, launched):
+    """Every rank of a launched run finished scenario `name`, and the results are expected."""
+    per_rank = [r[name] for r in launched]
+    for rank, r in enumerate(per_rank):
+        assert r["ok"], f"rank {rank}: {r['error']}\n{r.get('trace', '')}"
+    check(name, [r["result"] for r in per_rank])
+
+
 def check(name, results):
     results = json.loads(json.dumps(results, default=str))
     if name in CUSTOM:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hookgrad.testing.distributed import mpiexec, run_mpi
-from tests.distributed.expectations import check
+from tests.distributed.expectations import check_launched
 from tests.distributed.scenarios import SCENARIOS
 
 RUNNER = str(Path(__file__).with_name("mpi_runner.py"))
@@ -54,10 +54,7 @@ def mpi_results(tmp_path_factory):
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_under_mpiexec(mpi_results, name):
-    per_rank = [r[name] for r in mpi_results]
-    for rank, r in enumerate(per_rank):
-        assert r["ok"], f"rank {rank}: {r['error']}\n{r.get('trace', '')}"
-    check(name, [r["result"] for r in per_rank])
+    check_launched(name, mpi_results)
 
 
 def _fault(tmp_path, kind, timeout=60):

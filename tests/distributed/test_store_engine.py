@@ -17,7 +17,7 @@ import pytest
 import hookgrad
 import hookgrad.distributed as dist
 from tests.conftest import load_torch
-from tests.distributed.expectations import check
+from tests.distributed.expectations import check, check_launched
 from tests.distributed.scenarios import SCENARIOS
 
 RUNNER = str(Path(__file__).with_name("mpi_runner.py"))
@@ -57,10 +57,7 @@ def tcp_results(tmp_path_factory):
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_on_the_store_engine(tcp_results, name):
-    per_rank = [r[name] for r in tcp_results]
-    for rank, r in enumerate(per_rank):
-        assert r["ok"], f"rank {rank}: {r['error']}\n{r.get('trace', '')}"
-    check(name, [r["result"] for r in per_rank])
+    check_launched(name, tcp_results)
 
 
 def test_file_rendezvous_runs_the_store_engine(tmp_path):
