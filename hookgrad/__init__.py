@@ -82,7 +82,8 @@ from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
 from hookgrad._functional.layer_ops import *  # noqa: F403
 from hookgrad._functional.matrix_ops import matrix_exp
-from hookgrad._functional.random_gamma import _standard_gamma, _standard_gamma_grad
+from hookgrad._functional.random_gamma import (  # noqa: E402
+    _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad)
 from hookgrad._functional._common import result_type
 from hookgrad import linalg, return_types  # noqa: E402  (torch.linalg, torch.return_types)
 

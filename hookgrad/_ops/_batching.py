@@ -285,7 +285,7 @@ _POINTWISE = (
     "softshrink_backward sigmoid_backward tanh_backward gelu_backward elu_backward "
     "softplus_backward hardswish_backward exp2 expm1 log log2 log10 log1p sqrt rsqrt "
     "reciprocal abs sign sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh "
-    "nan_to_num erf erfc lgamma digamma polygamma polygamma_ erfinv mvlgamma _standard_gamma _standard_gamma_grad igamma igammac relu leaky_relu threshold elu celu gelu silu mish softplus sigmoid "
+    "nan_to_num erf erfc lgamma digamma polygamma polygamma_ erfinv mvlgamma _standard_gamma _standard_gamma_grad _dirichlet_grad igamma igammac relu leaky_relu threshold elu celu gelu silu mish softplus sigmoid "
     "log_sigmoid logit hardtanh hardsigmoid hardswish hardshrink softshrink eq ne lt le gt ge "
     "logical_and logical_or logical_xor logical_not isnan isinf isfinite bitwise_and "
     "bitwise_or bitwise_xor bitwise_not isclose where masked_fill masked_fill_tensor clamp "

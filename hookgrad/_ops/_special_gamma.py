@@ -239,16 +239,3 @@ def _gammainc64(a: Any, x: Any) -> Any:
             h = h * d * c
         out[frac] = 1.0 - np.exp(log_front[frac]) * h
     return out
-
-
-def standard_gamma_grad(alpha: Any, x: Any) -> Any:
-    """``d x / d alpha`` of a ``Gamma(alpha, 1)`` sample `x` at fixed quantile (implicit
-    reparametrisation: ``-(dP/dalpha) / (dP/dx)``, ``dP/dalpha`` by central differences)."""
-    a, xs = np.broadcast_arrays(_as64(alpha), _as64(x))
-    h = 1e-5 * np.maximum(a, 1e-3)
-    dp_da = (_gammainc64(a + h, xs) - _gammainc64(a - h, xs)) / (2 * h)
-    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
-        log_pdf = (a - 1) * np.log(xs) - xs - lgamma(a)
-        out = -dp_da / np.exp(log_pdf)
-    out = np.where(xs > 0, out, 0.0)
-    return out.astype(np.result_type(alpha, x), copy=False)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._dtypes import Size
-from hookgrad._functional.random_gamma import _standard_gamma
+from hookgrad._functional.random_gamma import _dirichlet_grad, _sample_dirichlet
 from hookgrad._tensor import Tensor
+from hookgrad.autograd.function import Function, once_differentiable
 from hookgrad.distributions import _lower, constraints
 from hookgrad.distributions.distribution import Distribution
 from hookgrad.distributions.exp_family import ExponentialFamily
@@ -14,11 +15,34 @@ from hookgrad.distributions.exp_family import ExponentialFamily
 __all__ = ["Dirichlet"]
 
 
+def _dirichlet_backward(x: Tensor, concentration: Tensor, grad_output: Tensor) -> Tensor:
+    total = concentration.sum(-1, True).expand_as(concentration)
+    grad = _dirichlet_grad(x, concentration, total)
+    return grad * (grad_output - (x * grad_output).sum(-1, True))
+
+
+class _Dirichlet(Function):
+    """The reparametrised Dirichlet draw: ATen's sampler forward, ATen's approximate
+    ``d x / d alpha`` backward (node ``_DirichletBackward``, as PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx: Any, concentration: Tensor) -> Tensor:
+        x = _sample_dirichlet(concentration)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, grad_output: Tensor) -> Tensor:
+        x, concentration = ctx.saved_tensors
+        return _dirichlet_backward(x, concentration, grad_output)
+
+
 class Dirichlet(ExponentialFamily):
     """Distribution on the simplex with `concentration` (last dim: categories).
 
-    Mirrors: ``torch.distributions.Dirichlet`` (``rsample`` normalises reparametrised Gamma
-    draws, an estimator of the same gradient as PyTorch's ``_Dirichlet``).
+    Mirrors: ``torch.distributions.Dirichlet`` (``rsample`` draws and differentiates as
+    PyTorch's ``_Dirichlet`` function: same samples, same approximate gradient).
     """
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -43,13 +67,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        # as PyTorch's _sample_dirichlet: Gamma draws and their normalisation in double
-        conc = self.concentration.expand(shape)
-        draws = _standard_gamma(conc.double())  # type: ignore[attr-defined]
-        value = (draws / draws.sum(-1, True)).to(conc.dtype)  # type: ignore[attr-defined]
-        finfo = _lower.finfo(value.dtype)
-        value.detach().clamp_(min=finfo.tiny, max=1 - finfo.eps)  # outside the graph
-        return value
+        return _Dirichlet.apply(self.concentration.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         from hookgrad._surface.math_ops import xlogy

@@ -70,12 +70,22 @@ SPECS += [
     OpSpec("_standard_gamma", lambda lib, a: lib._standard_gamma(a) * 0 + a,
            unary(0.5, 3.0, empty=False), prims=("_standard_gamma",), gradgradcheck=False,
            forward_ad=False),
-    # PyTorch's gradient is an approximation (to about 1e-4); hookgrad's is exact
+    # PyTorch's gradients are approximations; hookgrad evaluates the same ones (ATen's branches)
     OpSpec("_standard_gamma_grad", lambda lib, a, x: lib._standard_gamma_grad(a, x),
            [Sample((Arg((3, 4), low=0.5, high=4.0, requires_grad=False),
-                    Arg((3, 4), low=0.2, high=5.0, requires_grad=False)), name="2d")],
+                    Arg((3, 4), low=0.2, high=5.0, requires_grad=False)), name="2d"),
+            Sample((Arg((5, 4), low=8.5, high=30.0, requires_grad=False),
+                    Arg((5, 4), low=5.0, high=40.0, requires_grad=False)), name="large_alpha")],
            prims=("_standard_gamma_grad",), gradcheck=False, gradgradcheck=False,
-           forward_ad=False, rtol=1e-3, atol=1e-6),
+           forward_ad=False),
+    OpSpec("_dirichlet_grad", lambda lib, x, a, t: lib._dirichlet_grad(x, a, a + t),
+           [Sample((Arg((3, 4), low=0.01, high=0.99, requires_grad=False),
+                    Arg((3, 4), low=0.1, high=4.0, requires_grad=False),
+                    Arg((3, 4), low=0.1, high=4.0, requires_grad=False)), name="small"),
+            Sample((Arg((4, 3), low=0.2, high=0.8, requires_grad=False),
+                    Arg((4, 3), low=6.5, high=30.0, requires_grad=False),
+                    Arg((4, 3), low=6.5, high=30.0, requires_grad=False)), name="large")],
+           prims=("_dirichlet_grad",), gradcheck=False, gradgradcheck=False, forward_ad=False),
 ]
 
 SPECS += [
