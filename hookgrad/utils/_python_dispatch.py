@@ -259,11 +259,35 @@ class _OpNamespace:
 
 
 class _Ops:
-    """``torch.ops``: namespaces ``aten`` and ``hookgrad`` of primitive op objects."""
+    """``torch.ops``: namespaces ``aten`` and ``hookgrad`` of primitive op objects, and any other
+    namespace on first access (empty until ``library.custom_op`` defines ops in it).
+
+    Mirrors: ``torch._ops._Ops``.
+    """
 
     def __init__(self) -> None:
         self.aten = _OpNamespace("aten")
         self.hookgrad = _OpNamespace("hookgrad")
+        self.loaded_libraries: set[str] = set()
+
+    def __getattr__(self, name: str) -> _OpNamespace:
+        if name.startswith("__"):
+            raise AttributeError(f"'_Ops' object has no attribute '{name}'")
+        space = _OpNamespace(name)
+        setattr(self, name, space)
+        return space
+
+    def load_library(self, path: str) -> None:
+        """Refuse a PyTorch C++ extension library with PyTorch's error for one it cannot load.
+
+        Such a library registers its operators with PyTorch's C++ dispatcher, which hookgrad
+        does not have; loading it would run foreign native code for nothing. Libraries such as
+        torchvision catch this ``OSError`` and go on without their native operators.
+
+        Mirrors: ``torch.ops.load_library``.
+        """
+        raise OSError(f"Could not load this library: {path} (hookgrad cannot load PyTorch C++ "
+                      "extension libraries)")
 
 
 ops = _Ops()

@@ -126,6 +126,22 @@ def test_unknown_op_raises_attribute_error():
         hookgrad.ops.aten.not_an_op  # noqa: B018
 
 
+def test_any_namespace_exists_and_extension_libraries_are_refused(torch, tmp_path):
+    """``torch.ops.<any name>`` is an (empty) namespace, as PyTorch's; ``load_library`` of a
+    library that cannot be loaded raises ``OSError``, which torchvision-style loaders catch."""
+    def scenario(L):
+        space = L.ops.some_extension
+        with pytest.raises(AttributeError) as missing:
+            space.some_op  # noqa: B018
+        with pytest.raises(OSError) as refused:
+            L.ops.load_library(str(tmp_path / "absent.so"))
+        return (L.ops.some_extension is space, type(missing.value).__name__,
+                type(refused.value).__name__, set(L.ops.loaded_libraries))
+
+    ref, got = _both(torch, scenario)
+    assert got == ref
+
+
 # ----------------------------------------------------------------------------- flop counter
 def _flops(L, build, *shapes, backward=True):
     fc_mod = importlib.import_module(f"{L.__name__}.utils.flop_counter")
