@@ -1,6 +1,8 @@
 """pyro-ppl and gpytorch, unmodified, on PyTorch and on hookgrad with only the import swapped:
-deterministic quantities (log densities, marginal likelihoods and their gradients) compared.
-Each test skips when its library is not importable (not a test dependency)."""
+deterministic quantities (log densities, marginal likelihoods and their gradients) compared,
+and Pyro's stochastic variational inference from one seed (the same draws and, through ATen's
+approximate reparametrised Beta gradients, the same ELBO steps). Each test skips when its
+library is not importable (not a test dependency)."""
 
 from __future__ import annotations
 
@@ -93,3 +95,32 @@ def test_gpytorch_exact_gp_marginal_likelihood_and_prediction():
         warnings.simplefilter("ignore")
         _close(run_with("hookgrad", ("gpytorch", "linear_operator"), _gpytorch),
                run_with("torch", ("gpytorch", "linear_operator"), _gpytorch), rtol=1e-4)
+
+
+def _pyro_svi(torch, pyro, *_):
+    dist = pyro.distributions
+    pyro.set_rng_seed(0)
+    pyro.clear_param_store()
+    data = torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+
+    def model(x):
+        fairness = pyro.sample("f", dist.Beta(10.0, 10.0))
+        with pyro.plate("d", len(x)):
+            pyro.sample("obs", dist.Bernoulli(fairness), obs=x)
+
+    def guide(x):
+        a = pyro.param("a", torch.tensor(15.0), constraint=dist.constraints.positive)
+        b = pyro.param("b", torch.tensor(15.0), constraint=dist.constraints.positive)
+        pyro.sample("f", dist.Beta(a, b))
+
+    svi = pyro.infer.SVI(model, guide, pyro.optim.Adam({"lr": 0.05}), loss=pyro.infer.Trace_ELBO())
+    losses = [svi.step(data) for _ in range(20)]
+    return [losses, pyro.param("a").item(), pyro.param("b").item()]
+
+
+def test_pyro_svi_with_a_reparametrised_beta_guide():
+    require_tool("pyro")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _close(run_with("hookgrad", ("pyro",), _pyro_svi), run_with("torch", ("pyro",), _pyro_svi),
+               rtol=1e-4)
