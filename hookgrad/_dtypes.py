@@ -152,8 +152,9 @@ def set_default_dtype(d: dtype) -> None:
     GLOBAL.default_dtype = d
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """Mirrors: ``torch.promote_types`` for the supported dtypes."""
+    a, b = type1, type2
     if a is b:
         return a
     if a.category != b.category:

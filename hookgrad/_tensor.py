@@ -399,11 +399,12 @@ class Tensor:
         """The data as a NumPy array, sharing memory on CPU.
 
         Raises:
-            RuntimeError: the tensor requires grad and `force` is False.
+            RuntimeError: the tensor requires grad, grad mode is on and `force` is False
+                (under ``no_grad`` PyTorch hands the data out).
 
         Mirrors: ``torch.Tensor.numpy`` (``force=True`` detaches and copies to the host).
         """
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and STATE.grad_enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."

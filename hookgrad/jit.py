@@ -142,3 +142,52 @@ def interface(obj: Any) -> Any:
     Mirrors: ``torch.jit.interface``.
     """
     return obj
+
+
+_overloaded_fns: dict[str, list[Callable[..., Any]]] = {}
+_overloaded_methods: dict[str, dict[str, list[Callable[..., Any]]]] = {}
+
+
+def _check_overload_body(func: Callable[..., Any]) -> None:
+    """An overload declaration's body must be ``pass`` or ``...`` (TorchScript's rule)."""
+    import ast
+    import inspect
+    import textwrap
+    import warnings
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        warnings.warn(f"Unable to retrieve source for @torch.jit._overload function: {func}.",
+                      stacklevel=3)
+        return
+    body = ast.parse(source).body[0].body  # type: ignore[attr-defined]
+    only = body[0] if len(body) == 1 else None
+    if not (isinstance(only, ast.Pass) or (isinstance(only, ast.Expr)
+                                           and isinstance(only.value, ast.Constant)
+                                           and only.value.value is Ellipsis)):
+        raise RuntimeError("Only `pass` statement or `...` can be the body of overload "
+                           "declaration:\n" + "\n".join(source.split("\n")[:3])
+                           + " <- Expecting `pass` or `...` here!")
+
+
+def _overload(func: F) -> F:
+    """Declare one typed signature of a function for TorchScript; eager code keeps `func`.
+
+    Mirrors: ``torch.jit._overload``.
+    """
+    _check_overload_body(func)  # type: ignore[arg-type]
+    name = f"{func.__module__}.{func.__qualname__}"  # type: ignore[attr-defined]
+    _overloaded_fns.setdefault(name, []).append(func)  # type: ignore[arg-type]
+    return func
+
+
+def _overload_method(func: F) -> F:
+    """Declare one typed signature of a method for TorchScript; eager code keeps `func`.
+
+    Mirrors: ``torch.jit._overload_method``.
+    """
+    _check_overload_body(func)  # type: ignore[arg-type]
+    owner, _, name = func.__qualname__.rpartition(".")  # type: ignore[attr-defined]
+    _overloaded_methods.setdefault(f"{func.__module__}.{owner}", {}).setdefault(
+        name, []).append(func)  # type: ignore[arg-type]
+    return func

@@ -153,3 +153,24 @@ def test_deepcopy_memo_returns_same_copy():
     a = hookgrad.ones(2)
     x, y = copy.deepcopy([a, a])
     assert x is y and x is not a
+
+
+def test_numpy_of_a_tensor_that_requires_grad_works_without_grad_mode(torch):
+    """PyTorch refuses ``numpy()`` (and ``np.asarray``) of a tensor that requires grad only
+    while grad mode is on; under ``no_grad``/``inference_mode`` it shares the data (BoTorch's
+    ``as_ndarray`` relies on it)."""
+    def scenario(lib):
+        v = lib.ones(2, dtype=lib.float64, requires_grad=True) * 2
+        out = []
+        for mode in (lib.no_grad, lib.enable_grad, lib.inference_mode):
+            with mode():
+                for read in (lambda: v.numpy(), lambda: np.asarray(v)):
+                    try:
+                        out.append(read().tolist())
+                    except RuntimeError:
+                        out.append("RuntimeError")
+        with lib.no_grad():
+            v.numpy()[0] = 7.0  # shares memory
+        return [*out, v.tolist()]
+
+    assert scenario(hookgrad) == scenario(torch)

@@ -14,6 +14,7 @@ from typing import Any
 from hookgrad._C import _autograd, _functions, _functorch
 from hookgrad._C._census import *  # noqa: F403  (issue 21: more of the names tools reach for)
 from hookgrad._C import _census
+from hookgrad._C._functorch import _are_functorch_transforms_active
 from hookgrad.autograd import _multithreading
 from hookgrad.utils import _python_dispatch
 from hookgrad.autograd.engine import current_graph_task_id as _current_graph_task_id
@@ -23,7 +24,8 @@ from hookgrad.autograd.grad_mode import is_grad_enabled, set_grad_enabled
 __all__ = [
     "_autograd", "_functions", "_functorch", "_current_graph_task_id", "_will_engine_execute_node",
     "_WeakTensorRef", "is_grad_enabled", "_set_grad_enabled", "_get_tracing_state",
-    "_is_multithreading_enabled", "_DisableTorchDispatch", *_census.__all__,
+    "_is_multithreading_enabled", "_DisableTorchDispatch", "_are_functorch_transforms_active",
+    *_census.__all__,
 ]
 
 

@@ -14,6 +14,7 @@ Mirrors: ``torch._C._functorch`` (the vmap-level subset).
 
 from __future__ import annotations
 
+from hookgrad._functorch._autodiff import in_transformed_call
 from hookgrad._functorch._batched import BatchedTensor, current_levels, wrap
 from hookgrad._functorch.vmap import close_level, open_level
 from hookgrad._tensor import Tensor
@@ -22,7 +23,7 @@ __all__ = ["is_batchedtensor", "is_functorch_wrapped_tensor", "is_gradtrackingte
            "is_functionaltensor", "is_legacy_batchedtensor", "maybe_get_level",
            "maybe_get_bdim", "current_level", "maybe_current_level", "get_unwrapped",
            "_unwrap_batched", "_add_batch_dim", "_remove_batch_dim", "_vmap_increment_nesting",
-           "_vmap_decrement_nesting", "unwrap_if_dead"]
+           "_vmap_decrement_nesting", "unwrap_if_dead", "_are_functorch_transforms_active"]
 
 
 def is_batchedtensor(tensor: Tensor) -> bool:
@@ -175,3 +176,12 @@ def _vmap_decrement_nesting() -> int:
     level = current_level()
     close_level(level)
     return level
+
+
+def _are_functorch_transforms_active() -> bool:
+    """Whether a ``torch.func`` transform is running on this thread (a vmap level is open, or
+    a function is being called under ``grad``/``vjp``/``jvp``/``jacrev``...).
+
+    Mirrors: ``torch._C._are_functorch_transforms_active``.
+    """
+    return bool(current_levels()) or in_transformed_call()

@@ -44,6 +44,20 @@ def _multi_view(prim: Any, src: Tensor, params: dict) -> tuple:
     return outs
 
 
+UNSET: Any = object()  # "keyword not given" (None can be a meaningful value)
+
+
+def one_spelling(args: tuple, keyword: Any, fn: str) -> tuple:
+    """Sizes or dims given as varargs or as PyTorch's one keyword (``x.reshape(shape=(2, 3))``,
+    ``x.permute(dims=(1, 0))``); both at once is PyTorch's TypeError."""
+    if keyword is UNSET:
+        return args
+    if args:
+        raise TypeError(f"{fn}() received an invalid combination of arguments: sizes given both "
+                        "positionally and by keyword")
+    return (keyword,)
+
+
 def _size_args(size: tuple, fn: str = "view") -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         return int_args(size[0], fn, "size")

@@ -26,6 +26,7 @@ from hookgrad._dtypes import (
     to_dtype,
 )
 from hookgrad._functional import _ranges
+from hookgrad._functional._views import UNSET, one_spelling
 from hookgrad._memory_format import as_format, check_rank, empty_for, format_name
 from hookgrad._functional._nested import (  # noqa: F401 - re-exported helpers
     _scalar_dtype,
@@ -660,10 +661,11 @@ def numel(input: Tensor) -> int:
 
 # ------------------------------------------------------------------ Tensor.new_*
 def _new(fn: Any, name: str) -> Any:
-    def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, layout: Any = None,
+    def method(self: Tensor, *sizes: Any, size: Any = UNSET, dtype: Any = None,
+               device: Any = None, requires_grad: bool = False, layout: Any = None,
                pin_memory: bool = False) -> Tensor:
-        return _batched_like(self, fn(*size, dtype=self.dtype if dtype is None else dtype,
+        sizes = one_spelling(sizes, size, name)
+        return _batched_like(self, fn(*sizes, dtype=self.dtype if dtype is None else dtype,
                                       device=_like_device(self, device),
                                       requires_grad=requires_grad))
 

@@ -594,30 +594,30 @@ def _copy_into(src: Any, arr: Any) -> Any:
     return out
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+def rand_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None,
               generator: Generator | None = None) -> Tensor:
     """`rand` with `input`'s shape, dtype and device. Mirrors: ``torch.rand_like``."""
     d = input.dtype if dtype is None else dtype
     return _laid_like(input, memory_format, rand(
         # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
-        tuple(input._data.shape), generator=generator, dtype=d, device=_like_device(input, device),
-        requires_grad=requires_grad))
+        tuple(input._data.shape), generator=generator, dtype=d, layout=layout,
+        device=_like_device(input, device), requires_grad=requires_grad))
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+def randn_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None,
                generator: Generator | None = None) -> Tensor:
     """`randn` with `input`'s shape, dtype and device. Mirrors: ``torch.randn_like``."""
     d = input.dtype if dtype is None else dtype
     return _laid_like(input, memory_format, randn(
         # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
-        tuple(input._data.shape), generator=generator, dtype=d, device=_like_device(input, device),
-        requires_grad=requires_grad))
+        tuple(input._data.shape), generator=generator, dtype=d, layout=layout,
+        device=_like_device(input, device), requires_grad=requires_grad))
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
-                 device: Any = None, requires_grad: bool = False, memory_format: Any = None,
+                 layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None,
                  generator: Generator | None = None) -> Tensor:
     """`randint` with `input`'s shape and dtype (``randint_like(x, high)`` or ``(x, low, high)``).
 
@@ -627,7 +627,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype:
         low, high = 0, low
     d = input.dtype if dtype is None else dtype
     return _laid_like(input, memory_format, randint(
-        low, high, tuple(input._data.shape), generator=generator, dtype=d,
+        low, high, tuple(input._data.shape), generator=generator, dtype=d, layout=layout,
         device=_like_device(input, device), requires_grad=requires_grad))
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._functional._slicing import slice_dim
+from hookgrad._functional._views import UNSET, one_spelling
 from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -22,10 +23,10 @@ def _ints(args: tuple) -> tuple:
     return tuple(int(a) for a in args)
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
+def flip(input: Tensor, *order: Any, dims: Any = UNSET) -> Tensor:
     """Mirrors: ``torch.flip``."""
     n = input._data.ndim
-    norm = tuple(normalize_dim(d, n) for d in _ints(dims))
+    norm = tuple(normalize_dim(d, n) for d in _ints(one_spelling(order, dims, "flip")))
     if len(set(norm)) != len(norm):
         raise RuntimeError(f"dim {norm[0]} appears multiple times in the list of dims")
     return bind(P["flip"], (input,), {"dims": norm})
@@ -61,9 +62,9 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return bind(P["roll"], (input,), {"shifts": sh, "dims": tuple(normalize_dim(d, n) for d in ds)})
 
 
-def repeat(self: Tensor, *repeats: Any) -> Tensor:
+def repeat(self: Tensor, *sizes: Any, repeats: Any = UNSET) -> Tensor:
     """Mirrors: ``torch.Tensor.repeat``."""
-    reps = _ints(repeats)
+    reps = _ints(one_spelling(sizes, repeats, "repeat"))
     if len(reps) < self._data.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of "

@@ -29,7 +29,8 @@ from hookgrad._functional._slicing import (  # noqa: F401 - re-exported
     tensor_split,
     unbind,
 )
-from hookgrad._functional._views import _dim, _infer, _multi_view, _size_args, _view  # noqa: F401
+from hookgrad._functional._views import (  # noqa: F401
+    UNSET, _dim, _infer, _multi_view, _size_args, _view, one_spelling)
 from hookgrad._functional.rearrange import *  # noqa: F403 - re-exported public ops
 from hookgrad._functional.rearrange import METHODS as _REARRANGE_METHODS
 from hookgrad._functional.rearrange import __all__ as _rearrange_all
@@ -97,12 +98,12 @@ def _viewable(arr: Any, shape: tuple) -> bool:
     return True
 
 
-def reshape(input: Tensor, *shape: Any) -> Tensor:
+def reshape(input: Tensor, *sizes: Any, shape: Any = UNSET) -> Tensor:
     """A view when the memory layout allows it, else a copy. Mirrors: ``torch.reshape``.
 
     The copy path is ``_unsafe_view(clone(input))``, as PyTorch's (``UnsafeViewBackward0``).
     """
-    size = _infer(_size_args(shape), input._data.size)
+    size = _infer(_size_args(one_spelling(sizes, shape, "reshape")), input._data.size)
     if _viewable(input._data, size):
         # PyTorch views a contiguous input, and aliases a non-contiguous one it can view
         data = input._data
@@ -145,9 +146,9 @@ def ravel(input: Tensor) -> Tensor:
     return view(contiguous(input), -1)
 
 
-def expand(self: Tensor, *sizes: Any) -> Tensor:
+def expand(self: Tensor, *sizes: Any, size: Any = UNSET) -> Tensor:
     """Mirrors: ``torch.Tensor.expand`` (-1 keeps a dim)."""
-    sizes = _size_args(sizes)
+    sizes = _size_args(one_spelling(sizes, size, "expand"))
     shape = self._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(
@@ -250,9 +251,9 @@ def t(input: Tensor) -> Tensor:
     return _view(P["t"], input, {})
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:
+def permute(input: Tensor, *order: Any, dims: Any = UNSET) -> Tensor:
     """Mirrors: ``torch.permute``."""
-    dims = _size_args(dims)
+    dims = _size_args(one_spelling(order, dims, "permute"))
     n = input._data.ndim
     if len(dims) != n:
         raise RuntimeError(
@@ -502,8 +503,10 @@ def _parse_device(dev: Any) -> Any:
     return out
 
 
-def cpu(self: Tensor) -> Tensor:
+def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     """Mirrors: ``torch.Tensor.cpu`` (the tensor itself when it is on the CPU)."""
+    if memory_format is not None and format_name(memory_format) != "preserve_format":
+        return to(self, "cpu", memory_format=memory_format)
     return self if self.device.type == "cpu" else to(self, "cpu")
 
 
@@ -548,12 +551,25 @@ def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
     return bind_inplace(P["fill_"], self, (self, value))
 
 
+def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """``torch.split`` as a method, with the method's argument name. Mirrors:
+    ``torch.Tensor.split``."""
+    return split(self, split_size, dim)
+
+
 def _dtype_method(d: str) -> Any:
-    def method(self: Tensor) -> Tensor:
+    def method(self: Tensor, memory_format: Any = None) -> Tensor:
+        if memory_format is not None:
+            return to(self, to_dtype(d), memory_format=memory_format)
         return to(self, to_dtype(d))
 
     method.__name__ = d
     return method
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose`` under NumPy's name and argument names. Mirrors: ``torch.swapaxes``."""
+    return transpose(input, axis0, axis1)
 
 
 METHODS = {
@@ -575,7 +591,7 @@ METHODS = {
     "unflatten": unflatten,
     "ravel": ravel,
     "transpose": transpose,
-    "swapaxes": transpose,
+    "swapaxes": swapaxes,
     "swapdims": transpose,
     "permute": permute,
     "t": t,
@@ -584,7 +600,7 @@ METHODS = {
     "narrow": narrow,
     "select": select,
     "unbind": unbind,
-    "split": split,
+    "split": _split_method,
     "chunk": chunk,
     "tensor_split": tensor_split,
     "diagonal": diagonal,
@@ -604,7 +620,6 @@ METHODS = {
     **_REARRANGE_METHODS,
 }
 
-swapaxes = transpose
 swapdims = transpose
 moveaxis = movedim
 concat = cat

@@ -82,6 +82,11 @@ def _inside() -> Iterator[None]:
         _local.depth -= 1
 
 
+def in_transformed_call() -> bool:
+    """Whether this thread is running a function under ``grad``/``vjp``/``jvp`` (any depth)."""
+    return getattr(_local, "depth", 0) > 0
+
+
 def _is_outer(leaves: list) -> bool:
     """No enclosing transform and no argument watched by one (vmap levels are looked through)."""
     if getattr(_local, "depth", 0):

@@ -31,11 +31,11 @@ __all__ = ["one_hot", "unfold", "fold", "channel_shuffle", "native_channel_shuff
            "gumbel_softmax"]
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dimension. Mirrors: ``torch.nn.functional.one_hot``."""
-    if tensor.dtype is not int64:
+    if input.dtype is not int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    data = tensor._data
+    data = input._data
     if num_classes == -1:
         if data.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")

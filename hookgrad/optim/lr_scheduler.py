@@ -194,6 +194,13 @@ class LRScheduler:
             )
 
 
+class _LRScheduler(LRScheduler):
+    """The base class's old name, still subclassed by schedulers written before 2.0.
+
+    Mirrors: ``torch.optim.lr_scheduler._LRScheduler``.
+    """
+
+
 class LambdaLR(LRScheduler):
     """lr = initial lr × ``lr_lambda(epoch)`` (one function, or one per group).
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from hookgrad._backend import namespace_of
@@ -63,20 +64,23 @@ _NO_TWIN = frozenset({
     "_matmul_squeeze_", "_rnn_transpose_", "clamp_tensor_max", "clamp_tensor_min",
     "topk_indices",
 })
-# ATen ops that hookgrad computes as composites of primitives (so no mode ever sees them), named
-# because tools build tables keyed by them at import time (``aten.matmul``, ``aten._convolution``).
-# Their packets exist for identity and lookups; calling one raises NotImplementedError.
-_COMPOSITES = frozenset({
-    "matmul", "linear", "conv1d", "conv2d", "conv3d", "_convolution", "convolution_backward",
-    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "einsum", "softmax",
-    "log_softmax", "dropout", "batch_norm", "layer_norm", "group_norm", "instance_norm",
-    "scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
-    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_flash_attention_for_cpu",
-    "_scaled_dot_product_flash_attention_backward",
-    "_scaled_dot_product_efficient_attention_backward", "_scaled_mm", "_to_copy", "to",
-    "contiguous", "alias", "lift_fresh", "lift_fresh_copy", "empty", "empty_strided", "full",
-    "ones", "zeros", "scalar_tensor", "detach",
-})
+# Every ATen op and overload name of PyTorch 2.13 (tests/census/generate_aten_names.py writes
+# the file). hookgrad computes most of them as composites of its primitives, so no mode ever
+# sees them; tools still build tables keyed by them at import time (``aten.matmul``,
+# ``aten._convolution``, ``aten._pin_memory.default``). Their packets and overloads exist for
+# identity and lookups; calling one raises NotImplementedError.
+_ATEN_NAMES_FILE = Path(__file__).with_name("aten_op_names.txt")
+_ATEN_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def _aten_names() -> dict[str, tuple[str, ...]]:
+    if not _ATEN_NAMES:
+        for line in _ATEN_NAMES_FILE.read_text().splitlines():
+            name, *overloads = line.split()
+            _ATEN_NAMES[name] = tuple(overloads)
+    return _ATEN_NAMES
+
+
 # ATen overload of the twins whose tensor call is not ``.default`` (PyTorch's schema names).
 _OVERLOADS = {
     "add": "Tensor", "sub": "Tensor", "mul": "Tensor", "div": "Tensor", "rsub": "Tensor",
@@ -201,7 +205,8 @@ class OpOverloadPacket:
         self._overloads: dict[str, OpOverload] = {}
 
     def overloads(self) -> list[str]:
-        return list(self._overloads)
+        listed = _aten_names().get(self.__name__, ()) if self._namespace == "aten" else ()
+        return list(self._overloads) + [o for o in listed if o not in self._overloads]
 
     def __getattr__(self, overload: str) -> OpOverload:
         # the messages read fields through __dict__: on a half-built copy (copy.copy,
@@ -214,6 +219,10 @@ class OpOverloadPacket:
         try:
             return d["_overloads"][overload]
         except KeyError:
+            if (d.get("_namespace") == "aten"
+                    and overload in _aten_names().get(d.get("__name__"), ())):
+                op = d["_overloads"][overload] = _UnbackedOverload(self, overload)
+                return op
             raise AttributeError(
                 f"The underlying op of '{name}' has no overload name '{overload}'") from None
 
@@ -239,17 +248,31 @@ class OpOverloadPacket:
         return f"{self._namespace}.{self.__name__}"
 
 
+class _UnbackedOverload(OpOverload):
+    """An ATen overload hookgrad has no primitive for (it computes the op from primitives):
+    named, compared and hashed like any op object, but not callable."""
+
+    def __init__(self, packet: OpOverloadPacket, overload: str) -> None:
+        super().__init__(None, packet, overload, overload.endswith("_") or
+                         packet.__name__.endswith("_"))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"{self} is not a hookgrad primitive: hookgrad computes it from primitives, which "
+            "is what dispatch modes see")
+
+
 class _OpNamespace:
     def __init__(self, name: str) -> None:
         self._name = name
         self._packets: dict[str, OpOverloadPacket] = {}
 
     def __getattr__(self, op: str) -> OpOverloadPacket:
-        if op.startswith("__"):
+        if op.startswith("__") and not (self._name == "aten" and op in _aten_names()):
             raise AttributeError(f"'_OpNamespace' object has no attribute '{op}'")
         _build_table()
         packets = self.__dict__["_packets"]
-        if op not in packets and self._name == "aten" and op in _COMPOSITES:
+        if op not in packets and self._name == "aten" and op in _aten_names():
             packets[op] = OpOverloadPacket("aten", op)
         try:
             return packets[op]

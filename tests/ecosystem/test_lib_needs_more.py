@@ -268,3 +268,23 @@ def test_jit_get_trace_graph_is_a_clear_runtime_error(torch):
     assert hasattr(graph, "nodes")
     with pytest.raises(RuntimeError, match="no TorchScript"):
         hookgrad.jit._get_trace_graph(hookgrad.nn.Linear(2, 1), (hookgrad.ones(1, 2),))
+
+
+def test_are_functorch_transforms_active_inside_every_transform(torch):
+    """kornia's SSIM asks ``torch._C._are_functorch_transforms_active()`` before picking a
+    kernel: False outside, True inside grad, vmap, jvp and vjp, False again after."""
+    def scenario(lib):
+        seen = [lib._C._are_functorch_transforms_active()]
+
+        def f(x):
+            seen.append(lib._C._are_functorch_transforms_active())
+            return (x * x).sum()
+
+        lib.func.grad(f)(lib.ones(3))
+        lib.vmap(lambda x: (seen.append(lib._C._are_functorch_transforms_active()), x)[1])(
+            lib.ones(2, 2))
+        lib.func.jvp(f, (lib.ones(3),), (lib.ones(3),))
+        lib.func.vjp(f, lib.ones(3))
+        return [*seen, lib._C._are_functorch_transforms_active()]
+
+    assert scenario(hookgrad) == scenario(torch)

@@ -1,0 +1,153 @@
+"""PyTorch's keyword spellings: each call names its arguments as PyTorch's documentation and
+signatures do (``x.reshape(shape=...)``, ``x.split(split_size=...)``, ``F.linear(input=...)``),
+and must be accepted or refused exactly as PyTorch does (libraries call with keywords: BoTorch's
+``X.split(split_size=...)``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import hookgrad
+
+
+def _calls(lib: Any) -> dict:
+    x = lib.arange(6.).reshape(2, 3); v = lib.arange(3.)
+    return {
+     "split": lambda: x.split(split_size=1),
+     "split_fn": lambda: lib.split(x, split_size_or_sections=1),
+     "bto_size": lambda: lib.broadcast_to(v, size=(2, 3)),
+     "bto_shape": lambda: v.broadcast_to(shape=(2, 3)),
+     "div_value": lambda: x.div(value=2),
+     "div_other": lambda: x.div(other=2),
+     "mul_value": lambda: x.mul(value=2),
+     "mul_other": lambda: x.mul(other=2),
+     "fmod_div": lambda: x.fmod(divisor=2),
+     "fmod_other": lambda: x.fmod(other=2),
+     "rem_div": lambda: x.remainder(divisor=2),
+     "narrow_dim": lambda: x.narrow(dim=1, start=0, length=1),
+     "narrow_dimension": lambda: x.narrow(dimension=1, start=0, length=1),
+     "swapaxes": lambda: x.swapaxes(axis0=0, axis1=1),
+     "swapdims": lambda: x.swapdims(dim0=0, dim1=1),
+     "take": lambda: x.take(indices=lib.tensor([0])),
+     "take_index": lambda: x.take(index=lib.tensor([0])),
+     "type_as": lambda: x.type_as(other=v),
+     "where_y": lambda: x.where(x > 1, y=0.0),
+     "where_other": lambda: x.where(x > 1, other=0.0),
+     "matmul_t2": lambda: x.matmul(tensor2=v),
+     "matmul_other": lambda: x.matmul(other=v),
+     "dot": lambda: v.dot(other=v),
+     "dot_tensor": lambda: v.dot(tensor=v),
+     "concat_axis": lambda: lib.concatenate([v, v], axis=0),
+     "dsplit": lambda: lib.dsplit(lib.ones(1, 1, 4), indices_or_sections=2),
+     "hsplit": lambda: lib.hsplit(x, indices_or_sections=3),
+     "vsplit": lambda: lib.vsplit(x, indices_or_sections=2),
+     "promote": lambda: lib.promote_types(type1=lib.int32, type2=lib.float32),
+     "result_type": lambda: lib.result_type(tensor1=x, tensor2=1),
+     "searchsorted_values": lambda: lib.searchsorted(v, values=v),
+     "searchsorted_input": lambda: lib.searchsorted(v, input=v),
+     "true_divide": lambda: lib.true_divide(dividend=x, divisor=2),
+     "mpow_A": lambda: lib.linalg.matrix_power(A=lib.eye(2), n=2),
+     "mpow_input": lambda: lib.linalg.matrix_power(input=lib.eye(2), n=2),
+     "bmm_b2": lambda: lib.ones(1,2,2).bmm(batch2=lib.ones(1,2,2)),
+     "bmm_mat2": lambda: lib.ones(1,2,2).bmm(mat2=lib.ones(1,2,2)),
+     "masked_scatter": lambda: x.masked_scatter(mask=x > 1, source=lib.zeros(6)),
+     "index_copy": lambda: x.index_copy(dim=0, index=lib.tensor([0]), source=lib.zeros(1, 3)),
+     "randn_like_layout": lambda: lib.randn_like(x, layout=lib.strided).shape,
+     "kaiser_beta": lambda: lib.kaiser_window(5, beta=8.0),
+     "float_mf": lambda: x.float(memory_format=lib.preserve_format),
+     "cpu_mf": lambda: x.cpu(memory_format=lib.preserve_format),
+     "chunk": lambda: x.chunk(chunks=2, dim=1),
+     "view_size": lambda: x.view(size=(3, 2)),
+     "reshape_shape": lambda: x.reshape(shape=(3, 2)),
+     "expand_size": lambda: v.expand(size=(2, 3)),
+     "repeat_repeats": lambda: v.repeat(repeats=(2,)),
+     "permute_dims": lambda: x.permute(dims=(1, 0)),
+     "transpose": lambda: x.transpose(dim0=0, dim1=1),
+     "sum_dim": lambda: x.sum(dim=0, keepdim=True),
+     "topk": lambda: v.topk(k=1, dim=0, largest=True, sorted=True),
+     "gather": lambda: x.gather(dim=1, index=lib.tensor([[0], [1]])),
+     "scatter": lambda: x.scatter(dim=1, index=lib.tensor([[0], [1]]), value=1.0),
+     "scatter_src": lambda: x.scatter(dim=1, index=lib.tensor([[0], [1]]), src=lib.ones(2, 1)),
+     "index_select": lambda: x.index_select(dim=0, index=lib.tensor([1])),
+     "masked_fill": lambda: x.masked_fill(mask=x > 1, value=0.0),
+     "clamp": lambda: x.clamp(min=1, max=2),
+     "unflatten": lambda: v.unflatten(dim=0, sizes=(3, 1)),
+     "flatten": lambda: x.flatten(start_dim=0, end_dim=-1),
+     "roll": lambda: x.roll(shifts=1, dims=0),
+     "to_dtype": lambda: x.to(dtype=lib.float64),
+     "new_zeros": lambda: x.new_zeros(size=(2,)),
+     "new_full": lambda: x.new_full(size=(2,), fill_value=3.0),
+     "unfold": lambda: v.unfold(dimension=0, size=2, step=1),
+     "squeeze": lambda: x.squeeze(dim=0),
+     "unsqueeze": lambda: x.unsqueeze(dim=0),
+     "cumsum": lambda: x.cumsum(dim=0),
+     "norm_p": lambda: x.norm(p=2, dim=1),
+     "std_corr": lambda: x.std(dim=0, correction=0),
+     "var_unb": lambda: x.var(dim=0, unbiased=False),
+     "max_dim": lambda: x.max(dim=0),
+     "argmax": lambda: x.argmax(dim=1, keepdim=True),
+     "sort": lambda: x.sort(dim=1, descending=True, stable=True),
+     "lerp": lambda: x.lerp(end=x, weight=0.5),
+     "addmm": lambda: lib.ones(2, 2).addmm(mat1=lib.ones(2, 2), mat2=lib.ones(2, 2), beta=1, alpha=2),
+     "diagonal": lambda: x.diagonal(offset=0, dim1=0, dim2=1),
+     "tile": lambda: v.tile(dims=(2,)),
+     "movedim": lambda: x.movedim(source=0, destination=1),
+     "F_pad": lambda: lib.nn.functional.pad(input=x, pad=(1, 1), mode="constant", value=0.0),
+     "F_interp": lambda: lib.nn.functional.interpolate(input=lib.ones(1, 1, 2), scale_factor=2.0, mode="nearest"),
+     "F_softmax": lambda: lib.nn.functional.softmax(input=x, dim=1),
+     "F_ce": lambda: lib.nn.functional.cross_entropy(input=x, target=lib.tensor([0, 1]), label_smoothing=0.1),
+     "F_linear": lambda: lib.nn.functional.linear(input=x, weight=lib.ones(2, 3), bias=None),
+     "F_normalize": lambda: lib.nn.functional.normalize(input=x, p=2.0, dim=1),
+     "F_dropout": lambda: lib.nn.functional.dropout(input=x, p=0.0, training=False),
+     "F_one_hot": lambda: lib.nn.functional.one_hot(tensor=lib.tensor([0, 1]), num_classes=3),
+     "F_embedding": lambda: lib.nn.functional.embedding(input=lib.tensor([0]), weight=x),
+     "F_conv1d": lambda: lib.nn.functional.conv1d(input=lib.ones(1, 1, 4), weight=lib.ones(1, 1, 2), stride=1),
+     "F_layer_norm": lambda: lib.nn.functional.layer_norm(input=x, normalized_shape=(3,)),
+     "F_gelu": lambda: lib.nn.functional.gelu(input=x, approximate="tanh"),
+     "F_mse": lambda: lib.nn.functional.mse_loss(input=x, target=x, reduction="sum"),
+     "F_sdpa": lambda: lib.nn.functional.scaled_dot_product_attention(query=lib.ones(1, 2, 4), key=lib.ones(1, 2, 4), value=lib.ones(1, 2, 4), is_causal=True),
+     "cat_tensors": lambda: lib.cat(tensors=[v, v], dim=0),
+     "stack": lambda: lib.stack(tensors=[v, v], dim=0),
+     "where_fn": lambda: lib.where(condition=x > 1, input=x, other=0.0),
+     "arange_kw": lambda: lib.arange(start=0, end=3, step=1),
+     "linspace_kw": lambda: lib.linspace(start=0, end=1, steps=3),
+     "full_kw": lambda: lib.full(size=(2,), fill_value=1.0),
+     "zeros_size": lambda: lib.zeros(size=(2,)),
+     "randint_kw": lambda: lib.randint(low=0, high=3, size=(2,)).shape,
+     "einsum_kw": lambda: lib.einsum("i,i->", v, v),
+     "clip_grad": lambda: lib.nn.utils.clip_grad_norm_(parameters=[lib.ones(2, requires_grad=True)], max_norm=1.0),
+     "tensordot": lambda: lib.tensordot(a=x, b=x, dims=([1], [1])),
+     "cdist": lambda: lib.cdist(x1=x, x2=x, p=2.0),
+     "bucketize": lambda: lib.bucketize(input=v, boundaries=v),
+     "histc": lambda: lib.histc(input=v, bins=3, min=0, max=3),
+     "multinomial": lambda: lib.multinomial(input=lib.ones(3), num_samples=2).shape,
+     "isclose": lambda: lib.isclose(input=v, other=v, rtol=1e-5, atol=1e-8, equal_nan=True),
+     "allclose": lambda: lib.allclose(input=v, other=v),
+     "nonzero_tuple": lambda: lib.nonzero(input=v, as_tuple=True),
+     "unique": lambda: lib.unique(input=v, sorted=True, return_inverse=True, return_counts=True, dim=None),
+     "tril_indices": lambda: lib.tril_indices(row=3, col=3, offset=0),
+     "meshgrid": lambda: lib.meshgrid(v, v, indexing="ij"),
+     "diff": lambda: lib.diff(input=v, n=1, dim=-1),
+     "flip": lambda: lib.flip(input=x, dims=(0,)),
+     "rot90": lambda: lib.rot90(input=x, k=1, dims=(0, 1)),
+     "outer": lambda: lib.outer(input=v, vec2=v),
+     "cross": lambda: lib.linalg.cross(input=lib.ones(3), other=lib.ones(3)),
+     "norm_fn": lambda: lib.norm(input=x, p="fro", dim=None, keepdim=False),
+     "vector_norm": lambda: lib.linalg.vector_norm(x=v, ord=2),
+     "solve": lambda: lib.linalg.solve(A=lib.eye(2), B=lib.ones(2)),
+     "inv": lambda: lib.linalg.inv(A=lib.eye(2)),
+    }
+
+def _outcome(call: Any) -> str:
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e).__name__
+    return "ok"
+
+
+@pytest.mark.parametrize("name", sorted(_calls(hookgrad)))
+def test_keyword_call_is_accepted_or_refused_as_torch(torch: Any, name: str) -> None:
+    assert _outcome(_calls(hookgrad)[name]) == _outcome(_calls(torch)[name])
