@@ -17,14 +17,22 @@ Mirrors: ``torch.jit``.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from hookgrad import _jit_runtime
+from hookgrad._jit_runtime import (  # noqa: F401 - re-exported: torch.jit's names
+    Attribute, Error, Future, ScriptWarning, TracerWarning, TracingCheckError, _fork,
+    _unwrap_optional, _wait, enable_onednn_fusion, freeze, fuser, isinstance, load,
+    onednn_fusion_enabled, optimize_for_inference, optimized_execution, save,
+    script_if_tracing, set_fusion_strategy, strict_fusion)
 from hookgrad.nn.modules.module import Module
 
 __all__ = [
     "ScriptModule", "RecursiveScriptModule", "ScriptFunction", "script", "trace", "trace_module", "is_scripting",
     "is_tracing", "ignore", "unused", "export", "annotate", "Final", "interface",
+    *_jit_runtime.__all__,
 ]
 
 F = TypeVar("F")
@@ -162,9 +170,10 @@ def _check_overload_body(func: Callable[..., Any]) -> None:
         return
     body = ast.parse(source).body[0].body  # type: ignore[attr-defined]
     only = body[0] if len(body) == 1 else None
-    if not (isinstance(only, ast.Pass) or (isinstance(only, ast.Expr)
-                                           and isinstance(only.value, ast.Constant)
-                                           and only.value.value is Ellipsis)):
+    is_ellipsis = (builtins.isinstance(only, ast.Expr)
+                   and builtins.isinstance(only.value, ast.Constant)
+                   and only.value.value is Ellipsis)
+    if not (builtins.isinstance(only, ast.Pass) or is_ellipsis):
         raise RuntimeError("Only `pass` statement or `...` can be the body of overload "
                            "declaration:\n" + "\n".join(source.split("\n")[:3])
                            + " <- Expecting `pass` or `...` here!")
