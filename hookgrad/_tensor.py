@@ -111,6 +111,32 @@ class Tensor:
         t._version_counter = None
         return t
 
+    @staticmethod
+    def _make_subclass(cls: type, data: Tensor, require_grad: bool = False,
+                       **dispatch_options: Any) -> Tensor:
+        """An instance of the Tensor subclass `cls` sharing `data`'s memory and version counter,
+        as a leaf that requires grad if `require_grad` (how ``nn.Parameter``-like subclasses
+        are built; PyTorch's dispatch options have nothing to configure here).
+
+        Raises:
+            TypeError: `cls` does not inherit from Tensor.
+            RuntimeError: `require_grad` on a dtype that cannot require gradients.
+
+        Mirrors: ``torch.Tensor._make_subclass``.
+        """
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                            "Tensor is not possible. Make sure your class inherits from Tensor.")
+        if require_grad and data._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        t = cls._make(data._data, bool(require_grad))
+        t._version_counter = data._vc()
+        store = data._storage_data()
+        if store is not data._data:  # a view's storage (NOTE [Storage arrays])
+            t._storage_array = store
+        return t
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # pragma: no cover - guidance only
         raise TypeError(
             "hookgrad.Tensor cannot be constructed directly; use hookgrad.tensor(data), "

@@ -24,9 +24,16 @@ from hookgrad.autograd.grad_mode import is_grad_enabled, set_grad_enabled
 __all__ = [
     "_autograd", "_functions", "_functorch", "_current_graph_task_id", "_will_engine_execute_node",
     "_WeakTensorRef", "is_grad_enabled", "_set_grad_enabled", "_get_tracing_state",
-    "_is_multithreading_enabled", "_DisableTorchDispatch", "_are_functorch_transforms_active",
+    "_is_multithreading_enabled", "_DisableTorchDispatch", "_are_functorch_transforms_active", "_get_accelerator",
     *_census.__all__,
 ]
+
+
+def _get_accelerator(check: bool = False) -> Any:
+    """The current accelerator's device: the CPU (hookgrad's other backends are not PyTorch
+    accelerators). Mirrors: ``torch._C._get_accelerator``."""
+    from hookgrad._backend import device
+    return device("cpu")
 
 
 def _set_grad_enabled(mode: bool) -> None:

@@ -7,6 +7,8 @@ as in any call) and restores the originals afterwards, even when the call raises
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from hookgrad._tensor import Tensor
@@ -91,21 +93,32 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
 
     Mirrors: ``torch.func.functional_call``.
     """
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    with reparametrized(module, parameter_and_buffer_dicts, tie_weights=tie_weights,
+                        strict=strict):
+        return module(*args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def reparametrized(module: Any, parameter_and_buffer_dicts: Any, *, tie_weights: bool = True,
+                   strict: bool = False) -> Iterator[None]:
+    """Within the block, `module`'s named parameters/buffers are the given tensors (the
+    originals come back on exit, also on an error). Mirrors:
+    ``torch.nn.utils.stateless._reparametrize_module``."""
     values = _merge(parameter_and_buffer_dicts)
     if tie_weights:
         values = _untie(module, values)
     if strict:
         _check_strict(module, values)
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
     restore = []
     try:
         for name, value in values.items():
             owner, attr = _resolve(module, name)
             restore.append((owner, attr) + _swap(owner, attr, value))
-        return module(*args, **(kwargs or {}))
+        yield
     finally:
         for owner, attr, table, old in reversed(restore):
             _put(owner, attr, table, old)

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from hookgrad._dtypes import can_cast
 from hookgrad._surface import (
     autocast_state,
+    checks,
     linalg_ops,
     math_ops,
     nn_aliases,
@@ -27,7 +28,7 @@ from hookgrad._tensor import Tensor
 from hookgrad import return_types
 
 MODULES = (math_ops, shape_ops, reduce_ops, runtime, nn_aliases, autocast_state, private,
-           linalg_ops, tensor_ops, nn_extra)
+           linalg_ops, tensor_ops, nn_extra, checks)
 
 METHODS = [
     "deg2rad", "rad2deg", "sgn", "signbit", "copysign", "heaviside", "hypot", "logaddexp",

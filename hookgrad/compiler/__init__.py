@@ -13,6 +13,7 @@ from hookgrad._dynamo.eval_frame import reset
 from hookgrad.compile.backends.backends import list_backends
 
 __all__ = ["is_compiling", "is_dynamo_compiling", "is_exporting", "disable", "reset",
+           "cudagraph_mark_step_begin",
            "allow_in_graph", "assume_constant_result", "list_backends"]
 
 
@@ -38,6 +39,11 @@ def is_exporting() -> bool:
     Mirrors: ``torch.compiler.is_exporting``.
     """
     return False
+
+
+def cudagraph_mark_step_begin() -> None:
+    """Mark a new CUDA-graph iteration: no CUDA graphs exist on hookgrad's CPU backends, so
+    there is nothing to mark. Mirrors: ``torch.compiler.cudagraph_mark_step_begin``."""
 
 
 def allow_in_graph(fn: Any) -> Any:

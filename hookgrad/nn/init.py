@@ -162,6 +162,32 @@ def _trunc_by_acceptance(tensor: Tensor, mean: float, std: float, a: float, b: f
     tensor.copy_(result)  # type: ignore[attr-defined]
 
 
+def _no_grad_uniform_(tensor: Tensor, a: float, b: float, generator: Any = None) -> Tensor:
+    """Mirrors: ``torch.nn.init._no_grad_uniform_`` (what `uniform_` runs)."""
+    return uniform_(tensor, a, b, generator)
+
+
+def _no_grad_normal_(tensor: Tensor, mean: float, std: float, generator: Any = None) -> Tensor:
+    """Mirrors: ``torch.nn.init._no_grad_normal_``."""
+    return normal_(tensor, mean, std, generator)
+
+
+def _no_grad_trunc_normal_(tensor: Tensor, mean: float, std: float, a: float, b: float,
+                           generator: Any = None) -> Tensor:
+    """Mirrors: ``torch.nn.init._no_grad_trunc_normal_``."""
+    return trunc_normal_(tensor, mean, std, a, b, generator)
+
+
+def _no_grad_fill_(tensor: Tensor, val: float) -> Tensor:
+    """Mirrors: ``torch.nn.init._no_grad_fill_``."""
+    return constant_(tensor, val)
+
+
+def _no_grad_zero_(tensor: Tensor) -> Tensor:
+    """Mirrors: ``torch.nn.init._no_grad_zero_``."""
+    return constant_(tensor, 0.0)
+
+
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with `val`. Mirrors: ``torch.nn.init.constant_``."""
     with no_grad():

@@ -45,16 +45,7 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             data = _empty()
-        if requires_grad and data._data.dtype.kind not in "fc":
-            raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients"
-            )
-        p = cls._make(data._data, bool(requires_grad))
-        p._version_counter = data._vc()
-        store = data._storage_data()
-        if store is not data._data:  # a view's storage (NOTE [Storage arrays] in _tensor.py)
-            p._storage_array = store
-        return p
+        return Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         # Tensor.__init__ refuses direct construction; everything happened in __new__.

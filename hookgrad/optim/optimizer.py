@@ -46,6 +46,9 @@ from hookgrad._config import GLOBAL, STATE, set_grad_mode
 from hookgrad._dispatch import note_write
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.grad_mode import enable_grad
+from hookgrad.optim._kernel_choice import (  # noqa: F401 - PyTorch's module has them
+    _default_to_fused_or_foreach, _get_capturable_supported_devices)
+from hookgrad.utils import _foreach_utils
 from hookgrad.nn.modules._registration import typename
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 
@@ -290,6 +293,12 @@ class Optimizer:
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "hooked", False):
             cls.step = _hook_step(step)  # type: ignore[method-assign]
+
+    @staticmethod
+    def _group_tensors_by_device_and_dtype(tensorlistlist: Any, with_indices: bool = False
+                                           ) -> dict:
+        """Mirrors: ``torch.optim.Optimizer._group_tensors_by_device_and_dtype``."""
+        return _foreach_utils._group_tensors_by_device_and_dtype(tensorlistlist, with_indices)
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults

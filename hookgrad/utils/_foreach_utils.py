@@ -1,7 +1,9 @@
 """Helpers PyTorch's optimizers and ``clip_grad`` use to batch tensors for ``_foreach_*`` ops.
 
 Mirrors: ``torch.utils._foreach_utils``. hookgrad's ``_foreach_*`` functions loop over their
-lists, and CPU counts as a foreach device, as on PyTorch.
+lists. As on PyTorch, CPU tensors have foreach support (``_device_has_foreach_support``) though
+the CPU is not a foreach-kernel device (so optimizers do not default to ``foreach=True`` there),
+and it is a fused-kernel device.
 """
 
 from __future__ import annotations
@@ -9,16 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["_group_tensors_by_device_and_dtype", "_has_foreach_support",
-           "_device_has_foreach_support", "_get_foreach_kernels_supported_devices"]
+           "_device_has_foreach_support", "_get_foreach_kernels_supported_devices",
+           "_get_fused_kernels_supported_devices"]
 
 
 def _get_foreach_kernels_supported_devices() -> list[str]:
-    return ["cuda", "xpu", "mtia", "cpu"]
+    """Mirrors: ``torch.utils._foreach_utils._get_foreach_kernels_supported_devices``."""
+    return ["cuda", "xpu", "mtia", "privateuseone"]
+
+
+def _get_fused_kernels_supported_devices() -> list[str]:
+    """Mirrors: ``torch.utils._foreach_utils._get_fused_kernels_supported_devices``."""
+    return ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
 
 
 def _device_has_foreach_support(device: Any) -> bool:
     """Mirrors: ``torch.utils._foreach_utils._device_has_foreach_support``."""
-    return device.type in _get_foreach_kernels_supported_devices()
+    return device.type in [*_get_foreach_kernels_supported_devices(), "cpu"]
 
 
 def _has_foreach_support(tensors: Any, device: Any) -> bool:

@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 from hookgrad._tensor import Tensor
+from hookgrad._functorch.functional_call import reparametrized
 from hookgrad.func import functional_call as _functional_call
 from hookgrad.nn.utils._named_member_accessor import NamedMemberAccessor
 
@@ -25,3 +26,13 @@ def functional_call(module: Any, parameters_and_buffers: Any, args: Any = None,
                   FutureWarning, stacklevel=2)
     return _functional_call(module, parameters_and_buffers, args, kwargs,
                             tie_weights=tie_weights, strict=strict)
+
+
+def _reparametrize_module(module: Any, parameters_and_buffers: dict, tie_weights: bool = False,
+                          strict: bool = False, stack_weights: bool = False) -> Any:
+    """Context manager: `module`'s named parameters and buffers are the given tensors inside.
+
+    Mirrors: ``torch.nn.utils.stateless._reparametrize_module``.
+    """
+    return reparametrized(module, parameters_and_buffers, tie_weights=tie_weights,
+                          strict=strict)
