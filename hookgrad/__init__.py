@@ -207,7 +207,7 @@ _python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)
 from hookgrad._serialization.file_reader import PyTorchFileReader  # noqa: E402
 from hookgrad.jit import ScriptModule  # noqa: E402  (torch.ScriptModule, for annotations)
 from hookgrad._dtypes import complex64, complex128, uint16, uint32, uint64  # noqa: E402
-cfloat, cdouble = complex64, complex128  # dtype objects only: tensors of them raise TypeError
+cfloat, cdouble = complex64, complex128
 from hookgrad._surface import foreach as _multi_tensor_surface  # noqa: E402
 
 # torch._foreach_*: optimizer libraries call them directly (the census keeps no private names);
@@ -225,7 +225,7 @@ from hookgrad._dtypes import (  # noqa: E402  (dtype objects only, as complex64 
 )
 from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, as a CPU build)
 from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, torch.types)
-from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts; transforms need complex)
+from hookgrad import fft  # noqa: E402,F401  (torch.fft)
 from hookgrad import _subclasses  # noqa: E402,F401  (torch._subclasses is an attribute after import torch)
 from hookgrad._surface import cfuncs_install as _cfuncs  # noqa: E402  (issue 21: census functions)
 

@@ -13,7 +13,7 @@ import numpy as np
 from hookgrad._config import GLOBAL
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
-_COMPLEX = 3  # dtype objects only: no tensor holds a complex dtype (see UNSUPPORTED_DTYPES)
+_COMPLEX = 3
 
 
 class dtype:
@@ -47,8 +47,23 @@ class dtype:
         return self.name not in ("bool", "float8_e8m0fnu") and not self.name.startswith("uint")
 
     def to_real(self) -> dtype:
-        """The real dtype of the same precision (every supported dtype is real)."""
-        return self
+        """The real dtype of the same precision (``complex64`` -> ``float32``).
+
+        Mirrors: ``torch.dtype.to_real``.
+        """
+        return _REAL_OF.get(self.name, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype of the same precision (``float64`` -> ``complex128``).
+
+        Mirrors: ``torch.dtype.to_complex``.
+        """
+        if self.category == _COMPLEX:
+            return self
+        try:
+            return _COMPLEX_OF[self.name]
+        except KeyError:
+            raise TypeError(f"hookgrad: no complex dtype of the precision of {self}") from None
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -68,16 +83,22 @@ int8 = dtype("int8", np.int8, _INT, "CharTensor")
 uint8 = dtype("uint8", np.uint8, _INT, "ByteTensor")
 bool_ = dtype("bool", np.bool_, _BOOL, "BoolTensor")
 
-ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
-
-# PyTorch's other dtypes exist as objects, because libraries name them at load time (safetensors
-# and accelerate map file codes to torch.complex64, kornia to torch.uint16, ...). They are in no
-# table of supported dtypes, so creating or converting a tensor to one raises TypeError.
 complex64 = dtype("complex64", np.complex64, _COMPLEX, "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, _COMPLEX, "ComplexDoubleTensor")
+# PyTorch's "barebones" unsigned types: few kernels, no promotion with other integral types
 uint16 = dtype("uint16", np.uint16, _INT, "UInt16Tensor")
 uint32 = dtype("uint32", np.uint32, _INT, "UInt32Tensor")
 uint64 = dtype("uint64", np.uint64, _INT, "UInt64Tensor")
+
+ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_, complex64,
+              complex128, uint16, uint32, uint64)
+WIDE_UNSIGNED = (uint16, uint32, uint64)
+_REAL_OF = {"complex64": float32, "complex128": float64}
+_COMPLEX_OF = {"float32": complex64, "float64": complex128}
+
+# PyTorch's other dtypes exist as objects, because libraries name them at load time
+# (transformers reads float8 limits). They are in no table of supported dtypes, so creating or
+# converting a tensor to one raises TypeError.
 # float8 formats (transformers' FP8 caches read finfo(torch.float8_e4m3fn).max at import);
 # NumPy has none, so their limits come from `_FINFO` below
 float8_e4m3fn = dtype("float8_e4m3fn", np.uint8, _FLOAT, "Float8_e4m3fnTensor")
@@ -85,8 +106,7 @@ float8_e5m2 = dtype("float8_e5m2", np.uint8, _FLOAT, "Float8_e5m2Tensor")
 float8_e4m3fnuz = dtype("float8_e4m3fnuz", np.uint8, _FLOAT, "Float8_e4m3fnuzTensor")
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", np.uint8, _FLOAT, "Float8_e5m2fnuzTensor")
 float8_e8m0fnu = dtype("float8_e8m0fnu", np.uint8, _FLOAT, "Float8_e8m0fnuTensor")
-UNSUPPORTED_DTYPES = (complex64, complex128, uint16, uint32, uint64, float8_e4m3fn, float8_e5m2,
-                      float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+UNSUPPORTED_DTYPES = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 # PyTorch's finfo of the floating dtypes NumPy lacks: bits, max, min, eps, tiny, resolution
 _FINFO = {
     "bfloat16": (16, 3.3895313892515355e+38, -3.3895313892515355e+38, 0.0078125,
@@ -109,8 +129,9 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
-            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, int32, "
+            "int16, int8, uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -118,7 +139,7 @@ def to_dtype(d: Any) -> dtype:
     """Accept a hookgrad dtype, a NumPy dtype, a Python type or a torch dtype name."""
     if isinstance(d, dtype):
         # stand-in dtypes (hookgrad._unsupported: sub-byte, quantized) carry a marker
-        if d.category == _COMPLEX or d in UNSUPPORTED_DTYPES or hasattr(d, "__hookgrad_unsupported__"):
+        if d in UNSUPPORTED_DTYPES or hasattr(d, "__hookgrad_unsupported__"):
             raise TypeError(f"hookgrad: tensors of dtype {d} are not supported")
         return d
     if d is float:  # Python's float is a C double: float64 whatever the default dtype
@@ -127,6 +148,8 @@ def to_dtype(d: Any) -> dtype:
         return int64
     if d is bool:
         return bool_
+    if d is complex:  # Python's complex is two C doubles
+        return complex128
     name = getattr(d, "name", None) if not isinstance(d, str) else d
     if isinstance(name, str):
         name = name.replace("torch.", "")
@@ -152,10 +175,34 @@ def set_default_dtype(d: dtype) -> None:
     GLOBAL.default_dtype = d
 
 
+def default_complex_dtype() -> dtype:
+    """The complex dtype of the default float dtype (Python complex numbers get it)."""
+    return complex128 if GLOBAL.default_dtype is float64 else complex64
+
+
+def _unsigned_error(a: dtype, b: dtype) -> RuntimeError:
+    return RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                        f"to promote {a.scalar_type} and {b.scalar_type}")
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """Mirrors: ``torch.promote_types`` for the supported dtypes."""
     if a is b:
         return a
+    if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:
+        # PyTorch promotes the wide unsigned types only with floating types
+        if a.category == _FLOAT:
+            return a
+        if b.category == _FLOAT:
+            return b
+        raise _unsigned_error(a, b)
+    if a.category == _COMPLEX or b.category == _COMPLEX:
+        wide = a.itemsize if a.category == _COMPLEX else 2 * a.itemsize
+        wide = max(wide, b.itemsize if b.category == _COMPLEX else 2 * b.itemsize)
+        if a.category != _FLOAT and b.category != _FLOAT:  # integral: the complex one's width
+            return a if a.category == _COMPLEX and (b.category != _COMPLEX or
+                                                   a.itemsize >= b.itemsize) else b
+        return complex128 if wide >= 16 else complex64
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == _INT and {a.name, b.name} == {"uint8", "int8"}:
@@ -177,7 +224,9 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
     Mirrors: ``torch.can_cast``.
     """
-    if from_.category == _FLOAT and to.category != _FLOAT:
+    if from_.category == _COMPLEX and to.category != _COMPLEX:
+        return False
+    if from_.category == _FLOAT and to.category < _FLOAT:
         return False
     return not (from_.category != _BOOL and to.category == _BOOL)
 
@@ -186,6 +235,11 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
     # PyTorch's c10 combine_categories: a lower tier only wins when it is of a higher category.
     if higher is None:
         return lower
+    if higher.category == _COMPLEX:
+        return higher
+    if lower is not None and lower.category == _COMPLEX:
+        # a complex lower tier keeps a floating higher tier's precision (float32 -> complex64)
+        return higher.to_complex() if higher.category == _FLOAT else lower
     if higher.category == _FLOAT:
         return higher
     if lower is not None and (higher.category == _BOOL or lower.category > higher.category):
@@ -204,7 +258,8 @@ def result_type_of(dims: list, zero_dims: list, wrapped: list) -> dtype:
             out = d if out is None else promote_types(out, d)
         return out
 
-    wrapped_t = tier([GLOBAL.default_dtype if d.category == _FLOAT else d for d in wrapped])
+    wrapped_t = tier([GLOBAL.default_dtype if d.category == _FLOAT else
+                      default_complex_dtype() if d.category == _COMPLEX else d for d in wrapped])
     res = _combine_categories(tier(dims), _combine_categories(tier(zero_dims), wrapped_t))
     return res if res is not None else GLOBAL.default_dtype
 
@@ -215,6 +270,8 @@ def scalar_dtype(value: Any) -> dtype:
         return bool_
     if isinstance(value, int):
         return int64
+    if isinstance(value, complex):
+        return complex128
     return float64
 
 

@@ -73,7 +73,7 @@ def _like_device(t: Tensor, device: Any) -> Any:
 def _finish(arr: Any, requires_grad: bool) -> Tensor:
     t = Tensor._make(arr)
     if requires_grad:
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind not in "fc":
             raise RuntimeError(_REQUIRES_GRAD_ERROR)
         t._requires_grad = True
     return t
@@ -125,7 +125,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         inferred = _infer(data, 0, shape)
         d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
-        if not (d.is_floating_point or d is bool_) and _python_numbers(data):
+        if d is not bool_ and _python_numbers(data):
             _check_fits(raw, d, d.name)
         arr = _to_array(raw, d)
     xp = _xp(device)
@@ -201,6 +201,10 @@ def _to_array(raw: Any, d: dtype) -> np.ndarray:
             return np.array(raw, dtype=d.np)
     except OverflowError:
         pass
+    except TypeError as e:  # a Python complex for a floating dtype: PyTorch's message
+        if "complex" in str(e) and d.is_floating_point:
+            raise TypeError("must be real number, not complex") from None
+        raise
     try:
         wide = np.array(raw, dtype=np.int64)
     except OverflowError:
@@ -327,7 +331,7 @@ def public_dtype(value: Any, fn: str) -> None:
             value is bool:
         return
     if value is complex:
-        raise TypeError(f"{fn}(): complex dtypes are not supported by hookgrad")
+        return
     raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {type(value).__name__}")
 
 
