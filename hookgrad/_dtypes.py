@@ -334,6 +334,87 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+# ---------------------------------------------------------------------------- wide unsigned
+# PyTorch compiles few CPU kernels for uint16/uint32/uint64: copies, views, casts, fills, sort,
+# mul/div, eq/ne, bitwise and/or/xor, sum/prod/cumsum and the float-valued math. The primitives
+# below have none there, so they raise PyTorch's NotImplementedError (probed op by op against
+# torch 2.13); the name in the message is the PyTorch kernel's.
+UNSIGNED_MISSING: dict[str, str] = {
+    **{name: "add_stub" for name in ("add", "sub", "rsub", "_nn_add_scalar")},
+    **{name: f"{name}_cpu" for name in (
+        "lt", "le", "gt", "ge", "neg", "abs", "sign", "flip", "frac", "take", "topk_indices",
+        "logical_and", "logical_or", "logical_xor", "logical_not", "nanmedian", "mode",
+        "count_nonzero", "argmax", "argmin", "addcmul", "addcdiv", "lerp", "lerp_tensor")},
+    **{name: "max_all" for name in ("max", "amax", "maximum", "fmax")},
+    **{name: "min_all" for name in ("min", "amin", "minimum", "fmin")},
+    "max_dim": "max_cpu", "min_dim": "min_cpu", "topk": "topk_cpu",
+    **{name: "pow" for name in ("pow", "pow_scalar", "pow_tensor")},
+    **{name: "clamp_scalar_cpu" for name in ("clamp", "clamp_tensor", "clamp_tensor_max",
+                                             "clamp_tensor_min")},
+    "clamp_min": "clamp_min_scalar_cpu", "clamp_min_tensor": "clamp_min_cpu", "relu":
+    "clamp_min_scalar_cpu", "clamp_max": "clamp_max_scalar_cpu", "clamp_max_tensor":
+    "clamp_max_cpu", "floor_divide": "div_floor_cpu", "div_mode": "div_trunc_cpu",
+    **{name: "remainder_cpu" for name in ("remainder", "remainder_scalar", "remainder_tensor")},
+    **{name: "fmod_cpu" for name in ("fmod", "fmod_tensor")},
+    "where": "where_cpu", "masked_fill": "masked_fill", "masked_fill_tensor": "masked_fill",
+    "bitwise_not": "bitwise_not_cpu", "tril": "tril", "triu": "triu", "put": "take_put_cpu",
+    **{name: "scatter_gather_tensor_cpu" for name in (
+        "gather", "scatter", "scatter_add", "scatter_value", "scatter_reduce", "index_add",
+        "index_reduce")},
+    "index_put": "index_put", "lshift": "lshift_cpu", "rshift": "rshift_cpu",
+    "nonzero": "nonzero_count_cpu", "bincount": "bincount_cpu", "isin": "isin_default_cpu",
+    "median": "median_cpu", "arange": "arange_cpu", "linspace": "linspace_cpu",
+    "kthvalue": "kthvalue_cpu", "index_select_1d": "index_select", "cummax": "cummax_cpu", "cummin": "cummin_cpu", **{name: "dot" for name in ("mm", "bmm", "dot", "mv", "addmm",
+                                                          "baddbmm")},
+}
+_NIE, _RTE = NotImplementedError, RuntimeError
+# PyTorch's complex kernels skip ordering, rounding and most special functions; these
+# primitives raise its exception (type and text) on complex inputs. "{}" is the scalar type.
+COMPLEX_MISSING: dict[str, tuple[type, str]] = {
+    **{name: (_NIE, f'"{name}_cpu" not implemented for \'{{}}\'') for name in (
+        "lt", "le", "gt", "ge", "remainder", "fmod", "erf", "erfc", "erfinv", "lgamma",
+        "digamma", "polygamma", "atan2", "hypot", "logit", "heaviside")},
+    **{name: (_NIE, "\"max_all\" not implemented for '{}'") for name in ("max", "max_dim")},
+    **{name: (_NIE, "\"min_all\" not implemented for '{}'") for name in ("min", "min_dim")},
+    "amax": (_NIE, "\"max_values_cpu\" not implemented for '{}'"),
+    "amin": (_NIE, "\"min_values_cpu\" not implemented for '{}'"),
+    **{name: (_RTE, f"{name} not implemented for complex tensors.") for name in (
+        "maximum", "minimum", "fmax", "fmin")},
+    **{name: (_NIE, "clamp is not supported for complex types") for name in (
+        "clamp", "clamp_tensor", "clamp_tensor_max", "clamp_tensor_min", "clamp_min",
+        "clamp_min_tensor", "clamp_max", "clamp_max_tensor", "relu", "hardtanh", "threshold")},
+    **{name: (_RTE, " Sort does not support complex dtypes on CPU") for name in (
+        "sort", "sort_stable", "argsort")},
+    "topk": (_RTE, " topk does not support complex dtypes on CPU"),
+    "topk_indices": (_RTE, " topk does not support complex dtypes on CPU"),
+    "argmax": (_RTE, "argmax(): does not support complex input"),
+    "argmin": (_RTE, "argmin(): does not support complex input"),
+    **{name: (_NIE, f"{name} is not supported for complex inputs") for name in (
+        "floor", "ceil", "trunc", "frac", "round", "round_decimals")},
+    "floor_divide": (_NIE, "\"div_floor_cpu\" not implemented for '{}'"),
+    "sign": (_NIE, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                   "Please use torch.sgn instead."),
+    "gelu": (_NIE, "\"GeluKernelImpl\" not implemented for '{}'"),
+    **{name: (_NIE, f"\"{name}\" not implemented for '{{}}'") for name in (
+        "leaky_relu", "elu", "celu", "softplus", "hardsigmoid", "hardswish", "mish",
+        "log_sigmoid", "softshrink", "hardshrink")},
+}
+_WIDE_NP = frozenset(d.np for d in WIDE_UNSIGNED)
+# the first operand dtypes `bind` checks (one set lookup per call: NOTE [Restricted kernels])
+RESTRICTED_NP = _WIDE_NP | {complex64.np, complex128.np}
+
+
+def check_kernel(name: str, np_dtype: Any) -> None:
+    """PyTorch's error when primitive `name` has no CPU kernel for `np_dtype`, else nothing."""
+    if np_dtype.kind == "c":
+        entry = COMPLEX_MISSING.get(name)
+        if entry is not None:
+            raise entry[0](entry[1].format(_FROM_NP[np_dtype].scalar_type))
+    elif np_dtype in _WIDE_NP and name in UNSIGNED_MISSING:
+        kernel, scalar = UNSIGNED_MISSING[name], _FROM_NP[np_dtype].scalar_type
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar}\'')
+
+
 # ---------------------------------------------------------------------------- legacy names
 _LEGACY = {"torch." + d.legacy_name: d for d in ALL_DTYPES}
 

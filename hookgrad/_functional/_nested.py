@@ -136,6 +136,8 @@ def _check_fits(values: Any, d: dtype, type_name: str, unpack: bool = True) -> N
                 raise ValueError("Overflow when unpacking long long")
             # unsigned targets accept -max..max (the negative ones wrap), like c10::overflows
             bad = v > info.max or (v < info.min and (info.min != 0 or -v > info.max))
+        elif unpack and d is uint64 and isinstance(v, (float, np.floating)):
+            raise TypeError("an integer is required")  # no float unpacking to uint64
         elif isinstance(v, (float, np.floating)):
             bad = not np.isfinite(v) or v < info.min or v > info.max
         else:

@@ -19,6 +19,7 @@ from hookgrad._backend import namespace_for
 from hookgrad._config import GLOBAL
 from hookgrad._dispatch import note_write
 from hookgrad._dtypes import (
+    check_kernel,
     bool_,
     dtype,
     from_numpy_dtype,
@@ -574,8 +575,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype
         d = int64 if ints else GLOBAL.default_dtype
     else:
         d = to_dtype(dtype)
-    if d is bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if d is bool_ or d.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{d.scalar_type}'")
+    check_kernel("arange", d.np)
     n = _ranges.arange_size(start, end, step, d is int64)
     if (meta := meta_factory(device, (n,), d.np, requires_grad)) is not None:
         return _write_out(out, meta)  # no values to compute
@@ -608,6 +610,7 @@ def linspace(start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = 
     d = _dt(dtype)
     if d is bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    check_kernel("linspace", d.np)
     for value in (start, end):
         _check_fits(value, d, _C_TYPES.get(d.name, d.name))
     if (meta := meta_factory(device, (steps,), d.np, requires_grad)) is not None:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 import hookgrad._functional.creation as C
+from hookgrad._dtypes import check_kernel
 from hookgrad import return_types as _return_types
 from hookgrad._dispatch import bind
 from hookgrad._functional._common import result_type
@@ -39,6 +40,7 @@ def _operands(input: Any, other: Any) -> tuple[Tensor, Tensor]:
 def _shift(input: Any, other: Any, left: bool) -> Tensor:
     a, b = _operands(input, other)
     x, s = np.asarray(a.numpy()), np.asarray(b.numpy())
+    check_kernel("lshift" if left else "rshift", x.dtype)
     if x.dtype.kind not in "iub":
         raise NotImplementedError(f'"{"lshift" if left else "rshift"}_cpu" not implemented for '
                                   f"'{_type_name(a.dtype)}'")

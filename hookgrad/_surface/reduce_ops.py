@@ -17,6 +17,7 @@ import hookgrad._functional.indexing as I
 import hookgrad._functional.pointwise as P
 import hookgrad._functional.reduction as R
 import hookgrad._functional.shape as S
+from hookgrad._dtypes import check_kernel
 from hookgrad import return_types as _return_types
 from hookgrad._tensor import Tensor
 
@@ -49,6 +50,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """Lower median (of all elements, or (values, indices) along `dim`). Mirrors: ``torch.median``."""
+    check_kernel("median", input._data.dtype)
     if dim is None:
         flat = input.reshape(-1)
         if flat.shape[0] == 0:
