@@ -41,6 +41,7 @@ import hookgrad._ops.linalg_ldl  # noqa: F401
 import hookgrad._ops.grid_sampler  # noqa: F401
 import hookgrad._ops.fractional_pool  # noqa: F401
 import hookgrad._ops.ctc  # noqa: F401
+import hookgrad._ops.complex_ops  # noqa: F401
 import hookgrad._ops._layout  # noqa: E402
 
 hookgrad._ops._layout.install()  # NOTE [Elementwise result layout]: after every family
@@ -81,6 +82,7 @@ from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
 from hookgrad._functional.layer_ops import *  # noqa: F403
+from hookgrad._functional.complex import angle, complex, imag, polar, view_as_complex, view_as_real  # noqa: E501,A004
 from hookgrad._functional.matrix_ops import matrix_exp
 from hookgrad._functional.random_gamma import _standard_gamma, _standard_gamma_grad
 from hookgrad._functional._common import result_type

@@ -194,7 +194,7 @@ def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
 
 def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
     # PyTorch's canCast: no float -> integral, no non-bool -> bool.
-    if src.kind == "f" and dst.kind in "iub":
+    if src.kind == "f" and dst.kind in "iub" or src.kind == "c" and dst.kind != "c":
         return False
     return not (src.kind != "b" and dst.kind == "b")
 

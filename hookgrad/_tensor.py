@@ -207,7 +207,7 @@ class Tensor:
         return self._data.dtype.kind == "f"
 
     def is_complex(self) -> bool:
-        return False
+        return self._data.dtype.kind == "c"
 
     def stride(self, dim: int | None = None) -> Any:
         """Element strides. Mirrors: ``torch.Tensor.stride``."""

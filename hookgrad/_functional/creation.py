@@ -20,6 +20,7 @@ from hookgrad._config import GLOBAL
 from hookgrad._dispatch import note_write
 from hookgrad._dtypes import (
     check_kernel,
+    default_complex_dtype,
     bool_,
     dtype,
     from_numpy_dtype,
@@ -438,13 +439,15 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
 
 def _fill_dtype(fill_value: Any) -> dtype:
     bad = isinstance(fill_value, Tensor) and fill_value._data.ndim != 0
-    if bad or not (isinstance(fill_value, (int, float, Tensor, np.generic))):
+    if bad or not (isinstance(fill_value, (int, float, complex, Tensor, np.generic))):
         raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     if isinstance(fill_value, bool):
         return bool_
     if isinstance(fill_value, (int, np.integer)):
         return int64
+    if isinstance(fill_value, (complex, np.complexfloating)):
+        return default_complex_dtype()
     return GLOBAL.default_dtype
 
 

@@ -200,6 +200,5 @@ def _itself(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 METHODS = {
     "nonzero": nonzero, "unique": unique, "bincount": bincount, "diag": diag, "trace": trace,
     "repeat_interleave": repeat_interleave, "diff": diff, "type_as": type_as, "cuda": cuda,
-    "conj": _itself, "share_memory_": _itself, "pin_memory": _itself,
-    "sgn": lambda self: self.sign(),
+    "share_memory_": _itself, "pin_memory": _itself,
 }

@@ -176,7 +176,8 @@ def _var_impl(self: Any, dim: Any = None, correction: Any = None, keepdim: bool 
     c = 1 if correction is None else correction
     with np.errstate(invalid="ignore", divide="ignore"):
         dev = self - np.sum(self, axis=axis, keepdims=True) / n
-        return np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(n - c, 0)
+        sq = dev * dev if dev.dtype.kind != "c" else dev.real * dev.real + dev.imag * dev.imag
+        return np.sum(sq, axis=axis, keepdims=keepdim) / max(n - c, 0)
 
 
 def _var_factor(dof: float) -> float:
