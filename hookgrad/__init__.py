@@ -42,6 +42,7 @@ import hookgrad._ops.grid_sampler  # noqa: F401
 import hookgrad._ops.fractional_pool  # noqa: F401
 import hookgrad._ops.ctc  # noqa: F401
 import hookgrad._ops.complex_ops  # noqa: F401
+import hookgrad._ops.spectral  # noqa: F401
 import hookgrad._ops._layout  # noqa: E402
 
 hookgrad._ops._layout.install()  # NOTE [Elementwise result layout]: after every family
@@ -82,7 +83,17 @@ from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
 from hookgrad._functional.layer_ops import *  # noqa: F403
-from hookgrad._functional.complex import angle, complex, imag, polar, view_as_complex, view_as_real  # noqa: E501,A004
+from hookgrad._functional.complex import (  # noqa: A004 - torch.complex shadows the builtin
+    angle,
+    complex,
+    imag,
+    polar,
+    view_as_complex,
+    view_as_complex_copy,
+    view_as_real,
+    view_as_real_copy,
+)
+from hookgrad._functional._hash import hash_tensor
 from hookgrad._functional.matrix_ops import matrix_exp
 from hookgrad._functional.random_gamma import _standard_gamma, _standard_gamma_grad
 from hookgrad._functional._common import result_type

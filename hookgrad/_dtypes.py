@@ -364,7 +364,7 @@ UNSIGNED_MISSING: dict[str, str] = {
     "index_put": "index_put", "lshift": "lshift_cpu", "rshift": "rshift_cpu",
     "nonzero": "nonzero_count_cpu", "bincount": "bincount_cpu", "isin": "isin_default_cpu",
     "median": "median_cpu", "arange": "arange_cpu", "linspace": "linspace_cpu",
-    "kthvalue": "kthvalue_cpu", "index_select_1d": "index_select", "cummax": "cummax_cpu", "cummin": "cummin_cpu", **{name: "dot" for name in ("mm", "bmm", "dot", "mv", "addmm",
+    "kthvalue": "kthvalue_cpu", "index_select_1d": "index_select", "hash_tensor": "xor_sum_cpu", "cummax": "cummax_cpu", "cummin": "cummin_cpu", **{name: "dot" for name in ("mm", "bmm", "dot", "mv", "addmm",
                                                           "baddbmm")},
 }
 _NIE, _RTE = NotImplementedError, RuntimeError
@@ -386,6 +386,7 @@ COMPLEX_MISSING: dict[str, tuple[type, str]] = {
     **{name: (_RTE, " Sort does not support complex dtypes on CPU") for name in (
         "sort", "sort_stable", "argsort")},
     "topk": (_RTE, " topk does not support complex dtypes on CPU"),
+    "hash_tensor": (_NIE, "\"xor_sum_cpu\" not implemented for '{}'"),
     "topk_indices": (_RTE, " topk does not support complex dtypes on CPU"),
     "argmax": (_RTE, "argmax(): does not support complex input"),
     "argmin": (_RTE, "argmin(): does not support complex input"),

@@ -19,11 +19,12 @@ from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import complex64, complex128
+from hookgrad._functional._hash import hash_tensor
 from hookgrad._ops._checks import check_tensor
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
-__all__ = ["view_as_real", "view_as_complex", "real", "imag", "complex", "polar", "angle",
+__all__ = ["view_as_real", "view_as_complex", "view_as_real_copy", "view_as_complex_copy", "real", "imag", "complex", "polar", "angle",
            "conj", "conj_physical", "resolve_conj", "is_conj", "sgn", "is_complex_dtype"]
 
 # results of conj() by id (NOTE [Lazy conjugation]); not a WeakSet: tensors compare elementwise
@@ -89,6 +90,24 @@ def view_as_complex(input: Tensor) -> Tensor:
     if input.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return bind(P["view_as_complex"], (input,))
+
+
+def view_as_real_copy(input: Tensor, *, out: Any = None) -> Tensor:
+    """A copy of ``view_as_real(input)``. Mirrors: ``torch.view_as_real_copy``."""
+    return _copied(view_as_real(input), out)
+
+
+def view_as_complex_copy(input: Tensor, *, out: Any = None) -> Tensor:
+    """A copy of ``view_as_complex(input)``. Mirrors: ``torch.view_as_complex_copy``."""
+    return _copied(view_as_complex(input), out)
+
+
+def _copied(view: Tensor, out: Any) -> Tensor:
+    res = view.clone()  # type: ignore[attr-defined]
+    if out is not None:
+        out.copy_(res)
+        return out
+    return res
 
 
 def real(input: Tensor) -> Tensor:
@@ -251,4 +270,5 @@ METHODS = {
     "real": REAL_PROPERTY, "imag": IMAG_PROPERTY, "conj": conj, "conj_physical": conj_physical,
     "resolve_conj": resolve_conj, "is_conj": is_conj, "sgn": sgn, "angle": angle,
     "view_as_complex": view_as_complex, "view_as_real": view_as_real,
+    "hash_tensor": hash_tensor,
 }

@@ -47,4 +47,9 @@ SPECS = [
     OpSpec("real_imag", lambda lib, a, b: (_z(lib, a, b) * _z(lib, b, a)).real
            + (_z(lib, a, b).sqrt()).imag * 2,
            [Sample((_x((4,), low=0.3), _x((4,), low=0.3)))], prims=("view_as_real",)),
+    OpSpec("fft_rfft_irfft", lambda lib, x: lib.fft.irfft(lib.fft.rfft(x) * (2 - 1j), n=7),
+           [Sample((_x((2, 7)),))], prims=("_fft_r2c", "_fft_c2r")),
+    OpSpec("fft_c2c", lambda lib, x: lib.view_as_real(
+               lib.fft.ifft2(lib.fft.fft(x, norm="ortho") ** 2)),
+           [Sample((_x((3, 4)),))], prims=("_fft_c2c", "_fft_r2c")),
 ]
