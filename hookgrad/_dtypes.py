@@ -364,8 +364,9 @@ UNSIGNED_MISSING: dict[str, str] = {
     "index_put": "index_put", "lshift": "lshift_cpu", "rshift": "rshift_cpu",
     "nonzero": "nonzero_count_cpu", "bincount": "bincount_cpu", "isin": "isin_default_cpu",
     "median": "median_cpu", "arange": "arange_cpu", "linspace": "linspace_cpu",
-    "kthvalue": "kthvalue_cpu", "index_select_1d": "index_select", "hash_tensor": "xor_sum_cpu", "cummax": "cummax_cpu", "cummin": "cummin_cpu", **{name: "dot" for name in ("mm", "bmm", "dot", "mv", "addmm",
-                                                          "baddbmm")},
+    "kthvalue": "kthvalue_cpu", "index_select_1d": "index_select", "hash_tensor": "xor_sum_cpu",
+    "cummax": "cummax_cpu", "cummin": "cummin_cpu",
+    **{name: "dot" for name in ("mm", "bmm", "dot", "mv", "addmm", "baddbmm")},
 }
 _NIE, _RTE = NotImplementedError, RuntimeError
 # PyTorch's complex kernels skip ordering, rounding and most special functions; these
@@ -387,6 +388,8 @@ COMPLEX_MISSING: dict[str, tuple[type, str]] = {
         "sort", "sort_stable", "argsort")},
     "topk": (_RTE, " topk does not support complex dtypes on CPU"),
     "hash_tensor": (_NIE, "\"xor_sum_cpu\" not implemented for '{}'"),
+    "unique": (_NIE, "\"unique\" not implemented for '{}'"),
+    "signbit": (_NIE, "signbit is not implemented for complex tensors."),
     "topk_indices": (_RTE, " topk does not support complex dtypes on CPU"),
     "argmax": (_RTE, "argmax(): does not support complex input"),
     "argmin": (_RTE, "argmin(): does not support complex input"),

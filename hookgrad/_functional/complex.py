@@ -24,8 +24,9 @@ from hookgrad._ops._checks import check_tensor
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
-__all__ = ["view_as_real", "view_as_complex", "view_as_real_copy", "view_as_complex_copy", "real", "imag", "complex", "polar", "angle",
-           "conj", "conj_physical", "resolve_conj", "is_conj", "sgn", "is_complex_dtype"]
+__all__ = ["view_as_real", "view_as_complex", "view_as_real_copy", "view_as_complex_copy",
+           "real", "imag", "complex", "polar", "angle", "conj", "conj_physical", "resolve_conj",
+           "is_conj", "sgn", "is_complex_dtype"]
 
 # results of conj() by id (NOTE [Lazy conjugation]); not a WeakSet: tensors compare elementwise
 _CONJUGATED: dict[int, weakref.ref] = {}

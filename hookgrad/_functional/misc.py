@@ -50,6 +50,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
     Mirrors: ``torch.unique`` (the result does not require grad, as in PyTorch).
     """
+    check_kernel("unique", input._data.dtype)
     data = input._data
     if dim is None:
         vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)

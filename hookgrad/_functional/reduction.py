@@ -231,7 +231,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     Mirrors: ``torch.logsumexp`` (``LogsumexpBackward0``).
     """
     params = {"dim": reduce_dims(dim, input._data.ndim) or None, "keepdim": keepdim}
-    if input._data.dtype.kind == "f":
+    if input._data.dtype.kind in "fc":
         return bind(P["logsumexp"], (input,), params)
     return bind(P["logsumexp"], (input,), params, GLOBAL.default_dtype)
 

@@ -95,6 +95,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Collapse runs of equal consecutive elements (or slices along `dim`).
 
     Mirrors: ``torch.unique_consecutive``."""
+    check_kernel("unique", input._data.dtype)
     d = None if dim is None else normalize_dim(int(dim), input.dim())
     values, inverse, counts = bind(P["unique_consecutive"], (input,), {"dim": d})
     out = [values] + ([inverse] if return_inverse else []) + ([counts] if return_counts else [])

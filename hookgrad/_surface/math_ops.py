@@ -13,7 +13,7 @@ import numpy as np
 import hookgrad._functional.arith as A
 import hookgrad._functional.creation as C
 import hookgrad._functional.pointwise as P
-from hookgrad._dtypes import bool_, get_default_dtype
+from hookgrad._dtypes import bool_, check_kernel, get_default_dtype
 from hookgrad._functional.complex import conj, conj_physical, is_conj, real, resolve_conj, sgn
 from hookgrad._tensor import Tensor
 
@@ -49,6 +49,7 @@ def rad2deg(input: Tensor) -> Tensor:
 
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (``-0.0`` included). Mirrors: ``torch.signbit``."""
+    check_kernel("signbit", input._data.dtype)
     return C.from_numpy(np.ascontiguousarray(np.signbit(input._data)))
 
 

@@ -187,13 +187,13 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: A
     if w is None:
         n = x.shape[1]
         xc = x - x.mean(1, keepdim=True)
-        c = (xc @ xc.t()) / max(n - correction, 0)
+        c = (xc @ xc.t().conj_physical()) / max(n - correction, 0)
     else:
         wsum = w.sum()
         avg = (x * w).sum(1, keepdim=True) / wsum
         xc = x - avg
         norm = wsum - correction * ((w * aweights).sum() / wsum if aweights is not None else 1)
-        c = ((xc * w) @ xc.t()) / P.clamp(norm, min=0)
+        c = ((xc * w) @ xc.t().conj_physical()) / P.clamp(norm, min=0)
     return c.squeeze() if input.dim() < 2 else c
 
 
