@@ -60,4 +60,4 @@ def same(torch: Any, fn: Callable[[Any], Any]) -> None:
     if ours[0] != "ok" and theirs[0] != "ok":
         assert ours[0] == theirs[0], (ours, theirs)
         return
-    assert ours == theirs
+    assert ours == theirs, f"hookgrad: {ours!r:.600}\n   torch: {theirs!r:.600}"
