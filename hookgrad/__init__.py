@@ -41,6 +41,8 @@ import hookgrad._ops.linalg_ldl  # noqa: F401
 import hookgrad._ops.grid_sampler  # noqa: F401
 import hookgrad._ops.fractional_pool  # noqa: F401
 import hookgrad._ops.ctc  # noqa: F401
+import hookgrad._ops.complex_ops  # noqa: F401
+import hookgrad._ops.spectral  # noqa: F401
 import hookgrad._ops._layout  # noqa: E402
 
 hookgrad._ops._layout.install()  # NOTE [Elementwise result layout]: after every family
@@ -81,6 +83,17 @@ from hookgrad._functional.nn_ops import *  # noqa: F403
 from hookgrad._functional.random import *  # noqa: F403
 from hookgrad._functional.misc import *  # noqa: F403
 from hookgrad._functional.layer_ops import *  # noqa: F403
+from hookgrad._functional.complex import (  # noqa: A004 - torch.complex shadows the builtin
+    angle,
+    complex,
+    imag,
+    polar,
+    view_as_complex,
+    view_as_complex_copy,
+    view_as_real,
+    view_as_real_copy,
+)
+from hookgrad._functional._hash import hash_tensor
 from hookgrad._functional.matrix_ops import matrix_exp
 from hookgrad._functional.random_gamma import (  # noqa: E402
     _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad)
@@ -208,7 +221,7 @@ _python_dispatch.install(_dispatch_mod.bind, _dispatch_mod.bind_inplace)
 from hookgrad._serialization.file_reader import PyTorchFileReader  # noqa: E402
 from hookgrad.jit import ScriptModule  # noqa: E402  (torch.ScriptModule, for annotations)
 from hookgrad._dtypes import complex64, complex128, uint16, uint32, uint64  # noqa: E402
-cfloat, cdouble = complex64, complex128  # dtype objects only: tensors of them raise TypeError
+cfloat, cdouble = complex64, complex128
 from hookgrad._surface import foreach as _multi_tensor_surface  # noqa: E402
 
 # torch._foreach_*: optimizer libraries call them directly (the census keeps no private names);
@@ -226,7 +239,7 @@ from hookgrad._dtypes import (  # noqa: E402  (dtype objects only, as complex64 
 )
 from hookgrad import version  # noqa: E402,F401  (torch.version: cuda/hip None, as a CPU build)
 from hookgrad import __config__, types  # noqa: E402,F401  (torch.__config__, torch.types)
-from hookgrad import fft  # noqa: E402,F401  (torch.fft: frequencies and shifts; transforms need complex)
+from hookgrad import fft  # noqa: E402,F401  (torch.fft)
 from hookgrad import _subclasses  # noqa: E402,F401  (torch._subclasses is an attribute after import torch)
 from hookgrad._surface import cfuncs_install as _cfuncs  # noqa: E402  (issue 21: census functions)
 

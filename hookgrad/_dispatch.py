@@ -36,6 +36,8 @@ import numpy as np
 
 from hookgrad._backend import check_same_device
 from hookgrad._config import STATE
+from hookgrad._dtypes import RESTRICTED_NP as _RESTRICTED
+from hookgrad._dtypes import check_kernel
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
@@ -95,21 +97,31 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
         if res is not _pd.MISS:
             return res
     try:  # free unless raised (3.11): a non-tensor input is PyTorch's TypeError, not ours
+        # (NOTE [Restricted kernels]: one set lookup on the first operand's dtype)
         if cast is not None:
             arrays = _arrays(inputs, cast)
+            if arrays[0].dtype in _RESTRICTED:
+                check_kernel(prim.name, arrays[0].dtype)
             if len(arrays) > 1:
                 _same_device(arrays)
             res = prim.impl(*arrays, **params)
         elif len(inputs) == 1:  # the common arities spelled out: no list built per call
-            res = prim.impl(inputs[0]._data, **params)
+            a = inputs[0]._data
+            if a.dtype in _RESTRICTED:
+                check_kernel(prim.name, a.dtype)
+            res = prim.impl(a, **params)
         elif len(inputs) == 2:
             a, b = inputs[0]._data, inputs[1]._data
             if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
                 check_same_device((a, b))
+            if a.dtype in _RESTRICTED:
+                check_kernel(prim.name, a.dtype)
             res = prim.impl(a, b, **params)
         else:
             arrays = [t._data for t in inputs]
             _same_device(arrays)
+            if arrays and arrays[0].dtype in _RESTRICTED:
+                check_kernel(prim.name, arrays[0].dtype)
             res = prim.impl(*arrays, **params)
     except AttributeError:
         reject_non_tensors(prim, inputs)
@@ -164,6 +176,13 @@ def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
             out._view_no_graph = True
 
 
+# NOTE [Restricted kernels]
+# PyTorch has CPU kernels for only some ops on uint16/uint32/uint64 and complex dtypes
+# (`_dtypes.UNSIGNED_MISSING` and `COMPLEX_MISSING` list the primitives without one). `bind`
+# tests the first operand's dtype against those five NumPy dtypes (one frozenset lookup per
+# call) and raises PyTorch's exception before running a primitive PyTorch could not run.
+
+
 # NOTE [Views made without a graph]
 # A view of a tensor that requires grad, taken with grad mode off (``no_grad``,
 # ``inference_mode``), requires grad in PyTorch (a view requires grad when its base does) but is
@@ -175,7 +194,7 @@ def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
 
 def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
     # PyTorch's canCast: no float -> integral, no non-bool -> bool.
-    if src.kind == "f" and dst.kind in "iub":
+    if src.kind == "f" and dst.kind in "iub" or src.kind == "c" and dst.kind != "c":
         return False
     return not (src.kind != "b" and dst.kind == "b")
 
@@ -208,6 +227,8 @@ def bind_inplace(
                 "tensor refer to a single memory location. Please clone() the tensor before "
                 "performing the operation."
             )
+    if tdata.dtype in _RESTRICTED:
+        check_kernel(prim.name, tdata.dtype)
     try:
         res = prim.impl(*_arrays(inputs, cast), **params)
     except AttributeError:

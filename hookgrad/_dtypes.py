@@ -13,7 +13,7 @@ import numpy as np
 from hookgrad._config import GLOBAL
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
-_COMPLEX = 3  # dtype objects only: no tensor holds a complex dtype (see UNSUPPORTED_DTYPES)
+_COMPLEX = 3
 
 
 class dtype:
@@ -47,8 +47,23 @@ class dtype:
         return self.name not in ("bool", "float8_e8m0fnu") and not self.name.startswith("uint")
 
     def to_real(self) -> dtype:
-        """The real dtype of the same precision (every supported dtype is real)."""
-        return self
+        """The real dtype of the same precision (``complex64`` -> ``float32``).
+
+        Mirrors: ``torch.dtype.to_real``.
+        """
+        return _REAL_OF.get(self.name, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype of the same precision (``float64`` -> ``complex128``).
+
+        Mirrors: ``torch.dtype.to_complex``.
+        """
+        if self.category == _COMPLEX:
+            return self
+        try:
+            return _COMPLEX_OF[self.name]
+        except KeyError:
+            raise TypeError(f"hookgrad: no complex dtype of the precision of {self}") from None
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -68,16 +83,22 @@ int8 = dtype("int8", np.int8, _INT, "CharTensor")
 uint8 = dtype("uint8", np.uint8, _INT, "ByteTensor")
 bool_ = dtype("bool", np.bool_, _BOOL, "BoolTensor")
 
-ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
-
-# PyTorch's other dtypes exist as objects, because libraries name them at load time (safetensors
-# and accelerate map file codes to torch.complex64, kornia to torch.uint16, ...). They are in no
-# table of supported dtypes, so creating or converting a tensor to one raises TypeError.
 complex64 = dtype("complex64", np.complex64, _COMPLEX, "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, _COMPLEX, "ComplexDoubleTensor")
+# PyTorch's "barebones" unsigned types: few kernels, no promotion with other integral types
 uint16 = dtype("uint16", np.uint16, _INT, "UInt16Tensor")
 uint32 = dtype("uint32", np.uint32, _INT, "UInt32Tensor")
 uint64 = dtype("uint64", np.uint64, _INT, "UInt64Tensor")
+
+ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_, complex64,
+              complex128, uint16, uint32, uint64)
+WIDE_UNSIGNED = (uint16, uint32, uint64)
+_REAL_OF = {"complex64": float32, "complex128": float64}
+_COMPLEX_OF = {"float32": complex64, "float64": complex128}
+
+# PyTorch's other dtypes exist as objects, because libraries name them at load time
+# (transformers reads float8 limits). They are in no table of supported dtypes, so creating or
+# converting a tensor to one raises TypeError.
 # float8 formats (transformers' FP8 caches read finfo(torch.float8_e4m3fn).max at import);
 # NumPy has none, so their limits come from `_FINFO` below
 float8_e4m3fn = dtype("float8_e4m3fn", np.uint8, _FLOAT, "Float8_e4m3fnTensor")
@@ -85,8 +106,7 @@ float8_e5m2 = dtype("float8_e5m2", np.uint8, _FLOAT, "Float8_e5m2Tensor")
 float8_e4m3fnuz = dtype("float8_e4m3fnuz", np.uint8, _FLOAT, "Float8_e4m3fnuzTensor")
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", np.uint8, _FLOAT, "Float8_e5m2fnuzTensor")
 float8_e8m0fnu = dtype("float8_e8m0fnu", np.uint8, _FLOAT, "Float8_e8m0fnuTensor")
-UNSUPPORTED_DTYPES = (complex64, complex128, uint16, uint32, uint64, float8_e4m3fn, float8_e5m2,
-                      float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+UNSUPPORTED_DTYPES = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 # PyTorch's finfo of the floating dtypes NumPy lacks: bits, max, min, eps, tiny, resolution
 _FINFO = {
     "bfloat16": (16, 3.3895313892515355e+38, -3.3895313892515355e+38, 0.0078125,
@@ -109,8 +129,9 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
-            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, int32, "
+            "int16, int8, uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -118,7 +139,7 @@ def to_dtype(d: Any) -> dtype:
     """Accept a hookgrad dtype, a NumPy dtype, a Python type or a torch dtype name."""
     if isinstance(d, dtype):
         # stand-in dtypes (hookgrad._unsupported: sub-byte, quantized) carry a marker
-        if d.category == _COMPLEX or d in UNSUPPORTED_DTYPES or hasattr(d, "__hookgrad_unsupported__"):
+        if d in UNSUPPORTED_DTYPES or hasattr(d, "__hookgrad_unsupported__"):
             raise TypeError(f"hookgrad: tensors of dtype {d} are not supported")
         return d
     if d is float:  # Python's float is a C double: float64 whatever the default dtype
@@ -127,6 +148,8 @@ def to_dtype(d: Any) -> dtype:
         return int64
     if d is bool:
         return bool_
+    if d is complex:  # Python's complex is two C doubles
+        return complex128
     name = getattr(d, "name", None) if not isinstance(d, str) else d
     if isinstance(name, str):
         name = name.replace("torch.", "")
@@ -152,11 +175,35 @@ def set_default_dtype(d: dtype) -> None:
     GLOBAL.default_dtype = d
 
 
+def default_complex_dtype() -> dtype:
+    """The complex dtype of the default float dtype (Python complex numbers get it)."""
+    return complex128 if GLOBAL.default_dtype is float64 else complex64
+
+
+def _unsigned_error(a: dtype, b: dtype) -> RuntimeError:
+    return RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                        f"to promote {a.scalar_type} and {b.scalar_type}")
+
+
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """Mirrors: ``torch.promote_types`` for the supported dtypes."""
     a, b = type1, type2
     if a is b:
         return a
+    if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:
+        # PyTorch promotes the wide unsigned types only with floating types
+        if a.category == _FLOAT:
+            return a
+        if b.category == _FLOAT:
+            return b
+        raise _unsigned_error(a, b)
+    if a.category == _COMPLEX or b.category == _COMPLEX:
+        wide = a.itemsize if a.category == _COMPLEX else 2 * a.itemsize
+        wide = max(wide, b.itemsize if b.category == _COMPLEX else 2 * b.itemsize)
+        if a.category != _FLOAT and b.category != _FLOAT:  # integral: the complex one's width
+            return a if a.category == _COMPLEX and (b.category != _COMPLEX or
+                                                   a.itemsize >= b.itemsize) else b
+        return complex128 if wide >= 16 else complex64
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == _INT and {a.name, b.name} == {"uint8", "int8"}:
@@ -178,7 +225,9 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
     Mirrors: ``torch.can_cast``.
     """
-    if from_.category == _FLOAT and to.category != _FLOAT:
+    if from_.category == _COMPLEX and to.category != _COMPLEX:
+        return False
+    if from_.category == _FLOAT and to.category < _FLOAT:
         return False
     return not (from_.category != _BOOL and to.category == _BOOL)
 
@@ -187,6 +236,11 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
     # PyTorch's c10 combine_categories: a lower tier only wins when it is of a higher category.
     if higher is None:
         return lower
+    if higher.category == _COMPLEX:
+        return higher
+    if lower is not None and lower.category == _COMPLEX:
+        # a complex lower tier keeps a floating higher tier's precision (float32 -> complex64)
+        return higher.to_complex() if higher.category == _FLOAT else lower
     if higher.category == _FLOAT:
         return higher
     if lower is not None and (higher.category == _BOOL or lower.category > higher.category):
@@ -205,7 +259,8 @@ def result_type_of(dims: list, zero_dims: list, wrapped: list) -> dtype:
             out = d if out is None else promote_types(out, d)
         return out
 
-    wrapped_t = tier([GLOBAL.default_dtype if d.category == _FLOAT else d for d in wrapped])
+    wrapped_t = tier([GLOBAL.default_dtype if d.category == _FLOAT else
+                      default_complex_dtype() if d.category == _COMPLEX else d for d in wrapped])
     res = _combine_categories(tier(dims), _combine_categories(tier(zero_dims), wrapped_t))
     return res if res is not None else GLOBAL.default_dtype
 
@@ -216,6 +271,8 @@ def scalar_dtype(value: Any) -> dtype:
         return bool_
     if isinstance(value, int):
         return int64
+    if isinstance(value, complex):
+        return complex128
     return float64
 
 
@@ -276,6 +333,91 @@ class Size(tuple):
 
     def __reduce__(self) -> Any:
         return (Size, (tuple(self),))
+
+
+# ---------------------------------------------------------------------------- wide unsigned
+# PyTorch compiles few CPU kernels for uint16/uint32/uint64: copies, views, casts, fills, sort,
+# mul/div, eq/ne, bitwise and/or/xor, sum/prod/cumsum and the float-valued math. The primitives
+# below have none there, so they raise PyTorch's NotImplementedError (probed op by op against
+# torch 2.13); the name in the message is the PyTorch kernel's.
+UNSIGNED_MISSING: dict[str, str] = {
+    **{name: "add_stub" for name in ("add", "sub", "rsub", "_nn_add_scalar")},
+    **{name: f"{name}_cpu" for name in (
+        "lt", "le", "gt", "ge", "neg", "abs", "sign", "flip", "frac", "take", "topk_indices",
+        "logical_and", "logical_or", "logical_xor", "logical_not", "nanmedian", "mode",
+        "count_nonzero", "argmax", "argmin", "addcmul", "addcdiv", "lerp", "lerp_tensor")},
+    **{name: "max_all" for name in ("max", "amax", "maximum", "fmax")},
+    **{name: "min_all" for name in ("min", "amin", "minimum", "fmin")},
+    "max_dim": "max_cpu", "min_dim": "min_cpu", "topk": "topk_cpu",
+    **{name: "pow" for name in ("pow", "pow_scalar", "pow_tensor")},
+    **{name: "clamp_scalar_cpu" for name in ("clamp", "clamp_tensor", "clamp_tensor_max",
+                                             "clamp_tensor_min")},
+    "clamp_min": "clamp_min_scalar_cpu", "clamp_min_tensor": "clamp_min_cpu", "relu":
+    "clamp_min_scalar_cpu", "clamp_max": "clamp_max_scalar_cpu", "clamp_max_tensor":
+    "clamp_max_cpu", "floor_divide": "div_floor_cpu", "div_mode": "div_trunc_cpu",
+    **{name: "remainder_cpu" for name in ("remainder", "remainder_scalar", "remainder_tensor")},
+    **{name: "fmod_cpu" for name in ("fmod", "fmod_tensor")},
+    "where": "where_cpu", "masked_fill": "masked_fill", "masked_fill_tensor": "masked_fill",
+    "bitwise_not": "bitwise_not_cpu", "tril": "tril", "triu": "triu", "put": "take_put_cpu",
+    **{name: "scatter_gather_tensor_cpu" for name in (
+        "gather", "scatter", "scatter_add", "scatter_value", "scatter_reduce", "index_add",
+        "index_reduce")},
+    "index_put": "index_put", "lshift": "lshift_cpu", "rshift": "rshift_cpu",
+    "nonzero": "nonzero_count_cpu", "bincount": "bincount_cpu", "isin": "isin_default_cpu",
+    "median": "median_cpu", "arange": "arange_cpu", "linspace": "linspace_cpu",
+    "kthvalue": "kthvalue_cpu", "index_select_1d": "index_select", "hash_tensor": "xor_sum_cpu",
+    "cummax": "cummax_cpu", "cummin": "cummin_cpu",
+    **{name: "dot" for name in ("mm", "bmm", "dot", "mv", "addmm", "baddbmm")},
+}
+_NIE, _RTE = NotImplementedError, RuntimeError
+# PyTorch's complex kernels skip ordering, rounding and most special functions; these
+# primitives raise its exception (type and text) on complex inputs. "{}" is the scalar type.
+COMPLEX_MISSING: dict[str, tuple[type, str]] = {
+    **{name: (_NIE, f'"{name}_cpu" not implemented for \'{{}}\'') for name in (
+        "lt", "le", "gt", "ge", "remainder", "fmod", "erf", "erfc", "erfinv", "lgamma",
+        "digamma", "polygamma", "atan2", "hypot", "logit", "heaviside")},
+    **{name: (_NIE, "\"max_all\" not implemented for '{}'") for name in ("max", "max_dim")},
+    **{name: (_NIE, "\"min_all\" not implemented for '{}'") for name in ("min", "min_dim")},
+    "amax": (_NIE, "\"max_values_cpu\" not implemented for '{}'"),
+    "amin": (_NIE, "\"min_values_cpu\" not implemented for '{}'"),
+    **{name: (_RTE, f"{name} not implemented for complex tensors.") for name in (
+        "maximum", "minimum", "fmax", "fmin")},
+    **{name: (_NIE, "clamp is not supported for complex types") for name in (
+        "clamp", "clamp_tensor", "clamp_tensor_max", "clamp_tensor_min", "clamp_min",
+        "clamp_min_tensor", "clamp_max", "clamp_max_tensor", "relu", "hardtanh", "threshold")},
+    **{name: (_RTE, " Sort does not support complex dtypes on CPU") for name in (
+        "sort", "sort_stable", "argsort")},
+    "topk": (_RTE, " topk does not support complex dtypes on CPU"),
+    "hash_tensor": (_NIE, "\"xor_sum_cpu\" not implemented for '{}'"),
+    "unique": (_NIE, "\"unique\" not implemented for '{}'"),
+    "signbit": (_NIE, "signbit is not implemented for complex tensors."),
+    "topk_indices": (_RTE, " topk does not support complex dtypes on CPU"),
+    "argmax": (_RTE, "argmax(): does not support complex input"),
+    "argmin": (_RTE, "argmin(): does not support complex input"),
+    **{name: (_NIE, f"{name} is not supported for complex inputs") for name in (
+        "floor", "ceil", "trunc", "frac", "round", "round_decimals")},
+    "floor_divide": (_NIE, "\"div_floor_cpu\" not implemented for '{}'"),
+    "sign": (_NIE, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                   "Please use torch.sgn instead."),
+    "gelu": (_NIE, "\"GeluKernelImpl\" not implemented for '{}'"),
+    **{name: (_NIE, f"\"{name}\" not implemented for '{{}}'") for name in (
+        "leaky_relu", "elu", "celu", "softplus", "hardsigmoid", "hardswish", "mish",
+        "log_sigmoid", "softshrink", "hardshrink")},
+}
+_WIDE_NP = frozenset(d.np for d in WIDE_UNSIGNED)
+# the first operand dtypes `bind` checks (one set lookup per call: NOTE [Restricted kernels])
+RESTRICTED_NP = _WIDE_NP | {complex64.np, complex128.np}
+
+
+def check_kernel(name: str, np_dtype: Any) -> None:
+    """PyTorch's error when primitive `name` has no CPU kernel for `np_dtype`, else nothing."""
+    if np_dtype.kind == "c":
+        entry = COMPLEX_MISSING.get(name)
+        if entry is not None:
+            raise entry[0](entry[1].format(_FROM_NP[np_dtype].scalar_type))
+    elif np_dtype in _WIDE_NP and name in UNSIGNED_MISSING:
+        kernel, scalar = UNSIGNED_MISSING[name], _FROM_NP[np_dtype].scalar_type
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar}\'')
 
 
 # ---------------------------------------------------------------------------- legacy names

@@ -92,11 +92,11 @@ strided = layout("strided")
 
 
 def is_complex(input: Tensor) -> bool:
-    """Always False: hookgrad has no complex dtypes. Mirrors: ``torch.is_complex``."""
+    """Whether `input` holds complex numbers. Mirrors: ``torch.is_complex``."""
     if not isinstance(input, Tensor):
         raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    return False
+    return input._data.dtype.kind == "c"
 
 
 def typename(obj: Any) -> str:

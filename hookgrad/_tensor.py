@@ -233,7 +233,7 @@ class Tensor:
         return self._data.dtype.kind == "f"
 
     def is_complex(self) -> bool:
-        return False
+        return self._data.dtype.kind == "c"
 
     def stride(self, dim: int | None = None) -> Any:
         """Element strides. Mirrors: ``torch.Tensor.stride``."""
@@ -479,10 +479,10 @@ class Tensor:
     def __float__(self) -> float:
         if self.requires_grad:
             _warn_scalar_of_grad_tensor()
-        return float(self._python_scalar())
+        return float(_real_scalar(self._python_scalar(), "double"))
 
     def __int__(self) -> int:
-        return int(self._python_scalar())
+        return int(_real_scalar(self._python_scalar(), "int64_t"))
 
     def __complex__(self) -> complex:
         if self.requires_grad:
@@ -552,6 +552,16 @@ def _wrap_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim % n
+
+
+def _real_scalar(value: Any, c_type: str) -> Any:
+    """A complex value with a zero imaginary part converts to a real number; others raise
+    PyTorch's RuntimeError (its checked conversion)."""
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+        return value.real
+    return value
 
 
 def _scalar_name(d: dtype) -> str:

@@ -21,11 +21,12 @@ from hookgrad._functional import (
     reduction,
     shape,
 )
+from hookgrad._functional import complex as complex_fns
 from hookgrad._tensor import Tensor
 
 FAMILIES: list[ModuleType] = [
     arith, creation, pointwise, reduction, shape, indexing, linalg, nn_ops, random, misc,
-    layer_ops, matrix_ops,
+    layer_ops, matrix_ops, complex_fns,
 ]
 
 

@@ -1,6 +1,6 @@
 """Tensor printing: ``repr(t)`` and ``str(t)`` character for character as PyTorch prints them.
 
-Layer 4. A port of ``torch/_tensor_str.py`` (the dense, strided, real-dtype paths) that works
+Layer 4. A port of ``torch/_tensor_str.py`` (the dense, strided paths) that works
 directly on the tensor's host array: printing never runs an op, so it never records a graph,
 never bumps a version counter and never calls a hook. `install` plugs `tensor_repr` into
 ``STATE_HOOKS.format_tensor`` (the late-bound hook of `_tensor`).
@@ -162,6 +162,22 @@ class _Formatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
+class _ComplexFormatter:
+    """Two `_Formatter`s, one fed the real parts and one the imaginary parts (as PyTorch's
+    printer does): ``1.0000+2.0000e+00j`` keeps each part's own mode and width."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real = _Formatter(values.real)
+        self.imag = _Formatter(values.imag)
+        # PyTorch's element length: both widths, and one for the "j"
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value: Any) -> str:
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _summarized_values(arr: np.ndarray) -> np.ndarray:
     """The values the formatter measures: the corners a summarised repr shows (flattened)."""
     edge = PRINT_OPTS.edgeitems
@@ -219,7 +235,8 @@ def _tensor_str(arr: np.ndarray, indent: int) -> str:
     if arr.size == 0:
         return "[]"
     summarize = arr.size > PRINT_OPTS.threshold
-    fmt = _Formatter(_summarized_values(arr) if summarize else arr)
+    values = _summarized_values(arr) if summarize else arr
+    fmt = _ComplexFormatter(values) if arr.dtype.kind == "c" else _Formatter(values)
     return _array_str(arr, indent, summarize, fmt)
 
 
@@ -289,7 +306,8 @@ def tensor_repr(t: Tensor) -> str:
     else:
         if not PRINT_OPTS.edgeitems:
             suffixes.append(f"size={tuple(arr.shape)}")
-        if dtype is not default and dtype.name not in ("int64", "bool"):
+        complex_default = "complex128" if default.name == "float64" else "complex64"
+        if dtype is not default and dtype.name not in ("int64", "bool", complex_default):
             suffixes.append(f"dtype={dtype!r}")
         body = _tensor_str(arr, indent)
     suffixes += _autograd_suffixes(t)

@@ -10,6 +10,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import (
+    default_complex_dtype,
     dtype,
     from_numpy_dtype,
     result_type_of,
@@ -20,7 +21,7 @@ from hookgrad._ops._shapes import check_broadcast
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 
-Number = (int, float, bool)
+Number = (int, float, bool, complex)
 # Shared default for absent params. Never mutated: nodes keep it as their ``_params``.
 _EMPTY: dict = {}
 
@@ -67,7 +68,9 @@ def to_tensor_like(x: Any, like: Tensor) -> Tensor:
 
 def _default_for(x: Any) -> dtype:
     d = scalar_dtype(x)
-    return GLOBAL.default_dtype if d.category == 2 else d
+    if d.category < 2:
+        return d
+    return GLOBAL.default_dtype if d.category == 2 else default_complex_dtype()
 
 
 def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
@@ -110,7 +113,7 @@ def _promoted(prim: Primitive, a: Any, b: Any, p: dict, float_result: bool) -> T
     else:
         like = a
     rt = result_type(a, b)
-    if float_result and not rt.is_floating_point:
+    if float_result and not (rt.is_floating_point or rt.is_complex):
         rt = GLOBAL.default_dtype
     ta = a if isinstance(a, Tensor) else wrap_scalar(a, rt, like)
     tb = b if isinstance(b, Tensor) else wrap_scalar(b, rt, like)
@@ -125,6 +128,6 @@ def unary_float(prim: Primitive, x: Tensor, params: dict | None = None) -> Tenso
         kind = x._data.dtype.kind
     except AttributeError:
         raise not_tensor(prim.name, x) from None
-    if kind == "f":
+    if kind == "f" or kind == "c":
         return bind(prim, (x,), p)
     return bind(prim, (x,), p, GLOBAL.default_dtype)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._dtypes import check_kernel
 from hookgrad import _backend
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional import shape as _shape
@@ -166,6 +167,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise RuntimeError(
             f"INDICES element is out of DATA bounds, id={int(bad.reshape(-1)[0])} axis_dim={size}"
         )
+    if input._data.ndim <= 1:  # PyTorch's 1-D path has no wide unsigned kernel
+        check_kernel("index_select_1d", input._data.dtype)
     return bind(P["index_select"], (input, index), {"dim": d})
 
 

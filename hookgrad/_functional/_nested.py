@@ -14,7 +14,15 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._config import GLOBAL
-from hookgrad._dtypes import bool_, dtype, from_numpy_dtype, int64, promote_types
+from hookgrad._dtypes import (
+    bool_,
+    default_complex_dtype,
+    dtype,
+    from_numpy_dtype,
+    int64,
+    promote_types,
+    uint64,
+)
 from hookgrad._tensor import Tensor
 
 # ------------------------------------------------------------------ dtype inference
@@ -34,7 +42,7 @@ def _scalar_dtype(x: Any) -> dtype | None:
     if isinstance(x, str):
         raise TypeError("new(): invalid data type 'str'")
     if isinstance(x, complex):
-        raise TypeError("hookgrad: complex tensors are not supported")
+        return default_complex_dtype()
     return None
 
 
@@ -111,16 +119,25 @@ def _check_fits(values: Any, d: dtype, type_name: str, unpack: bool = True) -> N
     an int beyond int64 fails to unpack (ValueError); a value outside `d`'s range, NaN or an
     infinity cannot be converted (``c10::overflows``, RuntimeError). `unpack` False: a Scalar
     argument (``full``), where a huge int is a range error too."""
-    if d.is_floating_point or d is bool_:
-        return
+    if d.is_floating_point or d.is_complex or d is bool_:
+        return  # (a complex value for a floating type: NumPy's TypeError, see creation.py)
     flat = np.asarray(values, dtype=object).reshape(-1)
     info = np.iinfo(d.np)
     for v in flat:
+        if isinstance(v, complex):
+            raise TypeError("'complex' object cannot be interpreted as an integer")
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-            if unpack and not _INT64.min <= v <= _INT64.max:
+            if unpack and d is uint64:  # PyTorch unpacks it as an unsigned 64-bit integer
+                if v < 0:
+                    raise OverflowError("can't convert negative int to unsigned")
+                if v > info.max:
+                    raise OverflowError("int too big to convert")
+            elif unpack and not _INT64.min <= v <= _INT64.max:
                 raise ValueError("Overflow when unpacking long long")
             # unsigned targets accept -max..max (the negative ones wrap), like c10::overflows
             bad = v > info.max or (v < info.min and (info.min != 0 or -v > info.max))
+        elif unpack and d is uint64 and isinstance(v, (float, np.floating)):
+            raise TypeError("an integer is required")  # no float unpacking to uint64
         elif isinstance(v, (float, np.floating)):
             bad = not np.isfinite(v) or v < info.min or v > info.max
         else:
@@ -130,7 +147,8 @@ def _check_fits(values: Any, d: dtype, type_name: str, unpack: bool = True) -> N
 
 
 def _python_numbers(data: Any) -> bool:
-    return isinstance(data, (int, float, list, tuple, range)) and not isinstance(data, bool)
+    return isinstance(data, (int, float, complex, list, tuple, range)) and \
+        not isinstance(data, bool)
 
 
 

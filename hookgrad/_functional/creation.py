@@ -19,6 +19,8 @@ from hookgrad._backend import namespace_for
 from hookgrad._config import GLOBAL
 from hookgrad._dispatch import note_write
 from hookgrad._dtypes import (
+    check_kernel,
+    default_complex_dtype,
     bool_,
     dtype,
     from_numpy_dtype,
@@ -74,7 +76,7 @@ def _like_device(t: Tensor, device: Any) -> Any:
 def _finish(arr: Any, requires_grad: bool) -> Tensor:
     t = Tensor._make(arr)
     if requires_grad:
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind not in "fc":
             raise RuntimeError(_REQUIRES_GRAD_ERROR)
         t._requires_grad = True
     return t
@@ -126,7 +128,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         inferred = _infer(data, 0, shape)
         d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
-        if not (d.is_floating_point or d is bool_) and _python_numbers(data):
+        if d is not bool_ and _python_numbers(data):
             _check_fits(raw, d, d.name)
         arr = _to_array(raw, d)
     xp = _xp(device)
@@ -202,6 +204,10 @@ def _to_array(raw: Any, d: dtype) -> np.ndarray:
             return np.array(raw, dtype=d.np)
     except OverflowError:
         pass
+    except TypeError as e:  # a Python complex for a floating dtype: PyTorch's message
+        if "complex" in str(e) and d.is_floating_point:
+            raise TypeError("must be real number, not complex") from None
+        raise
     try:
         wide = np.array(raw, dtype=np.int64)
     except OverflowError:
@@ -328,7 +334,7 @@ def public_dtype(value: Any, fn: str) -> None:
             value is bool:
         return
     if value is complex:
-        raise TypeError(f"{fn}(): complex dtypes are not supported by hookgrad")
+        return
     raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {type(value).__name__}")
 
 
@@ -434,13 +440,15 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
 
 def _fill_dtype(fill_value: Any) -> dtype:
     bad = isinstance(fill_value, Tensor) and fill_value._data.ndim != 0
-    if bad or not (isinstance(fill_value, (int, float, Tensor, np.generic))):
+    if bad or not (isinstance(fill_value, (int, float, complex, Tensor, np.generic))):
         raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
                         f"{type(fill_value).__name__}")
     if isinstance(fill_value, bool):
         return bool_
     if isinstance(fill_value, (int, np.integer)):
         return int64
+    if isinstance(fill_value, (complex, np.complexfloating)):
+        return default_complex_dtype()
     return GLOBAL.default_dtype
 
 
@@ -571,8 +579,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype
         d = int64 if ints else GLOBAL.default_dtype
     else:
         d = to_dtype(dtype)
-    if d is bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if d is bool_ or d.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{d.scalar_type}'")
+    check_kernel("arange", d.np)
     n = _ranges.arange_size(start, end, step, d is int64)
     if (meta := meta_factory(device, (n,), d.np, requires_grad)) is not None:
         return _write_out(out, meta)  # no values to compute
@@ -605,6 +614,7 @@ def linspace(start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = 
     d = _dt(dtype)
     if d is bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    check_kernel("linspace", d.np)
     for value in (start, end):
         _check_fits(value, d, _C_TYPES.get(d.name, d.name))
     if (meta := meta_factory(device, (steps,), d.np, requires_grad)) is not None:

@@ -326,7 +326,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
 
     Mirrors: ``torch.linalg.vector_norm`` (``LinalgVectorNormBackward0``).
     """
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fc":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             + x.dtype.scalar_type

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._dtypes import check_kernel
 from hookgrad._backend import namespace_of
 from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
@@ -32,6 +33,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
     Mirrors: ``torch.nonzero``.
     """
+    check_kernel("nonzero", input._data.dtype)
     idx = namespace_of(input._data).nonzero(input._data)
     if as_tuple:
         if input._data.ndim == 0:
@@ -48,6 +50,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
     Mirrors: ``torch.unique`` (the result does not require grad, as in PyTorch).
     """
+    check_kernel("unique", input._data.dtype)
     data = input._data
     if dim is None:
         vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
@@ -66,6 +69,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each value of a 1-D non-negative int tensor. Mirrors: ``torch.bincount``."""
+    check_kernel("bincount", input._data.dtype)
     if input._data.ndim != 1 or input._data.dtype.kind not in "iu":
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if input._data.size and input._data.min() < 0:
@@ -197,6 +201,5 @@ def _itself(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 METHODS = {
     "nonzero": nonzero, "unique": unique, "bincount": bincount, "diag": diag, "trace": trace,
     "repeat_interleave": repeat_interleave, "diff": diff, "type_as": type_as, "cuda": cuda,
-    "conj": _itself, "share_memory_": _itself, "pin_memory": _itself,
-    "sgn": lambda self: self.sign(),
+    "share_memory_": _itself, "pin_memory": _itself,
 }

@@ -17,12 +17,15 @@ gradient is zero); here the tensor keeps its previous ``grad_fn``.
 
 from __future__ import annotations
 
+import math
+
 import functools
 import os
 from typing import Any
 
 import numpy as np
 
+from hookgrad._ops.complex_ops import view_as_complex_array
 from hookgrad import _backend
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
@@ -470,10 +473,15 @@ def _float_factory(size: tuple, dtype: Any, device: Any, requires_grad: bool, ke
         raise TypeError(f"{fn}() received an invalid combination of arguments - got (), but "
                         "expected one of: (tuple of ints size, ...)")
     shape = _size_arg(size, fn)
-    if not d.is_floating_point:
+    if not (d.is_floating_point or d.is_complex):
         raise _not_implemented(kernel, d)
     if (meta := meta_factory(device, shape, d.np, requires_grad)) is not None:
         return meta
+    if d.is_complex:
+        # PyTorch fills the real view (real, imaginary pairs); normal samples of a complex
+        # dtype have std 1/sqrt(2) per part, so that E|z|^2 = 1
+        pairs = sample(tuple(shape) + (2,), d.to_real(), 1 / math.sqrt(2))
+        return _finish(_xp(device).asarray(view_as_complex_array(pairs)), requires_grad)
     return _finish(_xp(device).asarray(sample(shape, d)), requires_grad)
 
 
@@ -494,7 +502,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     size = size or ((kwargs.pop("size"),) if "size" in kwargs else ())
     _check_kwargs("rand", kwargs, layout, dtype)
     return _float_factory(size, dtype, device, requires_grad, "check_uniform_bounds",
-                          lambda shape, d: _uniform(rng, shape, d, 0.0, 1.0))
+                          lambda shape, d, _std=None: _uniform(rng, shape, d, 0.0, 1.0))
 
 
 @_vmap_aware("size")
@@ -506,7 +514,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     size = size or ((kwargs.pop("size"),) if "size" in kwargs else ())
     _check_kwargs("randn", kwargs, layout, dtype)
     return _float_factory(size, dtype, device, requires_grad, "normal_kernel_cpu",
-                          lambda shape, d: _normal(rng, shape, d, 0.0, 1.0), "randn")
+                          lambda shape, d, std=1.0: _normal(rng, shape, d, 0.0, std), "randn")
 
 
 def _check_kwargs(fn: str, kwargs: dict, layout: Any, dtype: Any) -> None:
@@ -693,7 +701,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     rng = _gen(generator)
     return _float_factory((size,), dtype, device, requires_grad, "normal_kernel_cpu",
-                          lambda shape, d: _normal(rng, shape, d, mean, std), "normal")
+                          lambda shape, d, scale=1.0: _normal(rng, shape, d, mean, std * scale),
+                          "normal")
 
 
 @_vmap_aware("tensor")

@@ -76,7 +76,7 @@ def sum(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False, *,  # noqa: A0
 
 def _float_reduction_check(name: str, input: Tensor, dtype: Any) -> None:
     d = to_dtype(dtype) if dtype is not None else input.dtype
-    if not d.is_floating_point:
+    if not (d.is_floating_point or d.is_complex):
         which = "Optional" if dtype is not None else "Input"
         raise RuntimeError(
             f"{name}(): could not infer output dtype. {which} dtype must be either a floating "
@@ -127,7 +127,7 @@ def _var_params(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool
         raise RuntimeError(f"{name}: Only one of \"unbiased\" or \"correction\" may be given")
     if unbiased is not None:
         correction = 1 if unbiased else 0
-    if input.dtype.category != 2:
+    if input.dtype.category < 2:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = reduce_dims(dim, input._data.ndim) or None
     n = reduced_numel(input._data.shape, dims if input._data.ndim else None)
@@ -231,7 +231,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     Mirrors: ``torch.logsumexp`` (``LogsumexpBackward0``).
     """
     params = {"dim": reduce_dims(dim, input._data.ndim) or None, "keepdim": keepdim}
-    if input._data.dtype.kind == "f":
+    if input._data.dtype.kind in "fc":
         return bind(P["logsumexp"], (input,), params)
     return bind(P["logsumexp"], (input,), params, GLOBAL.default_dtype)
 

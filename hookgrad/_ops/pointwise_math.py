@@ -61,8 +61,14 @@ def _sign_impl(self: Any) -> Any:
     return np.sign(self)
 
 
+def _abs_jvp(t: Any, self: Any) -> Any:
+    if self.is_complex():  # |z| is not holomorphic: Re(conj(t) sgn(z)), as PyTorch
+        return (t.conj_physical() * self.sgn()).real
+    return t * self.sgn()
+
+
 defop("abs", impl=np.abs, saves=("self",),
-      vjp={"self": lambda grad, self: grad * self.sign()}, jvp="elementwise")
+      vjp={"self": lambda grad, self: grad * self.sgn()}, jvp={"self": _abs_jvp})
 defop("sign", impl=_sign_impl, vjp={"self": lambda grad: zeros(grad)}, jvp="elementwise")
 
 # ---------------------------------------------------------------- trigonometry

@@ -176,7 +176,8 @@ def _var_impl(self: Any, dim: Any = None, correction: Any = None, keepdim: bool 
     c = 1 if correction is None else correction
     with np.errstate(invalid="ignore", divide="ignore"):
         dev = self - np.sum(self, axis=axis, keepdims=True) / n
-        return np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(n - c, 0)
+        sq = dev * dev if dev.dtype.kind != "c" else dev.real * dev.real + dev.imag * dev.imag
+        return np.sum(sq, axis=axis, keepdims=keepdim) / max(n - c, 0)
 
 
 def _var_factor(dof: float) -> float:
@@ -312,7 +313,8 @@ def _logsumexp_impl(self: Any, dim: Any, keepdim: bool = False) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
         if reduced_numel(self.shape, axis) == 0:  # log(0) = -inf, no max to subtract
             return np.log(np.sum(np.exp(self), axis=axis, keepdims=keepdim))
-        m = np.amax(self, axis=axis, keepdims=True)
+        # (complex: the largest real part, as PyTorch; NumPy would order lexicographically)
+        m = np.amax(self.real if self.dtype.kind == "c" else self, axis=axis, keepdims=True)
         m = np.where(np.isinf(m), 0, m).astype(self.dtype, copy=False)  # PyTorch's inf guard
         out = np.log(np.sum(np.exp(self - m), axis=axis, keepdims=True)) + m
     return out if keepdim else out.reshape(_reduced_shape(self.shape, axis))

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._ops._complex_cast import complex_to_real
 from hookgrad import _backend
 from hookgrad._backend import move
 from hookgrad._dispatch import bind
@@ -512,6 +513,8 @@ defop(
 
 def _to_copy_impl(self: Any, dtype: Any, device: Any = None, source: Any = None,
                   memory_format: Any = None) -> Any:
+    if self.dtype.kind == "c" and not dtype.is_complex:
+        self = complex_to_real(self)
     # NaN/inf/out-of-range floats to integers wrap silently in PyTorch's casts: no warning
     with np.errstate(invalid="ignore", over="ignore"):
         out = (self if device is None else move(self, device)).astype(dtype.np)
@@ -525,7 +528,10 @@ def _to_copy_impl(self: Any, dtype: Any, device: Any = None, source: Any = None,
 
 
 def _to_copy_vjp(grad: Any, self_dtype: Any, source: Any) -> Any:
-    # a copy to another device sends its gradient back to the source device
+    # a copy to another device sends its gradient back to the source device; a real input
+    # gets the real part of a complex gradient (PyTorch's handle_r_to_c)
+    if grad.is_complex() and not self_dtype.is_complex:
+        grad = grad.real
     return grad.to(self_dtype) if source is None else grad.to(source, self_dtype)
 
 

@@ -2,9 +2,9 @@
 
 A ``torch.save`` pickle names each storage's element type either by a legacy storage class
 (``torch.FloatStorage``) or, for dtypes added later, by the dtype itself (``torch.uint16``).
-hookgrad has the nine dtypes of `hookgrad._dtypes.ALL_DTYPES`; ``bfloat16`` storages are
+hookgrad has the dtypes of `hookgrad._dtypes.ALL_DTYPES`; ``bfloat16`` storages are
 widened exactly to ``float32`` on load (a bfloat16 is the upper half of a float32); any other
-dtype hookgrad lacks (complex, uint16/32/64, float8, quantized) is refused with its name.
+dtype hookgrad lacks (complex32, float8, quantized) is refused with its name.
 """
 
 from __future__ import annotations
@@ -66,12 +66,13 @@ DTYPE_GLOBALS: dict[str, Any] = {name: ForeignDtype(name) for name in _FOREIGN}
 DTYPE_GLOBALS.update(_OWN)
 DTYPE_GLOBALS.update({"half": _dtypes.float16, "float": _dtypes.float32,
                       "double": _dtypes.float64, "long": _dtypes.int64, "int": _dtypes.int32,
-                      "short": _dtypes.int16})
+                      "short": _dtypes.int16, "cfloat": _dtypes.complex64,
+                      "cdouble": _dtypes.complex128})
 
 
 def storage_name(d: _dtypes.dtype) -> str:
     """The legacy storage class name PyTorch pickles for a hookgrad dtype."""
-    return _NAME_OF_DTYPE[d.name]
+    return _NAME_OF_DTYPE.get(d.name, d.name)  # (uint16/32/64: PyTorch pickles the dtype)
 
 
 def storage_dtype(storage_type: Any) -> str:

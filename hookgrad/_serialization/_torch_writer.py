@@ -127,6 +127,12 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined]
             return (_g("torch._utils", "_rebuild_parameter"),
                     (t.detach(), bool(t.requires_grad), OrderedDict()))
         layout = storage_layout(t)
+        if t.dtype in _dtypes.WIDE_UNSIGNED:  # no legacy storage class: PyTorch's v3 form
+            ref = self.storages.ref(layout.store, layout.flat, untyped=True)
+            return (_g("torch._utils", "_rebuild_tensor_v3"),
+                    (ref, int(layout.offset), tuple(int(n) for n in t.shape),
+                     tuple(int(s) for s in layout.stride), bool(t.requires_grad), OrderedDict(),
+                     t.dtype))
         ref = self.storages.ref(layout.store, layout.flat)
         return (_g("torch._utils", "_rebuild_tensor_v2"),
                 (ref, int(layout.offset), tuple(int(n) for n in t.shape),

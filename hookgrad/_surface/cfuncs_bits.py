@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 import hookgrad._functional.creation as C
+from hookgrad._dtypes import check_kernel
 from hookgrad import return_types as _return_types
 from hookgrad._dispatch import bind
 from hookgrad._functional._common import result_type
@@ -39,6 +40,7 @@ def _operands(input: Any, other: Any) -> tuple[Tensor, Tensor]:
 def _shift(input: Any, other: Any, left: bool) -> Tensor:
     a, b = _operands(input, other)
     x, s = np.asarray(a.numpy()), np.asarray(b.numpy())
+    check_kernel("lshift" if left else "rshift", x.dtype)
     if x.dtype.kind not in "iub":
         raise NotImplementedError(f'"{"lshift" if left else "rshift"}_cpu" not implemented for '
                                   f"'{_type_name(a.dtype)}'")
@@ -93,6 +95,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Collapse runs of equal consecutive elements (or slices along `dim`).
 
     Mirrors: ``torch.unique_consecutive``."""
+    check_kernel("unique", input._data.dtype)
     d = None if dim is None else normalize_dim(int(dim), input.dim())
     values, inverse, counts = bind(P["unique_consecutive"], (input,), {"dim": d})
     out = [values] + ([inverse] if return_inverse else []) + ([counts] if return_counts else [])

@@ -1,11 +1,12 @@
-"""The short-time Fourier transform, as a real tensor of (real, imaginary) pairs.
+"""The short-time Fourier transform and its inverse.
 
 ``stft`` frames the (padded) signal with ``unfold``, multiplies by the window and applies the
 DFT as two matrix products (cosine and sine tables), all hookgrad ops, so gradients (and double
-gradients) come from theirs. hookgrad has no complex dtype: ``return_complex=False`` gives
-PyTorch's real layout ``(..., n_freq, n_frames, 2)`` (with PyTorch's deprecation warning);
-``return_complex=True`` raises ``NotImplementedError``. ``istft`` takes only the complex tensors
-``stft`` returns with ``return_complex=True``: for every real input it raises PyTorch's error.
+gradients) come from theirs. ``return_complex=False`` gives PyTorch's real layout
+``(..., n_freq, n_frames, 2)`` (with PyTorch's deprecation warning); ``return_complex=True`` the
+complex spectrum ``(..., n_freq, n_frames)`` (a ``view_as_complex`` of the same pairs).
+``istft`` inverts a complex spectrum: ``irfft`` (or ``ifft``) of every frame, windowed,
+overlap-added with ``fold`` and divided by the overlap-added squared window, as PyTorch does.
 
 Mirrors: ``torch.stft``, ``torch.istft``, ``torch.Tensor.stft``, ``torch.Tensor.istft``.
 """
@@ -18,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import fft as _fft
+from hookgrad._functional.complex import view_as_complex
+from hookgrad._functional.creation import ones
 from hookgrad._functional.shape import stack
 from hookgrad._tensor import Tensor
 from hookgrad.nn import functional as F
 
 __all__ = ["stft", "istft"]
 
-_NO_COMPLEX = ("hookgrad does not implement complex tensors: torch.stft(..., return_complex=True) "
-               "needs one. Pass return_complex=False for the (real, imaginary) pairs in a last "
-               "dimension of size 2 (torch.view_as_real of PyTorch's complex result).")
 _NO_WINDOW = ("A window was not provided. A rectangular window will be applied,which is known to "
               "cause spectral leakage. Other windows such as torch.hann_window or "
               "torch.hamming_window are recommended to reduce spectral leakage.To suppress this "
@@ -116,9 +117,8 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     _check(input, n_fft, hop, win, window)
-    if return_complex:
-        raise NotImplementedError(_NO_COMPLEX)
-    _warn_once("real", _REAL_DEPRECATED)
+    if not return_complex:
+        _warn_once("real", _REAL_DEPRECATED)
     if window is None:
         _warn_once("window", _NO_WINDOW)
     left = (n_fft - win) // 2
@@ -133,21 +133,63 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     spectrum = stack([segments.matmul(cos), segments.matmul(sin)], -1)
     if normalized:
         spectrum = spectrum * (1.0 / math.sqrt(n_fft))
-    return spectrum.transpose(-3, -2)
+    spectrum = spectrum.transpose(-3, -2)
+    return view_as_complex(spectrum.contiguous()) if return_complex else spectrum
 
 
 def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
           win_length: int | None = None, window: Tensor | None = None, center: bool = True,
           normalized: bool = False, onesided: bool | None = None, length: int | None = None,
           return_complex: bool = False) -> Tensor:
-    """Inverse STFT: needs the complex spectrum ``stft(..., return_complex=True)`` returns.
+    """Inverse STFT of the complex spectrum ``stft(..., return_complex=True)`` returns.
 
-    hookgrad tensors are real, and PyTorch rejects every real input here, with this error.
+    Args:
+        input: ``(B?, n_freq, n_frames)`` complex spectrum.
+        n_fft, hop_length, win_length, window, center, normalized, onesided: as for `stft`.
+        length: trim or zero-pad the signal to this many samples.
+        return_complex: keep the complex signal of a two-sided spectrum.
 
     Mirrors: ``torch.istft``.
     """
-    raise RuntimeError("istft requires a complex-valued input tensor matching the output from "
-                       "stft with return_complex=True.")
+    if not input.is_complex():
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output "
+                           "from stft with return_complex=True.")
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    batched = input.dim() == 3
+    x = input if batched else input.unsqueeze(0)
+    n_freq, n_frames = x.shape[-2], x.shape[-1]
+    onesided = n_freq != n_fft if onesided is None else onesided
+    if onesided and n_freq != n_fft // 2 + 1:
+        raise RuntimeError("istft(...): expected the frequency dimension (3rd to the last) of "
+                           f"the input tensor to match n_fft / 2 + 1 when onesided=True, but "
+                           f"got {n_freq}")
+    x = x.transpose(1, 2)
+    norm = "ortho" if normalized else "backward"
+    if onesided:
+        frames = _fft.irfft(x, n=n_fft, dim=-1, norm=norm)
+    else:
+        frames = _fft.ifft(x, n=n_fft, dim=-1, norm=norm)
+        frames = frames if return_complex else frames.real
+    real = frames.real.dtype if frames.is_complex() else frames.dtype
+    w = ones(win, dtype=real) if window is None else window.to(real)
+    left = (n_fft - win) // 2
+    w = F.pad(w, [left, n_fft - win - left])
+    total = n_fft + hop * (n_frames - 1)
+    fold = {"output_size": (1, total), "kernel_size": (1, n_fft), "stride": (1, hop)}
+    y = F.fold((frames * w).transpose(1, 2), **fold).reshape(x.shape[0], total)
+    envelope = F.fold((w * w).reshape(1, n_fft, 1).expand(1, n_fft, n_frames), **fold)
+    envelope = envelope.reshape(total)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    y, envelope = y[:, start:end], envelope[start:end]
+    if envelope.numel() and float(envelope.abs().min()) < 1e-11:
+        raise RuntimeError("istft(...): window overlap add min: " +
+                           f"{float(envelope.abs().min()):g}")
+    y = y / envelope
+    if length is not None and y.shape[-1] < length:
+        y = F.pad(y, [0, length - y.shape[-1]])
+    return y if batched else y.squeeze(0)
 
 
 METHODS = {"stft": stft, "istft": istft}

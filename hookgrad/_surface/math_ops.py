@@ -13,7 +13,8 @@ import numpy as np
 import hookgrad._functional.arith as A
 import hookgrad._functional.creation as C
 import hookgrad._functional.pointwise as P
-from hookgrad._dtypes import bool_, get_default_dtype
+from hookgrad._dtypes import bool_, check_kernel, get_default_dtype
+from hookgrad._functional.complex import conj, conj_physical, is_conj, real, resolve_conj, sgn
 from hookgrad._tensor import Tensor
 
 __all__ = [
@@ -46,13 +47,9 @@ def rad2deg(input: Tensor) -> Tensor:
     return input * (180.0 / math.pi)
 
 
-def sgn(input: Tensor) -> Tensor:
-    """``sign`` for real tensors. Mirrors: ``torch.sgn``."""
-    return P.sign(input)
-
-
 def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set (``-0.0`` included). Mirrors: ``torch.signbit``."""
+    check_kernel("signbit", input._data.dtype)
     return C.from_numpy(np.ascontiguousarray(np.signbit(input._data)))
 
 
@@ -152,7 +149,10 @@ def isneginf(input: Tensor) -> Tensor:
 
 
 def isreal(input: Tensor) -> Tensor:
-    """All True for real dtypes (hookgrad has no complex dtypes). Mirrors: ``torch.isreal``."""
+    """True where the imaginary part is zero (everywhere for real dtypes). Mirrors:
+    ``torch.isreal``."""
+    if input._data.dtype.kind == "c":
+        return C.from_numpy(input._data.imag == 0)
     return C.ones_like(input, dtype=bool_)
 
 
@@ -184,17 +184,9 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     return _raw(np.nextafter, input, other)
 
 
-def conj(input: Tensor) -> Tensor:
-    """Identity on real tensors. Mirrors: ``torch.conj``."""
+def resolve_neg(input: Tensor) -> Tensor:
+    """`input` itself: hookgrad has no lazy negation bit. Mirrors: ``torch.resolve_neg``."""
     return input
-
-
-conj_physical = resolve_conj = resolve_neg = conj
-
-
-def is_conj(input: Tensor) -> bool:
-    """False: real tensors are never lazily conjugated. Mirrors: ``torch.is_conj``."""
-    return False
 
 
 def is_neg(input: Tensor) -> bool:
@@ -221,6 +213,3 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
     return tuple(input.shape) == tuple(other.shape)
 
 
-def real(input: Tensor) -> Tensor:
-    """The tensor itself for real dtypes. Mirrors: ``torch.real``."""
-    return input

@@ -17,6 +17,7 @@ import hookgrad._functional.indexing as I
 import hookgrad._functional.pointwise as P
 import hookgrad._functional.reduction as R
 import hookgrad._functional.shape as S
+from hookgrad._dtypes import check_kernel
 from hookgrad import return_types as _return_types
 from hookgrad._tensor import Tensor
 
@@ -49,6 +50,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """Lower median (of all elements, or (values, indices) along `dim`). Mirrors: ``torch.median``."""
+    check_kernel("median", input._data.dtype)
     if dim is None:
         flat = input.reshape(-1)
         if flat.shape[0] == 0:
@@ -185,13 +187,13 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: A
     if w is None:
         n = x.shape[1]
         xc = x - x.mean(1, keepdim=True)
-        c = (xc @ xc.t()) / max(n - correction, 0)
+        c = (xc @ xc.t().conj_physical()) / max(n - correction, 0)
     else:
         wsum = w.sum()
         avg = (x * w).sum(1, keepdim=True) / wsum
         xc = x - avg
         norm = wsum - correction * ((w * aweights).sum() / wsum if aweights is not None else 1)
-        c = ((xc * w) @ xc.t()) / P.clamp(norm, min=0)
+        c = ((xc * w) @ xc.t().conj_physical()) / P.clamp(norm, min=0)
     return c.squeeze() if input.dim() < 2 else c
 
 

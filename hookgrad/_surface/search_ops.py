@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._dtypes import get_default_dtype
+from hookgrad._dtypes import check_kernel, get_default_dtype
 from hookgrad._functional.creation import tensor
 from hookgrad._tensor import Tensor
 
@@ -66,6 +66,8 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Membership mask of `elements` in `test_elements`. Mirrors: ``torch.isin``."""
+    if isinstance(elements, Tensor):
+        check_kernel("isin", elements._data.dtype)
     res = np.isin(_arr(elements), _arr(test_elements), invert=invert)
     return Tensor._make(np.asarray(res, dtype=np.bool_))
 

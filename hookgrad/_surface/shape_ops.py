@@ -151,8 +151,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:
-    """Dot product of 1-D tensors (real: same as ``dot``). Mirrors: ``torch.vdot``."""
-    return L.dot(input, other)
+    """Dot product of 1-D tensors, conjugating `input` when complex. Mirrors: ``torch.vdot``."""
+    return L.dot(input.conj_physical(), other)
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:

@@ -13,6 +13,7 @@ import numpy as np
 
 import hookgrad._functional.creation as C
 import hookgrad._functional.pointwise as P
+from hookgrad._functional.complex import IMAG_PROPERTY, REAL_PROPERTY
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import int8, int16, uint8
 from hookgrad._legacy import bfloat16
@@ -66,14 +67,6 @@ byte, char, short, bfloat16_ = (_to(uint8, "byte"), _to(int8, "char"), _to(int16
 
 def _false(self: Tensor, *args: Any) -> bool:
     return False
-
-
-def real(self: Tensor) -> Tensor:
-    return self
-
-
-def imag(self: Tensor) -> Tensor:
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
 def is_inference(input: Tensor) -> bool:
@@ -165,7 +158,7 @@ def install() -> None:
     """Attach the methods to `Tensor` (names it already has are left alone)."""
     methods: dict[str, Any] = {
         "as_subclass": as_subclass, "new": new, "byte": byte, "char": char, "short": short,
-        "bfloat16": bfloat16_, "real": property(real), "imag": property(imag),
+        "bfloat16": bfloat16_, "real": REAL_PROPERTY, "imag": IMAG_PROPERTY,
         "select_scatter": select_scatter, "slice_scatter": slice_scatter,
         "diagonal_scatter": diagonal_scatter, "index_copy": index_copy,
         "index_fill": index_fill, "masked_scatter": masked_scatter,

@@ -20,10 +20,13 @@ import warnings
 import weakref
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import QUIET_RESET, QUIET_SET, QUIET_STATE
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
 from hookgrad._ops._rule_ops import ARRAY_OPS
+from hookgrad._ops.complex_ops import DIRECT_COMPLEX_RULES as _DIRECT
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import run_post_accumulate_hooks
@@ -67,6 +70,22 @@ def call_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges
     return tuple(out)
 
 
+_COMPLEX = frozenset({np.dtype(np.complex64), np.dtype(np.complex128)})
+
+
+def _wirtinger(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges: Any,
+               needed: Any) -> tuple:
+    """A holomorphic rule on a complex gradient: ``conj(rule(conj(grad)))`` (NOTE [Complex
+    gradients] in _ops/complex_ops.py)."""
+    token = QUIET_SET(QUIET_STATE)
+    try:
+        outs = call_rules(node, grad.conj_physical(), grads, saved, callers, edges, needed)
+    finally:
+        QUIET_RESET(token)
+    return tuple(g.conj_physical() if g is not None and g._data.dtype in _COMPLEX else g
+                 for g in outs)
+
+
 class PrimitiveNode(Node):
     """The backward node of one primitive call; its class name is the PyTorch node name."""
 
@@ -105,6 +124,8 @@ class PrimitiveNode(Node):
         else:
             grad = None
         callers = plan.array_callers if arrays else plan.callers
+        if grad is not None and grad._data.dtype in _COMPLEX and prim.name not in _DIRECT:
+            return _wirtinger(self, grad, grads, saved, callers, edges, needed)
         if RULE_INTERPRETER[0] is not None and not arrays:  # vmap over this backward
             return RULE_INTERPRETER[0](self, grad, grads, saved, callers, edges, needed)
         if len(callers) == 1:  # unary ops: no list, no enumerate (one call per recorded op)

@@ -354,7 +354,10 @@ def conform(node: Node, i: int, g: Tensor, meta: Any) -> Tensor:
                 f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
             )
     if g._data.dtype != np_dtype:
-        g = g.to(_dtype_of(np_dtype))  # type: ignore[attr-defined]
+        if g._data.dtype.kind == "c" and np_dtype.kind != "c":
+            g = g.real  # a real input's gradient is the real part (PyTorch's validate_outputs)
+        if g._data.dtype != np_dtype:
+            g = g.to(_dtype_of(np_dtype))  # type: ignore[attr-defined]
     return g
 
 

@@ -102,7 +102,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
-    if tensor._data.dtype.kind != "f":
+    if tensor._data.dtype.kind not in "fc":
         raise ValueError(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
         )
@@ -231,11 +231,13 @@ class ForwardADRecorder:
     def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple,
                cast: Any = None) -> None:
         tans = self._tangents(prim, inputs)
-        if tans is None or not any(o._data.dtype.kind == "f" for o in outs):
+        if tans is None or not any(o._data.dtype.kind in "fc" for o in outs):
             return  # integer/bool results (comparisons, argmax) carry no tangent in PyTorch
         out_tans = (JVP_INTERPRETER[0] or compute_jvp)(prim, inputs, params, outs, tans)
         for o, tan in zip(outs, out_tans):
-            if tan is not None and o._data.dtype.kind == "f":
+            if tan is not None and o._data.dtype.kind in "fc":
+                if tan._data.dtype.kind == "c" and o._data.dtype.kind != "c":
+                    tan = tan.real  # (a complex tangent of a real output: its real part)
                 if tan._data.dtype != o._data.dtype:
                     tan = tan.to(o.dtype)  # type: ignore[attr-defined]
                 _set_tangent(o, GLOBAL.dual_level, tan)

@@ -41,6 +41,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from hookgrad._ops.complex_ops import view_as_complex_array, view_as_real_array
 from hookgrad import _backend
 from hookgrad._config import GLOBAL, STATE, set_grad_mode
 from hookgrad._dispatch import note_write
@@ -221,10 +222,21 @@ def _arr(t: Tensor) -> Any:
     """`t`'s array, a 0-d one viewed as shape ``(1,)``.
 
     NumPy arithmetic on 0-d arrays returns scalars, which cannot be updated in place; the
-    ``(1,)`` view keeps every intermediate an array and still writes through to `t`.
+    ``(1,)`` view keeps every intermediate an array and still writes through to `t`. A complex
+    tensor is viewed as real (real, imaginary) pairs, as PyTorch's optimizers do
+    (``view_as_real``): its parts are updated as independent real parameters.
     """
     a = t._data
+    if a.dtype.kind == "c":
+        return view_as_real_array(a)
     return a if a.ndim else a.reshape(1)
+
+
+def _as_param_array(arr: Any, param: Tensor) -> Any:
+    """An array computed from `_arr` views, in `param`'s shape (and complex dtype)."""
+    if param._data.dtype.kind == "c":
+        return view_as_complex_array(np.ascontiguousarray(arr)).reshape(param._data.shape)
+    return arr.reshape(param._data.shape)
 
 
 def _bump(t: Tensor) -> None:

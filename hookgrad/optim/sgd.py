@@ -10,6 +10,7 @@ from hookgrad.optim._multi_tensor import check_fused
 from hookgrad.optim.optimizer import (
     Optimizer,
     _arr,
+    _as_param_array,
     _bump,
     _closure_loss,
     _params_with_grad,
@@ -145,7 +146,7 @@ def sgd(
             buf_t = momentum_buffer_list[i]
             if buf_t is None:  # buf = grad.detach().clone(), in the parameter's shape
                 buf = g.copy() if g is grad else g
-                buf_t = Tensor._make(buf.reshape(param._data.shape))
+                buf_t = Tensor._make(_as_param_array(buf, param))
                 momentum_buffer_list[i] = buf_t
             else:
                 buf = _arr(buf_t)

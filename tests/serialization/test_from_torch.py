@@ -125,7 +125,7 @@ def test_bfloat16_is_widened_exactly_to_float32(torch):
     assert sharing([ours["b"], ours["v"]]) == [(0, 1)]
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "uint16", "float8_e4m3fn"])
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
 def test_dtypes_hookgrad_lacks_are_refused_by_name(torch, dtype):
     data = saved(torch, torch.zeros(2, dtype=getattr(torch, dtype)))
     with pytest.raises(hookgrad.serialization.CheckpointError, match=dtype):

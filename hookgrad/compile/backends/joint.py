@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._config import STATE
+from hookgrad._ops.complex_ops import DIRECT_COMPLEX_RULES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._api import grad as autograd_grad
 from hookgrad.autograd.function import Function
@@ -44,7 +45,7 @@ _LINEAR = _F.linear
 
 def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
     """True when `JointProgram` can run `gm` (see the module docstring)."""
-    if STATE.saved_hooks_stack:
+    if STATE.saved_hooks_stack or _has_complex(gm, example_inputs):
         return False
     outputs = {id(v) for n in gm.graph.nodes if n.op == "output" for v in n.args[0]}
     for node in gm.graph.nodes:
@@ -53,6 +54,8 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
         target = node.target
         if type(target) is PrimCall:
             prim = target.prim
+            if prim.name in _MAKES_COMPLEX:
+                return False
             if prim.num_outputs != 1 or target.cast is not None or not prim.vjp:
                 return False
             if prim.view and id(node) in outputs:  # a returned view must alias its base
@@ -74,6 +77,21 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
             # the caller's first (on the output), so the graph's own code runs instead
             return False
     return True
+
+
+# Complex values: the generated backward runs the rules without the engine's conjugation step
+# (NOTE [Complex gradients] in _ops/complex_ops.py), so such graphs run their own code.
+_MAKES_COMPLEX = DIRECT_COMPLEX_RULES | {"_fft_c2c", "_fft_r2c", "_fft_c2r"}
+
+
+def _has_complex(gm: GraphModule, example_inputs: list) -> bool:
+    def complex_tensor(value: Any) -> bool:
+        return isinstance(value, Tensor) and value._data.dtype.kind == "c"
+
+    if any(complex_tensor(t) for t in example_inputs):
+        return True
+    return any(n.op == "get_attr" and complex_tensor(getattr(gm, str(n.target), None))
+               for n in gm.graph.nodes)
 
 
 def requires_grad_names(gm: GraphModule, example_inputs: list) -> set:

@@ -23,6 +23,7 @@ import numpy as np
 from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._ops._rule_ops import as_array
+from hookgrad._ops.complex_ops import DIRECT_COMPLEX_RULES
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._hook_points import check_replacement, check_tuple
 from hookgrad.autograd._nodes import ACCUMULATE_LOCK, accumulate_into, plan_of
@@ -87,6 +88,11 @@ class PrimitiveBackward:
                 for s, dt in zip(shapes, self.dtypes, strict=True)]
         plan = self.plan
         callers = plan.array_callers if _fast() else plan.callers
+        # NOTE [Complex gradients] (_ops/complex_ops.py): a holomorphic rule runs on conj(grad)
+        conj = grad is not None and grad._data.dtype.kind == "c" and \
+            self.prim.name not in DIRECT_COMPLEX_RULES
+        if conj:
+            grad = grad.conj_physical()
         grads = tuple(grads)
         edge_meta = self.edge_meta
         out = []
@@ -95,6 +101,8 @@ class PrimitiveBackward:
                 out.append(None)
                 continue
             g = call(grad, grads, values, params, meta)
+            if conj and g is not None and g._data.dtype.kind == "c":
+                g = g.conj_physical()
             m = meta[edge_meta[k]]
             if g is not None and m is not None and (g._data.shape != m[0]
                                                     or g._data.dtype != m[1]):
