@@ -110,6 +110,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     if isinstance(data, np.ndarray):
         _check_numpy(data)
     public_dtype(dtype, "tensor")
+    if device is not None:  # data is copied to the device: PyTorch's error for a copy to it
+        _backend.backend_for(_device(device), copy=True)
     if type(requires_grad) is not bool:
         raise TypeError("tensor(): argument 'requires_grad' must be bool, not "
                         f"{type(requires_grad).__name__}")

@@ -466,13 +466,16 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif isinstance(a, (str, _backend.device)):
             dev = a
         elif isinstance(a, int) and not isinstance(a, bool):  # an accelerator index
-            raise RuntimeError("Cannot access accelerator device when none is available.")
+            dev = _backend.device(a)
+        elif isinstance(a, (dict, list, set)):
+            raise TypeError("to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__}), but expected a device, dtype or tensor")
         elif a is not None:
             dtype = a
     source = self.device
     if dev is not None:
         dev = _parse_device(dev)
-        _backend.backend_for(dev)  # PyTorch's error for a device that is not available
+        _backend.backend_for(dev, copy=True)  # PyTorch's error for a device that is not available
         if dev.type == source.type and dev.index is None:
             dev = None  # "cuda" means the current device: the tensor's own
     extra = {}

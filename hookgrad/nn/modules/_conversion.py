@@ -18,7 +18,7 @@ __all__ = ["parse_to", "with_factory_device"]
 
 def _device_arg(dev: Any) -> _device:
     d = dev if isinstance(dev, _device) else _device(dev)
-    backend_for(d)  # PyTorch's error for a device that is not available
+    backend_for(d, copy=True)  # PyTorch's error for a device that is not available
     return d
 
 
@@ -38,6 +38,11 @@ def parse_to(args: tuple, kwargs: dict) -> tuple[_device | None, _dtype | None]:
             dev = _device_arg(a)
         elif isinstance(a, bool):  # non_blocking
             continue
+        elif isinstance(a, int):  # an accelerator index
+            dev = _device_arg(a)
+        elif isinstance(a, (dict, list, set)):
+            raise TypeError("to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__}), but expected a device, dtype or tensor")
         elif a is not None:
             dtype = a
     if dtype is None:
