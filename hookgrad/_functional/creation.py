@@ -342,6 +342,8 @@ def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
     """``out=``: copy into `out` (rebinding its array when the shape changes, like resize_)."""
     if out is None:
         return result
+    if not isinstance(out, Tensor):  # PyTorch's argument parser
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
     if out._data.shape == result._data.shape:
         out._data[...] = result._data
     else:
