@@ -115,8 +115,10 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     if type(requires_grad) is not bool:
         raise TypeError("tensor(): argument 'requires_grad' must be bool, not "
                         f"{type(requires_grad).__name__}")
-    if isinstance(data, (bytes, bytearray)):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, bytes):
+        raise TypeError("new(): invalid data type 'bytes'")
+    if isinstance(data, bytearray):  # a mutable sequence of ints to PyTorch (bytes are not)
+        data = list(data)
     arr = _fast_list(data, dtype)
     if arr is None:
         shape = _chain_shape(data)

@@ -183,3 +183,16 @@ _add("kwarg[clamp,min_twice]", lambda lib: _x(lib, 2).clamp(0.0, min=0.0))
 _add("kwarg[where,positional_extra]", lambda lib: lib.where(_x(lib, 2) > 0, 1.0, 2.0, 3.0))
 _add("kwarg[linear,extra]", lambda lib: lib.nn.functional.linear(_x(lib, 2), _x(lib, 2, 2),
                                                                  None, None))
+
+# ---------------------------------------------------------------------------- data PyTorch takes
+# (compared like the rest: hookgrad must accept them too)
+_EDGE_DATA = {
+    "bytearray": lambda lib: lib.tensor(bytearray(b"ab")),
+    "bytearray_empty": lambda lib: lib.tensor(bytearray()),
+    "bytearray_float": lambda lib: lib.tensor(bytearray(b"ab"), dtype=lib.float32),
+    "as_tensor_bytearray": lambda lib: lib.as_tensor(bytearray(b"ab")),
+    "memoryview": lambda lib: lib.tensor(memoryview(b"ab")),
+    "bytes_in_nested": lambda lib: lib.tensor([[b"a"]]),
+}
+for _ek, _ef in _EDGE_DATA.items():
+    _add(f"creation_edge[{_ek}]", _ef)

@@ -98,8 +98,40 @@ def test_devices_raise_torchs_type_after_one_byte(tmp_path, torch, deadline, tar
 def test_fifo_path_is_refused_without_blocking(tmp_path, deadline):
     fifo = tmp_path / "pipe.pt"
     os.mkfifo(fifo)
-    with pytest.raises(Refused, match="FIFO"):
+    with pytest.raises(EOFError, match="FIFO"):  # nothing to read: what an empty file gives
         hookgrad.load(fifo)
+    with pytest.raises(RuntimeError, match="FIFO"):  # mmap of what is not a zip file
+        hookgrad.load(fifo, mmap=True)
+
+
+def test_fifo_with_a_writer_is_refused_without_reading_it(tmp_path, deadline):
+    fifo = tmp_path / "pipe.pt"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer open at once
+    writer = os.open(fifo, os.O_WRONLY)
+    try:
+        os.write(writer, VALID[:4096])  # a writer that never closes: reading would block
+        with pytest.raises(pickle.UnpicklingError, match="FIFO"):
+            hookgrad.load(fifo)
+    finally:
+        os.close(writer)
+        os.close(reader)
+
+
+def test_socket_path_is_refused_without_blocking(tmp_path, deadline):
+    import socket
+
+    path = str(tmp_path / "sock.pt")
+    if len(path) > 100:
+        pytest.skip("socket path too long for AF_UNIX")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(path)
+        server.listen(1)
+        with pytest.raises((OSError, EOFError), match="socket|No such device"):
+            hookgrad.load(path)
+    finally:
+        server.close()
 
 
 def test_directory_and_missing_paths_raise_oserror_as_torch(tmp_path):
@@ -164,6 +196,21 @@ def test_every_zip_flag_bit_loads_or_raises_a_typed_error(bit, deadline):
             assert "encrypted" in str(e)
     else:
         assert bit not in (0, 6, 13) and out["w"].shape == (3, 4)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("bit", range(16))
+def test_every_zip_flag_bit_gives_torchs_outcome(torch, bit, deadline):
+    data = saved(torch, {"w": torch.arange(12.0).reshape(3, 4)})
+    flagged = _set_flag(data, 1 << bit)
+
+    def outcome(lib):
+        try:
+            return ("loaded", loaded(lib, flagged)["w"].tolist())
+        except Exception as e:  # noqa: BLE001 - the type is what is compared
+            return (type(e).__name__, None)
+
+    assert outcome(hookgrad) == outcome(torch)
 
 
 def test_every_truncation_is_refused():
