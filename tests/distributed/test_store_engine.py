@@ -81,6 +81,19 @@ def test_a_rank_that_leaves_fails_its_peer_at_once_naming_it(tmp_path, kind, rea
     assert r0["error"].endswith(reason) and r0["seconds"] < 15, r0
 
 
+def test_a_rank_killed_mid_step_fails_its_peer_at_once_naming_it(tmp_path):
+    # rank 1 SIGKILLs itself in a DDP backward: no exit notice, so rank 0 must notice the
+    # process is gone (not wait for the 30 s group timeout) and name it
+    logs = _run(tmp_path / "kill", f"tcp://127.0.0.1:{_free_port()}", ["--fault", "kill"],
+                {"FAULT_TIMEOUT": "30"})
+    assert logs[1][1] == -9, logs
+    r0 = json.loads(Path(f"{tmp_path / 'kill'}.rank0.json").read_text())
+    assert not r0["ok"], (r0, logs)
+    assert "failed: rank 1 (pid " in r0["error"], r0
+    assert r0["error"].endswith("died (killed or crashed)"), r0
+    assert r0["seconds"] < 15, r0
+
+
 def test_gloo_across_processes_needs_a_way_to_meet(monkeypatch):
     monkeypatch.delenv("MASTER_ADDR", raising=False)
     with pytest.raises(ValueError, match="the ranks need a way to meet"):
