@@ -129,10 +129,15 @@ class StoreP2P:
         return self.done
 
     def wait(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
+        now = time.monotonic()
+        deadline, next_check = now + timeout, now + 0.5
         while not self.test():
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise p2p_timeout_error(self, timeout)
+            if now >= next_check and self.peer is not None:  # a peer that left never sends
+                next_check = now + 0.5
+                self.comm.check_peer_left(self.peer, f"{self.kind} (tag {self.tag})")
             time.sleep(0.002)
 
 
@@ -250,6 +255,19 @@ class StoreComm:
                     raise DistBackendError(
                         f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
                         f"{self.global_ranks[r]} (pid {pid}) died (killed or crashed)")
+
+    def check_peer_left(self, r: int, what: str) -> None:
+        """Raise when group rank `r`, whom a point-to-point transfer waits for, left (its exit
+        notice) or died (its process is gone)."""
+        key = f"{self.prefix}/exited/{r}"
+        if self.store.check([key]):
+            reason = self.store.get(key).decode().split("|", 1)[1]
+            raise DistBackendError(f"[rank {self.global_rank}] {what} failed: rank "
+                                   f"{self.global_ranks[r]} left ({reason})")
+        pid = self._peer_pid(r)
+        if pid is not None and not _alive(pid):
+            raise DistBackendError(f"[rank {self.global_rank}] {what} failed: rank "
+                                   f"{self.global_ranks[r]} (pid {pid}) died (killed or crashed)")
 
     def notify_exit(self, reason: str) -> None:
         """Leave an exit notice: how many collectives this rank issued and why it left."""
