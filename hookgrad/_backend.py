@@ -18,6 +18,7 @@ raises PyTorch's error.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -60,6 +61,31 @@ _TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl"
                        "mtia", "privateuseone")
 
 
+# c10::Device's grammar: a type of letters and underscores, then ``:`` and an index without
+# sign or leading zeros
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?")
+
+
+def _type_name(obj: Any) -> str:
+    return "NoneType" if obj is None else obj.__class__.__name__
+
+
+def _parse_device_string(text: str) -> tuple[str, int | None]:
+    """``"cuda:1"`` -> ("cuda", 1), with PyTorch's RuntimeErrors for malformed strings."""
+    if not text:
+        raise RuntimeError("Device string must not be empty")
+    match = _DEVICE_STRING.fullmatch(text)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    kind, idx = match.group(1), match.group(2)
+    if kind not in _TORCH_DEVICE_TYPES and kind not in _BACKENDS:
+        raise RuntimeError(
+            f"Expected one of {', '.join(_TORCH_DEVICE_TYPES)} device type at start of "
+            "device string: " + kind
+        )
+    return kind, None if idx is None else int(idx)
+
+
 class device:
     """Where a tensor lives.
 
@@ -68,21 +94,37 @@ class device:
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type: Any = "cpu", index: int | None = None) -> None:  # noqa: A002
+    def __init__(self, type: Any = "cpu", index: Any = None) -> None:  # noqa: A002
         if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): argument 'type' (position 1) must be str, not "
+                                "torch.device")
             self.type, self.index = type.type, type.index
             return
-        if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments: {type!r}")
-        if ":" in type:
-            type, idx = type.split(":", 1)
-            index = int(idx)
-        if type not in _TORCH_DEVICE_TYPES and type not in _BACKENDS:
-            raise RuntimeError(
-                f"Expected one of {', '.join(_TORCH_DEVICE_TYPES)} device type at start of "
-                "device string: " + type
-            )
-        self.type, self.index = type, index
+        if isinstance(type, (bytes, bytearray)):  # PyTorch's parser takes bytes as a string
+            type = bytes(type).decode()
+        if isinstance(type, int) and not isinstance(type, bool):
+            # a bare index names the current accelerator's device (CUDA where it exists)
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            if not cuda_available():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            type, index = "cuda", type
+        elif not isinstance(type, str):
+            raise TypeError("device() received an invalid combination of arguments - got "
+                            f"({_type_name(type)}), but expected one of:\n * (torch.device "
+                            "device)\n * (str type, int index = -1)")
+        if index is not None:
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise TypeError("device(): argument 'index' (position 2) must be int, not "
+                                f"{_type_name(index)}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+            if ":" in type:
+                raise RuntimeError("type (string) must not include an index because index was "
+                                   f"passed explicitly: {type}")
+        type, parsed = _parse_device_string(type)
+        self.type, self.index = type, parsed if index is None else index
 
     def __eq__(self, other: object) -> bool:
         # PyTorch compares devices only with devices: device("cpu") == "cpu" is False, and a
@@ -276,18 +318,49 @@ def cuda_available() -> bool:
         return False
 
 
-def backend_for(dev: device) -> Backend:
-    """The backend of a device (PyTorch's error when the device is not available)."""
+def backend_for(dev: device, copy: bool = False) -> Backend:
+    """The backend of a device (PyTorch's error when the device is not available: `copy` for
+    a copy to it, which PyTorch refuses earlier for some device types than an allocation)."""
     found = _BACKENDS.get(dev.type)
     if found is not None:
         return found
     if dev.type == "cuda" and _cupy is not None and cuda_available():  # pragma: no cover
         register_backend(CupyBackend(_cupy))
         return _BACKENDS["cuda"]
-    if dev.type == "cuda":
+    if dev.type == "cuda" and _cupy is not None:  # pragma: no cover - CuPy without a GPU
         raise RuntimeError("Found no NVIDIA driver on your system (CuPy backend unavailable).")
-    raise RuntimeError(f"hookgrad has no backend for device type '{dev.type}' (tensors live on "
-                       f"{', '.join(sorted(_BACKENDS))})")
+    raise _unavailable(dev.type, copy)
+
+
+# What a CPU-only PyTorch build raises for a tensor on a device type it lacks (hookgrad without
+# CuPy is such a build): the lazy-initialised accelerators assert, the ones loaded as modules
+# fail to import, the rest find no kernel for their dispatch key.
+_ASSERTING = {"cuda": "CUDA", "xpu": "XPU"}
+_INTERNAL = ("opengl", "opencl", "ideep", "mkldnn")
+_DISPATCH_KEYS = {"mps": "MPS", "xla": "XLA", "ipu": "IPU", "vulkan": "Vulkan", "lazy": "Lazy",
+                  "ve": "VE", "fpga": "FPGA", "maia": "MAIA", "hip": "HIP"}
+
+
+def _unavailable(kind: str, copy: bool) -> Exception:
+    if kind in _ASSERTING:
+        return AssertionError(f"Torch not compiled with {_ASSERTING[kind]} enabled")
+    if kind == "mtia":
+        return AssertionError("Torch not compiled with MTIA enabled. Ensure you have `import "
+                              "mtia.host_runtime.torch_mtia` in your python src file and include "
+                              "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target "
+                              "dependency!")
+    if kind in ("hpu", "privateuseone"):
+        return ModuleNotFoundError(f"No module named 'torch.{kind}'")
+    if copy and kind != "lazy" and (kind in _INTERNAL or kind in _DISPATCH_KEYS):
+        return RuntimeError(f"PyTorch is not linked with support for {kind} devices")
+    if kind in _INTERNAL:
+        return RuntimeError("0 INTERNAL ASSERT FAILED: this build has no backend for device "
+                            f"type '{kind}'")
+    key = _DISPATCH_KEYS.get(kind, kind)
+    return NotImplementedError(
+        f"Could not run 'aten::empty.memory_format' with arguments from the '{key}' backend. "
+        f"hookgrad has no backend for device type '{kind}' (tensors live on "
+        f"{', '.join(sorted(_BACKENDS))})")
 
 
 def backend_of(arr: Any) -> Backend:
@@ -338,7 +411,7 @@ def to_numpy(arr: Any) -> np.ndarray:
 def move(arr: Any, dev: device) -> Any:
     """`arr`'s values on device `dev` (the array itself when it is there already)."""
     src = backend_of(arr)
-    dst = backend_for(dev)
+    dst = backend_for(dev, copy=True)
     # one CPU device ("cpu" and "cpu:0" alike); other backends may hold several devices
     if src is dst and (src is NUMPY or src.device_of(arr) == dev):
         return arr

@@ -434,6 +434,8 @@ def legacy_dtype(value: Any) -> dtype:
         return _LEGACY[value]
     if isinstance(value, str) and value.startswith("torch.cuda."):
         raise RuntimeError("hookgrad: CUDA legacy tensor types are not supported")
+    if not isinstance(value, (str, type)):  # PyTorch's parser, before any name lookup
+        raise TypeError("dtype must be a type, str, or dtype object")
     name = value if isinstance(value, str) else getattr(value, "__name__", repr(value))
     raise ValueError(f"invalid type: '{name}'")
 

@@ -26,7 +26,7 @@ import pickle
 from typing import Any
 
 from hookgrad._serialization import _allowlist, _load, _torch_reader, _torch_writer
-from hookgrad._serialization._errors import CheckpointError, Malformed, refuse
+from hookgrad._serialization._errors import Malformed, refuse
 from hookgrad._serialization._files import opened
 from hookgrad._serialization._hookgrad_v2 import MANIFEST
 from hookgrad._serialization._options import (FILE_LIKE, MAP_LOCATION, STORAGE, FileLike,
@@ -42,7 +42,7 @@ from hookgrad.utils._bounded_read import guarded
 from hookgrad.utils._safe_write import write_file
 
 __all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals",
-           "clear_safe_globals", "get_unsafe_globals_in_checkpoint", "CheckpointError",
+           "clear_safe_globals", "get_unsafe_globals_in_checkpoint",
            "DEFAULT_PROTOCOL", "MANIFEST", "FILE_LIKE", "FileLike", "MAP_LOCATION", "STORAGE",
            "LoadEndianness", "SourceChangeWarning", "default_restore_location",
            "get_crc32_options", "get_default_load_endianness", "get_default_mmap_options",
@@ -77,6 +77,7 @@ def save(obj: Any, f: Any, pickle_module: Any = pickle, pickle_protocol: int = D
     Mirrors: ``torch.save``.
     """
     if pickle_module is not None and pickle_module is not pickle:
+        pickle_module.__name__  # noqa: B018 - PyTorch reads it first (an AttributeError)
         raise NotImplementedError("hookgrad.save pickles with Python's pickle module only")
     legacy = not _use_new_zipfile_serialization
     data_pkl, storages = _torch_writer.pickle_object(obj, pickle_protocol, legacy)
@@ -92,7 +93,7 @@ def save(obj: Any, f: Any, pickle_module: Any = pickle, pickle_protocol: int = D
                                     not _disable_byteorder_record)
 
     if isinstance(f, (str, os.PathLike)):
-        write_file(os.fspath(f), write)
+        write_file(os.fspath(f), write, zip_format=not legacy)
     else:
         write(f)
 
@@ -120,9 +121,10 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
         The saved object, with hookgrad tensors, modules and dtypes.
 
     Raises:
-        pickle.UnpicklingError: a global that is not allowlisted (PyTorch's message), or a
-            malformed, truncated, corrupt or hostile file (`CheckpointError`, also a
-            ``RuntimeError`` like PyTorch's zip reader errors).
+        pickle.UnpicklingError: a global that is not allowlisted (PyTorch's message).
+        RuntimeError, EOFError, pickle.UnpicklingError, ...: a malformed, truncated, corrupt
+            or hostile file, with the type PyTorch raises for the same fault (its zip reader's
+            ``RuntimeError``, ``EOFError`` for an empty file, its unpickler's types).
         OSError: the path cannot be opened (``FileNotFoundError``, ``IsADirectoryError``).
 
     Mirrors: ``torch.load``.
@@ -195,7 +197,7 @@ def get_unsafe_globals_in_checkpoint(f: Any) -> list[str]:
                                          "torch.save but got a torchscript checkpoint")
                     found = globals_in_pickle(archive.pickle_file())
         except Malformed as e:
-            raise refuse(str(e)) from None
+            raise refuse(str(e), e.kind) from None
     return list(found - safe)
 
 

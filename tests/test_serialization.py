@@ -246,7 +246,7 @@ def test_pickle_payload_is_refused_without_running_it(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.ckpt"
     path.write_bytes(pickle.dumps(_Exploit(str(marker)), protocol=2))
-    with pytest.raises(pickle.UnpicklingError, match="not a checkpoint"):
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global"):  # as in PyTorch
         hookgrad.load(path)
     assert not marker.exists()
 
@@ -280,7 +280,9 @@ def test_object_array_inside_a_checkpoint_is_refused(tmp_path):
     ids=["torch-style-pickle", "bad-json", "unknown-kind", "bad-int", "bad-ref", "bad-format"],
 )
 def test_malformed_checkpoints_are_refused(members, match):
-    with pytest.raises(pickle.UnpicklingError, match=match):
+    # a PyTorch archive without its version record: its zip reader's RuntimeError
+    kind = RuntimeError if "data.pkl" in members else pickle.UnpicklingError
+    with pytest.raises(kind, match=match):
         hookgrad.load(_zip_with(members))
 
 
@@ -305,5 +307,5 @@ def test_encrypted_members_of_old_archives_are_refused_typed():
         while at >= 0:
             data[at + off] |= 1
             at = data.find(sig, at + 4)
-    with pytest.raises(serialization.CheckpointError, match="encrypted"):
+    with pytest.raises(RuntimeError, match="encrypted"):  # PyTorch's zip reader's type
         hookgrad.load(io.BytesIO(bytes(data)))

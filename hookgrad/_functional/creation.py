@@ -113,11 +113,15 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     if isinstance(data, np.ndarray):
         _check_numpy(data)
     public_dtype(dtype, "tensor")
+    if device is not None:  # data is copied to the device: PyTorch's error for a copy to it
+        _backend.backend_for(_device(device), copy=True)
     if type(requires_grad) is not bool:
         raise TypeError("tensor(): argument 'requires_grad' must be bool, not "
                         f"{type(requires_grad).__name__}")
-    if isinstance(data, (bytes, bytearray)):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, bytes):
+        raise TypeError("new(): invalid data type 'bytes'")
+    if isinstance(data, bytearray):  # a mutable sequence of ints to PyTorch (bytes are not)
+        data = list(data)
     arr = _fast_list(data, dtype)
     if arr is None:
         shape = _chain_shape(data)
@@ -347,6 +351,8 @@ def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
     """``out=``: copy into `out` (rebinding its array when the shape changes, like resize_)."""
     if out is None:
         return result
+    if not isinstance(out, Tensor):  # PyTorch's argument parser
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
     if out._data.shape == result._data.shape:
         out._data[...] = result._data
     else:

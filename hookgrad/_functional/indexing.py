@@ -16,6 +16,7 @@ dim; if any were collected, one ``index`` primitive (``IndexBackward0``) finishe
 
 from __future__ import annotations
 
+import numbers
 import operator
 import warnings
 from typing import Any
@@ -87,18 +88,49 @@ def _is_int(obj: Any) -> bool:
     return isinstance(obj, Tensor) and obj._data.ndim == 0 and obj._data.dtype.kind in "iu"
 
 
+_INT64_MAX = (1 << 63) - 1
+_UINT8_MASK_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                       "torch.bool instead.")
+
+
+def _data_index(obj: Any) -> np.ndarray:
+    """PyTorch's ``indexing_tensor_from_data``: a list, tuple, bytes or NumPy array given as
+    an index becomes a tensor. Bool and uint8 data keep their dtype (masks); anything else is
+    converted to int64, floats truncated, with PyTorch's errors for what cannot be."""
+    if isinstance(obj, (list, tuple)) and len(obj) == 0:
+        return np.zeros(0, dtype=np.int64)
+    arr = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
+    kind = arr.dtype.kind
+    if kind == "O":
+        bad = next((v for v in arr.reshape(-1) if not isinstance(v, (int, float, bool))), None)
+        if bad is not None:
+            raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+        raise ValueError("Overflow when unpacking long long")  # Python ints beyond int64
+    if kind in "USVMm":
+        name = {"U": "str", "S": "bytes"}.get(kind, arr.dtype.name)
+        raise TypeError(f"new(): invalid data type '{name}'")
+    if kind == "u" and arr.dtype.itemsize == 8 and arr.size and int(arr.max()) > _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    if kind == "f":
+        if arr.size and not (np.isfinite(arr).all() and np.abs(arr).max() < 2.0 ** 63):
+            raise RuntimeError("value cannot be converted to type int64 without overflow")
+        return arr.astype(np.int64)
+    return arr
+
+
 def _index_array(obj: Any) -> np.ndarray:
-    """An advanced index as a host array of int64 or bool."""
+    """An advanced index as a host array of int64 or bool (a uint8 index is a mask)."""
     if isinstance(obj, Tensor) and not _backend.has_data(obj._data):
         arr = obj._data  # a meta index: its shape is all indexing needs
     elif isinstance(obj, Tensor):
         arr = _backend.to_numpy(obj._data)
-    elif isinstance(obj, (list, tuple)) and len(obj) == 0:
-        arr = np.zeros(0, dtype=np.int64)
     else:
-        arr = np.asarray(obj)
+        arr = _data_index(obj)
     if arr.dtype.kind == "b":
         return arr
+    if arr.dtype == np.uint8:
+        warnings.warn(_UINT8_MASK_WARNING, UserWarning, stacklevel=4)
+        return arr.astype(bool)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64, copy=False)
     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -109,7 +141,8 @@ def _specified_dims(idx: tuple) -> int:
     for obj in idx:
         if obj is None or obj is Ellipsis or isinstance(obj, bool):
             continue
-        if isinstance(obj, Tensor) and obj._data.dtype.kind == "b":
+        if isinstance(obj, Tensor) and (obj._data.dtype.kind == "b" or
+                                        obj._data.dtype == np.uint8):  # masks
             count += obj._data.ndim
         else:
             count += 1
@@ -141,6 +174,8 @@ def _select_int(t: Tensor, dim: int, i: int) -> Tensor:
         )
     size = t._data.shape[dim]
     if not -size <= i < size:
+        if not -_INT64_MAX - 1 <= i <= _INT64_MAX:  # PyTorch cannot even read it
+            raise ValueError("Overflow when unpacking long long")
         raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
     return _shape._view(P["select"], t, {"dim": dim, "index": i % size})
 
@@ -209,7 +244,7 @@ def apply_slicing(t: Tensor, idx: tuple, optimize: bool) -> tuple:
         elif isinstance(obj, slice):
             result = _apply_slice(result, dim, obj, optimize)
             dim += 1
-        elif isinstance(obj, (Tensor, list, tuple, np.ndarray)):
+        elif isinstance(obj, (Tensor, list, tuple, np.ndarray, bytes)):
             dim += _record_advanced(result, dim, obj, adv)
         elif isinstance(obj, str):  # PyTorch reads a str as a sequence index: tensor('a')
             raise TypeError("new(): invalid data type 'str'")
@@ -413,10 +448,21 @@ def index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     return _index_put_(self, _put_indices(self, indices), values, accumulate)
 
 
+def contains(self: Tensor, element: Any) -> bool:
+    """``element in t``: whether any entry equals it. Mirrors: ``torch.Tensor.__contains__``
+    (only tensors and numbers; anything else is PyTorch's RuntimeError, not a walk of the
+    tensor's rows)."""
+    if isinstance(element, (Tensor, numbers.Number)):
+        return bool((element == self).any().item())
+    raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                       f"{type(element)}.")
+
+
 METHODS = {
     "__getitem__": getitem,
     "__setitem__": setitem,
     "__iter__": iter_tensor,
+    "__contains__": contains,
     "index_put": index_put,
     "index_put_": index_put_,
     **_GATHER_METHODS,

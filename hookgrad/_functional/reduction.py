@@ -52,6 +52,8 @@ def type_word(t: Any) -> str:
 def _dtype_param(dtype: Any) -> dict:
     if dtype is None:
         return {}
+    if dtype is float or dtype is int or dtype is bool:  # Python types name dtypes too
+        return {"dtype": to_dtype(dtype)}
     if type(dtype).__name__ != "dtype":  # PyTorch's argument parser takes torch.dtype only
         raise TypeError("received an invalid combination of arguments - got "
                         f"(dtype={type(dtype).__name__}), but expected torch.dtype dtype")

@@ -11,6 +11,7 @@ import warnings
 from typing import Any
 
 from hookgrad import _backend
+from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._dtypes import dtype as _dtype_cls
 from hookgrad._dtypes import to_dtype
@@ -358,7 +359,10 @@ def _join_args(tensors: Any, name: str) -> list:
 
 
 def cat(tensors: Any, dim: int = 0, *, out: Any = None) -> Tensor:
-    """Mirrors: ``torch.cat`` (type promotion; legacy 1-D empty inputs are skipped)."""
+    """Mirrors: ``torch.cat`` (type promotion; legacy 1-D empty inputs are skipped; ``out=``
+    is resized to the result and written)."""
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"cat(): argument 'out' must be Tensor, not {type(out).__name__}")
     ts = _join_args(tensors, "cat")
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -382,7 +386,13 @@ def cat(tensors: Any, dim: int = 0, *, out: Any = None) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
                     f"got size {b} for tensor number {i} in the list."
                 )
-    return _S.cat_tensors(ts, d, _promoted(ts))
+    if out is None:
+        return _S.cat_tensors(ts, d, _promoted(ts))
+    if STATE.grad_enabled and any(t.requires_grad for t in ts):
+        raise RuntimeError("cat(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    from hookgrad._functional.creation import _write_out  # (creation is above this module)
+    return _write_out(out, _S.cat_tensors(ts, d, _promoted(ts)))
 
 
 def _promoted(ts: list) -> Any:
@@ -447,16 +457,29 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 _TO_KWARGS = frozenset({"dtype", "device", "copy", "non_blocking", "memory_format"})
 
 
+def check_to_kwargs(kwargs: dict) -> None:
+    """PyTorch's parser for ``to(...)`` keywords (Tensor.to and Module.to)."""
+    for name in kwargs:
+        if name not in _TO_KWARGS:
+            raise TypeError("to() received an invalid combination of arguments - got an "
+                            f"unexpected keyword argument '{name}'")
+    format_name(kwargs.get("memory_format"))
+
+
+def check_one_dtype(seen: Any) -> None:
+    """No ``to(...)`` overload takes two dtypes (``to(torch.float64, torch.float32)``)."""
+    if seen is not None:
+        raise TypeError("to() received an invalid combination of arguments - got (torch.dtype, "
+                        "torch.dtype), but expected one dtype")
+
+
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.to`` for dtype and device arguments (``ToCopyBackward0``).
 
     A device of another backend moves the values there (NOTE [Backends] in ``_backend``);
     the gradient flows back to the source device.
     """
-    for name in kwargs:
-        if name not in _TO_KWARGS:
-            raise TypeError("to() received an invalid combination of arguments - got an "
-                            f"unexpected keyword argument '{name}'")
+    check_to_kwargs(kwargs)
     dtype = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
     dev = kwargs.get("device")
@@ -467,13 +490,18 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif isinstance(a, (str, _backend.device)):
             dev = a
         elif isinstance(a, int) and not isinstance(a, bool):  # an accelerator index
-            raise RuntimeError("Cannot access accelerator device when none is available.")
+            dev = _backend.device(a)
+        elif isinstance(a, (dict, list, set)):
+            raise TypeError("to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__}), but expected a device, dtype or tensor")
         elif a is not None:
-            dtype = a
+            check_one_dtype(dtype)
+            # PyTorch's parser reads a Python float where a dtype goes as Python's float type
+            dtype = float if isinstance(a, float) else a
     source = self.device
     if dev is not None:
         dev = _parse_device(dev)
-        _backend.backend_for(dev)  # PyTorch's error for a device that is not available
+        _backend.backend_for(dev, copy=True)  # PyTorch's error for a device that is not available
         if dev.type == source.type and dev.index is None:
             dev = None  # "cuda" means the current device: the tensor's own
     extra = {}

@@ -8,9 +8,12 @@ of `hookgrad.return_types`. How the indices reach the node: NOTE [Indices as inp
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from hookgrad import return_types
 from hookgrad._dispatch import bind
@@ -25,7 +28,10 @@ _UNSET: Any = object()  # "argument not given": PyTorch then picks another overl
 
 
 def numpy_aliases(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Accept NumPy's ``axis=``/``keepdims=`` for ``dim=``/``keepdim=`` (as PyTorch does)."""
+    """Accept NumPy's ``axis=``/``keepdims=`` for ``dim=``/``keepdim=`` (as PyTorch does), and
+    refuse a `keepdim` that is not a bool as PyTorch's argument parser does."""
+    params = list(inspect.signature(fn).parameters)
+    keepdim_at = params.index("keepdim") if "keepdim" in params else None
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -36,6 +42,11 @@ def numpy_aliases(fn: Callable[..., Any]) -> Callable[..., Any]:
                         raise TypeError(f"{fn.__name__}() got an unexpected keyword argument "
                                         f"'{alias}'")
                     kwargs[name] = kwargs.pop(alias)
+        if keepdim_at is not None:
+            keep = args[keepdim_at] if len(args) > keepdim_at else kwargs.get("keepdim", False)
+            if not isinstance(keep, (bool, np.bool_)):
+                raise TypeError(f"{fn.__name__}(): argument 'keepdim' must be bool, not "
+                                f"{type(keep).__name__}")
         try:
             return fn(*args, **kwargs)
         except AttributeError:  # free unless raised: a non-tensor input, as PyTorch words it

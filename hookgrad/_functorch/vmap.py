@@ -12,6 +12,7 @@ from typing import Any
 from hookgrad._functorch._batched import (
     BatchedTensor, current_levels, pop_level, push_level, wrap,
 )
+from hookgrad._functorch import _function_check  # noqa: F401 - registers vmap's refusals
 from hookgrad._functorch._random import RANDOM_ERROR, in_raw_draw, run_random
 from hookgrad._functorch._rules import RawValueRead
 from hookgrad._functorch.pytree_util import broadcast_prefix, tree_flatten, tree_unflatten

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import pickle
 from _codecs import encode
 from collections import Counter, OrderedDict
 from typing import Any
@@ -83,7 +84,8 @@ class _Named:
 
 def _bytearray(*args: Any) -> bytearray:
     if args and isinstance(args[0], int) and args[0] > MAX_BYTEARRAY:
-        raise RuntimeError(f"bytearray of {args[0]} bytes requested by the pickle")
+        # PyTorch would allocate it; hookgrad's weights-only unpickler refuses the pickle
+        raise pickle.UnpicklingError(f"bytearray of {args[0]} bytes requested by the pickle")
     return bytearray(*args)
 
 

@@ -1,10 +1,12 @@
 """Exception types and PyTorch's weights-only error texts.
 
-A malformed archive raises `CheckpointError`, which is both a ``pickle.UnpicklingError``
-(what ``torch.load(weights_only=True)`` raises for a refused pickle) and a ``RuntimeError``
-(what PyTorch's zip reader raises for corrupt, truncated or encrypted archives), so ported code
-catching either keeps working. A global that the allowlist refuses raises a plain
-``pickle.UnpicklingError`` whose text is PyTorch's, hint included.
+A malformed file raises the exception type PyTorch raises for the same fault (`refuse`): a
+``RuntimeError`` for what its zip reader refuses (corrupt, truncated or encrypted archives,
+missing records), ``EOFError`` for an empty file, and for a broken pickle the type its
+unpickler fails with (``pickle.UnpicklingError``, ``KeyError``, ``struct.error``, ...), so
+``except`` clauses written for PyTorch catch hookgrad's errors too. The message starts with
+"hookgrad.load refused the file:" and says what is wrong. A global that the allowlist refuses
+raises a plain ``pickle.UnpicklingError`` whose text is PyTorch's, hint included.
 """
 
 from __future__ import annotations
@@ -14,23 +16,21 @@ import re
 
 from hookgrad.utils._bounded_read import Malformed  # the bounded reader's "file is wrong"
 
-__all__ = ["CheckpointError", "Malformed", "refuse", "UNSAFE_MESSAGE", "weights_only_message"]
+__all__ = ["Malformed", "refuse", "UNSAFE_MESSAGE", "weights_only_message"]
 
 
-class CheckpointError(pickle.UnpicklingError, RuntimeError):
-    """A checkpoint that cannot be read: malformed, truncated, corrupted or hostile.
-
-    Mirrors: ``pickle.UnpicklingError`` / the ``RuntimeError`` of ``torch.load``'s zip reader.
-    """
-
-
-def refuse(reason: str) -> CheckpointError:
-    """The error `hookgrad.load` raises for a malformed file, with `reason` in its text."""
-    return CheckpointError(
-        f"hookgrad.load refused the file: {reason}. hookgrad.load reads PyTorch checkpoints "
-        "(zip or legacy format) and hookgrad archives, and never runs code from them unless "
-        "weights_only=False."
-    )
+def refuse(reason: str, kind: type = RuntimeError) -> Exception:
+    """The error `hookgrad.load` raises for a malformed file: PyTorch's type `kind` for the
+    fault, with `reason` in its text."""
+    text = (f"hookgrad.load refused the file: {reason}. hookgrad.load reads PyTorch checkpoints "
+            "(zip or legacy format) and hookgrad archives, and never runs code from them unless "
+            "weights_only=False.")
+    for cls in kind.__mro__:  # a type whose constructor wants more (UnicodeDecodeError): a base
+        try:
+            return cls(text)
+        except TypeError:
+            continue
+    return RuntimeError(text)  # pragma: no cover - every exception type has Exception above
 
 
 UNSAFE_MESSAGE = (

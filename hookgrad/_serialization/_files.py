@@ -3,8 +3,12 @@
 * A path is opened with ``O_NONBLOCK`` (a FIFO would otherwise block ``open`` until a writer
   comes) and checked with ``fstat`` on the open descriptor (no race between check and open):
   anything but a regular file - a device such as ``/dev/zero`` or ``/dev/urandom``, a FIFO, a
-  socket, also behind a symlink - is refused with `CheckpointError`. A directory raises the
-  ``IsADirectoryError`` that ``open`` gives, a missing path ``FileNotFoundError``, as in PyTorch.
+  socket, also behind a symlink - is refused without reading past its first byte, with the
+  type PyTorch's reader fails with on its content: ``EOFError`` when it has nothing to read
+  (``/dev/null``, a FIFO without a writer), ``pickle.UnpicklingError`` otherwise (those bytes
+  are not a checkpoint), ``RuntimeError`` for ``mmap=True`` (not a zip file). A directory
+  raises the ``IsADirectoryError`` that ``open`` gives, a missing path ``FileNotFoundError``,
+  as in PyTorch.
 * A file object backed by a descriptor is held to the same rule, except that an open pipe or
   socket is read as a stream (it ends when its writer closes it).
 * A stream that cannot seek is read in chunks up to `MAX_STREAM_BYTES`; an endless one is
@@ -16,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import pickle
 import stat
 from collections.abc import Iterator
 from typing import Any
@@ -36,22 +41,40 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _check_regular(fd: int, what: Any, streams_ok: bool = False) -> None:
+def _has_data(fd: int) -> bool:
+    """Whether a non-blocking read of one byte from `fd` gets one (it is never read on)."""
+    try:
+        blocking = os.get_blocking(fd)
+        os.set_blocking(fd, False)
+        try:
+            return bool(os.read(fd, 1))
+        finally:
+            os.set_blocking(fd, blocking)
+    except OSError:  # nothing there now (EAGAIN), or not readable
+        return False
+
+
+def _check_regular(fd: int, what: Any, streams_ok: bool = False, mmap: bool = False) -> None:
     mode = os.fstat(fd).st_mode
     if stat.S_ISDIR(mode):
         raise IsADirectoryError(21, "Is a directory", str(what))
     if streams_ok and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return  # an open pipe ends; it is read with a bound
     if not stat.S_ISREG(mode):
-        raise Malformed(f"{what!s} is {_kind(mode)}, not a regular file (a checkpoint is "
-                        "read from a regular file or a file object)")
+        message = (f"{what!s} is {_kind(mode)}, not a regular file (a checkpoint is read from "
+                   "a regular file or a file object)")
+        if mmap:
+            kind: type = RuntimeError
+        else:
+            kind = pickle.UnpicklingError if _has_data(fd) else EOFError
+        raise Malformed(message, kind)
 
 
-def open_path(path: str) -> io.BufferedReader:
+def open_path(path: str, mmap: bool = False) -> io.BufferedReader:
     """A regular file opened for reading (see the module docstring)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        _check_regular(fd, path)
+        _check_regular(fd, path, mmap=mmap)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
@@ -81,10 +104,13 @@ def _seekable(f: Any) -> bool:
 
 
 @contextlib.contextmanager
-def opened(f: Any) -> Iterator[Any]:
-    """A seekable binary file for `f` (a path or a file object); paths are closed after."""
-    if isinstance(f, (str, os.PathLike, bytes)) and not hasattr(f, "read"):
-        with open_path(os.fsdecode(f)) as fh:
+def opened(f: Any, mmap: bool = False) -> Iterator[Any]:
+    """A seekable binary file for `f` (a path or a file object); paths are closed after.
+
+    As in PyTorch, ``bytes`` are not a path (PyTorch takes them for a file object).
+    """
+    if isinstance(f, (str, os.PathLike)) and not hasattr(f, "read"):
+        with open_path(os.fsdecode(f), mmap) as fh:
             yield fh
         return
     fileno = getattr(f, "fileno", None)

@@ -38,6 +38,15 @@ class FullUnpickler(pickle._Unpickler):  # type: ignore[name-defined]
     def __init__(self, file: Any, persistent_load: Callable, **kwargs: Any) -> None:
         super().__init__(file, **kwargs)
         self._persistent = persistent_load
+        readline = self._file_readline
+
+        def whole_line() -> bytes:  # the C unpickler refuses a line cut off by the end
+            line = readline()
+            if not line.endswith(b"\n"):
+                raise pickle.UnpicklingError("pickle data was truncated")
+            return line
+
+        self._file_readline = whole_line
 
     def persistent_load(self, pid: Any) -> Any:
         if type(pid) is not tuple or not pid:

@@ -97,15 +97,14 @@ def load_legacy(fh: Any, map_location: Any, unpickle: Any) -> Any:
     size = fh.seek(0, os.SEEK_END) - start
     fh.seek(start)
     if size == 0:
-        raise Malformed("the file is empty")
-    try:
-        magic = unpickle(fh, _no_storage)
-    except Exception as e:  # not even a pickle: a malformed file, not a refused one
-        raise Malformed(f"not a checkpoint ({type(e).__name__}: {e})") from None
+        raise Malformed("the file is empty (Ran out of input)", EOFError)
+    # a file that is not even a pickle fails in the unpickler, with its type (as in PyTorch)
+    magic = unpickle(fh, _no_storage)
     if magic != MAGIC_NUMBER:
         raise Malformed("Invalid magic number; corrupt file?")
-    if unpickle(fh, _no_storage) != PROTOCOL_VERSION:
-        raise Malformed("Invalid protocol version")
+    version = unpickle(fh, _no_storage)
+    if version != PROTOCOL_VERSION:
+        raise Malformed(f"Invalid protocol version: {version!r}")
     unpickle(fh, _no_storage)  # system info
     storages = _Storages(size, map_location)
     result = unpickle(fh, storages.persistent_load)

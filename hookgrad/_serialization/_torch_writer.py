@@ -18,6 +18,7 @@ import io
 import pickle
 import struct
 import sys
+import types
 import uuid
 import zipfile
 from collections import OrderedDict
@@ -164,7 +165,20 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined]
             self._write_global(*_class_paths.torch_path(module, qualname))
             self.memoize(obj)
             return
+        _refuse_local(qualname)
         super().save_global(obj, name)
+
+    def _save_function(self, obj: Any, name: str | None = None) -> None:
+        _refuse_local(name or getattr(obj, "__qualname__", ""))
+        pickle._Pickler.save_global(self, obj, name)  # type: ignore[attr-defined]
+
+    dispatch[types.FunctionType] = _save_function
+
+
+def _refuse_local(qualname: str) -> None:
+    """What the C pickler PyTorch uses raises for a function or class defined in a function."""
+    if "<locals>" in qualname:
+        raise AttributeError(f"Can't pickle local object {qualname!r}")
 
 
 def pickle_object(obj: Any, protocol: int,

@@ -84,6 +84,9 @@ def _unsupported_global(full_path: str) -> UnpicklingError:
 
 
 def _read_exact(read: Callable, n: int) -> bytes:
+    # Fixed-size fields are read as PyTorch's unpickler reads them (a short read fails in
+    # ``unpack`` with struct.error, an absent byte with IndexError); variable-size data must
+    # be all there.
     data = read(n)
     if len(data) != n:
         raise EOFError("pickle data was truncated")
@@ -244,13 +247,13 @@ class Unpickler:
             self.stack[-n:] = [tuple(self.stack[-n:])]
 
     def _binunicode(self) -> None:
-        strlen = unpack("<I", _read_exact(self.read, 4))[0]
+        strlen = unpack("<I", self.read(4))[0]
         if strlen > maxsize:
             raise UnpicklingError("String is too long")
         self.stack.append(str(_read_exact(self.read, strlen), "utf-8", "surrogatepass"))
 
     def _short_binstring(self) -> None:
-        data = _read_exact(self.read, _read_exact(self.read, 1)[0])
+        data = _read_exact(self.read, self.read(1)[0])
         if self.encoding != "bytes":
             data = data.decode(self.encoding, "strict")
         self.stack.append(data)
@@ -267,15 +270,15 @@ class Unpickler:
         self.stack.append(self._persistent(pid))
 
     def _get(self, long: bool) -> None:
-        idx = unpack("<I", _read_exact(self.read, 4))[0] if long else _read_exact(self.read, 1)[0]
+        idx = unpack("<I", self.read(4))[0] if long else self.read(1)[0]
         self.stack.append(self.memo[idx])
 
     def _put(self, long: bool) -> None:
-        idx = unpack("<I", _read_exact(self.read, 4))[0] if long else _read_exact(self.read, 1)[0]
+        idx = unpack("<I", self.read(4))[0] if long else self.read(1)[0]
         self.memo[idx] = self.stack[-1]
 
     def _proto(self) -> None:
-        self.proto = _read_exact(self.read, 1)[0]
+        self.proto = self.read(1)[0]
         if self.proto != 2:
             warnings.warn(
                 f"Detected pickle protocol {self.proto} in the checkpoint, which was not the "
@@ -305,16 +308,16 @@ _DISPATCH: dict[int, Callable[[Unpickler], Any]] = {
     _P.NONE[0]: _push(lambda u: None), _P.NEWFALSE[0]: _push(lambda u: False),
     _P.NEWTRUE[0]: _push(lambda u: True), _P.EMPTY_LIST[0]: _push(lambda u: []),
     _P.EMPTY_DICT[0]: _push(lambda u: {}), _P.EMPTY_SET[0]: _push(lambda u: set()),
-    _P.BININT[0]: _push(lambda u: unpack("<i", _read_exact(u.read, 4))[0]),
-    _P.BININT1[0]: _push(lambda u: _read_exact(u.read, 1)[0]),
-    _P.BININT2[0]: _push(lambda u: unpack("<H", _read_exact(u.read, 2))[0]),
-    _P.BINFLOAT[0]: _push(lambda u: unpack(">d", _read_exact(u.read, 8))[0]),
+    _P.BININT[0]: _push(lambda u: unpack("<i", u.read(4))[0]),
+    _P.BININT1[0]: _push(lambda u: u.read(1)[0]),
+    _P.BININT2[0]: _push(lambda u: unpack("<H", u.read(2))[0]),
+    _P.BINFLOAT[0]: _push(lambda u: unpack(">d", u.read(8))[0]),
     _P.BINUNICODE[0]: Unpickler._binunicode, _P.SHORT_BINSTRING[0]: Unpickler._short_binstring,
     _P.BINPERSID[0]: Unpickler._binpersid,
     _P.BINGET[0]: lambda u: u._get(False), _P.LONG_BINGET[0]: lambda u: u._get(True),
     _P.BINPUT[0]: lambda u: u._put(False), _P.LONG_BINPUT[0]: lambda u: u._put(True),
     _P.LONG1[0]: _push(lambda u: _P.decode_long(
-        _read_exact(u.read, _read_exact(u.read, 1)[0]))),
+        _read_exact(u.read, u.read(1)[0]))),
     _P.PROTO[0]: Unpickler._proto,
     _P.STOP[0]: lambda u: True,
 }

@@ -7,6 +7,7 @@ Mirrors: ``torch.bitwise_left_shift``/``bitwise_right_shift`` (and ``<<``/``>>``
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -112,12 +113,23 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     return C.tensor(np.concatenate([idx, pad]).reshape(size, arr.ndim))
 
 
+def _operator(fn: Any) -> Any:
+    """A shift operator: NotImplemented for an operand that is neither a tensor nor a number
+    (Python then raises its TypeError, as for PyTorch's operators)."""
+    def method(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, numbers.Number)):
+            return NotImplemented
+        return fn(self, other)
+    method.__name__ = fn.__name__
+    return method
+
+
 METHODS = {
     "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
     "bitwise_left_shift_": _inplace(True), "bitwise_right_shift_": _inplace(False),
-    "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
-    "__rlshift__": lambda self, other: bitwise_left_shift(other, self),
-    "__rrshift__": lambda self, other: bitwise_right_shift(other, self),
-    "__ilshift__": _inplace(True), "__irshift__": _inplace(False),
+    "__lshift__": _operator(bitwise_left_shift), "__rshift__": _operator(bitwise_right_shift),
+    "__rlshift__": _operator(lambda self, other: bitwise_left_shift(other, self)),
+    "__rrshift__": _operator(lambda self, other: bitwise_right_shift(other, self)),
+    "__ilshift__": _operator(_inplace(True)), "__irshift__": _operator(_inplace(False)),
     "frexp": frexp, "unique_consecutive": unique_consecutive, "nonzero_static": nonzero_static,
 }

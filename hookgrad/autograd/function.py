@@ -262,6 +262,11 @@ def _materialized(g: Any, info: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------- Function
+# ``check(function_class, args)`` callables run first by `Function.apply`: the functorch
+# transforms (a layer above) register what they refuse, so this module does not import them.
+TRANSFORM_CHECKS: list[Callable[[type, tuple], None]] = []
+
+
 def _is_setup_context_defined(fn: Any) -> bool:
     return fn is not _SingleLevelFunction.setup_context
 
@@ -381,6 +386,8 @@ class Function(_SingleLevelFunction):
 
         Mirrors: ``torch.autograd.Function.apply``.
         """
+        for check in TRANSFORM_CHECKS:  # transforms above this layer refuse Functions they
+            check(cls, args)            # cannot apply (vmap without a vmap rule, ...)
         setup = _is_setup_context_defined(cls.setup_context)
         if setup:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)

@@ -71,6 +71,10 @@ def _check(x: np.ndarray, y: np.ndarray, source: str) -> tuple[np.ndarray, np.nd
         raise UserError(f"{source}: need at least 10 samples, got {len(y)}")
     if x.dtype.kind not in "biuf" or not np.all(np.isfinite(x)):
         raise UserError(f"{source}: x must be finite numbers (found NaN/Inf or non-numbers)")
+    biggest = float(np.abs(x).max()) if x.size else 0.0
+    if biggest > float(np.finfo(np.float32).max):  # the cast would make it inf
+        raise UserError(f"{source}: x must fit in float32 (found |x| = {biggest:.3g}; scale "
+                        "the features down)")
     k = _num_classes(y, source)
     y = y.astype(np.int64)
     missing = np.flatnonzero(np.bincount(y, minlength=k) == 0)
@@ -109,9 +113,9 @@ def load(path: str | None, seed: int, test_fraction: float = 0.2) -> Dataset:
         x, y = _load_file(path)
         source = path
     x, y, k = _check(np.asarray(x), np.asarray(y), source)
-    if path is not None:
-        mean, std = x.mean(), x.std()
-        x = (x - mean) / (std if std > 0 else 1.0)
+    if path is not None:  # in float64: float32 sums of large features overflow
+        mean, std = x.mean(dtype=np.float64), x.std(dtype=np.float64)
+        x = ((x - mean) / (std if std > 0 else 1.0)).astype(np.float32)
     order = np.random.default_rng(seed).permutation(len(y))
     n_test = max(1, int(round(len(y) * test_fraction)))
     test, train = order[:n_test], order[n_test:]

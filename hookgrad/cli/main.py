@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -88,10 +89,20 @@ def main(argv: list[str] | None = None) -> int:
     return _guard("hookgrad train", lambda: _train(args, argv))
 
 
+def _one_line_warnings(prog: str) -> Any:
+    """Python's warning format for the command's duration: one stderr line per warning
+    (the default prints the warning's source line under it)."""
+    def formatwarning(message: Any, category: type, *args: Any, **kwargs: Any) -> str:
+        return f"{prog}: warning: {category.__name__}: {_first_line(Warning(message))}\n"
+    return formatwarning
+
+
 def _guard(prog: str, run: Any) -> int:
     """Run a command; turn every escaping error into one stderr line and an exit code."""
     from hookgrad.cli import ddp
 
+    saved_format = warnings.formatwarning
+    warnings.formatwarning = _one_line_warnings(prog)
     try:
         return run()
     except UserError as e:
@@ -100,6 +111,8 @@ def _guard(prog: str, run: Any) -> int:
         code, text = 130, "interrupted"
     except Exception as e:  # noqa: BLE001 - a failed run: one line, not a traceback
         code, text = 1, f"the run failed: {type(e).__name__}: {_first_line(e)}"
+    finally:
+        warnings.formatwarning = saved_format
     ddp.note_failure(text)  # peers of a DDP run learn why this rank left (named in theirs)
     if ddp.is_main() or code == 130:
         print(f"{prog}: {'error: ' if code != 130 else ''}{text}", file=sys.stderr)

@@ -8,6 +8,7 @@ returns the metrics; `hookgrad.cli.main` only parses arguments and prints.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -105,8 +106,20 @@ def _optimizer(cfg: TrainConfig, model: nn.Module) -> Any:
     return hookgrad.optim.SGD(model.parameters(), lr=cfg.learning_rate(), momentum=0.9)
 
 
+def _check_checkpoint_target(path: str) -> None:
+    """A user error, before any training, for a checkpoint path that cannot be written (the
+    zip writer would refuse it after an epoch, with a RuntimeError)."""
+    target = os.path.realpath(path)
+    parent = os.path.dirname(target) or "."
+    problem = ("Is a directory" if os.path.isdir(target) else
+               "No such file or directory" if not os.path.isdir(parent) else None)
+    if problem is not None:
+        raise UserError(f"cannot write checkpoint {path}: {problem}")
+
+
 def _save_checkpoint(cfg: TrainConfig, model: nn.Module, opt: Any, epoch: int,
                      history: list) -> None:
+    _check_checkpoint_target(cfg.checkpoint)
     try:
         hookgrad.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
                        "epoch": epoch, "history": history, "config": asdict(cfg)}, cfg.checkpoint)
@@ -122,6 +135,8 @@ def train(cfg: TrainConfig, progress: Callable[..., Any] | None = None) -> Train
         raise UserError("--lr must be a positive number")
     if not 0 <= cfg.seed < 2**64:
         raise UserError(f"--seed must be an integer in 0..2**64-1, got {cfg.seed}")
+    if cfg.checkpoint:
+        _check_checkpoint_target(cfg.checkpoint)
     hookgrad.manual_seed(cfg.seed)
     data: Dataset = load(cfg.data, cfg.seed)
     x_train, x_test = _images(data.x_train, cfg.model), _images(data.x_test, cfg.model)

@@ -94,7 +94,8 @@ default_stream = _needs_device("default_stream")
 def set_device(device: Any) -> None:
     """Selecting a CUDA device fails without CUDA. Mirrors: ``torch.cuda.set_device``."""
     if device is not None and (not isinstance(device, int) or device >= 0):
-        raise RuntimeError("PyTorch was compiled without CUDA support")
+        # a CPU build of PyTorch lacks the binding itself
+        raise AttributeError("module 'torch._C' has no attribute '_cuda_setDevice'")
 
 
 def empty_cache() -> None:

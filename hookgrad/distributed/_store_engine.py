@@ -5,7 +5,9 @@ MPI launcher, as ``torch.multiprocessing.spawn`` programs do).
 A collective deposits ``(descriptor, payload)`` under the key of its sequence number and this
 rank, waits until every rank of the group deposited, then computes its result from all deposits
 in rank order exactly as the threads engine does (`_threads._compute`), so every rank gets the
-same bits. The last rank to read a collective's deposits deletes them. Point-to-point messages
+same bits. A rank that leaves writes an exit notice; one killed without that chance is noticed
+by its process id (published at setup, checked twice a second for peers on this host), so its
+peers fail naming it instead of waiting for the timeout. The last rank to read a collective's deposits deletes them. Point-to-point messages
 are keys ``p2p/<src>><dst>/<tag>/<n>`` numbered per sender, receiver and tag; receives take them
 in the order they were posted. Every transfer goes through the store's server, so this engine
 suits the small groups and tensors of tests and examples; ``mpiexec`` runs the ``mpi`` engine.
@@ -14,6 +16,8 @@ suits the small groups and tensors of tests and examples; ``mpiexec`` runs the `
 from __future__ import annotations
 
 import json
+import os
+import socket
 import time
 from datetime import timedelta
 from typing import Any
@@ -22,6 +26,7 @@ import numpy as np
 
 from hookgrad.distributed._protocol import Descriptor, DistBackendError, describe_encoded, \
     mismatch_error, p2p_timeout_error, timeout_error
+from hookgrad.distributed._mpi import _alive
 from hookgrad.distributed._store import DistNetworkError
 from hookgrad.distributed._threads import _compute
 
@@ -124,10 +129,15 @@ class StoreP2P:
         return self.done
 
     def wait(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
+        now = time.monotonic()
+        deadline, next_check = now + timeout, now + 0.5
         while not self.test():
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise p2p_timeout_error(self, timeout)
+            if now >= next_check and self.peer is not None:  # a peer that left never sends
+                next_check = now + 0.5
+                self.comm.check_peer_left(self.peer, f"{self.kind} (tag {self.tag})")
             time.sleep(0.002)
 
 
@@ -145,10 +155,26 @@ class StoreComm:
         self.sent: dict[tuple[int, int], int] = {}
         self.taken: dict[tuple[int, int], int] = {}
         self.recvs: list[StoreP2P] = []
+        self.pids: dict[int, int | None] = {}  # group rank -> pid of a peer on this host
         if key == ("default_pg",):
             from hookgrad.distributed._mpi import register_exit_notice
 
             register_exit_notice(self)
+            self.store.set(self._pid_key(global_rank), f"{socket.gethostname()}|{os.getpid()}")
+
+    @staticmethod
+    def _pid_key(global_rank: int) -> str:
+        return f"default_pg/pid/{global_rank}"
+
+    def _peer_pid(self, r: int) -> int | None:
+        """The pid of group rank `r` when it runs on this host (None elsewhere or unknown)."""
+        if r not in self.pids:
+            key = self._pid_key(self.global_ranks[r])
+            if not self.store.check([key]):
+                return None  # not published yet: asked again next time
+            host, pid = self.store.get(key).decode().rsplit("|", 1)
+            self.pids[r] = int(pid) if host == socket.gethostname() else None
+        return self.pids[r]
 
     def slot(self, seq: int, who: Any) -> str:
         return f"{self.prefix}/c{seq}/{who}"
@@ -223,6 +249,25 @@ class StoreComm:
                     raise DistBackendError(
                         f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
                         f"{self.global_ranks[r]} left after {issued} collectives ({reason})")
+            elif r != self.rank:
+                pid = self._peer_pid(r)
+                if pid is not None and not _alive(pid):
+                    raise DistBackendError(
+                        f"[rank {self.global_rank}] {kind} (collective #{seq}) failed: rank "
+                        f"{self.global_ranks[r]} (pid {pid}) died (killed or crashed)")
+
+    def check_peer_left(self, r: int, what: str) -> None:
+        """Raise when group rank `r`, whom a point-to-point transfer waits for, left (its exit
+        notice) or died (its process is gone)."""
+        key = f"{self.prefix}/exited/{r}"
+        if self.store.check([key]):
+            reason = self.store.get(key).decode().split("|", 1)[1]
+            raise DistBackendError(f"[rank {self.global_rank}] {what} failed: rank "
+                                   f"{self.global_ranks[r]} left ({reason})")
+        pid = self._peer_pid(r)
+        if pid is not None and not _alive(pid):
+            raise DistBackendError(f"[rank {self.global_rank}] {what} failed: rank "
+                                   f"{self.global_ranks[r]} (pid {pid}) died (killed or crashed)")
 
     def notify_exit(self, reason: str) -> None:
         """Leave an exit notice: how many collectives this rank issued and why it left."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from hookgrad._functional import creation as _creation
 from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import random as _random
+from hookgrad._ops._checks import not_tensor
 from hookgrad._tensor import Tensor
 
 __all__ = ["linear", "dropout", "keep_noise"]
@@ -21,6 +22,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
     Mirrors: ``torch.nn.functional.linear``.
     """
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        bad = (input, "input", 1) if not isinstance(input, Tensor) else (weight, "weight", 2)
+        raise not_tensor("linear", *bad)
     wt = weight.t()  # type: ignore[attr-defined]
     if bias is None:
         return _linalg.matmul(input, wt)

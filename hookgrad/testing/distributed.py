@@ -92,14 +92,17 @@ def mpiexec() -> str | None:
 
 
 def run_mpi(script: str, nproc: int = 2, args: list[str] | None = None, *,
-            timeout: float = 60, env: dict[str, str] | None = None
-            ) -> subprocess.CompletedProcess[str]:
+            timeout: float = 60, env: dict[str, str] | None = None,
+            launcher_args: list[str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``mpiexec -n nproc python script args`` and return the completed process.
 
     The result has one more attribute, ``lost_rank``: a one-line description of a rank that
     was killed by a signal (``"rank 1 (pid 123) was killed by signal 9 (SIGKILL)..."``), or
     None. On a timeout the whole launch (mpiexec and every rank) is killed, so no orphaned
     rank keeps running (and loading the machine) after the test.
+
+    `launcher_args` go to ``mpiexec`` before ``-n`` (``["-disable-auto-cleanup"]`` keeps the
+    other ranks running when one dies, as a launcher without MPICH's cleanup would).
 
     Without ``mpiexec``, a pytest test calling this is skipped (failed when ``CI`` or
     ``HOOKGRAD_REQUIRE_ORACLE=1`` is set, where the MPI tests must run for real).
@@ -115,7 +118,8 @@ def run_mpi(script: str, nproc: int = 2, args: list[str] | None = None, *,
         full_env = {**os.environ, **(env or {}), RANK_DIR_ENV: rank_dir}
         full_env.setdefault("OMP_NUM_THREADS", "1")
         full_env.setdefault("OPENBLAS_NUM_THREADS", "1")
-        cmd = [launcher, "-n", str(nproc), sys.executable, script, *(args or [])]
+        cmd = [launcher, *(launcher_args or []), "-n", str(nproc), sys.executable, script,
+               *(args or [])]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=full_env, start_new_session=True)
         try:

@@ -39,27 +39,43 @@ _ENCRYPTION_FLAGS = 0x1 | 0x40 | 0x2000
 
 
 class Malformed(Exception):
-    """The file is not what it claims to be; the message says what is wrong."""
+    """The file is not what it claims to be; the message says what is wrong.
+
+    `kind` is the exception type the caller raises for it: the type PyTorch raises for the same
+    fault (``RuntimeError``, its zip reader's, unless a reader says otherwise).
+    """
+
+    def __init__(self, message: str, kind: type = RuntimeError) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 @contextlib.contextmanager
-def guarded(what: str) -> Iterator[None]:
-    """Turn any parsing failure inside the block into `Malformed` ("`what`: detail")."""
+def guarded(what: str, kind: type | None = None) -> Iterator[None]:
+    """Turn any parsing failure inside the block into `Malformed` ("`what`: detail").
+
+    Its `kind` is `kind` when given (a zip-level read: PyTorch's reader raises ``RuntimeError``
+    whatever went wrong), else the failure's own type (a pickle-level read: PyTorch's
+    unpicklers fail with these same types).
+    """
     try:
         yield
     except Malformed:
         raise
-    except RecursionError:
-        raise Malformed(f"{what}: nested too deeply") from None
-    except MemoryError:
-        raise Malformed(f"{what}: asks for more memory than the file can hold") from None
+    except RecursionError as e:
+        raise Malformed(f"{what}: nested too deeply", kind or type(e)) from None
+    except MemoryError as e:
+        raise Malformed(f"{what}: asks for more memory than the file can hold",
+                        kind or type(e)) from None
     except NotImplementedError as e:
-        raise Malformed(f"{what}: unsupported feature ({e})") from None
+        raise Malformed(f"{what}: unsupported feature ({e})", kind or RuntimeError) from None
     except zipfile.BadZipFile as e:
-        raise Malformed(f"{what}: corrupt ZIP data ({e})") from None
+        raise Malformed(f"{what}: corrupt ZIP data ({e})", kind or RuntimeError) from None
+    except (zipfile.LargeZipFile, zlib.error) as e:
+        raise Malformed(f"{what}: {type(e).__name__}: {e}", kind or RuntimeError) from None
     except (ValueError, TypeError, KeyError, IndexError, EOFError, OverflowError, OSError,
-            struct.error, zipfile.LargeZipFile, SyntaxError, zlib.error) as e:
-        raise Malformed(f"{what}: {type(e).__name__}: {e}") from None
+            struct.error, SyntaxError) as e:
+        raise Malformed(f"{what}: {type(e).__name__}: {e}", kind or type(e)) from None
 
 
 def check_members(zf: zipfile.ZipFile, size: int, *, max_inflation: int | None = None) -> None:
@@ -95,7 +111,7 @@ def check_members(zf: zipfile.ZipFile, size: int, *, max_inflation: int | None =
 
 def read_member(zf: zipfile.ZipFile, name: str, limit: int) -> bytes:
     """The whole member `name` (CRC-checked); refused when it is larger than `limit` bytes."""
-    with guarded(f"member {name!r}"):
+    with guarded(f"member {name!r}", RuntimeError):
         info = zf.getinfo(name)
         if info.file_size > limit:
             raise Malformed(f"member {name!r} is {info.file_size} bytes, over the "

@@ -27,14 +27,9 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["write_file", "temp_prefix", "TEMP_MARK", "SaveTargetIsADirectory"]
+__all__ = ["write_file", "temp_prefix", "TEMP_MARK"]
 
 TEMP_MARK = ".hookgrad-save."
-
-
-class SaveTargetIsADirectory(IsADirectoryError, RuntimeError):
-    """Saving onto a directory: an `OSError` as Python's ``open`` gives, and a `RuntimeError`
-    as ``torch.save`` raises, so either ``except`` clause of ported code catches it."""
 
 
 def _host() -> str:
@@ -88,20 +83,38 @@ def _resolve(path: str) -> str:
     return os.path.realpath(path) if os.path.islink(path) else path
 
 
-def write_file(path: str, write: Callable[[Any], None]) -> None:
+def _check_zip_target(path: str, target: str, mode: int | None) -> None:
+    """The ``RuntimeError``s PyTorch's zip writer raises before it writes a byte."""
+    if not path:
+        raise RuntimeError("[enforce fail at inline_container.cc:720] . invalid file name: ")
+    if mode is not None and stat.S_ISDIR(mode):
+        raise RuntimeError("[enforce fail at inline_container.cc:747] . open file failed with "
+                           "strerror: Is a directory")
+    parent = os.path.dirname(target)
+    if parent and not os.path.isdir(parent):
+        raise RuntimeError(f"Parent directory {parent} does not exist.")
+
+
+def write_file(path: str, write: Callable[[Any], None], zip_format: bool = False) -> None:
     """Call ``write(binary_file)`` to produce the content of `path`; see the module docstring.
 
     Raises:
-        IsADirectoryError: `path` is a directory (nothing is written).
+        RuntimeError: with `zip_format`, PyTorch's zip writer's errors for an empty name, a
+            directory or a missing parent directory (nothing is written).
+        IsADirectoryError: `path` is a directory (nothing is written), as ``open`` raises.
         OSError: the directory is not writable, the disk is full, ... (the old file is kept).
     """
     target = _resolve(path)
     try:
         mode = os.stat(target).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         mode = None
+    if zip_format:
+        _check_zip_target(path, target, mode)
     if mode is not None and stat.S_ISDIR(mode):
-        raise SaveTargetIsADirectory(21, "Is a directory", path)
+        raise IsADirectoryError(21, "Is a directory", path)
+    if not path:
+        raise FileNotFoundError(2, "No such file or directory", path)
     if mode is not None and not stat.S_ISREG(mode):
         with open(target, "wb") as fh:  # a device or FIFO: write through, never replace it
             write(_Stream(fh))

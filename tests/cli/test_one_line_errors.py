@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import hookgrad.cli.train as train_module
@@ -81,6 +82,44 @@ def test_package_inspect_errors_are_one_line(capsys, tmp_path, content):
     path.write_bytes(content)
     assert main(["package", "inspect", str(path)]) == 2
     _one_line(capsys.readouterr().err, "hookgrad package inspect: error: ")
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e308])
+def test_features_beyond_float32_are_one_line_exit_2_in_a_real_process(tmp_path, scale):
+    # a real process: the NumPy overflow warnings of the float32 cast would print there
+    # (pytest's warning capture hides them in-process)
+    data = tmp_path / "huge.npz"
+    rng = np.random.default_rng(0)
+    np.savez(data, x=rng.random((60, 4)) * scale, y=np.arange(60) % 3)
+    proc = _cli("train", "--model", "mlp", "--epochs", "1", "--quiet", "--data", str(data))
+    assert proc.returncode == 2, proc.stderr
+    _one_line(proc.stderr, f"hookgrad train: error: {data}: x must fit in float32")
+
+
+def test_large_float32_features_train_without_warnings(tmp_path):
+    data = tmp_path / "big.npz"
+    rng = np.random.default_rng(0)
+    np.savez(data, x=(rng.random((60, 4)) * 3e38).astype(np.float32), y=np.arange(60) % 3)
+    proc = _cli("train", "--model", "mlp", "--epochs", "1", "--quiet", "--data", str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+
+
+def test_nonfinite_loss_is_one_line_exit_2_in_a_real_process():
+    proc = _cli("train", "--model", "cnn", "--epochs", "1", "--optimizer", "sgd", "--lr", "1e9")
+    assert proc.returncode == 2, proc.stderr
+    # text mode reads the progress bar's carriage returns as line ends: its frames (redrawn
+    # in place on a terminal) come first, then the one error line
+    *frames, last = proc.stderr.splitlines()
+    assert all(not f.strip() or f.startswith("epoch 1/1:") for f in frames), proc.stderr
+    _one_line(last + "\n", "hookgrad train: error: loss became nan in epoch 1")
+
+
+def test_warnings_during_a_command_are_one_line():
+    from hookgrad.cli.main import _one_line_warnings
+
+    text = _one_line_warnings("hookgrad train")("first\nsecond", UserWarning, "f.py", 3)
+    assert text == "hookgrad train: warning: UserWarning: first\n"
 
 
 def test_banner_filter_folds_mpich_banner_into_one_line_naming_the_rank(tmp_path):

@@ -81,6 +81,28 @@ def test_a_rank_that_leaves_fails_its_peer_at_once_naming_it(tmp_path, kind, rea
     assert r0["error"].endswith(reason) and r0["seconds"] < 15, r0
 
 
+def test_a_rank_killed_mid_step_fails_its_peer_at_once_naming_it(tmp_path):
+    # rank 1 SIGKILLs itself in a DDP backward: no exit notice, so rank 0 must notice the
+    # process is gone (not wait for the 30 s group timeout) and name it
+    logs = _run(tmp_path / "kill", f"tcp://127.0.0.1:{_free_port()}", ["--fault", "kill"],
+                {"FAULT_TIMEOUT": "30"})
+    assert logs[1][1] == -9, logs
+    r0 = json.loads(Path(f"{tmp_path / 'kill'}.rank0.json").read_text())
+    assert not r0["ok"], (r0, logs)
+    assert "failed: rank 1 (pid " in r0["error"], r0
+    assert r0["error"].endswith("died (killed or crashed)"), r0
+    assert r0["seconds"] < 15, r0
+
+
+def test_a_rank_that_leaves_fails_a_receive_from_it_naming_it(tmp_path):
+    logs = _run(tmp_path / "p2p", f"tcp://127.0.0.1:{_free_port()}", ["--fault", "p2p"],
+                {"FAULT_TIMEOUT": "30"})
+    r0 = json.loads(Path(f"{tmp_path / 'p2p'}.rank0.json").read_text())
+    assert not r0["ok"] and r0["type"] == "DistBackendError", (r0, logs)
+    assert r0["error"] == "[rank 0] recv (tag 0) failed: rank 1 left (exited)", r0
+    assert r0["seconds"] < 15, r0
+
+
 def test_gloo_across_processes_needs_a_way_to_meet(monkeypatch):
     monkeypatch.delenv("MASTER_ADDR", raising=False)
     with pytest.raises(ValueError, match="the ranks need a way to meet"):

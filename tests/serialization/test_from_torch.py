@@ -128,7 +128,7 @@ def test_bfloat16_is_widened_exactly_to_float32(torch):
 @pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
 def test_dtypes_hookgrad_lacks_are_refused_by_name(torch, dtype):
     data = saved(torch, torch.zeros(2, dtype=getattr(torch, dtype)))
-    with pytest.raises(hookgrad.serialization.CheckpointError, match=dtype):
+    with pytest.raises(RuntimeError, match=dtype):
         loaded(hookgrad, data)
 
 

@@ -11,6 +11,7 @@ from hookgrad._backend import backend_for
 from hookgrad._backend import device as _device
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import to_dtype
+from hookgrad._functional.shape import check_one_dtype, check_to_kwargs
 from hookgrad._tensor import Tensor
 
 __all__ = ["parse_to", "with_factory_device"]
@@ -18,7 +19,7 @@ __all__ = ["parse_to", "with_factory_device"]
 
 def _device_arg(dev: Any) -> _device:
     d = dev if isinstance(dev, _device) else _device(dev)
-    backend_for(d)  # PyTorch's error for a device that is not available
+    backend_for(d, copy=True)  # PyTorch's error for a device that is not available
     return d
 
 
@@ -29,6 +30,7 @@ def parse_to(args: tuple, kwargs: dict) -> tuple[_device | None, _dtype | None]:
         TypeError: for a dtype that is not floating point.
         RuntimeError: for a device that is not available.
     """
+    check_to_kwargs(kwargs)
     dtype = kwargs.get("dtype")
     dev = _device_arg(kwargs["device"]) if kwargs.get("device") is not None else None
     for a in args:
@@ -38,8 +40,15 @@ def parse_to(args: tuple, kwargs: dict) -> tuple[_device | None, _dtype | None]:
             dev = _device_arg(a)
         elif isinstance(a, bool):  # non_blocking
             continue
+        elif isinstance(a, int):  # an accelerator index
+            dev = _device_arg(a)
+        elif isinstance(a, (dict, list, set)):
+            raise TypeError("to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__}), but expected a device, dtype or tensor")
         elif a is not None:
-            dtype = a
+            check_one_dtype(dtype)
+            # PyTorch's parser reads a Python float where a dtype goes as Python's float type
+            dtype = float if isinstance(a, float) else a
     if dtype is None:
         return dev, None
     d = to_dtype(dtype)

@@ -388,7 +388,7 @@ class Module:
 
     def type(self: T, dst_type: Any) -> T:
         """Cast all parameters and buffers to `dst_type`. Mirrors: ``torch.nn.Module.type``."""
-        return self._apply(lambda t: t.to(dst_type))  # type: ignore[attr-defined]
+        return self._apply(lambda t: t.type(dst_type))  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ backward hooks
     def register_full_backward_pre_hook(
