@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._ops._elementwise import quiet
+from hookgrad._ops._rowsum import row_sum
 from hookgrad._ops._rules import xp_of
 from hookgrad._ops.registry import defop
 
@@ -40,7 +41,7 @@ def _softmax_impl(self: Any, dim: int) -> Any:
         return self.copy()
     e = _shifted(self, dim)
     np.exp(e, out=e)
-    e /= np.sum(e, axis=_axis(self, dim), keepdims=True)
+    e /= row_sum(e, _axis(self, dim))
     return e
 
 
@@ -49,7 +50,7 @@ def _log_softmax_impl(self: Any, dim: int) -> Any:
     if self.size == 0:
         return self.copy()
     s = _shifted(self, dim)
-    s -= np.log(np.sum(np.exp(s), axis=_axis(self, dim), keepdims=True))
+    s -= np.log(row_sum(np.exp(s), _axis(self, dim)))
     return s
 
 
@@ -63,7 +64,7 @@ def _softmax_backward(grad: Any, result: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``_softmax_backward_data``: y * (g - sum(g * y, dim))."""
     if not ops.graph and _same_plain(grad, result):  # arrays: one buffer, written in place
         t = np.multiply(grad, result)
-        s = np.sum(t, axis=_axis(result, dim), keepdims=True)
+        s = row_sum(t, _axis(result, dim))
         np.subtract(grad, s, out=t)
         return np.multiply(t, result, out=t)
     return ops.mul(result, ops.sub(grad, ops.sum(ops.mul(grad, result), (dim,), True)))
@@ -73,7 +74,7 @@ def _log_softmax_backward(grad: Any, result: Any, dim: int, ops: Any) -> Any:
     """PyTorch's ``_log_softmax_backward_data``: g - exp(y) * sum(g, dim)."""
     if not ops.graph and _same_plain(grad, result):  # arrays: one buffer, written in place
         t = np.exp(result)
-        np.multiply(t, np.sum(grad, axis=_axis(result, dim), keepdims=True), out=t)
+        np.multiply(t, row_sum(grad, _axis(result, dim)), out=t)
         return np.subtract(grad, t, out=t)
     return ops.sub(grad, ops.mul(ops.exp(result), ops.sum(grad, (dim,), True)))
 

@@ -263,9 +263,10 @@ def _nll_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN,
 
 
 def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
-              ignore_index: int) -> Any:
-    xp = namespace_of(self._data)
-    _, wt, safe, axis = _nll_parts(self._data, target._data, weight, ignore_index)
+              ignore_index: int, ops: Any) -> Any:
+    inp = ops.data(self)
+    xp = namespace_of(inp)
+    _, wt, safe, axis = _nll_parts(inp, ops.data(target), weight, ignore_index)
     coef = 0 - wt  # not -wt: an ignored entry's gradient is +0.0, as PyTorch never writes it
     if reduction == MEAN:
         total = wt.sum()
@@ -273,22 +274,27 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
             coef = coef / total
         else:  # 0/0: nan for counted targets of weight 0; ignored ones get no gradient, as
             with np.errstate(invalid="ignore", divide="ignore"):  # PyTorch's kernel skips them
-                coef = xp.where(target._data != ignore_index, coef / total, 0)
-    mask = xp.zeros(self._data.shape, dtype=self._data.dtype)
+                coef = xp.where(ops.data(target) != ignore_index, coef / total, 0)
+    fold = not ops.graph and reduction != NONE and type(grad) is np.ndarray
+    if fold:  # arrays, a 0-d grad: scaled into the picked entries, the rest stays +0.0 as in
+        coef = coef * grad  # PyTorch's kernel (one pass less than grad * mask)
+    mask = xp.zeros(inp.shape, dtype=inp.dtype)
     if mask.ndim == 2:
         mask[xp.arange(mask.shape[0]), safe] = coef
     else:
         xp.put_along_axis(mask, xp.expand_dims(safe, axis), xp.expand_dims(coef, axis), axis=axis)
-    g = grad if reduction != NONE or self._data.ndim == 1 else grad.unsqueeze(axis)
-    return g * _const(mask)
+    if fold:
+        return mask
+    g = grad if reduction != NONE or inp.ndim == 1 else ops.unsqueeze(grad, axis)
+    return ops.mul(g, ops.const(mask))
 
 
 for _name, _node in (("nll_loss", "NllLossBackward0"), ("nll_loss2d", "NllLoss2DBackward0")):
     defop(_name, impl=_nll_impl, inputs=("self", "target"),
           params=("weight", "reduction", "ignore_index"), saves=("self", "target"),
           node_name=_node,
-          vjp={"self": lambda grad, self, target, weight, reduction, ignore_index: _nll_grad(
-              grad, self, target, weight, reduction, ignore_index)},
+          vjp={"self": lambda grad, self, target, weight, reduction, ignore_index, ops: _nll_grad(
+              grad, self, target, weight, reduction, ignore_index, ops)},
           nondifferentiable={"target": "integer class indices"},
           jvp={"self": lambda t, self, target, weight, reduction, ignore_index: _nll_jvp(
               t, target, weight, reduction, ignore_index)})

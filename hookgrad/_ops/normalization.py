@@ -39,6 +39,7 @@ import numpy as np
 
 from hookgrad._backend import namespace_of
 from hookgrad._ops._elementwise import quiet
+from hookgrad._ops._rowsum import row_sum
 from hookgrad._ops._rules import const
 from hookgrad._ops.registry import defop
 from hookgrad._tensor import Tensor
@@ -311,15 +312,31 @@ def _last_axes(ndim: int, normalized_shape: Sequence[int]) -> Axes:
     return tuple(range(ndim - len(normalized_shape), ndim))
 
 
+def _row_sums(a: Any, axes: Axes) -> Any:
+    """``a.sum(axes, keepdims=True)``; one normalized (last) dimension sums through BLAS
+    (NOTE [Row sums through BLAS]: 3.6 us against 23 for a transformer's 768 rows of 128)."""
+    if len(axes) == 1:
+        return row_sum(a, axes[0])
+    return a.sum(axis=axes, keepdims=True)
+
+
+def _row_means(a: Any, axes: Axes) -> Any:
+    """``a.mean(axes, keepdims=True)``; as `_row_sums` for float32/64 (``mean`` of a half
+    type accumulates in float32, which a half-precision sum would not)."""
+    if len(axes) == 1 and a.shape[axes[0]] and a.dtype in (np.float32, np.float64):
+        return row_sum(a, axes[0]) / a.shape[axes[0]]
+    return a.mean(axis=axes, keepdims=True)
+
+
 @quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
 def _ln_impl(
     input: Any, weight: Any, bias: Any, normalized_shape: Sequence[int], eps: float
 ) -> tuple[Any, Any, Any]:
     xp = namespace_of(input)
     axes = _last_axes(input.ndim, normalized_shape)
-    mean = input.mean(axis=axes, keepdims=True)
+    mean = _row_means(input, axes)
     centered = input - mean
-    rstd = 1.0 / xp.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps)
+    rstd = 1.0 / xp.sqrt(_row_means(centered * centered, axes) + eps)
     rstd = rstd.astype(input.dtype, copy=False)
     out = _affine(centered * rstd, weight, bias, tuple(normalized_shape))
     return out, mean, rstd
@@ -397,8 +414,8 @@ def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes
         n *= x.shape[ax]
     scale = 1.0 / n if n else float("inf")
     dyx = dy * x
-    ds = (dyx * weight if weight.size else dyx).sum(axis=axes, keepdims=True)
-    db = (dy * weight if weight.size else dy).sum(axis=axes, keepdims=True)
+    ds = _row_sums(dyx * weight if weight.size else dyx, axes)
+    db = _row_sums(dy * weight if weight.size else dy, axes)
     b = _fma(db, mean, -ds) * rstd * rstd * rstd * scale
     c = _fma(-b, mean, -(db * rstd * scale))
     a_dy = rstd * dy * weight if weight.size else rstd * dy

@@ -148,13 +148,14 @@ def _raw_grad(which: str, b: dict, saved: tuple, results: tuple, reverse: bool) 
 
 
 def _hh_product(d2: Any, y: Any, h0: Any, reverse: bool) -> Any:
-    """``sum_t d_t h_{t-1}^T``; a zero ``h0`` (the default) adds nothing, so it is skipped."""
-    prev = K.previous(y, h0, reverse, K.scratch("hprev", y.shape, y.dtype, namespace_of(y)))
-    prev = prev.reshape(d2.shape[1], -1)
+    """``sum_t d_t h_{t-1}^T``; a zero ``h0`` (the default) adds nothing, so it is skipped and
+    the product reads the output shifted by one step in place (no copy of the states)."""
     n = h0.shape[0]
-    if h0.any():
-        return d2 @ prev
-    return d2[:, :-n] @ prev[:-n] if reverse else d2[:, n:] @ prev[n:]
+    if not h0.any():
+        flat = y.reshape(d2.shape[1], -1)
+        return d2[:, :-n] @ flat[n:] if reverse else d2[:, n:] @ flat[:-n]
+    prev = K.previous(y, h0, reverse, K.scratch("hprev", y.shape, y.dtype, namespace_of(y)))
+    return d2 @ prev.reshape(d2.shape[1], -1)
 
 
 # ---------------------------------------------------------------- differentiable BPTT
