@@ -44,8 +44,9 @@ def _argnums_tuple(argnums: Any, nargs: int, who: str) -> tuple[int, ...]:
     return normed
 
 
-def _tangent(x: Tensor) -> Any:
-    return fwad.get_tangent(x, GLOBAL.dual_level) if GLOBAL.dual_level >= 0 else None
+def _tangents(x: Tensor) -> dict:
+    """The forward-AD tangents of `x` at every open level (jvp levels nest)."""
+    return fwad.tangents_of(x) if GLOBAL.dual_level >= 0 else {}
 
 
 def _alias(x: Any, who: str) -> Any:
@@ -55,11 +56,14 @@ def _alias(x: Any, who: str) -> Any:
                            f"differentiate, got {type(x)}")
     if not (x.is_floating_point() or x.is_complex()):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
-    tan = _tangent(x)
-    if tan is not None:
-        return fwad.make_dual(x.detach().requires_grad_(True), tan)
-    if x.requires_grad:
+    if x.requires_grad:  # the view carries x's tangents too (forward AD records it)
         return x.view_as(x)  # type: ignore[attr-defined]
+    tans = _tangents(x)
+    if tans:
+        dual = x.detach().requires_grad_(True)
+        for level, tan in tans.items():  # outermost first, each dual a view of the last
+            dual = fwad.make_dual(dual, tan, level=level)
+        return dual
     phys = getattr(x, "_bt_value", None)
     if phys is not None:  # a logical leaf whose physical value stays watched by outer levels
         leaf = wrap(phys, x._bt_level)
@@ -88,7 +92,7 @@ def _is_outer(leaves: list) -> bool:
         return False
     for a in leaves:
         while isinstance(a, Tensor):
-            if a.requires_grad or _tangent(a) is not None:
+            if a.requires_grad or _tangents(a):
                 return False
             a = getattr(a, "_bt_value", None)
     return True
@@ -112,6 +116,20 @@ def _diff_args(args: tuple, nums: tuple, who: str) -> tuple[list, list, list]:
         leaves.extend(al)
         specs.append((spec, len(al)))
     return new, leaves, specs
+
+
+def _reverse(outs: list, diff: list, cots: Any, create_graph: bool) -> tuple:
+    """Gradients of `outs` w.r.t. `diff`; outputs that do not depend on any input (no graph:
+    a constant, a detached value) contribute zeros, as functorch's transforms give."""
+    pairs = [(o, c) for o, c in zip(outs, cots if cots is not None else [None] * len(outs))
+             if o.requires_grad]
+    if not pairs:
+        from hookgrad._functional.creation import zeros_like
+
+        return tuple(zeros_like(x) for x in diff)
+    return _grad([o for o, _ in pairs], diff,
+                 None if cots is None else [c for _, c in pairs], retain_graph=True,
+                 create_graph=create_graph, allow_unused=True, materialize_grads=True)
 
 
 def _regroup(flat: list, specs: list, single: bool) -> Any:
@@ -147,8 +165,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
                 raise RuntimeError(
                     f"{who}: Expected f(*args) to return a scalar Tensor, got tensor with "
                     f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
-            gs = _grad(out, diff, create_graph=not outer, allow_unused=True,
-                       materialize_grads=True)  # outermost: no graph of the backward
+            gs = _reverse([out], diff, None, not outer)  # outermost: no graph of the backward
         g = _regroup(list(gs), specs, isinstance(argnums, int))
         value = out if not has_aux else (out, aux)
         return _finish(g, outer), _finish(value, outer)
@@ -194,8 +211,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
                                f"pytree structure of outputs to the function. cotangents: "
                                f"{cot_spec}, primal output: {out_spec}")
         with enable_grad():
-            gs = _grad(outs, diff, cots, retain_graph=True, create_graph=not outer,
-                       allow_unused=True, materialize_grads=True)
+            gs = _reverse(outs, diff, cots, not outer)
         return _finish(_regroup(list(gs), specs, False), outer)
 
     result = (_finish(out, outer), vjp_fn)
@@ -216,7 +232,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
                            f"3 tensors, tangents also must be. Got primals with structure "
                            f"{pspec} and tangents with structure {tspec}")
     outer = _is_outer(flat_p) and _is_outer(flat_t)
-    with fwad.dual_level():
+    with fwad.nested_level():
         duals = [fwad.make_dual(p, t) for p, t in zip(flat_p, flat_t)]
         with _inside():
             out = func(*tree_unflatten(duals, pspec))
@@ -227,7 +243,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
         prims, tans = [], []
         for o in outs:
             p, t = fwad.unpack_dual(o)
-            prims.append(p.detach() if not p.requires_grad else p)
+            prims.append(p.detach() if not (p.requires_grad or _tangents(p)) else p)
             tans.append(t if t is not None else o.new_zeros(tuple(o.shape)))  # type: ignore
     res = (tree_unflatten(prims, ospec), _finish(tree_unflatten(tans, ospec), outer))
     return res + (aux,) if has_aux else res
