@@ -323,6 +323,10 @@ class ForwardADRecorder:
         base = target._base
         if base is not None:
             zeros = _creation.zeros_like(base)  # batched like a vmap-batched base (no graph)
+            fresh: Any = zeros
+            while fresh is not None:  # vmap may give it (every level) the tangent's batch dims
+                fresh.__dict__["_fresh_buffer"] = True
+                fresh = getattr(fresh, "_bt_value", None)
             _set_tangent(base, level, zeros)
             view_tan = _replay_view(zeros, target)
             view_tan.copy_(tan)  # type: ignore[attr-defined]
@@ -347,6 +351,10 @@ def compute_jvp(prim: Primitive, inputs: tuple, params: dict, outs: tuple,
         args = []
         for i, (p, tan) in enumerate(zip(primals, tans)):
             if i in prim.diff_inputs:
+                if tan is not None and prim.name == "view" and not tan.is_contiguous():
+                    # PyTorch lays a tangent out like its primal; hookgrad's may differ, and
+                    # `view` needs a compatible layout
+                    tan = tan.contiguous()  # type: ignore[attr-defined]
                 args.append(tan if tan is not None else constant_zeros_like(p))
             else:
                 args.append(p)

@@ -497,10 +497,14 @@ def build(k: int, torch: Any) -> dict:
     name = names[int(rng.integers(0, len(names)))]
     fn, shapes, random = BASES[name]
     depth = int(rng.integers(1, 4))
-    layers = []
+    layers: list = []
+    work = 1
     for _ in range(depth):
         probe = _probe(torch, name, layers, shapes)
         lay = gen_layer(rng, shapes, random, probe)
+        work *= _basis(lay, shapes)
+        if work > MAX_BASIS:
+            break  # nested Jacobians of the module's 26 parameters: sizes multiply
         layers.append(lay)
         shapes = lay["shapes"]
     f32 = bool(rng.random() < 0.15)
@@ -508,7 +512,20 @@ def build(k: int, torch: Any) -> dict:
     if f32:
         inputs = tree_map(lambda a: a.astype(np.float32), inputs)
     return {"k": k, "ensemble": False, "base": name, "layers": layers, "inputs": inputs,
-            "random": random}
+            "random": random, "f32": f32}
+
+
+MAX_BASIS = 400
+
+
+def _basis(lay: dict, shapes: tuple) -> int:
+    """How many vmapped rows a Jacobian layer runs (its one-hot basis), else 1."""
+    if lay["kind"] not in ("jacrev", "jacfwd", "hessian"):
+        return 1
+    a = lay["argnums"]
+    nums = [a] if isinstance(a, int) else list(a)
+    n = sum(int(np.prod(s)) for i in nums for s in flatten(shapes[i])[0])
+    return n * n if lay["kind"] == "hessian" else n
 
 
 def _probe(torch: Any, name: str, layers: list, shapes: tuple) -> Any:
@@ -597,7 +614,7 @@ def describe(out: Any) -> tuple[Any, list]:
     return spec, vals
 
 
-def differ(a: Any, b: Any) -> str | None:
+def differ(a: Any, b: Any, dtypes: bool = True, f32: bool = False) -> str | None:
     sa, va = describe(a)
     sb, vb = describe(b)
     if sa != sb:
@@ -609,9 +626,9 @@ def differ(a: Any, b: Any) -> str | None:
             if x != y:
                 return f"leaf {i}: {x!r}, PyTorch {y!r}"
             continue
-        if x.shape != y.shape or x.dtype != y.dtype:
+        if x.shape != y.shape or (dtypes and x.dtype != y.dtype):
             return f"leaf {i}: {x.dtype}{x.shape}, PyTorch {y.dtype}{y.shape}"
-        tol = 1e-4 if x.dtype == np.float32 else 1e-7
+        tol = 1e-4 if f32 or np.float32 in (x.dtype, y.dtype) else 1e-7
         if not np.allclose(x, y, rtol=tol, atol=tol, equal_nan=True):
             return f"leaf {i}: values differ by {np.nanmax(np.abs(x - y))}"
     return None
@@ -625,10 +642,18 @@ def _agrees_elsewhere(torch: Any, case: dict, got: tuple) -> bool:
     refs = [(False, True)] + ([(True, False), (True, True)] if not case["random"] else [])
     for loop, canonical in refs:
         ref = _outcome(torch, case, loop=loop, canonical=canonical)
-        if ref[0] == "ok" and differ(got[1], ref[1]) is None and (
+        # values only: torch.func's dtype can be off too (a float32 program's jacfwd with
+        # non-negative argnums came back float64)
+        if ref[0] == "ok" and differ(got[1], ref[1], False, case.get("f32", False)) is None and (
                 loop or got[2] == ref[2]):  # a loop calls hooks once per sample
             return True
     return False
+
+
+# torch.func refusals that are implementation limits, where hookgrad returns and no other
+# PyTorch program gives a reference (random cases): linearize traces with make_fx inside a
+# forward-AD level of its own, so a linearize inside linearize cannot run in PyTorch
+TORCH_LIMITS = ("Nested forward mode AD is not supported",)
 
 
 def check(k: int, torch: Any) -> str | None:
@@ -642,11 +667,13 @@ def check(k: int, torch: Any) -> str | None:
             return None
         if _agrees_elsewhere(torch, case, got):
             return None
+        if got[0] == "ok" and any(m in str(want[1]) for m in TORCH_LIMITS):
+            return None
         return (f"{name}: hookgrad {_show(got)}; torch.func raised "
                 f"{type(want[1]).__name__}: {str(want[1])[:200]}")
     if got[0] == "raise":
         return f"{name}: hookgrad raised {type(got[1]).__name__}: {str(got[1])[:300]}"
-    d = differ(got[1], want[1])
+    d = differ(got[1], want[1], f32=case.get("f32", False))
     if d is None and got[2] != want[2]:
         d = f"hook log {got[2]}, PyTorch {want[2]}"
     if d and not _agrees_elsewhere(torch, case, got):
