@@ -24,10 +24,7 @@ __all__ = ["batches", "no_rule", "logical_ndim", "align", "expand_batch",
            "zero_d", "out_of_range", "guard_index",
            "shift_dim", "without_rule", "loop", "FALLBACK_WARNING"]
 
-FALLBACK_WARNING = [True]
-# primitives whose rule hands per-sample parameters (tensors) to the loop where PyTorch's
-# batching rule takes them silently (the CTC loss's per-sample length tensors)
-QUIET_LOOPS = {"_ctc_loss", "_ctc_loss_backward"}  # torch._C._functorch._set_vmap_fallback_warning_enabled
+FALLBACK_WARNING = [True]  # torch._C._functorch._set_vmap_fallback_warning_enabled
 _FALLBACK = ("There is a performance drop because we have not yet implemented the batching "
              "rule for {}. Please file us an issue on GitHub so that we can prioritize its "
              "implementation.")
@@ -67,7 +64,7 @@ def _select_params(params: dict, level: int, i: int) -> dict:
 def loop(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
          level: int) -> Any:
     """The per-sample fallback: run the primitive once per sample and stack the results."""
-    if FALLBACK_WARNING[0] and prim.name not in QUIET_LOOPS:
+    if FALLBACK_WARNING[0]:
         warnings.warn(_FALLBACK.format(no_rule(prim)), UserWarning, stacklevel=5)
     results = []
     for i in range(size):

@@ -13,12 +13,12 @@ a failure names its case number, which replays it.)
 from __future__ import annotations
 
 import os
-import time
 
 import numpy as np
 import pytest
 
 import hookgrad
+from tests.func._budget import run_cases
 from tests.func._transform_fuzz import check
 
 N = int(os.environ.get("HOOKGRAD_FUNC_FUZZ_N", "120"))
@@ -29,17 +29,7 @@ BUDGET_S = float(os.environ.get("HOOKGRAD_FUNC_FUZZ_SECONDS", "25" if "HOOKGRAD_
 
 @pytest.mark.oracle
 def test_transform_compositions_match_torch_func(torch):
-    start = time.monotonic()
-    failures, ran = [], 0
-    for k in range(START, START + N):
-        if time.monotonic() - start > BUDGET_S:
-            break
-        ran += 1
-        msg = check(k, torch)
-        if msg:
-            failures.append(msg)
-    assert ran >= min(N, 30)
-    assert not failures, f"{len(failures)} of {ran} cases differ:\n" + "\n".join(failures[:10])
+    run_cases(check, torch, START, N, BUDGET_S, 30)
 
 
 X = np.array([0.3, -0.5, 0.9])
