@@ -18,6 +18,7 @@ from hookgrad._config import GLOBAL
 from hookgrad._functorch._batched import wrap
 from hookgrad._functorch.pytree_util import tree_flatten, tree_unflatten
 from hookgrad._tensor import Tensor
+from hookgrad.autograd import _tensor_api
 from hookgrad.autograd import forward_ad as fwad
 from hookgrad.autograd._api import grad as _grad
 from hookgrad.autograd.grad_mode import enable_grad
@@ -44,8 +45,9 @@ def _argnums_tuple(argnums: Any, nargs: int, who: str) -> tuple[int, ...]:
     return normed
 
 
-def _tangent(x: Tensor) -> Any:
-    return fwad.get_tangent(x, GLOBAL.dual_level) if GLOBAL.dual_level >= 0 else None
+def _tangents(x: Tensor) -> dict:
+    """The forward-AD tangents of `x` at every open level (jvp levels nest)."""
+    return fwad.tangents_of(x) if GLOBAL.dual_level >= 0 else {}
 
 
 def _alias(x: Any, who: str) -> Any:
@@ -55,11 +57,14 @@ def _alias(x: Any, who: str) -> Any:
                            f"differentiate, got {type(x)}")
     if not (x.is_floating_point() or x.is_complex()):
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
-    tan = _tangent(x)
-    if tan is not None:
-        return fwad.make_dual(x.detach().requires_grad_(True), tan)
-    if x.requires_grad:
+    if x.requires_grad:  # the view carries x's tangents too (forward AD records it)
         return x.view_as(x)  # type: ignore[attr-defined]
+    tans = _tangents(x)
+    if tans:
+        dual = x.detach().requires_grad_(True)
+        for level, tan in tans.items():  # outermost first, each dual a view of the last
+            dual = fwad.make_dual(dual, tan, level=level)
+        return dual
     phys = getattr(x, "_bt_value", None)
     if phys is not None:  # a logical leaf whose physical value stays watched by outer levels
         leaf = wrap(phys, x._bt_level)
@@ -72,14 +77,51 @@ _local = threading.local()
 
 
 @contextmanager
-def _inside() -> Iterator[None]:
+def _inside(forward: bool = False) -> Iterator[None]:
     """Marks the call of a transformed function: transforms started in it are not outermost
-    (they may differentiate tensors the function closes over)."""
+    (they may differentiate tensors the function closes over). `forward`: a jvp's."""
     _local.depth = getattr(_local, "depth", 0) + 1
+    kinds = _local.__dict__.setdefault("forward", [])
+    kinds.append(forward)
     try:
         yield
     finally:
         _local.depth -= 1
+        kinds.pop()
+
+
+def _scope_hook(hook: Any) -> Any:
+    """NOTE [Tensor hooks under transforms]: in functorch a tensor made inside ``grad(f)`` is
+    a wrapper of that transform's level, and a hook registered on it runs in that level's
+    backward pass only; ``grad(grad(f))``'s outer pass differentiates the inner pass's graph
+    without calling it again. hookgrad has one tape, so the hook remembers the transform it
+    was registered in and lets the gradient through untouched in another transform's pass
+    (a plain ``autograd.grad``/``backward`` runs every hook)."""
+    level = getattr(_local, "depth", 0)
+    if not level:
+        return hook
+    if _local.forward[-1]:  # the innermost transform is forward-mode: nothing requires grad
+        raise RuntimeError(_tensor_api._NO_GRAD_HOOK)
+
+    def scoped(grad: Any) -> Any:
+        running = getattr(_local, "pass_level", None)
+        return hook(grad) if running is None or running == level else None
+
+    return scoped
+
+
+@contextmanager
+def _pass(level: int) -> Iterator[None]:
+    """The backward pass of the transform at depth `level` is running."""
+    old = getattr(_local, "pass_level", None)
+    _local.pass_level = level
+    try:
+        yield
+    finally:
+        _local.pass_level = old
+
+
+_tensor_api.HOOK_SCOPE[0] = _scope_hook
 
 
 def in_transformed_call() -> bool:
@@ -91,12 +133,16 @@ def _is_outer(leaves: list) -> bool:
     """No enclosing transform and no argument watched by one (vmap levels are looked through)."""
     if getattr(_local, "depth", 0):
         return False
-    for a in leaves:
-        while isinstance(a, Tensor):
-            if a.requires_grad or _tangent(a) is not None:
-                return False
-            a = getattr(a, "_bt_value", None)
-    return True
+    return not any(_watched(a) for a in leaves)
+
+
+def _watched(a: Any) -> bool:
+    """`a` requires grad or carries a tangent, itself or its physical value under vmap."""
+    while isinstance(a, Tensor):
+        if a.requires_grad or _tangents(a):
+            return True
+        a = getattr(a, "_bt_value", None)
+    return False
 
 
 def _finish(x: Any, outer: bool) -> Any:
@@ -119,6 +165,21 @@ def _diff_args(args: tuple, nums: tuple, who: str) -> tuple[list, list, list]:
     return new, leaves, specs
 
 
+def _reverse(outs: list, diff: list, cots: Any, create_graph: bool, level: int) -> tuple:
+    """Gradients of `outs` w.r.t. `diff`; outputs that do not depend on any input (no graph:
+    a constant, a detached value) contribute zeros, as functorch's transforms give."""
+    pairs = [(o, c) for o, c in zip(outs, cots if cots is not None else [None] * len(outs))
+             if o.requires_grad]
+    if not pairs:
+        from hookgrad._functional.creation import zeros_like
+
+        return tuple(zeros_like(x) for x in diff)
+    with _pass(level):
+        return _grad([o for o, _ in pairs], diff,
+                     None if cots is None else [c for _, c in pairs], retain_graph=True,
+                     create_graph=create_graph, allow_unused=True, materialize_grads=True)
+
+
 def _regroup(flat: list, specs: list, single: bool) -> Any:
     out, i = [], 0
     for spec, n in specs:
@@ -135,6 +196,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), who)
         outer = _is_outer(tree_flatten(args)[0])
+        level = getattr(_local, "depth", 0) + 1  # the depth its function runs at
         with enable_grad():
             new, diff, specs = _diff_args(args, nums, who)
             with _inside():
@@ -152,8 +214,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Any = 0,
                 raise RuntimeError(
                     f"{who}: Expected f(*args) to return a scalar Tensor, got tensor with "
                     f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
-            gs = _grad(out, diff, create_graph=not outer, allow_unused=True,
-                       materialize_grads=True)  # outermost: no graph of the backward
+            gs = _reverse([out], diff, None, not outer, level)  # outermost: no backward graph
         g = _regroup(list(gs), specs, isinstance(argnums, int))
         value = out if not has_aux else (out, aux)
         return _finish(g, outer), _finish(value, outer)
@@ -176,6 +237,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
     """``(func(*primals), vjp_fn)``. Mirrors: ``torch.func.vjp``."""
     who = "vjp(f, *primals)"
     outer = _is_outer(tree_flatten(primals)[0])
+    level = getattr(_local, "depth", 0) + 1
     with enable_grad():
         new, diff, specs = _diff_args(primals, tuple(range(len(primals))), who)
         with _inside():
@@ -199,8 +261,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
                                f"pytree structure of outputs to the function. cotangents: "
                                f"{cot_spec}, primal output: {out_spec}")
         with enable_grad():
-            gs = _grad(outs, diff, cots, retain_graph=True, create_graph=not outer,
-                       allow_unused=True, materialize_grads=True)
+            gs = _reverse(outs, diff, cots, not outer, level)
         return _finish(_regroup(list(gs), specs, False), outer)
 
     result = (_finish(out, outer), vjp_fn)
@@ -221,9 +282,9 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
                            f"3 tensors, tangents also must be. Got primals with structure "
                            f"{pspec} and tangents with structure {tspec}")
     outer = _is_outer(flat_p) and _is_outer(flat_t)
-    with fwad.dual_level():
+    with fwad.nested_level():
         duals = [fwad.make_dual(p, t) for p, t in zip(flat_p, flat_t)]
-        with _inside():
+        with _inside(forward=True):
             out = func(*tree_unflatten(duals, pspec))
         aux = None
         if has_aux:
@@ -232,7 +293,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
         prims, tans = [], []
         for o in outs:
             p, t = fwad.unpack_dual(o)
-            prims.append(p.detach() if not p.requires_grad else p)
+            prims.append(p if _watched(p) else p.detach())
             tans.append(t if t is not None else o.new_zeros(tuple(o.shape)))  # type: ignore
     res = (tree_unflatten(prims, ospec), _finish(tree_unflatten(tans, ospec), outer))
     return res + (aux,) if has_aux else res

@@ -369,12 +369,18 @@ def _promote(target: Tensor, level: int) -> None:
     target._version_counter = base._version_counter
 
 
+def _fresh(t: Tensor) -> bool:
+    """A zero tangent buffer forward AD made for an in-place write (batched as needed)."""
+    base = t._base if t._base is not None else t
+    return base.__dict__.get("_fresh_buffer", False)
+
+
 def _interpret_inplace(prim: Any, target: Tensor, inputs: tuple, params: dict, cast: Any,
                        level: int, plevel: int) -> Tensor:
     """An in-place op with a batched input: out of place by the rule, then a batched write."""
     phys_target, batched = unwrap(target, level)
-    if not batched and STATE.graph_task_stack:
-        _promote(target, level)  # a backward rule writing a batched grad into fresh zeros
+    if not batched and (STATE.graph_task_stack or _fresh(target)):
+        _promote(target, level)  # a rule writing a batched grad/tangent into fresh zeros
         phys_target, batched = unwrap(target, level)
     if not batched:
         raise RuntimeError(_INPLACE)

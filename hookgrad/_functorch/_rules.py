@@ -105,13 +105,14 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
     return tuple(out)
 
 
-def run_jvp(prim: Any, inputs: tuple, params: dict, outs: tuple, tans: list) -> tuple:
+def run_jvp(prim: Any, inputs: tuple, params: dict, outs: tuple, tans: list,
+            fw_level: int = 0) -> tuple:
     """Output tangents of one call, batched rules first, per sample if they must be (the
     forward-mode twin of `run_rules`)."""
     from hookgrad.autograd.forward_ad import compute_jvp
 
     try:
-        return compute_jvp(prim, inputs, params, outs, tans)
+        return compute_jvp(prim, inputs, params, outs, tans, fw_level)
     except RawValueRead as exc:
         refused = exc
     level = _level_of(list(inputs) + list(outs) + [t for t in tans if t is not None])
@@ -125,6 +126,7 @@ def run_jvp(prim: Any, inputs: tuple, params: dict, outs: tuple, tans: list) -> 
         rows.append(run_jvp(prim, _pick(tuple(inputs), level, i),  # nested levels: again
                                 {k: _pick(v, level, i) for k, v in params.items()},
                                 _pick(tuple(outs), level, i),
-                                [None if t is None else _pick(t, level, i) for t in tans]))
+                                [None if t is None else _pick(t, level, i) for t in tans],
+                                fw_level))
     return tuple(None if col[0] is None else wrap(stack(list(col), 0), level)
                  for col in zip(*rows))

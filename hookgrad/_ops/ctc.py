@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import defop
@@ -22,10 +24,12 @@ from hookgrad._ops.registry import defop
 _NO_DOUBLE = "PyTorch does not implement the derivative of _ctc_loss_backward"
 
 
-def padded_targets(xp: Any, targets: Any, target_lengths: tuple) -> Any:
-    """Targets ``(N, max length)`` from either layout (padded rows, or concatenated)."""
+def padded_targets(xp: Any, targets: Any, target_lengths: tuple, width: Any = None) -> Any:
+    """Targets ``(N, max length)`` (or `width`) from either layout (padded rows, or
+    concatenated)."""
     n = len(target_lengths)
-    width = max(target_lengths, default=0)
+    if width is None:
+        width = max(target_lengths, default=0)
     if targets.ndim == 2:
         return targets[:, :width].astype(xp.int64)
     out = xp.zeros((n, width), dtype=xp.int64)
@@ -36,10 +40,11 @@ def padded_targets(xp: Any, targets: Any, target_lengths: tuple) -> Any:
     return out
 
 
-def _setup(log_probs: Any, targets: Any, target_lengths: tuple, blank: int) -> tuple:
+def _setup(log_probs: Any, targets: Any, target_lengths: tuple, blank: int,
+           width: Any = None) -> tuple:
     """Extended labels ``(N, L)``, the skip masks and the emissions ``(T, N, L)``."""
     xp = namespace_of(log_probs)
-    tg = padded_targets(xp, targets, target_lengths)
+    tg = padded_targets(xp, targets, target_lengths, width)
     n, width = tg.shape
     ext = xp.full((n, 2 * width + 1), blank, dtype=xp.int64)
     ext[:, 1::2] = tg
@@ -83,10 +88,29 @@ def _alpha(emit: Any, valid: Any, skip: Any, input_lengths: tuple) -> Any:
     return la
 
 
+def lengths_tuple(value: Any) -> tuple:
+    """Lengths as ints: a tuple, or one sample's length tensor (per-sample lengths under
+    vmap reach the kernel through the per-sample loop, hookgrad/_ops/_batching_extra.py)."""
+    data = getattr(value, "_data", None)
+    if data is None:
+        return tuple(value)
+    return tuple(int(v) for v in np.asarray(data).reshape(-1))
+
+
+def sample_width(targets: Any, input_lengths: Any, target_lengths: Any) -> Any:
+    """One sample's lengths as tensors (vmap's per-sample loop): every sample's ``log_alpha``
+    gets the width the targets allow, so that the samples stack (else None: the longest)."""
+    if hasattr(input_lengths, "_data") or hasattr(target_lengths, "_data"):
+        return targets.shape[1] if targets.ndim == 2 else targets.shape[0]
+    return None
+
+
 def _impl(log_probs: Any, targets: Any, input_lengths: tuple, target_lengths: tuple,
           blank: int = 0, zero_infinity: bool = False) -> tuple:
     xp = namespace_of(log_probs)
-    ext, valid, skip, emit = _setup(log_probs, targets, target_lengths, blank)
+    width = sample_width(targets, input_lengths, target_lengths)
+    input_lengths, target_lengths = lengths_tuple(input_lengths), lengths_tuple(target_lengths)
+    ext, valid, skip, emit = _setup(log_probs, targets, target_lengths, blank, width)
     la = _alpha(emit, valid, skip, input_lengths)
     nll = xp.empty(len(input_lengths), dtype=log_probs.dtype)
     for b, (t_len, s_len) in enumerate(zip(input_lengths, target_lengths)):
@@ -134,7 +158,9 @@ def _backward_impl(grad: Any, log_probs: Any, targets: Any, neg_log_likelihood: 
                    log_alpha: Any, input_lengths: tuple, target_lengths: tuple, blank: int = 0,
                    zero_infinity: bool = False) -> Any:
     xp = namespace_of(log_probs)
-    ext, valid, skip, emit = _setup(log_probs, targets, target_lengths, blank)
+    width = sample_width(targets, input_lengths, target_lengths)
+    input_lengths, target_lengths = lengths_tuple(input_lengths), lengths_tuple(target_lengths)
+    ext, valid, skip, emit = _setup(log_probs, targets, target_lengths, blank, width)
     lb = _beta(emit, valid, skip, input_lengths, target_lengths)
     t_max, n, c = log_probs.shape
     v = log_alpha + lb  # (N, T, L)

@@ -15,6 +15,7 @@ import hookgrad._functional.creation as C
 import hookgrad._functional.pointwise as P
 from hookgrad._functional.complex import IMAG_PROPERTY, REAL_PROPERTY
 from hookgrad._dispatch import bind
+from hookgrad._ops._batching import guard_index
 from hookgrad._dtypes import int8, int16, uint8
 from hookgrad._legacy import bfloat16
 from hookgrad._ops.registry import PRIMITIVES
@@ -113,6 +114,21 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     """Copy of `input` whose slices at `index` along `dim` are `source`'s. Mirrors: ``torch.index_copy``."""
     out = input.clone()
     idx: list = [slice(None)] * input.dim()
+    n = input.shape[dim] if input.dim() else 1
+    if hasattr(index, "_bt_level"):
+        # per-sample indices under vmap: no value is read; one outside [0, n) (negative ones
+        # included: setitem would wrap them) becomes n, and the write's IndexError is
+        # PyTorch's vmap RuntimeError
+        idx[dim] = guard_index(index, n)
+        try:
+            out[tuple(idx)] = source
+        except IndexError as exc:
+            raise RuntimeError(str(exc)) from None
+        return out
+    bad = [int(v) for v in index.reshape(-1).tolist() if not 0 <= int(v) < n]
+    if bad:
+        raise IndexError(f"index_copy_(): index {bad[0]} is out of bounds for dimension {dim} "
+                         f"with size {n}")
     idx[dim] = index
     out[tuple(idx)] = source
     return out

@@ -16,6 +16,9 @@ from hookgrad.autograd._edges import refresh_view, sync_view
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
 
 _NO_GRAD_HOOK = "cannot register a hook on a tensor that doesn't require gradient"
+# Set by hookgrad.func: binds a hook registered inside a grad transform to that transform's
+# backward pass, as functorch's per-level wrappers do (NOTE [Tensor hooks under transforms]).
+HOOK_SCOPE: list = [None]
 
 
 def backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
@@ -64,6 +67,8 @@ def register_hook(self: Tensor, hook: Callable[..., Any]) -> RemovableHandle:
         self._backward_hooks = registry
         if fn is not None:
             fn._register_tensor_hooks(self._output_nr, registry)
+    if HOOK_SCOPE[0] is not None:
+        hook = HOOK_SCOPE[0](hook)
     return registry.add_plain(hook)
 
 

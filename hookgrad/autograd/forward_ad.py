@@ -15,7 +15,18 @@ tangent never recurses into second-order terms, and because they are ordinary ho
 are recorded for backward when the primals require grad: forward-over-reverse for free.
 Tangents are stored per level in ``tensor._fw_grads``. A view's tangent is the same view of its
 base's tangent, so an in-place op on a view updates the base's tangent as PyTorch does.
-Like PyTorch 2.13, only one level may be active ("Nested forward mode AD is not supported").
+Like PyTorch 2.13, the public API opens one level at a time ("Nested forward mode AD is not
+supported"); ``torch.func.jvp`` nests (``jvp`` of ``jvp``, ``jacfwd(jacfwd(f))``), so its
+levels open through `nested_level` (NOTE [Nested forward levels]).
+
+NOTE [Nested forward levels]
+Levels are numbered from the outermost (0). A primitive whose inputs carry tangents at several
+levels gets one tangent per level, outermost first. The rule for level L sees primal aliases
+that keep the tangents of the levels below L and drop L and above: its ops are recorded at the
+outer levels (the tangent at L gets its own outer tangents, a derivative of a derivative) and
+never at the inner ones (for level L the inner perturbations do not exist, as functorch's
+wrappers hide them). Outermost first, so that an inner rule reading `result` sees the outer
+tangents of the output.
 """
 
 from __future__ import annotations
@@ -50,27 +61,39 @@ _BAD_LEVEL = (
 )
 
 
+OPEN: list = []  # the open levels, outermost first (NOTE [Nested forward levels])
+
+
 def enter_dual_level() -> int:
     """Open a new forward AD level and return its index. Mirrors: ``enter_dual_level``."""
-    if GLOBAL.dual_level >= 0:
+    if OPEN:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    GLOBAL.dual_level = 0
-    add_recorder(FORWARD_RECORDER)
-    return 0
+    return _push()
+
+
+def _push() -> int:
+    level = len(OPEN)
+    OPEN.append(level)
+    GLOBAL.dual_level = level
+    if level == 0:
+        add_recorder(FORWARD_RECORDER)
+    return level
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
     """Close the innermost level; its tangents are dropped. Mirrors: ``exit_dual_level``."""
     if level is None:
         level = GLOBAL.dual_level
-    if GLOBAL.dual_level < 0 or level != GLOBAL.dual_level:
+    if not OPEN or level != OPEN[-1]:
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. "
             "This is not supported."
         )
-    GLOBAL.dual_level = -1
+    OPEN.pop()
+    GLOBAL.dual_level = OPEN[-1] if OPEN else -1
     FORWARD_RECORDER.clear_level(level)
-    remove_recorder(FORWARD_RECORDER)  # no per-op cost outside dual levels
+    if not OPEN:
+        remove_recorder(FORWARD_RECORDER)  # no per-op cost outside dual levels
 
 
 class dual_level:
@@ -83,12 +106,33 @@ class dual_level:
         exit_dual_level()
 
 
+class nested_level:
+    """A level that may open inside another (``torch.func.jvp``; NOTE [Nested forward
+    levels]). The public `dual_level` keeps PyTorch's refusal of nesting."""
+
+    def __enter__(self) -> int:
+        return _push()
+
+    def __exit__(self, *exc: Any) -> None:
+        exit_dual_level()
+
+
+def tangents_of(t: Tensor) -> dict:
+    """``{level: tangent}`` of `t` at every open level it carries one at."""
+    out = {}
+    for level in OPEN:
+        tan = get_tangent(t, level)
+        if tan is not None:
+            out[level] = tan
+    return out
+
+
 def _level(level: int | None) -> int:
     if level is None:
         level = GLOBAL.dual_level
         if level < 0:
             raise RuntimeError(_NO_LEVEL)
-    elif level != GLOBAL.dual_level:
+    elif level not in OPEN:
         raise RuntimeError(_BAD_LEVEL)
     return level
 
@@ -122,7 +166,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     tangent = get_tangent(tensor, level)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
-    return UnpackedDualTensor(primal_alias(tensor), tangent)
+    return UnpackedDualTensor(primal_alias(tensor, level), tangent)
 
 
 def constant_zeros_like(t: Tensor) -> Tensor:
@@ -168,8 +212,9 @@ def _replay_view(base_tangent: Tensor, view: Tensor) -> Tensor:
     return out
 
 
-def primal_alias(t: Tensor) -> Tensor:
-    """Same data and gradient identity as `t`, without tangents (NOTE [Forward AD])."""
+def primal_alias(t: Tensor, below: int | None = None) -> Tensor:
+    """Same data and gradient identity as `t`, without tangents (NOTE [Forward AD]); with
+    `below`, keeping those of the levels below it (NOTE [Nested forward levels])."""
     a = t.__class__._make(t._data, t._requires_grad)
     if t.__class__ is not Tensor and getattr(t, "_saved_whole", False):  # a vmap BatchedTensor
         a._bt_value, a._bt_level = t._bt_value, t._bt_level  # type: ignore[attr-defined]
@@ -178,6 +223,11 @@ def primal_alias(t: Tensor) -> Tensor:
     a._version_counter = t._vc()
     if t._requires_grad and t._grad_fn is None:
         a._leaf_alias_of = t.__dict__.get("_leaf_alias_of", t)  # type: ignore[attr-defined]
+    if below:
+        for level in OPEN[:below]:
+            tan = get_tangent(t, level)
+            if tan is not None:
+                _set_tangent(a, level, tan)
     return a
 
 
@@ -208,15 +258,15 @@ class ForwardADRecorder:
         self._pending: dict = {}
 
     def clear_level(self, level: int) -> None:
+        keep = []
         for t in self.dual_tensors:
             if t._fw_grads:
                 t._fw_grads.pop(level, None)
-        self.dual_tensors = []
+                if t._fw_grads and OPEN:
+                    keep.append(t)
+        self.dual_tensors = keep
 
-    def _tangents(self, prim: Primitive, inputs: tuple) -> list | None:
-        level = GLOBAL.dual_level
-        if level < 0:
-            return None
+    def _tangents(self, prim: Primitive, inputs: tuple, level: int) -> list | None:
         tans = None
         for i, t in enumerate(inputs):
             if t._fw_grads is None and t._base is None:
@@ -230,26 +280,32 @@ class ForwardADRecorder:
 
     def record(self, prim: Primitive, inputs: tuple, params: dict, outs: tuple,
                cast: Any = None) -> None:
-        tans = self._tangents(prim, inputs)
-        if tans is None or not any(o._data.dtype.kind in "fc" for o in outs):
-            return  # integer/bool results (comparisons, argmax) carry no tangent in PyTorch
-        out_tans = (JVP_INTERPRETER[0] or compute_jvp)(prim, inputs, params, outs, tans)
-        for o, tan in zip(outs, out_tans):
-            if tan is not None and o._data.dtype.kind in "fc":
-                if tan._data.dtype.kind == "c" and o._data.dtype.kind != "c":
-                    tan = tan.real  # (a complex tangent of a real output: its real part)
-                if tan._data.dtype != o._data.dtype:
-                    tan = tan.to(o.dtype)  # type: ignore[attr-defined]
-                _set_tangent(o, GLOBAL.dual_level, tan)
-                _share_with_saved_output(o)
+        for level in OPEN:  # outermost first (NOTE [Nested forward levels])
+            tans = self._tangents(prim, inputs, level)
+            if tans is None or not any(o._data.dtype.kind in "fc" for o in outs):
+                continue  # integer/bool results (comparisons, argmax) carry no tangent
+            out_tans = (JVP_INTERPRETER[0] or compute_jvp)(prim, inputs, params, outs, tans,
+                                                           level)
+            for o, tan in zip(outs, out_tans):
+                if tan is not None and o._data.dtype.kind in "fc":
+                    if tan._data.dtype.kind == "c" and o._data.dtype.kind != "c":
+                        tan = tan.real  # (a complex tangent of a real output: its real part)
+                    if tan._data.dtype != o._data.dtype:
+                        tan = tan.to(o.dtype)  # type: ignore[attr-defined]
+                    _set_tangent(o, level, tan)
+                    _share_with_saved_output(o)
 
 
     def record_inplace(self, prim: Primitive, inputs: tuple, params: dict, out: Tensor,
                        target: Tensor, cast: Any = None) -> None:
-        tans = self._tangents(prim, inputs)
-        if tans is not None:
-            run = JVP_INTERPRETER[0] or compute_jvp
-            self._pending[id(out)] = run(prim, inputs, params, (out,), tans)[0]
+        pending = {}
+        for level in OPEN:
+            tans = self._tangents(prim, inputs, level)
+            if tans is not None:
+                run = JVP_INTERPRETER[0] or compute_jvp
+                pending[level] = run(prim, inputs, params, (out,), tans, level)[0]
+        if pending:
+            self._pending[id(out)] = pending
 
     def record_write(self, target: Tensor) -> None:
         return None
@@ -258,10 +314,10 @@ class ForwardADRecorder:
         return None  # `Function.apply` runs the Function's own jvp
 
     def rebase(self, target: Tensor, out: Tensor) -> None:
-        tan = self._pending.pop(id(out), None)
-        if tan is None:
-            return
-        level = GLOBAL.dual_level
+        for level, tan in self._pending.pop(id(out), {}).items():
+            self._rebase_level(target, level, tan)
+
+    def _rebase_level(self, target: Tensor, level: int, tan: Tensor) -> None:
         current = get_tangent(target, level)
         if current is not None:
             current.copy_(tan)  # type: ignore[attr-defined]
@@ -269,6 +325,10 @@ class ForwardADRecorder:
         base = target._base
         if base is not None:
             zeros = _creation.zeros_like(base)  # batched like a vmap-batched base (no graph)
+            fresh: Any = zeros
+            while fresh is not None:  # vmap may give it (every level) the tangent's batch dims
+                fresh.__dict__["_fresh_buffer"] = True
+                fresh = getattr(fresh, "_bt_value", None)
             _set_tangent(base, level, zeros)
             view_tan = _replay_view(zeros, target)
             view_tan.copy_(tan)  # type: ignore[attr-defined]
@@ -283,20 +343,26 @@ JVP_INTERPRETER: list = [None]
 
 
 def compute_jvp(prim: Primitive, inputs: tuple, params: dict, outs: tuple,
-                tans: list) -> tuple:
-    """Output tangents of one primitive call from the input tangents `tans` (None = zero)."""
-    primals = tuple(primal_alias(t) if tan is not None else t for t, tan in zip(inputs, tans))
+                tans: list, level: int = 0) -> tuple:
+    """Output tangents of one primitive call from the input tangents `tans` (None = zero) at
+    `level`."""
+    primals = tuple(primal_alias(t, level) if tan is not None or t._fw_grads else t
+                    for t, tan in zip(inputs, tans))
     rule = prim.jvp
     if rule == "linear":
         args = []
         for i, (p, tan) in enumerate(zip(primals, tans)):
             if i in prim.diff_inputs:
+                if tan is not None and prim.name == "view" and not tan.is_contiguous():
+                    # PyTorch lays a tangent out like its primal; hookgrad's may differ, and
+                    # `view` needs a compatible layout
+                    tan = tan.contiguous()  # type: ignore[attr-defined]
                 args.append(tan if tan is not None else constant_zeros_like(p))
             else:
                 args.append(p)
         res = bind(prim, tuple(args), params)
         return res if isinstance(res, tuple) else (res,)
-    values = _Values(prim, primals, params, outs)
+    values = _Values(prim, primals, params, outs, level)
     if rule == "elementwise":
         name = prim.inputs[0]
         kwargs = {a: values.get(a, tans[0]) for a in prim.rule_args[name]}
@@ -322,8 +388,10 @@ def compute_jvp(prim: Primitive, inputs: tuple, params: dict, outs: tuple,
 class _Values:
     """Named values for JVP rules (NOTE [Rule arguments] of the registry)."""
 
-    def __init__(self, prim: Primitive, primals: tuple, params: dict, outs: tuple) -> None:
+    def __init__(self, prim: Primitive, primals: tuple, params: dict, outs: tuple,
+                 level: int) -> None:
         self.prim, self.primals, self.params, self.outs = prim, primals, params, outs
+        self.level = level
 
     def get(self, name: str, grad: Any) -> Any:
         prim = self.prim
@@ -334,11 +402,11 @@ class _Values:
         if name == "ops":  # a tangent is a tensor: forward AD reuses rules on hookgrad ops
             return TENSOR_OPS
         if name == "result":
-            return primal_alias(self.outs[0])
+            return primal_alias(self.outs[0], self.level)
         if name == "results":
-            return tuple(primal_alias(o) for o in self.outs)
+            return tuple(primal_alias(o, self.level) for o in self.outs)
         if name.startswith("result") and name[6:].isdigit():
-            return primal_alias(self.outs[int(name[6:])])
+            return primal_alias(self.outs[int(name[6:])], self.level)
         if name in prim.inputs:
             return self.primals[prim.inputs.index(name)]
         if name in self.params:

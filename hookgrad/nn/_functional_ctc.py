@@ -26,10 +26,16 @@ def _lengths(value: Any, what: str) -> tuple:
     if isinstance(value, Tensor):
         if value.is_floating_point() or value.dtype.is_complex:  # type: ignore[attr-defined]
             raise RuntimeError(f"{what} must be integral")
+        if hasattr(value, "_bt_level"):  # per-sample lengths under vmap: read per sample by
+            return value.reshape(-1)  # the kernel (the batching fallback picks each sample's)
         return tuple(int(v) for v in value.reshape(-1).tolist())  # type: ignore[attr-defined]
     if isinstance(value, int):
         return (value,)
     return tuple(int(v) for v in value)
+
+
+def _count(lengths: Any) -> int:
+    return lengths.shape[0] if isinstance(lengths, Tensor) else len(lengths)
 
 
 def _check(log_probs: Tensor, targets: Tensor, inputs: tuple, lengths: tuple,
@@ -37,10 +43,13 @@ def _check(log_probs: Tensor, targets: Tensor, inputs: tuple, lengths: tuple,
     t_max, n, c = log_probs.shape
     if not (0 <= blank < c):
         raise RuntimeError("blank must be in label range")
-    if len(inputs) != n:
+    if _count(inputs) != n:
         raise RuntimeError("input_lengths must be of size batch_size")
-    if len(lengths) != n:
+    if _count(lengths) != n:
         raise RuntimeError("target_lengths must be of size batch_size")
+    if not isinstance(lengths, tuple) or not isinstance(inputs, tuple):
+        return  # per-sample lengths under vmap: the values are checked by no one, as ATen's
+        # batched kernel (an out-of-range length reads padding, like PyTorch's vmap)
     if targets.dim() not in (1, 2):
         raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.dim()}-dimensional "
                            f"tensor for argument #2 'targets'{_WHERE}")
@@ -85,8 +94,9 @@ def _ctc(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths:
         res = res.where(res != float("inf"), _creation.zeros((), dtype=res.dtype,
                                                                   device=res.device))  # type: ignore
     if reduction == 1:
-        div = _creation.tensor(list(lengths), dtype=res.dtype,  # on the loss's device
-                               device=res.device).clamp_min(1)  # type: ignore
+        div = (lengths.to(res.dtype) if isinstance(lengths, Tensor) else  # type: ignore
+               _creation.tensor(list(lengths), dtype=res.dtype,  # on the loss's device
+                                device=res.device)).clamp_min(1)  # type: ignore
         return (res / div).mean()  # type: ignore[attr-defined]
     if reduction == 2:
         return res.sum()  # type: ignore[attr-defined]

@@ -12,10 +12,10 @@ several configurations each::
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
+from tests.func._budget import run_cases
 from tests.func._vmap_sweep import PAIRS, check
 
 N = int(os.environ.get("HOOKGRAD_VMAP_FUZZ_N", "600"))
@@ -27,14 +27,4 @@ BUDGET_S = float(os.environ.get("HOOKGRAD_VMAP_FUZZ_SECONDS", "20" if "HOOKGRAD_
 @pytest.mark.oracle
 def test_vmap_of_every_op_matches_torch(torch):
     assert len(PAIRS) > 1000  # the table is there
-    start = time.monotonic()
-    failures, ran = [], 0
-    for k in range(START, START + N):
-        if time.monotonic() - start > BUDGET_S:
-            break
-        ran += 1
-        msg = check(k, torch)
-        if msg:
-            failures.append(msg)
-    assert ran >= min(N, 100)
-    assert not failures, f"{len(failures)} of {ran} cases differ:\n" + "\n".join(failures[:15])
+    run_cases(check, torch, START, N, BUDGET_S, 100)

@@ -1,0 +1,158 @@
+"""The transform fuzzer: random compositions of torch.func transforms against torch.func
+(``tests/func/_transform_fuzz.py``, docs/func.md "The transform fuzzer"), and one regression
+test per class of difference it found.
+
+CI runs the first cases under a time budget; the long mode::
+
+    HOOKGRAD_FUNC_FUZZ_N=3000 python3 -m pytest -q tests/func/test_transform_fuzz.py
+
+(``HOOKGRAD_FUNC_FUZZ_SEED`` moves the first case, ``HOOKGRAD_FUNC_FUZZ_SECONDS`` the budget;
+a failure names its case number, which replays it.)
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import hookgrad
+from tests.func._budget import run_cases
+from tests.func._transform_fuzz import check
+
+N = int(os.environ.get("HOOKGRAD_FUNC_FUZZ_N", "120"))
+START = int(os.environ.get("HOOKGRAD_FUNC_FUZZ_SEED", "0"))
+BUDGET_S = float(os.environ.get("HOOKGRAD_FUNC_FUZZ_SECONDS", "25" if "HOOKGRAD_FUNC_FUZZ_N"
+                                not in os.environ else "1e9"))
+
+
+@pytest.mark.oracle
+def test_transform_compositions_match_torch_func(torch):
+    run_cases(check, torch, START, N, BUDGET_S, 30)
+
+
+X = np.array([0.3, -0.5, 0.9])
+XS = np.array([[0.3, 0.5, 0.2], [0.1, 0.6, 0.9]])
+Y = np.array([0.4, -0.3, 0.8])
+
+
+def _both(torch, prog):
+    out = []
+    for lib in (torch, hookgrad):
+        res = prog(lib)
+        out.append([np.asarray(r.detach().numpy()) for r in res])
+    for a, b in zip(*out):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.oracle
+def test_nested_jvp_levels(torch):
+    """jvp of jvp, jacfwd(jacfwd), hessian under jvp (hookgrad refused nesting before)."""
+    def prog(lib):
+        F = lib.func
+        x = lib.tensor(X)
+        f = lambda t: t.sin() * t.exp()  # noqa: E731
+        inner = lambda t: F.jvp(f, (t,), (lib.ones_like(t),))[1]  # noqa: E731
+        return (F.jvp(inner, (x,), (lib.ones_like(x) * 0.5,))[1], F.jacfwd(F.jacfwd(f))(x),
+                F.jvp(lambda t: F.hessian(lambda u: f(u).sum())(t), (x,), (x,))[1])
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_grad_of_outputs_outside_the_graph_is_zero(torch):
+    """jacrev/grad of a function whose output ignores (detaches) its input: zeros."""
+    def prog(lib):
+        F = lib.func
+        x = lib.tensor(X)
+        return (F.jacrev(lambda t: t.detach() * 2.0)(x), F.grad(lambda t: t.detach().sum())(x),
+                F.jacrev(F.jacrev(lambda t: (t * 2.0).sum()))(x))
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_grad_over_jvp_over_grad(torch):
+    """The outer grad sees the inner grad's leaf (it was detached: zeros)."""
+    def prog(lib):
+        F = lib.func
+        x = lib.tensor(X)
+        g = F.grad_and_value(lambda t: (t.sin() * t).sum())
+        h = lambda t: F.jvp(g, (t,), (lib.ones_like(t),))[1][0]  # noqa: E731
+        return (F.grad(lambda t: h(t).sin().sum())(x),)
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_jvp_primal_under_vmap_stays_on_the_outer_tape(torch):
+    """grad(vmap(jvp primal)): the primal's physical value is watched by the outer grad."""
+    def prog(lib):
+        F = lib.func
+        y = lib.tensor(Y)
+
+        def one(a):
+            return F.jvp(lambda b: (b * y).sin().sum(), (a,), (lib.ones_like(a),))[0].sin()
+        return (F.grad(lambda x: F.vmap(one)(x).sum())(lib.tensor(XS)),)
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_tensor_hook_fires_in_its_own_transform_only(torch):
+    """grad(grad(f)) with a tensor hook inside: PyTorch calls it once (its level's pass)."""
+    logs = {}
+    for lib in (torch, hookgrad):
+        log = []
+
+        def f(x, lib=lib, log=log):
+            y = x.sin()
+            y.register_hook(lambda g: (log.append(tuple(g.shape)), g * 2.0)[1])
+            return (y * x).sum()
+
+        F = lib.func
+        g = F.grad(lambda t: F.grad(f)(t).sin().sum())(lib.tensor(X))
+        logs[lib.__name__] = (log, np.asarray(g.numpy()))
+    assert logs["torch"][0] == logs["hookgrad"][0] == [(3,)]
+    np.testing.assert_allclose(logs["hookgrad"][1], logs["torch"][1], rtol=1e-9)
+
+
+@pytest.mark.oracle
+def test_tensor_hook_under_forward_mode_raises_as_torch(torch):
+    """Innermost transform jacfwd (forward mode): nothing requires grad, register_hook
+    raises PyTorch's RuntimeError even with a grad transform outside."""
+    for lib in (torch, hookgrad):
+        def f(x, lib=lib):
+            y = x.sin()
+            y.register_hook(lambda g: g)
+            return y * x
+        with pytest.raises(RuntimeError, match="doesn't require gradient"):
+            lib.func.jacrev(lambda t: lib.func.jacfwd(f)(t).sum())(lib.tensor(X))
+
+
+@pytest.mark.oracle
+def test_inplace_write_into_fresh_tensor_under_jacfwd_of_vmap(torch):
+    """x.new_zeros + an in-place write of a tangent-carrying value, under jacfwd(vmap)."""
+    def prog(lib):
+        F = lib.func
+
+        def f(x):
+            out = x.new_zeros((3,))
+            out[1] = x[0] * x[1]
+            return out + x.sum()
+        x = lib.tensor(XS)
+        return (F.jacfwd(F.vmap(f))(x), F.jacfwd(lambda t: F.hessian(
+            lambda u: f(u).sin().sum())(t).sum())(lib.tensor(XS[0])))
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_view_of_a_tangent_with_another_layout(torch):
+    """hessian inside vjp inside grad over a module: a tangent laid out unlike its primal
+    reaches `view` (PyTorch lays tangents out like primals)."""
+    def prog(lib):
+        F = lib.func
+        w = lib.tensor(np.arange(9.0).reshape(3, 3) / 10)
+        x = lib.tensor(X)
+        f = lambda w, x: (x @ w.t()).tanh() @ w  # noqa: E731
+        h = F.hessian(f, argnums=(1, 0))
+        return tuple(F.grad(lambda w, x: F.vjp(h, w, x)[0][0][1].sin().sum(),
+                            argnums=(0, 1))(w, x))
+    _both(torch, prog)
