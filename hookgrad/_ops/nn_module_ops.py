@@ -280,13 +280,27 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
     else:
         xp.put_along_axis(mask, xp.expand_dims(safe, axis), xp.expand_dims(coef, axis), axis=axis)
     g = grad if reduction != NONE or self._data.ndim == 1 else grad.unsqueeze(axis)
-    return g * _const(mask)
+    out = g * _const(mask)
+    if has_data(grad._data) and not xp.isfinite(grad._data).all():
+        # PyTorch's kernel writes only the counted targets' entries: a nan/inf incoming
+        # gradient leaves every other entry 0 (the product with the mask's zeros would not)
+        written = xp.zeros(mask.shape, dtype=bool)
+        valid = target._data != ignore_index
+        if written.ndim == 2:
+            written[xp.arange(written.shape[0]), safe] = valid
+        else:
+            xp.put_along_axis(written, xp.expand_dims(safe, axis), xp.expand_dims(valid, axis),
+                              axis=axis)
+        out = out.masked_fill(_const(~written), 0)
+    return out
 
 
 for _name, _node in (("nll_loss", "NllLossBackward0"), ("nll_loss2d", "NllLoss2DBackward0")):
     defop(_name, impl=_nll_impl, inputs=("self", "target"),
           params=("weight", "reduction", "ignore_index"), saves=("self", "target"),
           node_name=_node,
+          # NOTE [Double-backward reads]: nll_loss_backward's `self: zeros_like(grad)`
+          double_reads={"self": ("self",)}, double_zero=True,
           vjp={"self": lambda grad, self, target, weight, reduction, ignore_index: _nll_grad(
               grad, self, target, weight, reduction, ignore_index)},
           nondifferentiable={"target": "integer class indices"},
@@ -309,8 +323,11 @@ def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN)
 
         raise RuntimeError(f"Found dtype {from_numpy_dtype(target.dtype).scalar_type} but "
                            f"expected {from_numpy_dtype(self.dtype).scalar_type}")
-    if has_data(self) and ((self < 0) | (self > 1)).any():  # (meta: no values to check)
+    # (meta: no values to check; nan fails the check too, as ATen tests 0 <= x <= 1)
+    if has_data(self) and not ((self >= 0) & (self <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if has_data(target) and not ((target >= 0) & (target <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(self), -100)
         log_1mx = np.maximum(np.log1p(-self), -100)
@@ -451,13 +468,17 @@ def _prelu_self_grad(grad: Any, self: Any, weight: Any) -> Any:
     return grad * (pos + neg * weight)
 
 
-def _prelu_weight_grad(grad: Any, self: Any, weight_shape: tuple) -> Any:
+def _prelu_weight_grad(grad: Any, self: Any, weight: Any, weight_shape: tuple) -> Any:
+    # `weight` unused: named so it is saved whichever input needs a gradient, as PyTorch's one
+    # joint formula (_prelu_kernel_backward(grad, self, weight)) saves both
     _, neg = _prelu_masks(self)
     return (grad * self * neg).sum_to_size(weight_shape)
 
 
 defop("_prelu_kernel", impl=lambda self, weight: np.where(self > 0, self, weight * self),
       inputs=("self", "weight"), saves=("self", "weight"), node_name="PreluKernelBackward0",
+      # NOTE [Double-backward reads]: _prelu_kernel_backward's double backward gives zeros
+      double_reads=dict.fromkeys(("self", "weight"), ("self", "weight")), double_zero=True,
       vjp={"self": _prelu_self_grad, "weight": _prelu_weight_grad},
       jvp={"self": lambda t, self, weight: _prelu_self_grad(t, self, weight),
            "weight": lambda t, self: t * self * _prelu_masks(self)[1]})
