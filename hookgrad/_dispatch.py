@@ -213,7 +213,7 @@ def bind_inplace(
         if res is not _pd.MISS:
             return res
     tdata = target._data
-    if 0 in tdata.strides and prim.name not in _FILLS and _overlaps(tdata):
+    if 0 in tdata.strides and prim.name not in _UNCHECKED_SELF and _overlaps(tdata):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
@@ -277,6 +277,9 @@ def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
 # PyTorch lets fills and index_put_ write overlaps (masked_fill_ and index_put_ warn)
 _FILLS = frozenset({"fill_", "fill_scalar_", "zero_", "masked_fill", "masked_fill_tensor",
                     "index_put"})
+# in-place ops whose kernel does not check the written tensor for internal overlap: the fills,
+# and threshold_ (ATen builds its TensorIterator with set_check_mem_overlap(false))
+_UNCHECKED_SELF = _FILLS | {"threshold_"}
 _may_share = np.may_share_memory  # a bounds test: cheap, and False for unrelated arrays
 
 

@@ -304,6 +304,8 @@ CONVOLUTION = defop(
     inputs=("input", "weight", "bias"),
     params=("stride", "padding", "dilation", "transposed", "output_padding", "groups"),
     saves=("input", "weight"),
+    # NOTE [Double-backward reads]: convolution_backward(grad_output, input, weight, ...)
+    double_reads=dict.fromkeys(("input", "weight", "bias"), ("input", "weight")),
     vjp={
         "input": _input_grad,
         "weight": _weight_grad,

@@ -278,6 +278,8 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
     fold = not ops.graph and reduction != NONE and type(grad) is np.ndarray
     if fold:  # arrays, a 0-d grad: scaled into the picked entries, the rest stays +0.0 as in
         coef = coef * grad  # PyTorch's kernel (one pass less than grad * mask)
+        if not np.isfinite(grad).all():  # ignored targets are never written (no 0 * nan)
+            coef = xp.where(ops.data(target) != ignore_index, coef, 0)
     mask = xp.zeros(inp.shape, dtype=inp.dtype)
     if mask.ndim == 2:
         mask[xp.arange(mask.shape[0]), safe] = coef
@@ -286,13 +288,28 @@ def _nll_grad(grad: Any, self: Any, target: Any, weight: Any, reduction: int,
     if fold:
         return mask
     g = grad if reduction != NONE or inp.ndim == 1 else ops.unsqueeze(grad, axis)
-    return ops.mul(g, ops.const(mask))
+    out = ops.mul(g, ops.const(mask))
+    gd = ops.data(grad)
+    if has_data(gd) and not xp.isfinite(gd).all():
+        # PyTorch's kernel writes only the counted targets' entries: a nan/inf incoming
+        # gradient leaves every other entry 0 (the product with the mask's zeros would not)
+        written = xp.zeros(mask.shape, dtype=bool)
+        valid = ops.data(target) != ignore_index
+        if written.ndim == 2:
+            written[xp.arange(written.shape[0]), safe] = valid
+        else:
+            xp.put_along_axis(written, xp.expand_dims(safe, axis), xp.expand_dims(valid, axis),
+                              axis=axis)
+        out = ops.masked_fill(out, ~written, 0)
+    return out
 
 
 for _name, _node in (("nll_loss", "NllLossBackward0"), ("nll_loss2d", "NllLoss2DBackward0")):
     defop(_name, impl=_nll_impl, inputs=("self", "target"),
           params=("weight", "reduction", "ignore_index"), saves=("self", "target"),
           node_name=_node,
+          # NOTE [Double-backward reads]: nll_loss_backward's `self: zeros_like(grad)`
+          double_reads={"self": ("self",)}, double_zero=True,
           vjp={"self": lambda grad, self, target, weight, reduction, ignore_index, ops: _nll_grad(
               grad, self, target, weight, reduction, ignore_index, ops)},
           nondifferentiable={"target": "integer class indices"},
@@ -315,8 +332,11 @@ def _bce_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN)
 
         raise RuntimeError(f"Found dtype {from_numpy_dtype(target.dtype).scalar_type} but "
                            f"expected {from_numpy_dtype(self.dtype).scalar_type}")
-    if has_data(self) and ((self < 0) | (self > 1)).any():  # (meta: no values to check)
+    # (meta: no values to check; nan fails the check too, as ATen tests 0 <= x <= 1)
+    if has_data(self) and not ((self >= 0) & (self <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if has_data(target) and not ((target >= 0) & (target <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(self), -100)
         log_1mx = np.maximum(np.log1p(-self), -100)
@@ -457,13 +477,17 @@ def _prelu_self_grad(grad: Any, self: Any, weight: Any) -> Any:
     return grad * (pos + neg * weight)
 
 
-def _prelu_weight_grad(grad: Any, self: Any, weight_shape: tuple) -> Any:
+def _prelu_weight_grad(grad: Any, self: Any, weight: Any, weight_shape: tuple) -> Any:
+    # `weight` unused: named so it is saved whichever input needs a gradient, as PyTorch's one
+    # joint formula (_prelu_kernel_backward(grad, self, weight)) saves both
     _, neg = _prelu_masks(self)
     return (grad * self * neg).sum_to_size(weight_shape)
 
 
 defop("_prelu_kernel", impl=lambda self, weight: np.where(self > 0, self, weight * self),
       inputs=("self", "weight"), saves=("self", "weight"), node_name="PreluKernelBackward0",
+      # NOTE [Double-backward reads]: _prelu_kernel_backward's double backward gives zeros
+      double_reads=dict.fromkeys(("self", "weight"), ("self", "weight")), double_zero=True,
       vjp={"self": _prelu_self_grad, "weight": _prelu_weight_grad},
       jvp={"self": lambda t, self, weight: _prelu_self_grad(t, self, weight),
            "weight": lambda t, self: t * self * _prelu_masks(self)[1]})

@@ -290,6 +290,8 @@ NATIVE_BATCH_NORM = defop(
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
     saves=_BN_SAVES,
+    # NOTE [Double-backward reads]: native_batch_norm_backward(grad_out, input, weight, ...)
+    double_reads=dict.fromkeys(("input", "weight", "bias"), ("input", "weight")),
     vjp={
         "input": _reading(_bn_input_grad, _BN_SAVES),
         "weight": _reading(_bn_weight_grad, _BN_SAVES),
@@ -469,6 +471,8 @@ NATIVE_LAYER_NORM = defop(
     num_outputs=3,
     nondifferentiable_outputs=(1, 2),
     saves=_LN_SAVES,
+    # NOTE [Double-backward reads]: native_layer_norm_backward reads input, weight and bias
+    double_reads=dict.fromkeys(("input", "weight", "bias"), ("input", "weight", "bias")),
     vjp={
         "input": _ln_input_grad,
         "weight": _reading(
@@ -544,14 +548,35 @@ def _gn_input_grad(
     grads: tuple, input: Any, weight: Any, result1: Any, result2: Any, N: int,
     group: int, eps: float, ops: Any,
 ) -> Any:
-    g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    g = grads[0]
+    stats = _gn_stats_grad(grads, input, result1, result2, N, group, eps, ops)
+    if g is None:
+        return stats
     if not ops.graph:
-        return _gn_input_grad_aten(g, input, weight, result1, result2, N, group)
+        out = _gn_input_grad_aten(g, input, weight, result1, result2, N, group)
+    else:
+        xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps, ops)
+        if ops.data(weight).size:
+            g = ops.mul(g, ops.reshape(weight, (1, -1) + (1,) * (input.ndim - 2)))
+        out = input_grad(ops.reshape(g, _grouped(input, N, group)), xhat, rstd, (2,))
+        out = ops.reshape(out, input.shape)
+    return out if stats is None else ops.add(out, stats)
+
+
+def _gn_stats_grad(grads: tuple, input: Any, result1: Any, result2: Any, N: int, group: int,
+                   eps: float, ops: Any) -> Any:
+    """The input gradient through the mean and rstd outputs (differentiable in PyTorch):
+    ``d mean/dx = 1/n``, ``d rstd/dx = -rstd^2 * x̂ / n`` per group of n elements. PyTorch's
+    formula adds it only when both statistics got a gradient."""
+    gm, gr = grads[1], grads[2]
+    shape = _grouped(input, N, group)
+    if gm is None or gr is None or not shape[2]:
+        return None
     xhat, rstd = _gn_xhat(input, result1, result2, N, group, eps, ops)
-    if ops.data(weight).size:
-        g = ops.mul(g, ops.reshape(weight, (1, -1) + (1,) * (input.ndim - 2)))
-    out = input_grad(ops.reshape(g, _grouped(input, N, group)), xhat, rstd, (2,))
-    return ops.reshape(out, input.shape)
+    out = ops.mul(ops.reshape(gr, (N, group, 1)), ops.mul(ops.mul(rstd, rstd), xhat))
+    out = ops.sub(ops.expand(ops.reshape(gm, (N, group, 1)), shape), out)
+    return ops.reshape(ops.div(out, ops.const(np.asarray(shape[2], ops.data(xhat).dtype))),
+                       input.shape)
 
 
 @quiet  # inf/nan inputs: PyTorch computes nan silently (NOTE [Quiet impls])
@@ -584,7 +609,9 @@ def _gn_weight_grad(
     grads: tuple, input: Any, result1: Any, result2: Any, N: int, group: int, eps: float,
     ops: Any,
 ) -> Any:
-    grad = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
+    grad = grads[0]  # the statistics do not depend on the weight
+    if grad is None:
+        return None
     xhat, _ = _gn_xhat(input, result1, result2, N, group, eps, ops)
     return ops.sum(ops.mul(grad, ops.reshape(xhat, input.shape)), _chan_axes(input.ndim))
 
@@ -611,13 +638,18 @@ NATIVE_GROUP_NORM = defop(
     impl=_gn_impl,
     inputs=("input", "weight", "bias"),
     params=("N", "C", "HxW", "group", "eps"),
+    # mean and rstd are differentiable outputs in PyTorch (unlike batch and layer norm's): a
+    # node pre-hook sees three gradients, and the saved statistics require grad
     num_outputs=3,
-    nondifferentiable_outputs=(1, 2),
     saves=_GN_SAVES,
+    # NOTE [Double-backward reads]: native_group_norm_backward reads input and weight; its bias
+    # gradient is not differentiable in PyTorch (never tied)
+    double_reads=dict.fromkeys(("input", "weight"), ("input", "weight")),
     vjp={
         "input": _reading(_gn_input_grad, _GN_SAVES),
         "weight": _reading(_gn_weight_grad, _GN_SAVES),
-        "bias": _reading(lambda grads, ops: _chan_sum(grads[0], ops), _GN_SAVES),
+        "bias": _reading(lambda grads, ops: None if grads[0] is None
+                         else _chan_sum(grads[0], ops), _GN_SAVES),
     },
     jvp={
         "input": _gn_input_tangent,

@@ -123,7 +123,9 @@ def _edge_pad_impl(mode: str) -> Any:
 
 
 def _edge_pad_grad(mode: str) -> Any:
-    def rule(grad: Tensor, self_shape: tuple, padding: tuple) -> Tensor:
+    def rule(grad: Tensor, self: Tensor, padding: tuple) -> Tensor:
+        # `self` is read (saved) as PyTorch's <mode>_pad<k>d_backward(grad, self, padding)
+        self_shape = tuple(self.shape)
         # Each output position copies one input position per dim: sum the gradient back with
         # index_add, one dim at a time (differentiable, so double backward works).
         for d, left, right in pad_pairs(padding, len(self_shape)):
@@ -144,6 +146,9 @@ for _k in (1, 2, 3):
         f"reflection_pad{_k}d",
         impl=_edge_pad_impl("reflect"),
         params=("padding",),
+        saves=("self",),
+        double_reads={"self": ("self",)},  # NOTE [Double-backward reads]: zeros_like(self)
+        double_zero=True,
         node_name=f"ReflectionPad{_k}DBackward0",
         vjp={"self": _edge_pad_grad("reflect")},
         jvp="linear",
@@ -152,6 +157,9 @@ for _k in (1, 2, 3):
         f"replication_pad{_k}d",
         impl=_edge_pad_impl("edge"),
         params=("padding",),
+        saves=("self",),
+        double_reads={"self": ("self",)},
+        double_zero=True,
         node_name=f"ReplicationPad{_k}DBackward0",
         vjp={"self": _edge_pad_grad("edge")},
         jvp="linear",

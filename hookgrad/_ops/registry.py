@@ -63,6 +63,11 @@ class Primitive:
     batch: Callable[..., Any] | None = None
     # (result, inputs) -> result in PyTorch's layout: set for elementwise ops by _ops/_layout.py
     layout: Callable[..., Any] | None = None
+    # per input: the saved values PyTorch's backward op of this node reads (its gradient under
+    # create_graph depends on them), and whether their second-order gradient is zeros (NOTE
+    # [Double-backward reads] in _double_backward.py)
+    double_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    double_zero: bool = False
 
     @property
     def multi_output(self) -> bool:
@@ -157,6 +162,8 @@ def defop(
     num_outputs: int = 1,
     nondifferentiable_outputs: tuple[int, ...] = (),
     view: bool = False,
+    double_reads: Mapping[str, tuple[str, ...]] | None = None,
+    double_zero: bool = False,
 ) -> Primitive:
     """Validate and register one primitive; returns it (see NOTE [Rule arguments])."""
     if name in PRIMITIVES:
@@ -169,6 +176,10 @@ def defop(
         # The engine gives a node one slot per differentiable output (PyTorch's layout).
         raise ValueError(f"{name}: nondifferentiable outputs must be the last outputs")
     rule_args, uses = _rule_arguments(name, inputs, params, saves, vjp, jvp)
+    for key, reads in (double_reads or {}).items():
+        if key not in vjp or any(r not in saves for r in reads):
+            raise ValueError(f"{name}: double_reads names an input without a rule or an "
+                             f"unsaved value: {key!r} -> {reads!r}")
     prim = Primitive(
         name=name,
         impl=impl,
@@ -186,6 +197,8 @@ def defop(
         defaults=_param_defaults(impl, params),
         rule_args=rule_args,
         uses=uses,
+        double_reads=dict(double_reads or {}),
+        double_zero=double_zero,
     )
     PRIMITIVES[name] = prim
     return prim

@@ -13,6 +13,7 @@ import numpy as np
 
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
+from hookgrad._ops._double_backward import BACKWARD_TIE
 from hookgrad._ops.registry import PRIMITIVES, defop
 from hookgrad._ops.shape import element_strides, strided, zeros_of
 from hookgrad._tensor import Tensor
@@ -42,6 +43,8 @@ def _unfold_vjp(grad: Tensor, self_shape: tuple, dimension: int, size: int, step
         idx = Tensor._make(namespace_of(grad._data).arange(n, dtype=np.int64) * step + k)
         window = bind(PRIMITIVES["select"], (grad,), {"dim": grad.dim() - 1, "index": k})
         out = out.index_add(dimension, idx, window)
+    if not size:  # no window reads the gradient: still a function of it, as unfold_backward
+        return bind(BACKWARD_TIE, (out, grad), {"zero": True})
     return out
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from hookgrad._backend import QUIET_RESET, QUIET_SET, QUIET_STATE
 from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
+from hookgrad._ops._double_backward import tie_gradients
 from hookgrad._ops._rule_ops import ARRAY_OPS
 from hookgrad._ops.complex_ops import DIRECT_COMPLEX_RULES as _DIRECT
 from hookgrad._ops.registry import Primitive
@@ -133,14 +134,18 @@ class PrimitiveNode(Node):
                 return (None,)
             token = QUIET_SET(QUIET_STATE)  # (inline: once per node of every backward)
             try:
-                return (callers[0](grad, grads, saved, self._params, self._meta),)
+                out = (callers[0](grad, grads, saved, self._params, self._meta),)
             finally:
                 QUIET_RESET(token)
-        token = QUIET_SET(QUIET_STATE)
-        try:
-            return call_rules(self, grad, grads, saved, callers, edges, needed)
-        finally:
-            QUIET_RESET(token)
+        else:
+            token = QUIET_SET(QUIET_STATE)
+            try:
+                out = call_rules(self, grad, grads, saved, callers, edges, needed)
+            finally:
+                QUIET_RESET(token)
+        if prim.double_reads and not arrays:  # NOTE [Double-backward reads]
+            return tie_gradients(prim, out, saved)
+        return out
 
     def _unpack(self, s: Any) -> Any:
         if type(s) is tuple:

@@ -62,7 +62,13 @@ def register_hook(self: Tensor, hook: Callable[..., Any]) -> RemovableHandle:
     registry = self._backward_hooks
     if registry is None:
         # first: rebuilding a stale view's grad_fn resets its hook table
-        fn = self._grad_fn if self._base is None else self.grad_fn
+        try:
+            fn = self._grad_fn if self._base is None else self.grad_fn
+        except RuntimeError:
+            # PyTorch creates the table before asking for grad_fn: after a refused
+            # regeneration the next register_hook finds it and adds its hook silently
+            self._backward_hooks = HookRegistry()
+            raise
         registry = HookRegistry()
         self._backward_hooks = registry
         if fn is not None:
@@ -86,6 +92,11 @@ def retain_grad(self: Tensor) -> None:
     """
     if not self.requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self._base is not None and self._grad_fn is None:
+        # PyTorch tests the node the view holds (C++ is_leaf), without regenerating it: a view
+        # made without a graph is a leaf here even when its grad_fn would be refused (written
+        # under no_grad, then its base with grad mode on)
+        return
     fn = self.grad_fn
     if fn is None or self._retains_grad:
         return

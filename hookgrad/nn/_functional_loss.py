@@ -221,8 +221,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     n, c = input.size(0), input.size(1)
     if input.dim() == 4:
         return bind(P["nll_loss2d"], (input, target), params)
-    x = input.reshape(n, c, -1, 1)  # type: ignore[attr-defined]
-    t = target.reshape(n, -1, 1)  # type: ignore[attr-defined]
+    # ATen's nll_loss_nd: the spatial dims flattened into the last one, (N, C, 1, -1)
+    x = input.reshape(n, c, 1, -1)  # type: ignore[attr-defined]
+    t = target.reshape(n, 1, -1)  # type: ignore[attr-defined]
     out = bind(P["nll_loss2d"], (x, t), params)
     return out.reshape(*target.shape) if params["reduction"] == 0 else out  # type: ignore
 

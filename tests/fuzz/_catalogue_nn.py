@@ -299,14 +299,9 @@ def _cast_params(rng, m):
 # tests/ops/test_opspec_saved_hooks.py): a program using one runs without saved-tensor hooks
 UNPACKED = frozenset({
     "cross_entropy", "nll_loss", "bce",
-    "bce_logits", "group_norm", "logsigmoid",
+    "bce_logits", "logsigmoid",
     # PyTorch composes this of several nodes (log, sub, mul), hookgrad has one
     "kl_div"})
-
-# Convolutions' gradients under create_graph: PyTorch's ConvolutionBackwardBackward0 takes
-# both saved operands, so a gradient has a graph whenever either requires grad; hookgrad's
-# depends only on the operand its formula uses. Programs with these ops backward without it.
-NO_DOUBLE = frozenset({"conv1d", "conv2d"})
 
 OPS_NN: dict[str, Op] = {
     # convolutions (weight of its own shape), pooling, with size-1 dims and padding

@@ -8,7 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tests.fuzz._catalogue import OPS
-from tests.fuzz._catalogue_nn import NO_DOUBLE, UNPACKED
+from tests.fuzz._catalogue_nn import UNPACKED
 from tests.fuzz._ops import Meta
 from tests.fuzz._program import DTYPES, MODES, _Run
 
@@ -187,8 +187,6 @@ def generate(seed: int, torch: Any, names: list | None = None) -> dict:
         finish = ("backward" if rng.random() < 0.6 else "grad", outs,
                   leaves if leaves and rng.random() < 0.4 else None,
                   bool(rng.random() < 0.3), bool(rng.random() < 0.15), bool(rng.random() < 0.2))
-        if finish[4] and any(st[0] == "op" and st[1] in NO_DOUBLE for st in g.steps):
-            finish = (*finish[:4], False, finish[5])  # known difference (docs/fuzzing.md)
     hooks = bool(rng.random() < 0.5) and not any(
         st[0] == "op" and st[1] in UNPACKED for st in g.steps)  # known saved-value differences
     return {"seed": seed, "saved_hooks": hooks, "steps": g.steps,

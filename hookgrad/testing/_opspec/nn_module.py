@@ -68,7 +68,8 @@ SPECS = [
            prims=("smooth_l1_loss",), samples=_pair("beta", beta=0.5)),
     OpSpec("huber_loss", lambda lib, x, t, **kw: _F(lib).huber_loss(x, t, **kw),
            prims=("huber_loss",), samples=_pair("delta", delta=0.7)),
-    OpSpec("nll_loss", _nll, prims=("nll_loss",), samples=[
+    # (_backward_tie: its double backward ties the gradient to `self`, as PyTorch's zeros_like)
+    OpSpec("nll_loss", _nll, prims=("nll_loss", "_backward_tie"), samples=[
         *[Sample((Arg((4, 3)), _idx((4,), 3)), {"reduction": r}, r) for r in REDUCTIONS],
         Sample((Arg((4, 3)), _idx((4,), 3), _const((3,))), {"ignore_index": 1}, "weight_ignore"),
         Sample((Arg((3,)), _idx((), 3)), {}, "unbatched"),
