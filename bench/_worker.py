@@ -10,9 +10,13 @@ from __future__ import annotations  # noqa: I001 (bench._threads must come first
 
 import bench._threads  # noqa: F401  (must precede NumPy/torch imports)
 
+import contextlib
 import importlib
+import os
 import platform
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +25,15 @@ from bench import peers
 from bench import workloads as W
 
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def _cold_caches() -> str:
+    """Point both libraries' on-disk compile caches at a fresh folder (before the import):
+    first-call compile times are measured cold. Returns the folder (removed on stop)."""
+    folder = tempfile.mkdtemp(prefix="bench-compile-cache-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "inductor")
+    os.environ["HOOKGRAD_CACHE_DIR"] = os.path.join(folder, "hookgrad")
+    return folder
 
 
 def _import(lib_name: str) -> Any:
@@ -55,10 +68,16 @@ def sample(step: Callable[[], None], n: int, clock: Callable[[], float]) -> floa
     return (clock() - t0) / n
 
 
-def _build(lib_name: str, lib: Any, name: str) -> tuple[Callable[[], None], float]:
+def _build(lib_name: str, lib: Any, name: str,
+           compiled: bool) -> tuple[Callable[[], None], float, float | None]:
+    """(step, first value, first-call seconds of a compiled workload or None); with
+    ``compiled`` False a compiled workload is built without ``lib.compile`` (`W.uncompiled`)."""
     if lib_name in peers.PEERS:
-        return lib.build(name)
-    return W.TABLE[name][0](lib)
+        step, first, *rest = lib.build(name)
+    else:
+        with contextlib.nullcontext() if compiled else W.uncompiled():
+            step, first, *rest = W.TABLE[name][0](lib)
+    return step, first, (rest[0] if rest and compiled else None)
 
 
 def _versions(lib_name: str, lib: Any) -> dict:
@@ -74,17 +93,19 @@ def _versions(lib_name: str, lib: Any) -> dict:
 
 def serve(lib_name: str, conn: Any) -> None:
     """Answer ``(op, *args)`` requests on `conn` until ``("stop",)``; replies ``(ok, value)``."""
+    cache = _cold_caches()
     lib = _import(lib_name)
     steps: dict[str, Callable[[], None]] = {}
     while True:
         op, *args = conn.recv()
         if op == "stop":
+            shutil.rmtree(cache, ignore_errors=True)
             return
         try:
             if op == "versions":
                 value: Any = _versions(lib_name, lib)
-            elif op == "build":
-                steps[args[0]], value = _build(lib_name, lib, args[0])
+            elif op == "build":  # (name, key, compiled): the step is stored under key
+                steps[args[1]], *value = _build(lib_name, lib, args[0], args[2])
             elif op == "calibrate":
                 value = calibrate(steps[args[0]], args[1], CLOCKS[args[2]])
             elif op == "sample":

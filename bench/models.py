@@ -111,8 +111,8 @@ def _gpt_classes(lib, flash):
     return GPTModel
 
 
-def gpt(lib, flash=False):
-    """One nanoGPT training step: AdamW with weight-decay groups, clip_grad_norm_(1.0)."""
+def gpt_setup(lib, flash=False):
+    """The nanoGPT model, a batch ``(x, y)`` and its AdamW (weight-decay groups)."""
     c = GPT
     model = _gpt_classes(lib, flash)(c)
     _load(lib, model, 10)
@@ -123,14 +123,26 @@ def gpt(lib, flash=False):
     groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
               {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
     opt = lib.optim.AdamW(groups, lr=6e-4, betas=(0.9, 0.95))
+    return model, x, y, opt
+
+
+def gpt_step(lib, model, opt, run, x, y):
+    """One nanoGPT training step through `run` (the model, or it compiled): the loss."""
+    loss = run(x, y)
+    loss.backward()
+    lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return loss
+
+
+def gpt(lib, flash=False):
+    """One nanoGPT training step: AdamW with weight-decay groups, clip_grad_norm_(1.0)."""
+    model, x, y, opt = gpt_setup(lib, flash)
     first = float(model(x, y).item())
 
     def step():
-        loss = model(x, y)
-        loss.backward()
-        lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        gpt_step(lib, model, opt, model, x, y)
 
     return step, first
 

@@ -5,7 +5,11 @@ Each library runs in its own worker process (`bench._worker`), one thread each, 
 warm-up; each sample times a loop of steps, samples of the two libraries alternate, and the
 reported time is the median over samples. The default clock is the worker's CPU time, which a
 machine shared with other work disturbs far less than elapsed time (``--clock wall`` for
-elapsed time). ``--peers`` also times the installed pure-Python autograd peers
+elapsed time). A compiled workload (``*_compile``) has three columns: hookgrad compiled,
+PyTorch eager (the same step without ``torch.compile``) and PyTorch's default-backend
+``torch.compile`` (inductor), plus each compiled library's time for its first two calls (trace, compile,
+first runs) with cold caches: a compiled row runs in fresh worker processes whose on-disk
+compile caches start empty (wall clock). ``--peers`` also times the installed pure-Python autograd peers
 (`bench.peers`), each in its own worker too. Never used by unit tests for timing.
 """
 
@@ -61,32 +65,46 @@ def _first_values_agree(firsts: dict[str, float]) -> bool | None:
     return all(abs(v - ref) <= 1e-3 * max(1.0, abs(ref)) for v in firsts.values())
 
 
+def _columns(name: str, workers: dict[str, _Worker]) -> list[tuple[str, str, bool]]:
+    """(column, worker, compiled) per timed column of a row. A compiled workload's "torch"
+    column is PyTorch eager (the workload built without ``torch.compile``) and its
+    "torch_compile" column PyTorch's default-backend ``torch.compile``."""
+    columns = [(lib_name, lib_name, True) for lib_name in workers]
+    if not name.endswith(W.COMPILED_SUFFIX) or "torch" not in workers:
+        return columns
+    return [(c, w, c != "torch") for c, w, _ in columns] + [("torch_compile", "torch", True)]
+
+
 def _row(name: str, workers: dict[str, _Worker], samples: int, min_time: float,
          clock: str) -> dict:
     _, divisor, unit, desc = WORKLOADS[name]
     row: dict = {"unit": unit, "description": desc}
     firsts, loops = {}, {}
-    for lib_name, worker in workers.items():
-        ok, value = worker.call("build", name)
+    columns = _columns(name, workers)
+    for column, lib_name, compiled in columns:
+        worker = workers[lib_name]
+        ok, value = worker.call("build", name, column, compiled)
         if ok:
-            ok, n = worker.call("calibrate", name, min_time, clock)
+            if value[1] is not None:
+                row[column + "_first_call_s"] = value[1]
+            ok, n = worker.call("calibrate", column, min_time, clock)
             if ok:
-                firsts[lib_name], loops[lib_name] = value, n
+                firsts[column], loops[column] = value[0], (worker, n)
                 continue
             value = n
-        row[lib_name] = None
-        row[lib_name + "_error"] = value
+        row[column] = None
+        row[column + "_error"] = value
     # Alternating samples (hookgrad, torch, hookgrad, torch...): a slow phase of a shared
     # machine hits both libraries alike, so the ratio stays meaningful when times drift.
-    times: dict[str, list[float]] = {lib_name: [] for lib_name in loops}
+    times: dict[str, list[float]] = {column: [] for column in loops}
     for _ in range(samples):
-        for lib_name, n in loops.items():
-            ok, t = workers[lib_name].call("sample", name, n, clock)
+        for column, (worker, n) in loops.items():
+            ok, t = worker.call("sample", column, n, clock)
             if ok:
-                times[lib_name].append(t)
+                times[column].append(t)
     scale = 1e6 if unit.startswith("us") else 1e3
-    for lib_name, ts in times.items():
-        row[lib_name] = statistics.median(ts) * scale / divisor if ts else None
+    for column, ts in times.items():
+        row[column] = statistics.median(ts) * scale / divisor if ts else None
     if (agrees := _first_values_agree(firsts)) is not None:
         row["first_value_agrees"] = agrees
     return row
@@ -108,6 +126,14 @@ def run(names: list[str], quick: bool, clock: str = "cpu", with_peers: bool = Fa
         if "chain_hooks" in names and "chain" not in names:
             names = ["chain", *names]  # chain_hooks is reported relative to chain
         for name in names:
+            if name.endswith(W.COMPILED_SUFFIX):  # fresh processes: every compile cache cold
+                fresh = {lib_name: _Worker(lib_name) for lib_name in workers}
+                try:
+                    results["workloads"][name] = _row(name, fresh, samples, min_time, clock)
+                finally:
+                    for worker in fresh.values():
+                        worker.close()
+                continue
             results["workloads"][name] = _row(name, workers, samples, min_time, clock)
         results["peak_memory_mb_mlp64_step"] = {
             "hookgrad (tracemalloc)": workers["hookgrad"].call("peak_memory")[1]}
@@ -118,6 +144,8 @@ def run(names: list[str], quick: bool, clock: str = "cpu", with_peers: bool = Fa
     for row in results["workloads"].values():
         if row.get("hookgrad") and row.get("torch"):
             row["ratio"] = row["hookgrad"] / row["torch"]
+        if row.get("hookgrad") and row.get("torch_compile"):
+            row["ratio_compile"] = row["hookgrad"] / row["torch_compile"]
         for peer in results["peers"]:
             if row.get(peer) and row.get("torch"):
                 row[peer + "_ratio"] = row[peer] / row["torch"]
@@ -157,20 +185,43 @@ def _unavailable(row: dict, lib: str) -> bool:
 
 
 def format_table(results: dict) -> str:
+    """The eager rows' table (with the peers' columns), then the compiled rows' table."""
     titles = [peers.PEERS[p].title for p in results.get("peers", [])]
     head = "".join(f" {t} | {t} ratio |" for t in titles)
     lines = [f"| workload | unit | hookgrad | PyTorch | ratio |{head} same first loss |",
              "|---|---|---|---|---|" + "---|---|" * len(titles) + "---|"]
+    compiled = []
     for name, row in results["workloads"].items():
+        if name.endswith(W.COMPILED_SUFFIX):
+            compiled.append((name, row))
+            continue
         lines.append(
             f"| {name} | {row['unit']} | {_fmt(row.get('hookgrad'))} | "
             f"{_fmt(row.get('torch'))} | {_fmt(row.get('ratio'))}"
             f"{_peer_cells(results, name, row)} | {row.get('first_value_agrees', 'n/a')} |"
         )
-        for lib in ("hookgrad", "torch", *results.get("peers", [])):
-            if row.get(lib + "_error") and not _unavailable(row, lib):
-                lines.append(f"|  ({lib} failed: {row[lib + '_error'][:80]}) | | | | | |")
+        lines += _failures(results, row)
+    if compiled:
+        lines += ["", COMPILED_HEAD, "|---|---|---|---|---|---|---|---|---|---|"]
+        for name, row in compiled:
+            cells = [row.get(k) for k in ("hookgrad", "torch", "torch_compile", "ratio",
+                                          "ratio_compile", "hookgrad_first_call_s",
+                                          "torch_compile_first_call_s")]
+            lines.append(f"| {name} | {row['unit']} | " + " | ".join(map(_fmt, cells))
+                         + f" | {row.get('first_value_agrees', 'n/a')} |")
+            lines += _failures(results, row)
     return "\n".join(lines + [f"- {note}" for note in results.get("peer_notes", [])])
+
+
+COMPILED_HEAD = ("| compiled workload | unit | hookgrad compiled | PyTorch eager | torch.compile | "
+                 "ratio to eager | ratio to torch.compile | hookgrad first 2 calls s | "
+                 "torch.compile first 2 calls s | same first loss |")
+
+
+def _failures(results: dict, row: dict) -> list[str]:
+    return [f"|  ({lib} failed: {row[lib + '_error'][:80]}) | | | | | |"
+            for lib in ("hookgrad", "torch", "torch_compile", *results.get("peers", []))
+            if row.get(lib + "_error") and not _unavailable(row, lib)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -238,13 +238,13 @@ class AccumulateGrad(Node):
             or v._post_accumulate_grad_hooks
         )
 
-    def apply(self, grads: tuple, needed: tuple | None = None) -> tuple:
+    def apply(self, grads: tuple, needed: tuple | None = None, owned: bool = False) -> tuple:
         new = grads[0]
         if new is None:
             return ()
         var = self.variable
         with ACCUMULATE_LOCK:  # NOTE [Concurrent accumulation]
-            accumulate_into(var, new)
+            accumulate_into(var, new, owned)
         hooks = var._post_accumulate_grad_hooks
         if hooks:
             run_post_accumulate_hooks(var, hooks)
@@ -256,8 +256,11 @@ class AccumulateGrad(Node):
 # the warnings off inline around the rule calls.
 
 
-def accumulate_into(var: Tensor, new: Tensor) -> None:
-    """Add `new` into ``var.grad`` by PyTorch's rules (NOTE [AccumulateGrad])."""
+def accumulate_into(var: Tensor, new: Tensor, owned: bool = False) -> None:
+    """Add `new` into ``var.grad`` by PyTorch's rules (NOTE [AccumulateGrad]). `owned`: the
+    caller vouches that nothing else references `new` or its memory (a compiled backward's
+    fresh array, `compile/codegen/leaves.py`), which the reference counts here cannot see
+    through the caller's frames (NOTE [Stealing a gradient])."""
     old = var._grad
     if STATE.grad_enabled:
         if not GLOBAL.create_graph_warned and _in_backward_call():
@@ -273,7 +276,7 @@ def accumulate_into(var: Tensor, new: Tensor) -> None:
         return
     if old is None:
         data = new._data
-        if (new._grad_fn is None and sys.getrefcount(new) <= 5 and _owns(new, data)
+        if (new._grad_fn is None and (owned or (sys.getrefcount(new) <= 5 and _owns(new, data)))
                 and (obeys(var._data, data) or not STATE.grad_layout_enforced)):
             var._grad = Tensor._make(data)
         else:  # a copy, laid out by NOTE [Gradient layout contract]

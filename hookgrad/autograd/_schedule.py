@@ -57,7 +57,7 @@ def schedule(root: Node) -> tuple[list, dict]:
     return order, deps
 
 
-def run_ready_now(node: Any, grad: Tensor) -> bool:
+def run_ready_now(node: Any, grad: Tensor, owned: bool = False) -> bool:
     """Run accumulator `node` on `grad` now, as the running pass would right after the node
     calling this; False (nothing done) when the pass would not run it next.
 
@@ -65,7 +65,9 @@ def run_ready_now(node: Any, grad: Tensor) -> bool:
     the highest), so a node standing for many eager nodes calls this at the point where one of
     them would have delivered that last gradient. The pass's buffered gradients for `node` are
     added first, its hooks run at their points (NOTE [Per-node hook order]), and the edge is
-    marked as delivered, so the engine does not run `node` again.
+    marked as delivered, so the engine does not run `node` again. `owned`: nothing else
+    references `grad`'s memory, so a first ``.grad`` may keep it when no hook can see it and
+    no buffered gradient is added (`accumulate_into`).
     """
     stack = STATE.graph_task_stack
     if not stack or type(node) is not AccumulateGrad:
@@ -81,7 +83,7 @@ def run_ready_now(node: Any, grad: Tensor) -> bool:
     if node._has_hooks():
         task._run_hooked(node, [total], None)
     else:
-        node.apply((total,))
+        node.apply((total,), owned=owned and old is None)
     for poll in task.pollers:
         poll()
     return True

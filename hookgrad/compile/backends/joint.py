@@ -8,8 +8,8 @@ function per variant, checked against the rule walk (`codegen.walk`) on its firs
 Intermediate hooks (``register_hook`` operators) fire inside it (NOTE [Hooks in the generated
 backward] in codegen/hooks.py).
 
-Graphs of single-output primitives, 2-D ``F.linear`` and hook operators on intermediates
-qualify, while no saved-tensor hooks are active (their state is part of the entry key);
+Graphs of primitives (multi-output ones picked by ``getitem``: NOTE [Multi-output
+primitives] in codegen/items.py), ``F.linear`` and hook operators on intermediates qualify, while no saved-tensor hooks are active (their state is part of the entry key);
 anything else runs the graph's own code. Double backward re-runs the graph's own code
 (NOTE [Differentiable backward]).
 """
@@ -30,6 +30,7 @@ from hookgrad.compile.codegen.backward import backward_source, live_values
 from hookgrad.compile.codegen.forward import numpy_source
 from hookgrad.compile.codegen.fusion import find_groups
 from hookgrad.compile.codegen.hooks import bases_of, fire, hook_supported, is_hook_op, skip
+from hookgrad.compile.codegen.items import carries_grad, multi_output
 from hookgrad.compile.codegen.leaves import keep, leaf_runner
 from hookgrad.compile.codegen.modhooks import is_setup, setup_supported
 from hookgrad.compile.codegen.walk import walk
@@ -56,15 +57,18 @@ def joint_supported(gm: GraphModule, example_inputs: list) -> bool:
             prim = target.prim
             if prim.name in _MAKES_COMPLEX:
                 return False
-            if prim.num_outputs != 1 or target.cast is not None or not prim.vjp:
+            if target.cast is not None or (prim.num_outputs != 1 and not _items_only(node)):
                 return False
             if prim.view and id(node) in outputs:  # a returned view must alias its base
                 return False
+            if not prim.vjp and id(node) in outputs:  # (its result needs no grad: eager's
+                return False                         # flag, not the graph node's)
         elif target is _LINEAR:
             if node.kwargs or len(node.args) not in (2, 3) or not _two_d(node, example_inputs):
                 return False
         elif target is getitem:
-            if not (isinstance(node.args[0], Node) and is_setup(node.args[0])):
+            if not (isinstance(node.args[0], Node) and (
+                    is_setup(node.args[0]) or _item_supported(node, outputs))):
                 return False
         elif is_setup(node):
             if not setup_supported(node):
@@ -94,6 +98,25 @@ def _has_complex(gm: GraphModule, example_inputs: list) -> bool:
                for n in gm.graph.nodes)
 
 
+def _items_only(node: Node) -> bool:
+    """Every use of the tuple result is a ``getitem`` with a constant index."""
+    return all(u.op == "call_function" and u.target is getitem and type(u.args[1]) is int
+               and u.args[0] is node for u in node.users)
+
+
+def _item_supported(node: Node, outputs: set) -> bool:
+    """An item of a multi-output primitive; a returned one is a differentiable output that is
+    not a view (a returned view must alias its base; a non-differentiable output's
+    ``requires_grad`` is eager's, not its graph's)."""
+    parent = node.args[0]
+    if not (isinstance(parent, Node) and multi_output(parent)):
+        return False
+    if id(node) not in outputs:
+        return True
+    prim = parent.target.prim
+    return not prim.view and node.args[1] not in prim.nondifferentiable_outputs
+
+
 def requires_grad_names(gm: GraphModule, example_inputs: list) -> set:
     """Names of the graph values that require grad in calls of this entry (its inputs'
     ``requires_grad`` are guarded)."""
@@ -101,7 +124,7 @@ def requires_grad_names(gm: GraphModule, example_inputs: list) -> set:
     names = {n.name for n, t in zip([n for n in nodes if n.op == "placeholder"], example_inputs)
              if isinstance(t, Tensor) and t.requires_grad}
     for node in nodes:
-        if node.op == "call_function" and any(
+        if node.op == "call_function" and carries_grad(node) and any(
                 isinstance(a, Node) and a.name in names for a in node.args):
             names.add(node.name)
     return names
@@ -118,10 +141,11 @@ def _nodes_in(value: Any) -> list:
 
 
 def _two_d(node: Node, example_inputs: list) -> bool:
-    """Linear's input is 2-D (its shape is known from the node that produced it)."""
+    """Linear's input has at least 2 dims (its shape is known from the node that produced
+    it); more are flattened to rows, as eager's linear does (`codegen.forward.linear_np`)."""
     src = node.args[0]
     shape = src.meta.get("shape") if isinstance(src, Node) else None
-    return shape is not None and len(shape) == 2
+    return shape is not None and len(shape) >= 2
 
 
 def _same(got: tuple, want: list, needed: tuple) -> bool:
@@ -320,6 +344,8 @@ class JointProgram:
 
     def _shape(self, full: tuple, j: int) -> tuple:
         node = self.nodes[j]
+        if multi_output(node):  # the shape of each output
+            return tuple(np.shape(r) for r in full[j])
         if is_setup(node):  # its value is its tensor (one) or a tuple of them
             return self._shape(full, self.index[id(node.args[3])]) if node.args[2] else ()
         return np.shape(full[self.bases[j]])

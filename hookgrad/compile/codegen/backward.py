@@ -22,6 +22,8 @@ Per node, in order of preference:
   (`generic_vjp`; a function of several primitives, ``F.linear``, through the engine), so
   every primitive with rules is supported.
 Gradients from several consumers are summed in consumer order (as eager's input buffers do).
+A multi-output primitive runs its rules once on its picks' gradients (NOTE [Multi-output
+primitives] in items.py).
 """
 
 from __future__ import annotations
@@ -34,9 +36,8 @@ import numpy as np
 
 from hookgrad._ops._elementwise import unbroadcast_arr
 from hookgrad._ops._rule_ops import ARRAY_OPS, as_array, expand_arr
-from hookgrad._tensor import Tensor
-from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.compile.codegen.derivative import Names, derivative, lower
+from hookgrad.compile.codegen.items import carries_grad, multi_output, multi_vjp
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
 from hookgrad.compile.codegen.schedule import backward_order
 from hookgrad.compile.codegen.walk import engine_vjp
@@ -45,14 +46,13 @@ from hookgrad.compile.trace.recorder import PrimCall
 
 __all__ = ["backward_source", "live_values", "generic_vjp"]
 
-_make = Tensor._make
-
 
 def live_values(prog: Any, needed: tuple) -> set:
     """Positions of the values whose gradient is needed (they depend on a needed input)."""
     live = {i for i, need in zip(prog.inputs, needed) if need}
     for i, node in prog.steps:
-        if any(isinstance(a, Node) and prog.index[id(a)] in live for a in node.args):
+        if carries_grad(node) and any(
+                isinstance(a, Node) and prog.index[id(a)] in live for a in node.args):
             live.add(i)
     return live
 
@@ -143,7 +143,8 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
             _emit_leaf(em, i)
             continue
         node = prog.nodes[i]
-        start, em.in_maybe = len(em.lines), i in em.maybe and not is_setup(node)
+        start = len(em.lines)
+        em.in_maybe = i in em.maybe and not (is_setup(node) or multi_output(node))
         _emit_step(em, i, node)
         if em.in_maybe and len(em.lines) > start:
             em.lines[start:] = [f"    if g{i} is not None:"] + \
@@ -159,13 +160,17 @@ def _emit_leaf(em: _Emitter, k: int) -> None:
     """Hand over input `k`'s complete gradient (NOTE [Leaves in the compiled backward])."""
     j = em.prog.inputs[k]
     if j in em.has_grad:
-        em.lines.append(f"    g{j} = _leaf({k}, g{j})")
+        # handed over in a list, its name dropped first (NOTE [Fresh gradients])
+        em.lines.append(f"    _b = [g{j}]; g{j} = None; g{j} = _leaf({k}, _b)")
 
 
 def _emit_step(em: _Emitter, i: int, node: Node) -> None:
     prog, live = em.prog, em.live
     if is_setup(node):  # NOTE [Module hooks in the generated backward]
         _emit_setup(em, i, node)
+        return
+    if multi_output(node):  # NOTE [Multi-output primitives] in items.py
+        _emit_multi(em, i, node)
         return
     hooks = prog.hooks_of.get(i)
     if hooks and i in em.has_grad and i in live:  # NOTE [Hooks in the generated backward]
@@ -194,6 +199,35 @@ def _emit_setup(em: _Emitter, i: int, node: Node) -> None:
         em.accumulate(j, f"_r[{k}]", em.prog.shapes[j], maybe_none=True)
 
 
+def _emit_multi(em: _Emitter, i: int, node: Node) -> None:
+    """One call of the node's rules on its picks' gradients (NOTE [Multi-output
+    primitives]); hooks registered on a pick fire on its total gradient first."""
+    prog = em.prog
+    items = prog.items_of.get(i, {})
+    picked = [items.get(k) for k in range(len(prog.shapes[i]))]
+    grads = [f"g{j}" if j is not None and j in em.has_grad and j in em.live else "None"
+             for j in picked]
+    if i not in em.live or all(g == "None" for g in grads):
+        return
+    for j, g in zip(picked, grads):
+        hooks = prog.hooks_of.get(j) if g != "None" else None
+        if hooks:  # NOTE [Hooks in the generated backward]
+            fire = f"g{j} = _fire(({''.join(f'v{h}, ' for h in hooks)}), g{j})"
+            em.lines += ([f"    if g{j} is not None:", f"        {fire}"] if j in em.maybe
+                         else [f"    {fire}"])
+    args = [em.arg(a) for a in node.args]
+    live_args = [k for k, a in enumerate(node.args)
+                 if isinstance(a, Node) and em.pos(a) in em.live]
+    helper = em.const(multi_vjp(node, [prog.shapes[em.pos(a)] if isinstance(a, Node)
+                                       else np.shape(a) for a in node.args],
+                                [k in live_args for k in range(len(node.args))]), "vjp")
+    em.lines.append(f"    _r = {helper}(({''.join(g + ', ' for g in grads)}), v{i}, "
+                    f"{', '.join(args)})")
+    for k in live_args:
+        j = em.pos(node.args[k])
+        em.accumulate(j, f"_r[{k}]", prog.shapes[j], maybe_none=True)
+
+
 def _emit_node(em: _Emitter, i: int, node: Node) -> None:
     prog = em.prog
     args = [em.arg(a) for a in node.args]
@@ -220,32 +254,11 @@ def _emit_node(em: _Emitter, i: int, node: Node) -> None:
 
 
 def generic_vjp(node: Node, shapes: list, wanted: list) -> Callable[..., tuple]:
-    """``f(grad, result, *inputs) -> grads`` running `node`'s VJP rules on arrays.
-
-    The rules are called through their plan's callers (tensor in, tensor out: rules without
-    an ``ops`` argument compute on tensors), with no graph recorded (grad mode is off in a
-    backward that builds no graph).
-    """
+    """``f(grad, result, *inputs) -> grads`` running `node`'s VJP rules on arrays
+    (`items.multi_vjp` with one output gradient; a function of several primitives,
+    ``F.linear``, through the engine)."""
     call = node.target
-    if type(call) is not PrimCall:  # a function of several primitives (``F.linear``)
+    if type(call) is not PrimCall:
         return lambda grad, result, *values: tuple(engine_vjp(call, values, grad, wanted))
-    prim = call.prim
-    plan = _PLANS.get(prim) or plan_of(prim)
-    mask = sum(1 << k for k, pos in enumerate(prim.diff_inputs) if wanted[pos])
-    saves = plan.saves_for(prim, mask)
-    callers = [(pos, caller) for pos, caller in zip(prim.diff_inputs, plan.array_callers)
-               if wanted[pos]]
-    params = call.params
-    n = len(node.args)
-
-    def vjp(grad: Any, result: Any, *values: Any) -> tuple:
-        saved = {name: _make(np.asarray(result if src == -1 else values[src]))
-                 for name, src in saves}
-        meta = tuple((shape, np.asarray(v).dtype) for shape, v in zip(shapes, values))
-        g = _make(np.asarray(grad))
-        out: list[Any] = [None] * n
-        for pos, caller in callers:
-            res = caller(g, (g,), saved, params, meta)
-            out[pos] = None if res is None else res._data
-        return tuple(out)
-    return vjp
+    rules = multi_vjp(node, shapes, wanted)
+    return lambda grad, result, *values: rules((grad,), result, *values)

@@ -36,7 +36,12 @@ def _as_arrays(values: Any) -> tuple:
 
 
 def linear_np(x: Any, w: Any, b: Any = None) -> Any:
-    """``F.linear`` on arrays, as eager's ``addmm``: the product, then the bias in place."""
+    """``F.linear`` on arrays, as eager's ``addmm``: the product, then the bias in place. An
+    input of more dims is flattened to rows first, as eager's linear (and ``matmul``'s fold)
+    does, so the product is the same single matrix product."""
+    if x.ndim > 2:
+        lead = x.shape[:-1]
+        return linear_np(x.reshape(-1, x.shape[-1]), w, b).reshape(*lead, w.shape[0])
     out = x @ w.T
     if b is not None:
         if type(out) is not _ndarray or not out.flags.writeable:

@@ -58,8 +58,9 @@ _ELEMENTWISE = {
     # the primitives the rules above call (activation_backward.py, pointwise_math.py)
     "tanh_backward": Lowering("({a} * ({c1} - {b} * {b}))"),
     "sigmoid_backward": Lowering("({a} * ({c1} - {b}) * {b})"),
-    "threshold_backward": Lowering("np.where({b} <= {threshold}, {c0}, {a})",
-                                   "({c0} if {b} <= {threshold} else {a})",
+    # NumPy code calls eager's impl (a multiplication by the mask when the gradient is
+    # finite): ``np.where`` was 5x slower on a 64x256 ReLU gradient in a training step
+    "threshold_backward": Lowering(None, "({c0} if {b} <= {threshold} else {a})",
                                    free=("threshold",)),
     # PyTorch's sign of nan is 0: the impl on arrays, the definition (0 < x) - (x < 0) on scalars
     "sign": Lowering(None, "({c1} if {a} > {c0} else (-{c1} if {a} < {c0} else {c0}))"),

@@ -19,6 +19,7 @@ from hookgrad.autograd._api import grad as autograd_grad
 from hookgrad.autograd._nodes import _PLANS, plan_of
 from hookgrad.autograd.grad_mode import enable_grad
 from hookgrad.compile.codegen.hooks import is_hook_op
+from hookgrad.compile.codegen.items import multi_output, multi_vjp
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
 from hookgrad.compile.codegen.schedule import backward_order
 from hookgrad.compile.core.graph import Node
@@ -35,9 +36,9 @@ def engine_vjp(target: Any, values: Any, grad: Any, wanted: list) -> list:
     differentiates it, so its primitives' registered rules compute them. The thread's
     recorders and saved-tensor hooks are set aside: this is the compiled node's backward, not
     user code."""
-    leaves = [_make(np.asarray(v)) for v in values]
+    leaves = [None if v is None else _make(np.asarray(v)) for v in values]  # (no bias)
     for t, want in zip(leaves, wanted):
-        if want:
+        if want and t is not None:
             t.requires_grad_()
     stack, hooks = STATE.stack, STATE.saved_hooks_stack
     set_recorders(())
@@ -59,7 +60,7 @@ def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any, leaf: Any) -
     """``{value position: gradient array}`` for the live values reached from `grads`.
 
     `env` holds every value (hook operators: their registries); `fire(registries, g)` runs
-    hooks; `leaf(k, g)` hands over input `k`'s complete gradient (NOTE [Leaves in the compiled
+    hooks; `leaf(k, [g])` hands over input `k`'s complete gradient (NOTE [Leaves in the compiled
     backward]).
     """
     bases = prog.bases
@@ -79,10 +80,8 @@ def walk(prog: Any, env: tuple, grads: tuple, live: set, fire: Any, leaf: Any) -
 def _leaf(prog: Any, acc: dict, k: int, leaf: Any) -> None:
     j = prog.inputs[k]
     if j in acc:
-        g = leaf(k, acc[j])
-        if g is None:
-            del acc[j]
-        else:
+        g = leaf(k, [acc.pop(j)])  # (NOTE [Fresh gradients] in leaves.py)
+        if g is not None:
             acc[j] = g
 
 
@@ -90,6 +89,9 @@ def _step(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire:
     bases = prog.bases
     if is_setup(node) and i in live:
         _setup(prog, env, acc, live, i, node, fire)
+        return
+    if multi_output(node) and i in live:
+        _multi(prog, env, acc, live, i, node, fire)
         return
     if is_hook_op(node) or node.target is getitem or i not in live or i not in acc:
         return
@@ -116,12 +118,30 @@ def _setup(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire
             acc[j] = acc[j] + r if j in acc else r
 
 
+def _multi(prog: Any, env: tuple, acc: dict, live: set, i: int, node: Node, fire: Any) -> None:
+    """A multi-output primitive (NOTE [Multi-output primitives] in items.py)."""
+    items = prog.items_of.get(i, {})
+    picked = [items.get(k) for k in range(len(env[i]))]
+    for j in picked:
+        if j is not None and acc.get(j) is not None and prog.hooks_of.get(j):
+            acc[j] = fire(tuple(env[h] for h in prog.hooks_of[j]), acc[j])
+    grads = tuple(acc.get(j) if j is not None and j in live else None for j in picked)
+    args = [prog.bases[prog.index[id(a)]] if isinstance(a, Node) else None for a in node.args]
+    values = [env[prog.vals[prog.index[id(a)]]] if isinstance(a, Node) else a
+              for a in node.args]
+    vjp = multi_vjp(node, [np.shape(v) for v in values], [a in live for a in args])
+    for j, gj in zip(args, vjp(grads, env[i], *values)):
+        if j in live and gj is not None:
+            acc[j] = acc[j] + gj if j in acc else gj
+
+
 def _vjp(node: Node, env: tuple, i: int, args: list, vals: list, g: Any, live: set) -> list:
     """``(target position, gradient)`` pairs; `args` are the gradient targets, `vals` where
     the argument values are."""
     call = node.target
     if type(call) is not PrimCall:  # a function of several primitives (``F.linear``)
-        grads = engine_vjp(call, [env[a] for a in vals], g, [a in live for a in args])
+        values = [env[a] if a is not None else v for a, v in zip(vals, node.args)]
+        grads = engine_vjp(call, values, g, [a in live for a in args])
         return [(a, r) for a, r in zip(args, grads) if a in live]
     prim = call.prim
     plan = _PLANS.get(prim) or plan_of(prim)

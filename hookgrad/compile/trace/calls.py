@@ -212,7 +212,8 @@ _FILLS = ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauch
           "log_normal_", "geometric_", "new_empty")
 
 
-def _factory(real: Any, always: bool = False, user_code: bool = False) -> Any:
+def _factory(real: Any, always: bool = False, user_code: bool = False,
+             draws: Any = None) -> Any:
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         tr = current_trace()
@@ -221,6 +222,8 @@ def _factory(real: Any, always: bool = False, user_code: bool = False) -> Any:
         rec = tr.active_recorder()
         if not tr.recording or rec.suspended:  # runs eagerly: plain (guarded) numbers
             return real(*specialised(args), **specialised(kwargs))
+        if draws is not None and not draws(args, kwargs):  # no randomness: nothing to record
+            return real(*args, **kwargs)
         return record_call(tr, rec, real, args, kwargs, always, user_code=user_code)
     return wrapper
 
@@ -238,6 +241,21 @@ _RANDOM_FUNCTIONAL = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_d
                       "feature_alpha_dropout", "rrelu", "gumbel_softmax")
 
 
+def _dropout_draws(args: tuple, kwargs: dict) -> bool:
+    """Whether ``F.dropout(input, p, training, inplace)`` draws a mask: not in evaluation mode
+    or with ``p=0``, where it returns `input` itself (PyTorch's ``_dropout`` too), so the
+    trace records nothing for it. `p` and `training` are Python values the trace read, so
+    they are guarded (soundness rule 2); a symbolic `p` keeps the node."""
+    p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
+    training = args[2] if len(args) > 2 else kwargs.get("training", True)
+    if type(p) not in (int, float) or type(training) is not bool:
+        return True
+    return training and p != 0.0
+
+
+_DRAWS = {"dropout": _dropout_draws}
+
+
 def _table() -> list[tuple[Any, str, Any]]:
     table = []
     top = sys.modules.get("hookgrad")  # the public namespace users call (no upward import)
@@ -245,7 +263,8 @@ def _table() -> list[tuple[Any, str, Any]]:
         for name in names:
             real = getattr(owner, name, None)
             if callable(real):
-                table.append((owner, name, _factory(real)))
+                draws = _DRAWS.get(name) if owner is _F else None
+                table.append((owner, name, _factory(real, draws=draws)))
     for owner in (top, sys.modules.get("hookgrad.random")):  # seeding: replayed in order
         for name in _SEEDING:
             real = getattr(owner, name, None)
