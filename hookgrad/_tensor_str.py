@@ -278,10 +278,11 @@ def _tangent(t: Tensor) -> Any:
     return STATE_HOOKS.get_tangent(t, GLOBAL.dual_level)
 
 
-def tensor_repr(t: Tensor) -> str:
-    """``repr(t)``: see the module docstring.
+def tensor_repr(t: Tensor, *, tensor_contents: str | None = None) -> str:
+    """``repr(t)``: see the module docstring. `tensor_contents` replaces the printed values
+    (tensor subclasses print their own contents inside PyTorch's frame).
 
-    Mirrors: ``torch._tensor_str._str``.
+    Mirrors: ``torch._tensor_str._str`` and ``_str_intern``.
     """
     plain = type(t) is Tensor or (_is_parameter(t) and type(t).__name__ == "Parameter")
     prefix = "tensor(" if plain else f"{type(t).__name__}("
@@ -310,6 +311,8 @@ def tensor_repr(t: Tensor) -> str:
         if dtype is not default and dtype.name not in ("int64", "bool", complex_default):
             suffixes.append(f"dtype={dtype!r}")
         body = _tensor_str(arr, indent)
+    if tensor_contents is not None:
+        body = tensor_contents
     suffixes += _autograd_suffixes(t)
     tangent = _tangent(t)
     if tangent is not None:
@@ -326,3 +329,6 @@ def install() -> None:
 
 
 install()
+
+
+_str = _str_intern = tensor_repr  # PyTorch's names (libraries call ``_str_intern`` directly)

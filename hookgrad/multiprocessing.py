@@ -50,6 +50,7 @@ def __getattr__(name: str) -> object:
 import signal as _signal  # noqa: E402
 import sys as _sys  # noqa: E402
 import traceback as _traceback  # noqa: E402
+import types as _types  # noqa: E402
 from typing import Any as _Any  # noqa: E402
 
 __all__ += ["spawn", "start_processes", "ProcessContext", "ProcessException", "ProcessRaisedException",
@@ -182,3 +183,13 @@ def spawn(fn: _Any, args: tuple = (), nprocs: int = 1, join: bool = True, daemon
           start_method: str = "spawn") -> ProcessContext | None:
     """Mirrors: ``torch.multiprocessing.spawn`` (see `start_processes`)."""
     return start_processes(fn, args, nprocs, join, daemon, start_method)
+
+
+# ``torch.multiprocessing.spawn`` is both the function and, for imports, the module defining it
+# (``from torch.multiprocessing.spawn import ProcessRaisedException``): the module is registered
+# under its dotted name, as the attribute stays the function.
+_spawn_module = _types.ModuleType(__name__ + ".spawn", "Mirrors: ``torch.multiprocessing.spawn``.")
+for _name in ("spawn", "start_processes", "ProcessContext", "ProcessException",
+              "ProcessRaisedException", "ProcessExitedException"):
+    setattr(_spawn_module, _name, globals()[_name])
+_sys.modules[_spawn_module.__name__] = _spawn_module

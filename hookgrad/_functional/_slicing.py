@@ -13,7 +13,7 @@ from hookgrad._ops import shape as _S
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
 
-__all__ = ["narrow", "select", "unbind", "split", "chunk", "tensor_split", "diagonal", "as_strided"]
+__all__ = ["narrow", "select", "unbind", "split", "split_method", "chunk", "tensor_split", "diagonal", "as_strided"]
 
 
 def _index_arg(value: Any, fn: str, name: str) -> int:
@@ -93,6 +93,12 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         )
     return _multi_view(P["split"], tensor, {"split_size": n, "dim": d})
 
+
+
+def split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """``torch.split`` as a method, with the method's argument name. Mirrors:
+    ``torch.Tensor.split``."""
+    return split(self, split_size, dim)
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Mirrors: ``torch.chunk``."""

@@ -26,6 +26,7 @@ from hookgrad._functional._slicing import (  # noqa: F401 - re-exported
     select,
     slice_dim,
     split,
+    split_method,
     storage_offset_of,
     tensor_split,
     unbind,
@@ -533,9 +534,9 @@ def _parse_device(dev: Any) -> Any:
 
 def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     """Mirrors: ``torch.Tensor.cpu`` (the tensor itself when it is on the CPU)."""
-    if memory_format is not None and format_name(memory_format) != "preserve_format":
-        return to(self, "cpu", memory_format=memory_format)
-    return self if self.device.type == "cpu" else to(self, "cpu")
+    if self.device.type == "cpu" and format_name(memory_format) == "preserve_format":
+        return self
+    return to(self, "cpu", memory_format=memory_format)
 
 
 _OVERLAP = (
@@ -579,17 +580,9 @@ def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
     return bind_inplace(P["fill_"], self, (self, value))
 
 
-def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
-    """``torch.split`` as a method, with the method's argument name. Mirrors:
-    ``torch.Tensor.split``."""
-    return split(self, split_size, dim)
-
-
 def _dtype_method(d: str) -> Any:
     def method(self: Tensor, memory_format: Any = None) -> Tensor:
-        if memory_format is not None:
-            return to(self, to_dtype(d), memory_format=memory_format)
-        return to(self, to_dtype(d))
+        return to(self, to_dtype(d), memory_format=memory_format)
 
     method.__name__ = d
     return method
@@ -628,7 +621,7 @@ METHODS = {
     "narrow": narrow,
     "select": select,
     "unbind": unbind,
-    "split": _split_method,
+    "split": split_method,
     "chunk": chunk,
     "tensor_split": tensor_split,
     "diagonal": diagonal,

@@ -8,12 +8,16 @@ float32; a disabled one (``enabled=False``) is the usual no-op.
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import warnings
 from typing import Any, Callable
 
+import numpy as np
+
 from hookgrad._backend import cuda_available
-from hookgrad._dtypes import float16
+from hookgrad._dtypes import float16, float64
+from hookgrad._tensor import Tensor
 from hookgrad._legacy import bfloat16
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
@@ -24,6 +28,27 @@ STATE: dict[str, Any] = {"enabled": {}, "dtype": dict(_DEFAULT_DTYPES), "cache":
                          "nesting": 0}
 _CPU_MSG = ("hookgrad: CPU autocast (bfloat16 casting of matmul-like ops) is not implemented; "
             "use enabled=False or compute in float32")
+
+
+def _cast(value: Any, device_type: str, dtype: Any) -> Any:
+    """Cast every floating tensor of `device_type` inside `value` (nested containers included,
+    float64 excepted) to `dtype`, as autocast casts a custom op's inputs.
+
+    Mirrors: ``torch.amp.autocast_mode._cast``.
+    """
+    if isinstance(value, Tensor):
+        eligible = (value.is_floating_point() and value.device.type == device_type
+                    and value.dtype is not float64)
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes, np.ndarray)):
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, collections.abc.Iterable):
+        items = (_cast(v, device_type, dtype) for v in value)
+        return type(value)(items) if isinstance(value, (list, tuple)) else items
+    return value
 
 
 def is_autocast_available(device_type: str) -> bool:

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, defaultdict, deque, namedtuple
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
@@ -54,6 +55,23 @@ def register_pytree_node(cls: Any, flatten_fn: FlattenFunc, unflatten_fn: Unflat
     SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
 
 
+def _register_pytree_node(cls: Any, flatten_fn: FlattenFunc, unflatten_fn: UnflattenFunc,
+                          to_str_fn: Any = None, maybe_from_str_fn: Any = None, *,
+                          serialized_type_name: str | None = None,
+                          to_dumpable_context: Any = None, from_dumpable_context: Any = None,
+                          flatten_with_keys_fn: Any = None) -> None:
+    """The deprecated spelling of `register_pytree_node` (libraries written for PyTorch 2.0
+    still call it). Mirrors: ``torch.utils._pytree._register_pytree_node``."""
+    warnings.warn("`torch.utils._pytree._register_pytree_node` is deprecated. Please use "
+                  "`torch.utils._pytree.register_pytree_node` instead.", FutureWarning,
+                  stacklevel=2)
+    register_pytree_node(cls, flatten_fn, unflatten_fn,
+                         serialized_type_name=serialized_type_name,
+                         to_dumpable_context=to_dumpable_context,
+                         from_dumpable_context=from_dumpable_context,
+                         flatten_with_keys_fn=flatten_with_keys_fn)
+
+
 def is_namedtuple_class(cls: Any) -> bool:
     """A tuple subclass with ``_fields``. Mirrors: ``torch.utils._pytree.is_namedtuple_class``."""
     return (isinstance(cls, type) and issubclass(cls, tuple)
@@ -78,6 +96,11 @@ def _get_node_type(tree: Any) -> Any:
 
 def _dict_flatten(d: dict) -> tuple[list, Context]:
     return list(d.values()), list(d.keys())
+
+
+def _dict_unflatten(values: Iterable[Any], context: Context) -> dict:
+    """Mirrors: ``torch.utils._pytree._dict_unflatten``."""
+    return dict(zip(context, values))
 
 
 class MappingKey(NamedTuple):
@@ -126,7 +149,7 @@ def _dict_flatten_with_keys(d: dict) -> tuple[list, Context]:
 
 register_pytree_node(tuple, lambda t: (list(t), None), lambda v, c: tuple(v))
 register_pytree_node(list, lambda t: (list(t), None), lambda v, c: list(v))
-register_pytree_node(dict, _dict_flatten, lambda v, c: dict(zip(c, v)))
+register_pytree_node(dict, _dict_flatten, _dict_unflatten)
 register_pytree_node(namedtuple, lambda t: (list(t), type(t)), lambda v, c: c(*v))
 register_pytree_node(OrderedDict, _dict_flatten, lambda v, c: OrderedDict(zip(c, v)))
 register_pytree_node(defaultdict, lambda d: (list(d.values()), [d.default_factory, list(d)]),

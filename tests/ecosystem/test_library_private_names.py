@@ -141,3 +141,32 @@ def test_reparametrize_module(torch: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert scenario(hookgrad) == scenario(torch)
+
+
+def test_autocast_cast_str_intern_pytree_and_spawn_module(torch: Any) -> None:
+    def scenario(lib: Any) -> list:
+        amp = importlib.import_module(lib.__name__ + ".amp.autocast_mode")
+        tstr = importlib.import_module(lib.__name__ + "._tensor_str")
+        pytree = importlib.import_module(lib.__name__ + ".utils._pytree")
+        spawn = importlib.import_module(lib.__name__ + ".multiprocessing.spawn")
+        x, d, i = lib.ones(2), lib.ones(2, dtype=lib.float64), lib.ones(2, dtype=lib.long)
+        out = amp._cast({"a": x, "b": [d, i, "s", (x,)]}, "cpu", lib.float16)
+        dtypes = [out["a"].dtype, out["b"][0].dtype, out["b"][1].dtype, out["b"][3][0].dtype]
+
+        class Pair:
+            def __init__(self, a: Any, b: Any) -> None:
+                self.a, self.b = a, b
+
+        with pytest.warns(FutureWarning):
+            pytree._register_pytree_node(Pair, lambda p: ([p.a, p.b], None),
+                                         lambda v, c: Pair(*v))
+        leaves, spec = pytree.tree_flatten(Pair(1, [2, 3]))
+        back = pytree.tree_unflatten([4, 5, 6], spec)
+        return [[str(t).split(".")[-1] for t in dtypes], out["b"][2],
+                tstr._str_intern(lib.ones(2, requires_grad=True), tensor_contents="[X]"),
+                tstr._str_intern(lib.arange(3)), leaves, back.a, back.b,
+                pytree._dict_unflatten([1, 2], ["a", "b"]),
+                issubclass(spawn.ProcessRaisedException, Exception),
+                spawn.spawn is lib.multiprocessing.spawn]
+
+    assert scenario(hookgrad) == scenario(torch)
