@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import namespace_of
 from hookgrad._ops._elementwise import unbroadcast
 from hookgrad._ops.registry import defop
 
@@ -29,8 +30,8 @@ __all__ = ["DIRECT_COMPLEX_RULES", "view_as_real_array", "view_as_complex_array"
 def view_as_real_array(self: Any) -> Any:
     """A real array of shape ``(*self.shape, 2)`` over the memory of complex `self`."""
     re = self.real  # a view with the complex array's strides, half its item size
-    return np.lib.stride_tricks.as_strided(re, shape=re.shape + (2,),
-                                           strides=re.strides + (re.itemsize,))
+    return namespace_of(re).lib.stride_tricks.as_strided(re, shape=re.shape + (2,),
+                                                         strides=re.strides + (re.itemsize,))
 
 
 def view_as_complex_array(self: Any) -> Any:
