@@ -161,3 +161,44 @@ for _mk, _mf in _METHODS.items():
     for _ak, _av in _METHOD_ARGS.items():
         _add(f"method[{_mk},{_ak}]", lambda lib, mf=_mf, av=_av: mf(_x(lib, 2, 3),
                                                                    _marg(lib, av)))
+
+# ---------------------------------------------------------------------------- creation x data
+_CREATORS = {
+    "tensor": lambda lib, d: lib.tensor(d),
+    "as_tensor": lambda lib, d: lib.as_tensor(d),
+    "new_tensor": lambda lib, d: _x(lib, 2).new_tensor(d),
+    "tensor_float64": lambda lib, d: lib.tensor(d, dtype=lib.float64),
+    "tensor_int": lambda lib, d: lib.tensor(d, dtype=lib.int32),
+    "tensor_bool": lambda lib, d: lib.tensor(d, dtype=lib.bool),
+}
+_DATA = {
+    "generator": "@gen", "range": range(3), "tuple_nested": ((1, 2), (3, 4)),
+    "tensors_and_numbers": "@tn", "nested_tensor_list": "@ntl", "tensor_rg_list": "@trg",
+    "np_longdouble": "@ld", "np_scalar_list": "@nsl", "deque": "@deque",
+    "array_module": "@array", "mixed_depth": [[1, 2], 3], "str_number": ["1.5"],
+    "nan_to_int": [float("nan")], "inf_to_int": [float("inf")], "big_float": [1e300],
+    "neg_to_uint": [-1], "bool_and_float": [True, 2.5], "none_only": [None, None],
+    "empty_nested": [[], []], "dict_values": "@dv",
+}
+
+
+def _data(lib, v):
+    import array
+    import collections
+
+    import numpy as np
+
+    table = {
+        "@gen": lambda: (i for i in range(3)), "@tn": lambda: [lib.tensor(1.0), 2],
+        "@ntl": lambda: [[lib.tensor([1.0])]], "@trg": lambda: [_x(lib, 1, rg=True)[0], 1.0],
+        "@ld": lambda: np.array([1.0], dtype=np.longdouble),
+        "@nsl": lambda: [np.float32(1.0), np.int64(2)],
+        "@deque": lambda: collections.deque([1, 2]), "@array": lambda: array.array("d", [1.0]),
+        "@dv": lambda: {1: 2}.values(),
+    }
+    return table[v]() if isinstance(v, str) and v in table else v
+
+
+for _ck, _cf in _CREATORS.items():
+    for _dk, _dv in _DATA.items():
+        _add(f"create[{_ck},{_dk}]", lambda lib, cf=_cf, dv=_dv: cf(lib, _data(lib, dv)))
