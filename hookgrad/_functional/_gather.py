@@ -11,6 +11,7 @@ import numpy as np
 
 from hookgrad._dtypes import check_kernel
 from hookgrad import _backend
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional import shape as _shape
 from hookgrad._functional._common import to_tensor_like
@@ -144,6 +145,7 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- index_select & co
+@tensor_arguments
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """Mirrors: ``torch.index_select``."""
     if index._data.ndim > 1:

@@ -100,6 +100,36 @@ def _infer(data: Any, dim: int, shape: list) -> dtype | None:
     return out
 
 
+def check_leaves(data: Any, d: dtype, top: bool = True) -> None:
+    """What PyTorch's element-by-element conversion to an explicit dtype `d` refuses: a leaf
+    that is not a number, a float tensor inside a sequence or a NumPy float other than float64
+    (neither is an index) for an integral dtype."""
+    if isinstance(data, (str, bytes, np.ndarray)) or (isinstance(data, Tensor) and top):
+        return  # the other checks word these
+    if _is_seq(data):
+        for item in data:
+            check_leaves(item, d, False)
+        return
+    integral = not d.is_floating_point
+    if isinstance(data, Tensor):
+        if integral and (data._data.dtype.kind not in "iub" or data._data.size != 1):
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return
+    if isinstance(data, (bool, int, float)):
+        return  # (np.float64 is a float: PyTorch reads it as one)
+    if isinstance(data, np.generic):
+        if integral and isinstance(data, np.floating):
+            raise TypeError(f"'numpy.{type(data).__name__}' object cannot be interpreted as an "
+                            "integer")
+        return
+    if isinstance(data, complex):
+        return
+    if integral:
+        raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
+    raise TypeError(f"must be real number, not {type(data).__name__}")
+
+
 def _unwrap(data: Any, top: bool = True) -> Any:
     """Tensors inside `data` become host arrays (nested ones: scalars), for NumPy."""
     if isinstance(data, Tensor):

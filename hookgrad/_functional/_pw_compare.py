@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._backend import has_data, namespace_of
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
@@ -67,8 +68,8 @@ def _logical(name: str) -> Any:
     return fn
 
 
-logical_and = _logical("logical_and")
-logical_or = _logical("logical_or")
+logical_and = tensor_arguments(_logical("logical_and"))
+logical_or = tensor_arguments(_logical("logical_or"))
 logical_xor = _logical("logical_xor")
 
 
@@ -97,6 +98,7 @@ def _record_abs(t: Tensor) -> Tensor:
     return bind(P["abs"], (t,))
 
 
+@tensor_arguments
 def isfinite(input: Tensor) -> Tensor:
     """Mirrors: ``torch.isfinite`` (PyTorch's ``(x == x) & (x.abs() != inf)`` for floats)."""
     if input._data.dtype.kind in "fc" and _tracked(input):
@@ -257,6 +259,7 @@ def _c_type(t: Tensor) -> str:
             "float16": "c10::Half"}.get(t.dtype.name, t.dtype.name)
 
 
+@tensor_arguments
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """`input` with `value` where `mask` is true (``MaskedFillBackward0``/``1``).
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import binary
 from hookgrad._functional._pw_util import (
@@ -115,6 +116,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
     return bind(P["round_decimals"], (input,), {"decimals": decimals})
 
 
+@tensor_arguments
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (``PowBackward0``; bool squares to int64 as in PyTorch).
 

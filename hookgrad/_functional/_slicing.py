@@ -8,6 +8,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from hookgrad._ops._checks import int_args
 from hookgrad._functional._views import _dim, _multi_view, _view
 from hookgrad._ops import shape as _S
 from hookgrad._ops.registry import PRIMITIVES as P
@@ -31,6 +32,8 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input)
     size = input._data.shape[d]
+    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
     start = _index_arg(start, "narrow", "start")
     if not -size <= start <= size:
         raise IndexError(
@@ -54,7 +57,7 @@ def select(input: Tensor, dim: int, index: Any) -> Tensor:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input)
     size = input._data.shape[d]
-    i = int(index)
+    i = int_args((index,), "select", "index")[0]
     if not -size <= i < size:
         raise IndexError(
             f"select(): index {i} out of range for tensor of size {list(input._data.shape)} at "
@@ -77,14 +80,14 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     d = _dim(dim, tensor)
     size = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = tuple(int(s) for s in split_size_or_sections)
+        sizes = int_args(split_size_or_sections, "split_with_sizes", "split_sizes")
         if sum(sizes) != size or any(s < 0 for s in sizes):
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                 f"size at dimension {d}), but got split_sizes={list(sizes)}"
             )
         return _multi_view(P["split_with_sizes"], tensor, {"split_sizes": sizes, "dim": d})
-    n = int(split_size_or_sections)
+    n = int_args((split_size_or_sections,), "split_with_sizes", "split_sizes")[0]
     if n < 0 or (n == 0 and size != 0):
         raise RuntimeError(
             f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"

@@ -14,7 +14,7 @@ from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._common import Number, binary, result_type, to_tensor_like, unary_float
 from hookgrad._functional._pw_util import promote, scalar_cast
-from hookgrad._ops._checks import check_number, not_tensor
+from hookgrad._ops._checks import check_number, check_operand, check_tensor, not_tensor
 from hookgrad._ops._shapes import check_inplace_broadcast
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -145,13 +145,19 @@ def exp(input: Tensor) -> Tensor:
 def _pow_args(input: Any, exponent: Any) -> tuple[Any, tuple, dict, Any]:
     """Pick PyTorch's overload: Tensor_Scalar (0), Tensor_Tensor (1) or Scalar (2)."""
     if not isinstance(input, Tensor):
+        check_operand(input, "pow", "self", 1)
+        check_tensor(exponent, "pow", "exponent", 2)
         rt = result_type(input, exponent)
         cast = rt if exponent._data.dtype != rt.np else None
         return P["pow_scalar"], (exponent,), {"self": input}, cast
     if isinstance(exponent, Tensor):
         tensors, cast = promote(input, exponent)
         return P["pow_tensor"], tensors, _EMPTY, cast
-    cast = scalar_cast(input, exponent)
+    try:
+        cast = scalar_cast(input, exponent)
+    except AttributeError:  # free unless raised: an exponent that is not a number
+        check_operand(exponent, "pow", "exponent", 2)
+        raise
     kind = (cast.np if cast is not None else input._data.dtype).kind
     if kind in "iub" and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -216,13 +222,19 @@ def _mod_args(name: str, input: Any, other: Any) -> tuple[Any, tuple, dict, Any]
         if name == "fmod":
             raise TypeError("fmod(): argument 'input' (position 1) must be Tensor, not "
                             + type(input).__name__)
+        check_operand(input, name, "self", 1)
+        check_tensor(other, name, "other", 2)
         rt = result_type(input, other)
         cast = rt if other._data.dtype != rt.np else None
         return P["remainder_scalar"], (other,), {"self": input}, cast
     if isinstance(other, Tensor):
         tensors, cast = promote(input, other)
         return P[name + "_tensor"], tensors, _EMPTY, cast
-    return P[name], (input,), {"other": other}, scalar_cast(input, other)
+    try:
+        return P[name], (input,), {"other": other}, scalar_cast(input, other)
+    except AttributeError:  # free unless raised: an operand that is not a number
+        check_operand(other, name, "other", 2)
+        raise
 
 
 def remainder(input: Any, other: Any) -> Tensor:

@@ -41,6 +41,7 @@ from hookgrad._functional._nested import (  # noqa: F401 - re-exported helpers
     _check_fits,
     _python_numbers,
     _infer_all,
+    check_leaves,
 )
 from hookgrad._tensor import Tensor
 
@@ -129,6 +130,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             raise ValueError(f"too many dimensions '{type(data).__name__}'")
         if 0 in shape:
             return _empty_from_nested(data, shape, dtype, device, requires_grad)
+        if dtype is not None:  # converted element by element: PyTorch's per-element errors
+            check_leaves(data, to_dtype(dtype))
         inferred = _infer(data, 0, shape)
         d = to_dtype(dtype) if dtype is not None else (inferred or GLOBAL.default_dtype)
         raw = _unwrap(data)
@@ -176,8 +179,8 @@ def _fast_list(data: Any, dtype: Any) -> np.ndarray | None:
         return None  # small integral targets need PyTorch's overflow checks
     try:
         arr = np.array(data)
-    except (ValueError, OverflowError):
-        return None  # ragged or huge ints: the slow path raises PyTorch's errors
+    except (ValueError, OverflowError, RuntimeError):
+        return None  # ragged, huge ints, tensors that require grad: the slow path
     if arr.dtype.kind not in "bif" or arr.ndim == 0:
         return None  # "u": ints beyond int64, which the slow path refuses as PyTorch does
     types = _leaf_types(data, arr.ndim)

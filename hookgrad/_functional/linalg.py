@@ -12,6 +12,7 @@ import math
 import operator
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import to_dtype
 from hookgrad._functional._common import binary
@@ -93,6 +94,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return bind(P["bmm"], (input, mat2))
 
 
+@tensor_arguments
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """Inner product of two 1-D tensors.
 
@@ -134,6 +136,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return bind(P["mv"], (input, vec))
 
 
+@tensor_arguments
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two 1-D tensors: ``input.reshape(n, 1) * vec2``.
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._dtypes import check_kernel
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._backend import namespace_of
 from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
@@ -180,6 +181,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     return x
 
 
+@tensor_arguments
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     """This tensor cast to `other`'s dtype. Mirrors: ``torch.Tensor.type_as``."""
     return self.to(other.dtype)  # type: ignore[attr-defined]

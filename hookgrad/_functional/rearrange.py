@@ -10,6 +10,7 @@ from typing import Any
 from hookgrad._dispatch import bind
 from hookgrad._functional._slicing import slice_dim
 from hookgrad._functional._views import UNSET, one_spelling
+from hookgrad._ops._checks import int_args
 from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -17,16 +18,18 @@ from hookgrad._tensor import Tensor
 __all__ = ["flip", "fliplr", "flipud", "roll", "tile", "tril", "triu", "pad"]
 
 
-def _ints(args: tuple) -> tuple:
+def _ints(args: tuple, fn: str, arg: str) -> tuple:
+    """An int-list argument given as ints or one sequence; PyTorch's TypeError for anything
+    else (floats are not truncated, strings not parsed)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(int(a) for a in args[0])
-    return tuple(int(a) for a in args)
+        return int_args(args[0], fn, arg)
+    return int_args(args, fn, arg)
 
 
 def flip(input: Tensor, *order: Any, dims: Any = UNSET) -> Tensor:
     """Mirrors: ``torch.flip``."""
     n = input._data.ndim
-    norm = tuple(normalize_dim(d, n) for d in _ints(one_spelling(order, dims, "flip")))
+    norm = tuple(normalize_dim(d, n) for d in _ints(one_spelling(order, dims, "flip"), "flip", "dims"))
     if len(set(norm)) != len(norm):
         raise RuntimeError(f"dim {norm[0]} appears multiple times in the list of dims")
     return bind(P["flip"], (input,), {"dims": norm})
@@ -48,7 +51,7 @@ def flipud(input: Tensor) -> Tensor:
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Mirrors: ``torch.roll`` (no `dims`: roll the flattened tensor, keep the shape)."""
-    sh = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    sh = _ints((shifts,), "roll", "shifts")
     if dims is None:
         if len(sh) != 1:
             raise RuntimeError(
@@ -64,7 +67,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 
 def repeat(self: Tensor, *sizes: Any, repeats: Any = UNSET) -> Tensor:
     """Mirrors: ``torch.Tensor.repeat``."""
-    reps = _ints(one_spelling(sizes, repeats, "repeat"))
+    reps = _ints(one_spelling(sizes, repeats, "repeat"), "repeat", "repeats")
     if len(reps) < self._data.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
@@ -79,7 +82,7 @@ def repeat(self: Tensor, *sizes: Any, repeats: Any = UNSET) -> Tensor:
 
 def tile(input: Tensor, dims: Any) -> Tensor:
     """Mirrors: ``torch.tile`` (``repeat`` with leading ones; ``RepeatBackward0``)."""
-    reps = _ints((dims,))
+    reps = _ints((dims,), "tile", "dims")
     n = input._data.ndim
     if len(reps) < n:
         reps = (1,) * (n - len(reps)) + reps

@@ -11,10 +11,12 @@ import warnings
 from typing import Any
 
 from hookgrad import _backend
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._dtypes import dtype as _dtype_cls
 from hookgrad._dtypes import to_dtype
+from hookgrad._functional._to_args import check_one_dtype, check_to_kwargs, parse_device
 from hookgrad._functional._view_dtype import view_dtype
 from hookgrad._memory_format import check_rank, format_name, is_contiguous_as, suggest
 from hookgrad._functional._common import to_tensor_like
@@ -122,7 +124,11 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         shape = input._data.shape
     except AttributeError:
         raise not_tensor("flatten", input) from None
-    if not shape:
+    if not shape:  # a 0-d tensor has the dims of a 1-d one here ([-1, 0])
+        for d in (start_dim, end_dim):
+            if not -1 <= d <= 0:
+                raise IndexError("Dimension out of range (expected to be in range of [-1, 0], "
+                                 f"but got {d})")
         return reshape(input, 1)
     start, end = _dim(start_dim, input), _dim(end_dim, input)
     if start > end:
@@ -185,6 +191,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
     return expand(input, *tuple(size))
 
 
+@tensor_arguments
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
     """Mirrors: ``torch.Tensor.expand_as``."""
     return expand(self, *other._data.shape)
@@ -210,11 +217,18 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return _view(P["unsqueeze"], input, {"dim": d})
 
 
-def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+_EVERY_DIM: Any = object()  # squeeze() without `dim` (an explicit None is PyTorch's TypeError)
+
+
+def squeeze(input: Tensor, dim: Any = _EVERY_DIM) -> Tensor:
     """Mirrors: ``torch.squeeze`` (``SqueezeBackward0/1/2`` for no dim / an int / a tuple)."""
     check_tensor(input, "squeeze")
-    if dim is None:
+    if dim is _EVERY_DIM:
         return _view(P["squeeze"], input, {})
+    if dim is None:
+        raise TypeError("squeeze() received an invalid combination of arguments - got "
+                        "(Tensor, NoneType), but expected one of:\n * (Tensor input)\n * (Tensor "
+                        "input, int dim)\n * (Tensor input, tuple of ints dim)")
     if isinstance(dim, (tuple, list)):
         dims = tuple(_dim(d, input) for d in dim)
         return _view(P["squeeze_dims"], input, {"dim": dims})
@@ -244,6 +258,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _view(P["transpose"], input, {"dim0": _dim(dim0, input), "dim1": _dim(dim1, input)})
 
 
+@tensor_arguments
 def t(input: Tensor) -> Tensor:
     """Mirrors: ``torch.t`` (tensors with at most 2 dims)."""
     if input._data.ndim > 2:
@@ -455,25 +470,6 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     return bind(P["clone"], (self,), {"memory_format": name})
 
 
-_TO_KWARGS = frozenset({"dtype", "device", "copy", "non_blocking", "memory_format"})
-
-
-def check_to_kwargs(kwargs: dict) -> None:
-    """PyTorch's parser for ``to(...)`` keywords (Tensor.to and Module.to)."""
-    for name in kwargs:
-        if name not in _TO_KWARGS:
-            raise TypeError("to() received an invalid combination of arguments - got an "
-                            f"unexpected keyword argument '{name}'")
-    format_name(kwargs.get("memory_format"))
-
-
-def check_one_dtype(seen: Any) -> None:
-    """No ``to(...)`` overload takes two dtypes (``to(torch.float64, torch.float32)``)."""
-    if seen is not None:
-        raise TypeError("to() received an invalid combination of arguments - got (torch.dtype, "
-                        "torch.dtype), but expected one dtype")
-
-
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Mirrors: ``torch.Tensor.to`` for dtype and device arguments (``ToCopyBackward0``).
 
@@ -501,7 +497,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = float if isinstance(a, float) else a
     source = self.device
     if dev is not None:
-        dev = _parse_device(dev)
+        dev = parse_device(dev)
         _backend.backend_for(dev, copy=True)  # PyTorch's error for a device that is not available
         if dev.type == source.type and dev.index is None:
             dev = None  # "cuda" means the current device: the tensor's own
@@ -519,17 +515,6 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     params = {"dtype": to_dtype(dtype) if dtype is not None else self.dtype, "device": dev,
               "source": source, **extra}
     return bind(P["_to_copy"], (self,), params)
-
-
-def _parse_device(dev: Any) -> Any:
-    """A device argument; a malformed string is PyTorch's RuntimeError, not a ValueError."""
-    try:
-        out = dev if isinstance(dev, _backend.device) else _backend.device(dev)
-    except ValueError:
-        raise RuntimeError(f"Invalid device string: '{dev}'") from None
-    if out.index is not None and out.index < 0:
-        raise RuntimeError(f"Invalid device string: '{dev}'")
-    return out
 
 
 def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
@@ -636,7 +621,7 @@ METHODS = {
     "int": _dtype_method("int32"),
     "bool": _dtype_method("bool"),
     "cpu": cpu,
-    "view_as": lambda self, other: view(self, *other._data.shape),
+    "view_as": tensor_arguments(lambda self, other: view(self, *other._data.shape)),
     "reshape_as": lambda self, other: reshape(self, *other._data.shape),
     **_REARRANGE_METHODS,
 }

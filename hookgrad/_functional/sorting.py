@@ -17,7 +17,7 @@ import numpy as np
 
 from hookgrad import return_types
 from hookgrad._dispatch import bind
-from hookgrad._ops._checks import not_tensor
+from hookgrad._ops._checks import int_args, not_tensor
 from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -225,6 +225,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     ndim = input._data.ndim
     d = normalize_dim(operator.index(dim), ndim)
     size = input._data.shape[d] if ndim else 1
+    k = int_args((k,), "topk", "k")[0]
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
     params = {"k": k, "dim": d, "largest": largest, "sorted": sorted}

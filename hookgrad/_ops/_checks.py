@@ -10,13 +10,17 @@ or where a non-tensor operand is about to be wrapped as a scalar.
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from hookgrad._tensor import Tensor
 
-__all__ = ["not_tensor", "check_tensor", "check_operand", "is_number", "check_number", "int_args"]
+__all__ = ["not_tensor", "check_tensor", "check_operand", "is_number", "check_number", "int_args",
+           "tensor_arguments"]
 
 
 def not_tensor(fn: str, value: Any, arg: str = "input", pos: int = 1) -> TypeError:
@@ -62,3 +66,28 @@ def int_args(values: Any, fn: str, arg: str = "size") -> tuple[int, ...]:
                             f"found element of type {type(v).__name__} at pos {i}")
         out.append(int(v))
     return tuple(out)
+
+
+def tensor_arguments(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn`, whose failure on an argument that is neither a tensor nor a number becomes
+    PyTorch's TypeError naming it (its parser refuses those first). For ops off the hot path:
+    the wrapper is one more call; the check runs only when `fn` raised AttributeError."""
+    names = [p.name for p in inspect.signature(fn).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError:
+            bound = [*zip(names, args), *kwargs.items()]
+            # a value that is not even a number first; else a number read as a tensor
+            for accept_numbers in (True, False):
+                for pos, (name, value) in enumerate(bound, start=1):
+                    if not isinstance(value, Tensor) and not (accept_numbers and
+                                                              is_number(value)):
+                        arg = "input" if name == "self" else name
+                        raise not_tensor(fn.__name__, value, arg, pos) from None
+            raise
+
+    return wrapper

@@ -13,6 +13,7 @@ import numpy as np
 import hookgrad._functional.arith as A
 import hookgrad._functional.creation as C
 import hookgrad._functional.pointwise as P
+from hookgrad._ops._checks import check_operand, check_tensor, tensor_arguments
 from hookgrad._dtypes import bool_, check_kernel, get_default_dtype
 from hookgrad._functional.complex import conj, conj_physical, is_conj, real, resolve_conj, sgn
 from hookgrad._tensor import Tensor
@@ -53,8 +54,10 @@ def signbit(input: Tensor) -> Tensor:
     return C.from_numpy(np.ascontiguousarray(np.signbit(input._data)))
 
 
+@tensor_arguments
 def copysign(input: Tensor, other: Any) -> Tensor:
     """|input| with the sign of `other`. Mirrors: ``torch.copysign``."""
+    check_operand(other, "copysign", "other", 2)
     x = input if input.is_floating_point() else input.to(get_default_dtype())
     neg = C.from_numpy(np.ascontiguousarray(np.signbit(
         other._data if isinstance(other, Tensor) else np.asarray(other))))
@@ -163,8 +166,12 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
+@tensor_arguments
 def ldexp(input: Tensor, other: Any) -> Tensor:
     """input * 2**other. Mirrors: ``torch.ldexp``."""
+    check_tensor(other, "ldexp", "other", 2)
+    if other._data.dtype.kind == "b":
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     x = input if input.is_floating_point() else input.to(get_default_dtype())
     return x * A.pow(2.0, _t(other, x).to(x.dtype))
 

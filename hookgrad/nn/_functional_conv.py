@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._functional.rearrange import pad as _pad
 from hookgrad._ops.conv import conv
 from hookgrad._tensor import Tensor
@@ -198,6 +199,7 @@ def _conv_nd(
     return out if batched else out.squeeze(0)  # type: ignore[attr-defined]
 
 
+@tensor_arguments
 def conv1d(
     input: Tensor,
     weight: Tensor,
@@ -235,6 +237,7 @@ def conv1d(
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
+@tensor_arguments
 def conv2d(
     input: Tensor,
     weight: Tensor,
@@ -324,6 +327,7 @@ def conv_transpose1d(
     )
 
 
+@tensor_arguments
 def conv_transpose2d(
     input: Tensor,
     weight: Tensor,

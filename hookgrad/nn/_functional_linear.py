@@ -25,6 +25,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
         bad = (input, "input", 1) if not isinstance(input, Tensor) else (weight, "weight", 2)
         raise not_tensor("linear", *bad)
+    if not input._data.ndim or not weight._data.ndim:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input._data.ndim}D and {weight._data.ndim}D")
     wt = weight.t()  # type: ignore[attr-defined]
     if bias is None:
         return _linalg.matmul(input, wt)

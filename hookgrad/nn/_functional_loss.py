@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._dispatch import bind
 from hookgrad._functional._common import result_type
 from hookgrad._functional.nn_ops import log_softmax
@@ -187,20 +188,24 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 # ---------------------------------------------------------------- classification
 def _check_nll(input: Tensor, target: Tensor) -> None:
+    # in PyTorch's order: the Python wrapper's shape checks, then the kernel's
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() >= 2 and target.dim() >= 1 and input.size(0) != target.size(0):
+        raise ValueError(
+            f"Expected input batch_size ({input.size(0)}) to match target batch_size "
+            f"({target.size(0)})."
+        )
     if target.dtype.is_floating_point:
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
             f"{target.dtype.legacy_name[:-6]}"
         )
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() >= 2 and input.size(0) != target.size(0):
-        raise ValueError(
-            f"Expected input batch_size ({input.size(0)}) to match target batch_size "
-            f"({target.size(0)})."
-        )
+    if input.dim() <= 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
 
 
+@tensor_arguments
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
@@ -228,6 +233,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return out.reshape(*target.shape) if params["reduction"] == 0 else out  # type: ignore
 
 
+@tensor_arguments
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
@@ -348,10 +354,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         raise ValueError(
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
+    if input.is_floating_point() and not target.is_floating_point():
+        raise RuntimeError(f"result type {input.dtype.legacy_name[:-6]} can't be cast to the "
+                           f"desired output type {target.dtype.legacy_name[:-6]}")
     return bind(P["binary_cross_entropy_with_logits"], (input, target),
                 {"weight": weight, "pos_weight": pos_weight, "reduction": red})
 
 
+@tensor_arguments
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence with `input` as log-probabilities (composite).
@@ -373,6 +383,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
             )
         enum_reduction = "sum" if reduction == "batchmean" else reduction
         get_enum(enum_reduction)
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         out = target.exp() * (target - input)  # type: ignore[attr-defined]
     else:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._functional import creation as C
 from hookgrad._functional import pointwise as P
 from hookgrad._tensor import Tensor
@@ -98,6 +99,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Any = Non
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@tensor_arguments
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Any = None, size_average: Any = None, reduce: Any = None,
                       reduction: str = "mean") -> Tensor:

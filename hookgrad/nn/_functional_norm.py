@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._backend import namespace_of
 from hookgrad._dispatch import bind
 from hookgrad._ops import normalization as _N
@@ -27,6 +28,22 @@ def _or_empty(t: Tensor | None, like: Tensor) -> Tensor:
     empty = Tensor._make(namespace_of(data).zeros((0,), dtype=data.dtype))
     empty._absent = True  # saved-tensor hooks skip it: PyTorch saves nothing for a None
     return empty
+
+
+def _check_norm_dtypes(kernel: str, input: Tensor, *others: Tensor | None) -> None:
+    """The CPU kernels' dtype rules: a floating input with the same dtype as every given
+    statistic and affine parameter."""
+    if not input.is_floating_point() and all(t is None for t in others):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype.legacy_name[:-6]}'")
+    if not input.is_floating_point() and kernel == "batch_norm":
+        raise NotImplementedError(f"\"batch_norm\" not implemented for "
+                                  f"'{input.dtype.legacy_name[:-6]}'")
+    # (reduced-precision input with float32 parameters is the one mix the kernels take)
+    low = input.dtype.name in ("float16", "bfloat16")
+    if any(t is not None and t.dtype != input.dtype and not (low and t.dtype.name == "float32")
+           for t in others):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def batch_norm(
@@ -69,6 +86,7 @@ def batch_norm(
 
     Mirrors: ``torch.nn.functional.batch_norm``.
     """
+    _check_norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
     if training:
         size = input.size(0)
         for n in tuple(input.shape)[2:]:
@@ -125,6 +143,7 @@ def _check_param_dtypes(input: Tensor, weight: Tensor | None, bias: Tensor | Non
                        f"{input.dtype.scalar_type}")
 
 
+@tensor_arguments
 def layer_norm(
     input: Tensor,
     normalized_shape: Sequence[int],
@@ -199,6 +218,13 @@ def group_norm(
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
         )
     n, c = input.size(0), input.size(1)
+    _check_norm_dtypes("GroupNormKernelImpl", input, weight, bias)
+    for t in (weight, bias):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(
+                "Expected weight to be a vector of size equal to the number of channels in "
+                f"input, but got weight of shape {list(t.shape)} and input of shape "
+                f"{list(input.shape)}")
     # PyTorch's Python-level check, before the kernel's (num_groups=0: ZeroDivisionError)
     size = [n * c // num_groups, num_groups, *input.shape[2:]]
     if math.prod([size[0], *size[2:]]) == 1:

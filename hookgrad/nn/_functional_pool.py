@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._backend import namespace_of
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
@@ -104,6 +105,7 @@ def _pair(value: Any, n: int, fn: str, name: str) -> tuple[int, ...]:
     return out
 
 
+@tensor_arguments
 def max_pool2d(
     input: Tensor,
     kernel_size: IntOrSeq,
@@ -267,6 +269,7 @@ def avg_pool2d(
     )
 
 
+@tensor_arguments
 def avg_pool1d(
     input: Tensor,
     kernel_size: IntOrSeq,

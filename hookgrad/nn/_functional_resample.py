@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._dispatch import bind
 from hookgrad._functional.rearrange import pad
 from hookgrad._ops import layers as _L
@@ -86,6 +87,13 @@ def interpolate(
     Mirrors: ``torch.nn.functional.interpolate``.
     """
     nd = input.dim() - 2
+    if not input.is_floating_point() and 1 <= nd <= 3:  # the CPU kernels are floating only
+        kernel = {"bicubic": "compute_indices_weights_cubic",
+                  "area": f"adaptive_avg_pool{nd}d"}.get(
+            mode, "compute_indices_weights_nearest" if nd == 1 else
+            f"upsample_{'nearest' if 'nearest' in mode else mode}{nd}d_channels_last")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype.legacy_name[:-6]}'")
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -171,6 +179,7 @@ def _check_shuffle(input: Tensor, factor: int, name: str, up: bool) -> None:
                            f"but input.size({pos})={n} is not divisible by {factor}")
 
 
+@tensor_arguments
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``[*, C*r*r, H, W] -> [*, C, H*r, W*r]`` (``PixelShuffleBackward0``).
 

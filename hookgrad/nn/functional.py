@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._backend import has_data
 from hookgrad._dispatch import bind, note_write
 from hookgrad._functional import nn_ops as _nn_ops
@@ -190,6 +191,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
+@tensor_arguments
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:

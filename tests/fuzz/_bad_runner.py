@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tests.fuzz import (  # noqa: F401 - they fill the corpus
-    _bad_api, _bad_files, _bad_modules, _bad_ops, _bad_ops2)
+    _bad_api, _bad_files, _bad_modules, _bad_more, _bad_ops, _bad_ops2)
 from tests.fuzz._bad_inputs import CORPUS, INPLACE
 
 

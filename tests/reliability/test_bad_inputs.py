@@ -25,7 +25,6 @@ DEPARTURES = {
     "zeros(2, dtype=<class 'complex'>)": "hookgrad has no complex dtypes (TypeError)",
     "take_along_dim(oob)": "PyTorch's CPU kernel does not bounds-check this index and reads "
     "past the tensor; hookgrad refuses (RuntimeError)",
-    "to(1.5)": "PyTorch silently accepts a float as to()'s argument; hookgrad raises TypeError",
 }
 
 

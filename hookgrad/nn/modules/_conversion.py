@@ -11,7 +11,7 @@ from hookgrad._backend import backend_for
 from hookgrad._backend import device as _device
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import to_dtype
-from hookgrad._functional.shape import check_one_dtype, check_to_kwargs
+from hookgrad._functional._to_args import check_one_dtype, check_to_kwargs
 from hookgrad._tensor import Tensor
 
 __all__ = ["parse_to", "with_factory_device"]
