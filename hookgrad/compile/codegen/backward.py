@@ -28,6 +28,7 @@ primitives] in items.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -152,8 +153,37 @@ def backward_source(prog: Any, live: set, present: tuple) -> tuple[str, dict[str
         em.in_maybe = False
     em.lines[head:head] = [f"    g{j} = None" for j in sorted(em.maybe)]
     rets = [f"_out(g{i})" if i in em.has_grad else "None" for i in prog.inputs]
-    em.lines.append(f"    return ({', '.join(rets)},)")
-    return "\n".join(em.lines) + "\n", em.ns
+    lines = _release(em.lines, head + len(em.maybe),
+                     {f"g{i}" for i in prog.inputs if i in em.has_grad})
+    lines.append(f"    return ({', '.join(rets)},)")
+    return "\n".join(lines) + "\n", em.ns
+
+
+_TEMP = re.compile(r"\b(?:g|_d)\d+\b")
+
+
+def _release(lines: list, skip: int, kept: set) -> list:
+    """`lines` with each gradient (``g<j>``) and temporary (``_d<k>``) dropped after the line
+    that uses it last, as eager's engine frees a node's gradient once the node has run: a
+    generated backward otherwise holds every gradient of the graph until it returns (three
+    times eager's peak memory on the GPT step). Names in `kept` (the input gradients the
+    return line reads) stay; a name whose last use is a block header (``if g3 is not
+    None:``) is left alone."""
+    last: dict[str, int] = {}
+    for n, line in enumerate(lines[skip:], skip):
+        for name in _TEMP.findall(line):
+            last[name] = n
+    out = list(lines[:skip])
+    drops: dict[int, list] = {}
+    for name, n in last.items():
+        drops.setdefault(n, []).append(name)
+    for n, line in enumerate(lines[skip:], skip):
+        out.append(line)
+        names = [x for x in drops.get(n, ()) if x not in kept]
+        if names and not line.rstrip().endswith(":"):
+            indent = line[:len(line) - len(line.lstrip())]
+            out.append(f"{indent}{' = '.join(sorted(names))} = None")
+    return out
 
 
 def _emit_leaf(em: _Emitter, k: int) -> None:
