@@ -66,3 +66,60 @@ def test_case_matches_torch(torch, k):
             lib.set_default_dtype(lib.float32)
 
     assert outcome(hookgrad, run) == outcome(torch, run)
+
+
+def _writes(lib):
+    def real_gets_complex():
+        x = lib.ones(2)
+        x[0] = 1j
+        return x
+
+    def real_gets_real_complex():
+        x = lib.ones(2)
+        x[0] = 1 + 0j
+        return x
+
+    def complex_gets_numbers():
+        z = lib.ones(2, dtype=lib.complex64)
+        z[0] = 2.5
+        z[1] = 3j
+        z[lib.tensor([0])] = lib.tensor([1j])
+        return z
+
+    def copies_and_inplace():
+        z = lib.ones(2, dtype=lib.complex64)
+        z.copy_(lib.tensor([1.0, 2.0]))
+        z.mul_(lib.tensor([2.0, 3.0]))
+        z += 1j
+        return z
+
+    def real_copy_of_complex():
+        x = lib.ones(2)
+        x.copy_(lib.tensor([1 + 1j, 2]))
+        return x
+
+    def real_inplace_times_1j():
+        return lib.ones(2).mul_(1j)
+
+    def unsigned_writes():
+        x = lib.ones(2, dtype=lib.uint16)
+        x[0] = 7
+        x *= 3
+        return x
+
+    return [real_gets_complex, real_gets_real_complex, complex_gets_numbers, copies_and_inplace,
+            real_copy_of_complex, real_inplace_times_1j, unsigned_writes]
+
+
+@pytest.mark.parametrize("k", range(7))
+def test_writes_match_torch(torch, k):
+    import hookgrad
+
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return repr(_writes(lib)[k]())
+
+    assert outcome(hookgrad, run)[0] == outcome(torch, run)[0]
+    if outcome(torch, run)[0] == "ok":
+        assert outcome(hookgrad, run) == outcome(torch, run)
