@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._config import GLOBAL
+from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._functional._pw_util import float_cast, inplace_unary, require_float
 from hookgrad._ops._checks import check_number, check_tensor, not_tensor
@@ -171,7 +171,11 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
     Mirrors: ``torch.nn.functional.silu``.
     """
-    require_float(input, "silu_cpu")
+    if not (isinstance(input, Tensor) and input._data.dtype.kind == "c"):  # (complex SiLU exists)
+        require_float(input, "silu_cpu")
+    elif input.requires_grad and STATE.grad_enabled:  # ... without a complex derivative
+        raise RuntimeError("silu does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     return _run(P["silu"], input, _EMPTY, inplace)
 
 

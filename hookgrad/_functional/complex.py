@@ -26,7 +26,7 @@ from hookgrad._tensor import Tensor
 
 __all__ = ["view_as_real", "view_as_complex", "view_as_real_copy", "view_as_complex_copy",
            "real", "imag", "complex", "polar", "angle", "conj", "conj_physical", "resolve_conj",
-           "is_conj", "sgn", "is_complex_dtype"]
+           "is_conj", "sgn"]
 
 # results of conj() by id (NOTE [Lazy conjugation]); not a WeakSet: tensors compare elementwise
 _CONJUGATED: dict[int, weakref.ref] = {}

@@ -288,10 +288,18 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- __setitem__
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bool": "bool"}
+
+
 def _value_tensor(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
     xp = _backend.namespace_of(self._data)
+    if isinstance(value, complex) and self._data.dtype.kind != "c":
+        if value.imag:  # PyTorch's checked conversion of the Python number
+            c_type = _C_NAMES.get(self.dtype.name, f"{self.dtype.name}_t")
+            raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+        value = value.real
     try:
         return Tensor._make(xp.asarray(value, dtype=self._data.dtype))
     except (TypeError, ValueError):

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
+from hookgrad._ops._batching import batches, broadcasting
 from hookgrad._ops._elementwise import unbroadcast
 from hookgrad._ops.registry import defop
 
@@ -130,3 +131,7 @@ defop("sgn", impl=_sgn_impl, saves=("self", "result"), vjp={"self": _sgn_vjp},
 # rules written in PyTorch's complex convention (NOTE [Complex gradients])
 DIRECT_COMPLEX_RULES = frozenset({"view_as_real", "view_as_complex", "conj_physical", "_conj",
                                   "angle", "polar", "complex", "sgn"})
+
+# vmap: all of them are elementwise in the batch dimension (the views add or drop the last one)
+batches(["view_as_real", "view_as_complex", "conj_physical", "_conj", "angle", "polar",
+         "complex", "sgn"], broadcasting)

@@ -550,14 +550,26 @@ def zeros_like_array(t: Any) -> Tensor:
     return zeros_of(t, t._data.shape)
 
 
+def _copy_impl(self: Any, src: Any) -> Any:
+    if src.dtype.kind == "c" and self.dtype.kind != "c":
+        src = complex_to_real(src)
+    return np.broadcast_to(src, self.shape).astype(self.dtype)
+
+
+def _copy_src_vjp(grad: Any, src_shape: Any, src_dtype: Any) -> Any:
+    if grad.is_complex() and not src_dtype.is_complex:
+        grad = grad.real  # a real source of a complex copy gets the real part
+    return grad.sum_to_size(src_shape).to(src_dtype)
+
+
 defop(
     "copy_",
-    impl=lambda self, src: np.broadcast_to(src, self.shape).astype(self.dtype),
+    impl=_copy_impl,
     inputs=("self", "src"),
     node_name="CopyBackwards",
     vjp={
         "self": lambda grad: zeros_like_array(grad),
-        "src": lambda grad, src_shape, src_dtype: grad.sum_to_size(src_shape).to(src_dtype),
+        "src": _copy_src_vjp,
     },
     jvp={"self": lambda t: zeros_like_array(t), "src": lambda t, self_shape: t.expand(self_shape)},
 )

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._ops._batching import batches, dim_params
 from hookgrad._ops.registry import defop
 
 __all__ = ["INVERSE_NORM"]
@@ -75,3 +76,6 @@ defop("_fft_r2c", impl=_r2c, params=("dim", "norm", "onesided"), saves=("self",)
       node_name="FftR2CBackward0", vjp={"self": _r2c_vjp}, jvp="linear")
 defop("_fft_c2r", impl=_c2r, params=("dim", "norm", "last_dim_size"),
       node_name="FftC2RBackward0", vjp={"self": _c2r_vjp}, jvp="linear")
+
+# vmap: `dim` holds logical dimensions, shifted past the batch dimension
+batches(["_fft_c2c", "_fft_r2c", "_fft_c2r"], dim_params("dim", none_all=False))

@@ -111,3 +111,34 @@ def test_case_matches_torch(torch, name):
         return out
 
     same(torch, run)
+
+
+NN = {
+    "mse": lambda F, a, b: F.mse_loss(a, b), "l1": lambda F, a, b: F.l1_loss(a, b),
+    "smooth_l1": lambda F, a, b: F.smooth_l1_loss(a, b), "huber": lambda F, a, b:
+    F.huber_loss(a, b), "softmax": lambda F, a, b: a.softmax(0), "silu": lambda F, a, b:
+    F.silu(a * b), "tanh": lambda F, a, b: F.tanh(a * b), "layer_norm": lambda F, a, b:
+    F.layer_norm(a, (2,)), "linear": lambda F, a, b: F.linear(a.view(1, 2), b.view(1, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN))
+def test_nn_functional_on_complex_matches_torch(torch, name):
+    def run(lib):
+        a = lib.tensor([1 + 0.5j, -0.25j], requires_grad=True)
+        b = lib.tensor([0.5 - 1j, 2 + 0j])
+        out = NN[name](lib.nn.functional, a, b)
+        (out.abs().sum() if out.is_complex() else out.sum()).backward()
+        return out, a.grad
+
+    same(torch, run)
+
+
+def test_module_to_complex_matches_torch(torch):
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m = lib.nn.Linear(2, 2).to(lib.complex64)
+        return [str(p.dtype) for p in m.parameters()], [str(w.message)[:40] for w in caught]
+
+    same(torch, run)

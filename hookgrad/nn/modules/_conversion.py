@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -52,11 +53,18 @@ def parse_to(args: tuple, kwargs: dict) -> tuple[_device | None, _dtype | None]:
     if dtype is None:
         return dev, None
     d = to_dtype(dtype)
-    if not d.is_floating_point:
+    if not (d.is_floating_point or d.is_complex):
         raise TypeError(
             "nn.Module.to only accepts floating point or complex dtypes, but got desired "
             f"dtype={d}"
         )
+    if d.is_complex:
+        warnings.warn(
+            "Complex modules are a new feature under active development whose design may "
+            "change, and some modules might not work as expected when using complex tensors as "
+            "parameters or buffers. Please file an issue at https://github.com/pytorch/pytorch/"
+            "issues/new?template=bug-report.yml if a complex module does not work as expected.",
+            UserWarning, stacklevel=3)
     return dev, d
 
 

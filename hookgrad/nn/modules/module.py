@@ -339,7 +339,8 @@ class Module:
             return self
 
         def convert(t: Tensor) -> Tensor:
-            want = dtype if dtype is not None and t.is_floating_point() else None
+            floating = t.is_floating_point() or t.is_complex()
+            want = dtype if dtype is not None and floating else None
             if fmt is not None and t.dim() in (4, 5):  # PyTorch converts 4-D and 5-D only
                 return t.to(device=device, dtype=want, memory_format=fmt)  # type: ignore
             return t.to(device=device, dtype=want)  # type: ignore[attr-defined]
