@@ -295,8 +295,16 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
 
 
 def linearize(func: Callable[..., Any], *primals: Any) -> tuple:
-    """``(func(*primals), jvp_fn)``. Mirrors: ``torch.func.linearize`` (recomputes per call)."""
+    """``(func(*primals), jvp_fn)``. Mirrors: ``torch.func.linearize`` (recomputes per call).
+
+    PyTorch computes the output, then traces one jvp of `func` (which runs it once more:
+    random draws, hooks), then runs the trace per call; hookgrad runs that jvp once here too,
+    so the random stream and the hook calls are PyTorch's."""
+    from hookgrad._functional.creation import zeros_like
+
     out = func(*primals)
+    flat, spec = tree_flatten(primals)
+    jvp(func, primals, tree_unflatten([zeros_like(p) for p in flat], spec))
 
     def jvp_fn(*tangents: Any) -> Any:
         return jvp(func, primals, tangents)[1]

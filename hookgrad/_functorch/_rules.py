@@ -58,24 +58,72 @@ class LogicalArray(np.ndarray):
     __array__ = _refuse
 
 
-def _level_of(values: Any) -> int:
+def _level_of(values: Any, tangents: bool = True) -> int:
     level = -1
     for v in values:
         if type(v) in (tuple, list):
-            level = max(level, _level_of(v))
+            level = max(level, _level_of(v, tangents))
         else:
             lv = getattr(v, "_bt_level", -1)
             if lv is not None and lv > level:
                 level = lv
+            tans = _tangents(v) if tangents and hasattr(v, "_fw_grads") else None
+            if tans:  # a tangent batched at a deeper level (a jacfwd's basis) is picked first
+                level = max(level, _level_of(list(tans.values())))
     return level
 
 
 def _pick(v: Any, level: int, i: int) -> Any:
     if type(v) in (tuple, list):
         return type(v)(_pick(e, level, i) for e in v)
+    tans = _tangents(v) if hasattr(v, "_fw_grads") else {}
     if getattr(v, "_bt_level", None) == level:
-        return v._bt_value[i]
-    return v
+        out = v._bt_value[i]
+    elif any(getattr(t, "_bt_level", None) == level for t in tans.values()):
+        from hookgrad.autograd.forward_ad import primal_alias
+
+        out = primal_alias(v)  # the value is shared; its tangent is picked
+    else:
+        return v
+    for fl, tan in tans.items():  # forward-over-reverse inside vmap (a hessian): the
+        _set_tangent(out, fl, _pick(tan, level, i))  # sample keeps its tangents
+    return out
+
+
+def _tangents(v: Any) -> dict:
+    """The forward-AD tangents a logical value carries (they live on the wrapper, not on its
+    physical value, when the dual level is inside the vmap level)."""
+    from hookgrad.autograd.forward_ad import OPEN, tangents_of
+
+    return tangents_of(v) if OPEN else {}
+
+
+def _set_tangent(t: Any, level: int, tan: Any) -> None:
+    from hookgrad.autograd import forward_ad
+
+    forward_ad._set_tangent(t, level, tan)
+
+
+def _stack_rows(col: list, level: int, tangent_only: bool) -> Any:
+    """The per-sample results as one value of `level`, their tangents stacked alike.
+    `tangent_only`: only the tangents were batched at `level` (a jacfwd basis), so the rows'
+    values are one value, and only their tangents are stacked."""
+    from hookgrad._functional.shape import stack
+    from hookgrad.autograd.forward_ad import primal_alias
+
+    wrap = LEVELS[1]
+    if tangent_only:
+        out = primal_alias(col[0])
+        for fl in _tangents(col[0]):
+            rows = [_tangents(c).get(fl) for c in col]
+            if all(r is not None for r in rows):
+                _set_tangent(out, fl, wrap(stack(rows, 0), level))
+        return out
+    phys = stack(col, 0)
+    out = wrap(phys, level)
+    for fl, tan in _tangents(phys).items():
+        _set_tangent(out, fl, wrap(tan, level))
+    return out
 
 
 def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges: Any,
@@ -89,10 +137,8 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
     level = _level_of(values)
     if level < 0:
         raise refused
-    from hookgrad._functional.shape import stack
-
-    batch_size, wrap = LEVELS
-    size = batch_size(level)
+    size = LEVELS[0](level)
+    tangent_only = level > _level_of(values, tangents=False)
     rows = []
     for i in range(size):
         sv = {k: _pick(v, level, i) for k, v in saved.items()} if saved else saved
@@ -101,7 +147,7 @@ def run_rules(node: Any, grad: Any, grads: Any, saved: Any, callers: Any, edges:
     out = []
     for k in range(len(rows[0]) if rows else 0):
         col = [r[k] for r in rows]
-        out.append(None if col[0] is None else wrap(stack(col, 0), level))
+        out.append(None if col[0] is None else _stack_rows(col, level, tangent_only))
     return tuple(out)
 
 
