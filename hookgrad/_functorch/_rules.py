@@ -41,10 +41,59 @@ def _refuse(*args: Any, **kwargs: Any) -> Any:
         "values only through primitives under vmap)")
 
 
+# NumPy comparisons and boolean ufuncs a backward rule builds its constant masks with, as
+# hookgrad Tensor methods (NOTE [Masks of batched values])
+_MASKS = {np.greater: "gt", np.greater_equal: "ge", np.less: "lt", np.less_equal: "le",
+          np.equal: "eq", np.not_equal: "ne", np.logical_and: "logical_and",
+          np.logical_or: "logical_or", np.bitwise_and: "logical_and",
+          np.bitwise_or: "logical_or"}
+_NOT = (np.logical_not, np.invert)
+
+
+def _operand(x: Any) -> Any:
+    owner = getattr(x, "_owner", None)
+    if owner is not None:
+        t = owner()
+        if t is not None:
+            return t
+    if type(x) is LogicalArray:
+        _refuse()  # a sample's array without its tensor (a view of it): no batched meaning
+    if isinstance(x, (np.ndarray, np.generic)):  # an unbatched operand's array
+        from hookgrad._tensor import Tensor
+
+        return Tensor._make(np.asarray(x))
+    return x
+
+
+def _mask(ufunc: Any, inputs: tuple) -> Any:
+    """NOTE [Masks of batched values]: a rule's ``self._data >= m`` on a batched value is
+    the same comparison of the batched tensor, run as ops (so it batches, and a reverse pass
+    over the rule's result sees it); the result is that tensor's logical array, which `keep`
+    and `drop` turn back into the tensor. Other value reads still refuse."""
+    args = [_operand(x) for x in inputs]
+    first = next(a for a in args if hasattr(a, "_bt_value"))
+    if ufunc in _NOT:
+        return _held(first.logical_not())
+    a, b = args
+    if hasattr(a, "_bt_value"):
+        return _held(getattr(a, _MASKS[ufunc])(b))
+    flip = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}.get(_MASKS[ufunc], _MASKS[ufunc])
+    return _held(getattr(b, flip)(a))
+
+
+def _held(t: Any) -> Any:
+    """`t`'s logical array, holding `t` (a mask is a temporary: a weak owner would die)."""
+    arr = t._data
+    arr._owner = lambda: t
+    return arr
+
+
 class LogicalArray(np.ndarray):
     """The metadata of one sample of a batched tensor; any read of its values raises."""
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method == "__call__" and not kwargs and (ufunc in _MASKS or ufunc in _NOT):
+            return _mask(ufunc, inputs)
         _refuse()
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:

@@ -30,7 +30,7 @@ BUDGET_S = float(os.environ.get("HOOKGRAD_FUNC_FUZZ_SECONDS", "25" if "HOOKGRAD_
 
 @pytest.mark.oracle
 def test_transform_compositions_match_torch_func(torch):
-    run_cases(check, torch, START, N, BUDGET_S, 30)
+    run_cases(check, torch, START, N, BUDGET_S, 10)
 
 
 X = np.array([0.3, -0.5, 0.9])
@@ -204,4 +204,36 @@ def test_linearize_draws_as_torch(torch):
             out, jf = lib.func.linearize(lambda t: lib.nn.functional.dropout(t, 0.5, True) * t,
                                          x)
             return out, jf(lib.ones_like(x)), jf(lib.ones_like(x) * 2.0)
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_reverse_over_reverse_through_masks_under_vmap(torch):
+    """vmap(jacrev(jacrev)) and a third derivative through clamp/where: the masks their
+    backward rules build from values are comparisons of the batched tensors (NOTE [Masks of
+    batched values]), so the outer reverse pass sees them (zeros before)."""
+    def prog(lib):
+        F = lib.func
+        x = lib.tensor(XS * np.array([1.0, -1.0, 1.0]))
+        outs = []
+        for f in (lambda t: t.clamp(max=0.4), lambda t: lib.where(t > 0, t, t * t * 0.5),
+                  lambda t: lib.maximum(t, t * 0.3)):
+            s = lambda t, f=f: f(t).sin().sum()  # noqa: E731
+            g = F.grad(s)
+            outs += [F.vmap(F.jacrev(F.jacrev(s)))(x),
+                     F.vmap(F.grad(lambda t, g=g: g(t).sin().sum()))(x),
+                     F.vmap(F.hessian(lambda t, g=g: g(t).sin().sum()))(x)]
+        return outs
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_grad_of_vmap_of_hessian(torch):
+    """grad(vmap(hessian(f))): the jacrev inside the jacfwd takes a leaf of the batched input
+    that keeps its physical value on the outer grad's tape (it was detached: zeros)."""
+    def prog(lib):
+        F = lib.func
+        g = lambda t: t.sin() * 2.0  # noqa: E731
+        x = lib.tensor(XS)
+        return (F.grad(lambda t: F.vmap(F.hessian(g))(t).sin().sum())(x),)
     _both(torch, prog)
