@@ -59,18 +59,15 @@ def _alias(x: Any, who: str) -> Any:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if x.requires_grad:  # the view carries x's tangents too (forward AD records it)
         return x.view_as(x)  # type: ignore[attr-defined]
-    tans = _tangents(x)
-    if tans:
-        dual = x.detach().requires_grad_(True)
-        for level, tan in tans.items():  # outermost first, each dual a view of the last
-            dual = fwad.make_dual(dual, tan, level=level)
-        return dual
     phys = getattr(x, "_bt_value", None)
     if phys is not None:  # a logical leaf whose physical value stays watched by outer levels
         leaf = wrap(phys, x._bt_level)
         leaf._requires_grad = True
-        return leaf
-    return x.detach().requires_grad_(True)
+    else:
+        leaf = x.detach().requires_grad_(True)
+    for level, tan in _tangents(x).items():  # outermost first, each dual a view of the last
+        leaf = fwad.make_dual(leaf, tan, level=level)
+    return leaf
 
 
 _local = threading.local()
@@ -300,8 +297,16 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
 
 
 def linearize(func: Callable[..., Any], *primals: Any) -> tuple:
-    """``(func(*primals), jvp_fn)``. Mirrors: ``torch.func.linearize`` (recomputes per call)."""
+    """``(func(*primals), jvp_fn)``. Mirrors: ``torch.func.linearize`` (recomputes per call).
+
+    PyTorch computes the output, then traces one jvp of `func` (which runs it once more:
+    random draws, hooks), then runs the trace per call; hookgrad runs that jvp once here too,
+    so the random stream and the hook calls are PyTorch's."""
+    from hookgrad._functional.creation import zeros_like
+
     out = func(*primals)
+    flat, spec = tree_flatten(primals)
+    jvp(func, primals, tree_unflatten([zeros_like(p) for p in flat], spec))
 
     def jvp_fn(*tangents: Any) -> Any:
         return jvp(func, primals, tangents)[1]

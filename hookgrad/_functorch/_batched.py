@@ -23,6 +23,7 @@ either order without any transform knowing about the others.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -117,6 +118,7 @@ def _sample0(phys: Tensor) -> Any:
 
 
 _getitem = np.ndarray.__getitem__
+_weakref = weakref.ref
 _SAMPLE0 = (0, Ellipsis)
 
 
@@ -124,8 +126,8 @@ def wrap(phys: Tensor, level: int) -> BatchedTensor:
     """`phys` (batch dimension 0) as the logical tensor of vmap `level`."""
     data = phys._data
     # `_sample0` and `_vc` inlined: every output of every batched op is wrapped here
-    t = BatchedTensor._make(_getitem(data, _SAMPLE0).view(LogicalArray) if data.shape[0]
-                            else _sample0(phys))
+    arr = _getitem(data, _SAMPLE0).view(LogicalArray) if data.shape[0] else _sample0(phys)
+    arr._owner = _weakref(t := BatchedTensor._make(arr))  # NOTE [Masks of batched values]
     t._bt_value = phys
     t._bt_level = level
     vc = phys._version_counter
@@ -343,6 +345,7 @@ def _become(t: Tensor, phys: Tensor, level: int) -> None:
     t.__class__ = BatchedTensor  # same layout: Tensor's slots plus the instance dict
     t._bt_value, t._bt_level = phys, level  # type: ignore[attr-defined]
     t._data = _sample0(phys)
+    t._data._owner = _weakref(t)
 
 
 def _promote(target: Tensor, level: int) -> None:

@@ -123,15 +123,23 @@ def unbroadcast_arr(a: Any, shape: tuple) -> Any:
     return out.reshape(shape) if lead or out.shape != tuple(shape) else out
 
 
+def _mask(mask: Any) -> Any:
+    """The mask as a tensor; under vmap a mask of batched values is the logical array of the
+    batched tensor the comparison made (NOTE [Masks of batched values], hookgrad/_functorch)."""
+    owner = getattr(mask, "_owner", None)
+    t = owner() if owner is not None else None
+    return t if t is not None else _make(mask)
+
+
 def keep(grad: Any, mask: Any, other: Any = 0.0) -> Any:
     """``where(mask, grad, other)`` with a raw boolean `mask` (see NOTE [Fast select] and
     NOTE [Constant masks])."""
-    return grad.where(_make(mask), other)
+    return grad.where(_mask(mask), other)
 
 
 def drop(grad: Any, mask: Any, other: Any = 0.0) -> Any:
     """``where(mask, other, grad)``: zero (or `other`) the gradient where `mask` holds."""
-    return grad.where(_make(~mask), other)
+    return grad.where(_mask(~mask), other)
 
 
 __all__ = ["quiet", "const", "zeros", "unbroadcast", "unbroadcast_arr", "keep", "drop"]

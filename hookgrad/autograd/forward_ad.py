@@ -292,6 +292,8 @@ class ForwardADRecorder:
                         tan = tan.real  # (a complex tangent of a real output: its real part)
                     if tan._data.dtype != o._data.dtype:
                         tan = tan.to(o.dtype)  # type: ignore[attr-defined]
+                    if not prim.view:
+                        mark_fresh(tan)
                     _set_tangent(o, level, tan)
                     _share_with_saved_output(o)
 
@@ -325,16 +327,23 @@ class ForwardADRecorder:
         base = target._base
         if base is not None:
             zeros = _creation.zeros_like(base)  # batched like a vmap-batched base (no graph)
-            fresh: Any = zeros
-            while fresh is not None:  # vmap may give it (every level) the tangent's batch dims
-                fresh.__dict__["_fresh_buffer"] = True
-                fresh = getattr(fresh, "_bt_value", None)
+            mark_fresh(zeros)
             _set_tangent(base, level, zeros)
             view_tan = _replay_view(zeros, target)
             view_tan.copy_(tan)  # type: ignore[attr-defined]
             _set_tangent(target, level, view_tan)
             return
         _set_tangent(target, level, tan.to(target.dtype))  # type: ignore[attr-defined]
+
+
+def mark_fresh(t: Tensor) -> None:
+    """`t` is a tangent forward AD made (not a view of one it was given): an in-place write
+    of a value batched at more vmap levels may give it (every level) those batch dims, as
+    PyTorch's tangents take the batch dims of what is written into them."""
+    fresh: Any = t
+    while fresh is not None:
+        fresh.__dict__["_fresh_buffer"] = True
+        fresh = getattr(fresh, "_bt_value", None)
 
 
 # Set while a vmap level is open (hookgrad/_functorch/_rules.py): `compute_jvp`, falling back

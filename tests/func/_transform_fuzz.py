@@ -515,7 +515,7 @@ def build(k: int, torch: Any) -> dict:
             "random": random, "f32": f32}
 
 
-MAX_BASIS = 400
+MAX_BASIS = 60
 
 
 def _basis(lay: dict, shapes: tuple) -> int:

@@ -13,6 +13,7 @@ a failure names its case number, which replays it.)
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ BUDGET_S = float(os.environ.get("HOOKGRAD_FUNC_FUZZ_SECONDS", "25" if "HOOKGRAD_
 
 @pytest.mark.oracle
 def test_transform_compositions_match_torch_func(torch):
-    run_cases(check, torch, START, N, BUDGET_S, 30)
+    run_cases(check, torch, START, N, BUDGET_S, 10)
 
 
 X = np.array([0.3, -0.5, 0.9])
@@ -155,4 +156,84 @@ def test_view_of_a_tangent_with_another_layout(torch):
         h = F.hessian(f, argnums=(1, 0))
         return tuple(F.grad(lambda w, x: F.vjp(h, w, x)[0][0][1].sin().sum(),
                             argnums=(0, 1))(w, x))
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_vmap_of_hessian_through_value_reading_rules(torch):
+    """vmap(hessian) / vmap(jacfwd(grad)) of clamp, where and relu: their backward rules read
+    values and run per sample; the samples keep their tangents (all zeros before)."""
+    def prog(lib):
+        F = lib.func
+        x = lib.tensor(XS * np.array([1.0, -1.0, 1.0]))
+        outs = []
+        for f in (lambda t: t.clamp(max=0.4), lambda t: lib.where(t > 0, t, t * t * 0.5),
+                  lambda t: lib.nn.functional.relu(t) * t):
+            s = lambda t, f=f: f(t).sin().sum()  # noqa: E731
+            outs += [F.vmap(F.hessian(s))(x), F.vmap(F.jacfwd(F.grad(s)))(x)]
+        return outs
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_inplace_on_a_clone_under_vmap_inside_hessian(torch):
+    """An in-place op whose tangent is batched at more levels than the clone's tangent (the
+    jacfwd basis inside a vmap): the tangent takes the batch dims, as PyTorch's does."""
+    def prog(lib):
+        F = lib.func
+
+        def f(x):
+            y = x.clone()
+            y.mul_(2.0)
+            y.add_(x.sin())
+            return y
+        x = lib.tensor(XS.reshape(2, 3))
+        return (F.hessian(lambda t: F.vmap(f, in_dims=1)(t).sin().sum())(x),)
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_linearize_draws_as_torch(torch):
+    """linearize computes the output, then runs one jvp (PyTorch's trace), then one per call:
+    the same random draws as PyTorch's for the same seed."""
+    def prog(lib):
+        lib.manual_seed(0)
+        x = lib.ones(8, dtype=lib.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch's make_fx warns about its trace
+            out, jf = lib.func.linearize(lambda t: lib.nn.functional.dropout(t, 0.5, True) * t,
+                                         x)
+            return out, jf(lib.ones_like(x)), jf(lib.ones_like(x) * 2.0)
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_reverse_over_reverse_through_masks_under_vmap(torch):
+    """vmap(jacrev(jacrev)) and a third derivative through clamp/where: the masks their
+    backward rules build from values are comparisons of the batched tensors (NOTE [Masks of
+    batched values]), so the outer reverse pass sees them (zeros before)."""
+    def prog(lib):
+        F = lib.func
+        x = lib.tensor(XS * np.array([1.0, -1.0, 1.0]))
+        outs = []
+        for f in (lambda t: t.clamp(max=0.4), lambda t: lib.where(t > 0, t, t * t * 0.5),
+                  lambda t: lib.maximum(t, t * 0.3)):
+            s = lambda t, f=f: f(t).sin().sum()  # noqa: E731
+            g = F.grad(s)
+            outs += [F.vmap(F.jacrev(F.jacrev(s)))(x),
+                     F.vmap(F.grad(lambda t, g=g: g(t).sin().sum()))(x),
+                     F.vmap(F.hessian(lambda t, g=g: g(t).sin().sum()))(x)]
+        return outs
+    _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_grad_of_vmap_of_hessian(torch):
+    """grad(vmap(hessian(f))): the jacrev inside the jacfwd takes a leaf of the batched input
+    that keeps its physical value on the outer grad's tape (it was detached: zeros)."""
+    def prog(lib):
+        F = lib.func
+        g = lambda t: t.sin() * 2.0  # noqa: E731
+        x = lib.tensor(XS)
+        return (F.grad(lambda t: F.vmap(F.hessian(g))(t).sin().sum())(x),)
     _both(torch, prog)
