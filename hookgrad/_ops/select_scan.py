@@ -171,7 +171,8 @@ defop("rot90", impl=_rot90_impl, params=("k", "dims"),
 # ---------------------------------------------------------------- masked_scatter
 def _masked_scatter_impl(self: Any, mask: Any, source: Any) -> Any:
     xp = namespace_of(self)
-    out = xp.array(xp.broadcast_to(self, xp.broadcast_shapes(self.shape, mask.shape)))
+    # ATen: self.expand(...).clone(MemoryFormat::Contiguous), row-major
+    out = xp.array(xp.broadcast_to(self, xp.broadcast_shapes(self.shape, mask.shape)), order="C")
     full = xp.broadcast_to(mask, out.shape)
     out[full] = source.reshape(-1)[:int(full.sum())]
     return out
@@ -203,8 +204,9 @@ def _at(ndim: int, dim: int, index: Any) -> tuple:
     return (slice(None),) * dim + (index,)
 
 
-def _index_copy_impl(self: Any, index: Any, source: Any, dim: int) -> Any:
-    out = namespace_of(self).array(self, order="K", copy=True)  # clone(Preserve)
+def _index_copy_impl(self: Any, index: Any, source: Any, dim: int, order: str = "C") -> Any:
+    # index_copy clones row-major (MemoryFormat::Contiguous), index_fill keeps the layout
+    out = namespace_of(self).array(self, order=order, copy=True)
     if self.ndim == 0:
         out[...] = source
     else:
@@ -213,7 +215,7 @@ def _index_copy_impl(self: Any, index: Any, source: Any, dim: int) -> Any:
 
 
 def _index_fill_impl(self: Any, index: Any, value: Any, dim: int) -> Any:
-    return _index_copy_impl(self, index, value, dim)
+    return _index_copy_impl(self, index, value, dim, "K")
 
 
 def _zero_at(grad: Tensor, index: Tensor, dim: int) -> Tensor:

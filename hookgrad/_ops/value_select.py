@@ -124,10 +124,12 @@ select_op("nanmedian_dim", _nanmedian_dim, "NanmedianBackward1")
 
 
 def _evenly(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    """`grad` shared among the elements equal to `result` (NaN matching NaN)."""
+    """`grad` shared among the elements equal to `result` (NaN matching NaN), written into
+    zeros as ATen's ``masked_fill_``: where nothing matches (a result written in place since)
+    the gradient is 0, not 0 * inf."""
     mask = (self == result) | (self.isnan() & result.isnan())
-    m = mask.to(grad.dtype)
-    return m * (grad / m.sum())
+    share = grad / mask.to(grad.dtype).sum()
+    return zeros_of(grad, tuple(self.shape)).masked_fill(mask, share)  # type: ignore
 
 
 defop(

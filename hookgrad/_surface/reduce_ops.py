@@ -51,15 +51,16 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """Lower median (of all elements, or (values, indices) along `dim`). Mirrors: ``torch.median``."""
-    if input._data.dtype.kind == "b":
-        raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not '
-                                  "implemented for 'Bool'")
+    bad_dtype = input._data.dtype.kind == "b"
     if dim is None:
+        if bad_dtype:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         return bind(_PRIMS["median"], (input,), {})
-    n = input.shape[dim] if input.dim() else 1
-    if n == 0:
-        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
-    d = dim % input.dim() if input.dim() else 0
+    d = normalize_dim(dim, input._data.ndim)  # the dim's IndexError comes first
+    if bad_dtype:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
+    if input.dim() and input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     v, i = bind(_PRIMS["median_dim"], (input,), {"dim": d, "keepdim": bool(keepdim)})
     return _rt("median", v, i)
 

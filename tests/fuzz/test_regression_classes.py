@@ -198,6 +198,19 @@ _CALLS = {
     "rot90_same_dims": lambda lib, x: x.rot90(1, (0, 0)),
     "logcumsumexp_int": lambda lib, x: lib.ones(3, dtype=lib.int64).logcumsumexp(0),
     "median_bool": lambda lib, x: lib.ones(3, dtype=lib.bool).median(),
+    "median_bool_bad_dim": lambda lib, x: lib.ones(3, dtype=lib.bool).median(2),
+    # layouts of non-contiguous inputs (fuzz seeds 110182, 111594, 112828, 113490)
+    "roll_transposed": lambda lib, x: x.detach().t().roll(1, 0),
+    "roll_expanded": lambda lib, x: x.detach()[:1].expand(4, 2).roll(-1, 1),
+    "masked_scatter_transposed": lambda lib, x: x.detach().t().masked_scatter(
+        x.detach().t() > 0.5, lib.zeros(6)),
+    "index_copy_transposed": lambda lib, x: x.detach().t().index_copy(
+        1, lib.tensor([0]), lib.zeros(2, 1)),
+    "index_fill_transposed": lambda lib, x: x.detach().t().index_fill(1, lib.tensor([0]), 1.0),
+    "sort_transposed": lambda lib, x: x.detach().t().sort(dim=1, stable=True),
+    # median's gradient after its result was written in place: 0, not 0 * inf (seed 112508)
+    "median_grad_after_inplace": lambda lib, x: lib.autograd.grad(
+        x.median().sigmoid_(), x)[0],
 }
 _EXPANDED = {
     "threshold_": lambda lib, e: lib.nn.functional.threshold(e, 0.1, -2.0, inplace=True),
