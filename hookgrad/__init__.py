@@ -282,3 +282,6 @@ _unsupported.install()
 _strided_queries.install_storage_type()
 Storage = FloatStorage  # noqa: F821 - PyTorch's torch.Storage is torch.FloatStorage (a stand-in)
 chalf = complex32  # noqa: F821 - one dtype object under both names, as in PyTorch
+from hookgrad._functional import _out  # noqa: E402
+
+_out.install(globals())  # out= on the torch.* functions that take it (not Tensor methods)

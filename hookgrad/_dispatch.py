@@ -278,8 +278,10 @@ def record_function(fn_cls: Any, inputs: tuple, outputs: tuple) -> None:
 _FILLS = frozenset({"fill_", "fill_scalar_", "zero_", "masked_fill", "masked_fill_tensor",
                     "index_put"})
 # in-place ops whose kernel does not check the written tensor for internal overlap: the fills,
-# and threshold_ (ATen builds its TensorIterator with set_check_mem_overlap(false))
-_UNCHECKED_SELF = _FILLS | {"threshold_"}
+# threshold_ (ATen builds its TensorIterator with set_check_mem_overlap(false)), tril_/triu_
+# and index_fill_
+_UNCHECKED_SELF = _FILLS | {"threshold_", "tril", "triu", "index_fill",
+                            "index_fill_tensor"}
 _may_share = np.may_share_memory  # a bounds test: cheap, and False for unrelated arrays
 
 

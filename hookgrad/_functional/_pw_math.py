@@ -177,12 +177,23 @@ def lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     return bind_inplace(prim, self, tensors, params)
 
 
+def _addc_value(value: Any, tensors: tuple, cast: Any) -> Any:
+    """`value` as ATen reads it: converted to the result's type (an integral result truncates a
+    float value), never taking part in type promotion."""
+    kind = (cast.np if cast is not None else tensors[0]._data.dtype).kind
+    if kind in "iu" and isinstance(value, float):
+        return int(value)
+    return value
+
+
 def _addc_args(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor) -> tuple[tuple, Any]:
     tensors, cast = promote(input, tensor1, tensor2)
     kind = (cast.np if cast is not None else tensors[0]._data.dtype).kind
     if kind == "b":
         raise NotImplementedError(f'"{name}_cpu_out" not implemented for \'Bool\'')
-    if name == "addcdiv" and kind in "iu":
+    # ATen's addcdiv checks the two operands (integral or bool both), whatever `input` promotes to
+    if name == "addcdiv" and (kind in "iu" or all(
+            t._data.dtype.kind in "iub" for t in (tensor1, tensor2) if isinstance(t, Tensor))):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic "
@@ -199,7 +210,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     Mirrors: ``torch.addcmul``.
     """
     tensors, cast = _addc_args("addcmul", input, tensor1, tensor2)
-    return bind(P["addcmul"], tensors, {"value": value}, cast)
+    return bind(P["addcmul"], tensors, {"value": _addc_value(value, tensors, cast)}, cast)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -208,19 +219,21 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     Mirrors: ``torch.addcdiv``.
     """
     tensors, cast = _addc_args("addcdiv", input, tensor1, tensor2)
-    return bind(P["addcdiv"], tensors, {"value": value}, cast)
+    return bind(P["addcdiv"], tensors, {"value": _addc_value(value, tensors, cast)}, cast)
 
 
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """Mirrors: ``torch.Tensor.addcmul_``."""
     tensors, cast = _addc_args("addcmul", self, tensor1, tensor2)
-    return bind_inplace(P["addcmul"], self, tensors, {"value": value}, cast)
+    return bind_inplace(P["addcmul"], self, tensors,
+                        {"value": _addc_value(value, tensors, cast)}, cast)
 
 
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """Mirrors: ``torch.Tensor.addcdiv_``."""
     tensors, cast = _addc_args("addcdiv", self, tensor1, tensor2)
-    return bind_inplace(P["addcdiv"], self, tensors, {"value": value}, cast)
+    return bind_inplace(P["addcdiv"], self, tensors,
+                        {"value": _addc_value(value, tensors, cast)}, cast)
 
 
 # ---------------------------------------------------------------- fill / zero

@@ -15,6 +15,9 @@ import numpy as np
 from hookgrad._dtypes import check_kernel
 from hookgrad._ops._checks import tensor_arguments
 from hookgrad._backend import namespace_of
+from hookgrad._config import STATE
+from hookgrad._dispatch import bind
+from hookgrad._ops._no_derivative import UNIQUE, UNIQUE_DIM
 from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
 from hookgrad._functional.creation import zeros_like
@@ -26,7 +29,9 @@ __all__ = ["nonzero", "unique", "bincount", "meshgrid", "diag", "trace", "repeat
 
 
 def _const(arr: Any) -> Tensor:
-    return Tensor._make(np.ascontiguousarray(arr))
+    # (not np.ascontiguousarray: it makes a 0-d array 1-d)
+    arr = np.asarray(arr)
+    return Tensor._make(arr if arr.flags.c_contiguous else arr.copy(order="C"))
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
@@ -35,14 +40,15 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     Mirrors: ``torch.nonzero``.
     """
     check_kernel("nonzero", input._data.dtype)
+    if input._data.ndim == 0:  # (NumPy refuses nonzero of a 0-d array)
+        n = int(bool(input._data))
+        return (_const(np.zeros(n, dtype=np.int64)),) if as_tuple else \
+            _const(np.zeros((n, 0), dtype=np.int64))
     idx = namespace_of(input._data).nonzero(input._data)
-    if as_tuple:
-        if input._data.ndim == 0:
-            return (_const(np.zeros(int(bool(input._data)), dtype=np.int64)),)
-        return tuple(_const(i.astype(np.int64)) for i in idx)
-    if input._data.ndim == 0:
-        return _const(np.zeros((int(bool(input._data)), 0), dtype=np.int64))
-    return _const(np.stack(idx, axis=1).astype(np.int64))
+    # ATen fills a (ndim, n) buffer and returns its transpose: strides (1, n); the tuple form
+    # is that result's unbind(1), views of it
+    full = Tensor._make(np.stack(idx, axis=0).astype(np.int64).T)
+    return full.unbind(1) if as_tuple else full
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
@@ -60,7 +66,12 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True,
                                           axis=dim)
         inverse = inverse.reshape(-1)
-    out: list = [_const(vals)]
+        # ATen sorts the slices with `dim` moved first: that dim is outermost in memory
+        vals = np.moveaxis(np.ascontiguousarray(np.moveaxis(vals, dim, 0)), 0, dim)
+    values = Tensor._make(vals) if dim is not None else _const(vals)
+    if input.requires_grad and STATE.grad_enabled:  # PyTorch's node whose backward raises
+        values = bind(UNIQUE if dim is None else UNIQUE_DIM, (input, values), {})
+    out: list = [values]
     if return_inverse:
         out.append(_const(inverse.astype(np.int64)))
     if return_counts:

@@ -13,7 +13,7 @@ import operator
 import warnings
 from typing import Any
 
-from hookgrad._config import GLOBAL
+from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._dtypes import to_dtype
 from hookgrad._functional import sorting as _sorting
@@ -49,11 +49,17 @@ def type_word(t: Any) -> str:
     return t.scalar_type
 
 
-def _dtype_param(dtype: Any) -> dict:
+def _dtype_param(dtype: Any, input: Tensor | None = None) -> dict:
+    """The ``dtype`` param of a reduction; with `input`, PyTorch's refusal to record an
+    integral result of an input that requires grad (its autograd has no such dtype)."""
     if dtype is None:
         return {}
     if dtype is float or dtype is int or dtype is bool:  # Python types name dtypes too
-        return {"dtype": to_dtype(dtype)}
+        dtype = to_dtype(dtype)
+    if input is not None and type(dtype).__name__ == "dtype" and not (
+            dtype.is_floating_point or dtype.is_complex) and input.requires_grad \
+            and STATE.grad_enabled:
+        raise RuntimeError(f"Autograd not support dtype: {dtype.scalar_type}")
     if type(dtype).__name__ != "dtype":  # PyTorch's argument parser takes torch.dtype only
         raise TypeError("received an invalid combination of arguments - got "
                         f"(dtype={type(dtype).__name__}), but expected torch.dtype dtype")
@@ -70,9 +76,9 @@ def sum(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False, *,  # noqa: A0
     Mirrors: ``torch.sum`` (``SumBackward0`` without `dim`, ``SumBackward1`` with one).
     """
     if dim is _NO_DIM:
-        return bind(P["sum"], (input,), _dtype_param(dtype))
+        return bind(P["sum"], (input,), _dtype_param(dtype, input))
     params = {"dim": reduce_dims(dim, input._data.ndim), "keepdim": keepdim}
-    params.update(_dtype_param(dtype))
+    params.update(_dtype_param(dtype, input))
     return bind(P["sum_dim"], (input,), params)
 
 
@@ -97,7 +103,7 @@ def mean(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False, *,
     if dim is _NO_DIM:
         return bind(P["mean"], (input,), _dtype_param(dtype))
     params = {"dim": reduce_dims(dim, input._data.ndim), "keepdim": keepdim}
-    params.update(_dtype_param(dtype))
+    params.update(_dtype_param(dtype, input))
     return bind(P["mean_dim"], (input,), params)
 
 
@@ -109,7 +115,7 @@ def prod(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False, *,
     Mirrors: ``torch.prod`` (``ProdBackward0`` / ``ProdBackward1``; zero-safe gradients).
     """
     if dim is _NO_DIM:
-        return bind(P["prod"], (input,), _dtype_param(dtype))
+        return bind(P["prod"], (input,), _dtype_param(dtype, input))
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(
             f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), "
@@ -117,7 +123,7 @@ def prod(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False, *,
             "= False, *, torch.dtype dtype = None)\n"
         )
     params = {"dim": normalize_dim(dim, input._data.ndim), "keepdim": keepdim}
-    params.update(_dtype_param(dtype))
+    params.update(_dtype_param(dtype, input))
     return bind(P["prod_dim_int"], (input,), params)
 
 
@@ -196,7 +202,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     Mirrors: ``torch.nansum`` (``NansumBackward0``).
     """
     params = {"dim": reduce_dims(dim, input._data.ndim) or None, "keepdim": keepdim}
-    params.update(_dtype_param(dtype))
+    params.update(_dtype_param(dtype, input))
     return bind(P["nansum"], (input,), params)
 
 
@@ -240,7 +246,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def _scan(name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
     params = {"dim": normalize_dim(operator.index(dim), input._data.ndim)}
-    params.update(_dtype_param(dtype))
+    params.update(_dtype_param(dtype, input))
     return bind(P[name], (input,), params)
 
 

@@ -224,6 +224,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     """
     ndim = input._data.ndim
     d = normalize_dim(operator.index(dim), ndim)
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     size = input._data.shape[d] if ndim else 1
     k = int_args((k,), "topk", "k")[0]
     if not 0 <= k <= size:

@@ -86,7 +86,21 @@ class MetaArray:
 
     @property
     def real(self) -> MetaArray:
-        return self
+        if self.dtype.kind != "c":
+            return self
+        return self._part(0)
+
+    @property
+    def imag(self) -> MetaArray:
+        if self.dtype.kind != "c":  # (NumPy: a read-only zero array of a real one)
+            return MetaArray(self.shape, self.dtype)._set_writeable(False)
+        return self._part(self.dtype.itemsize // 2)
+
+    def _part(self, byte: int) -> MetaArray:
+        """The real (byte 0) or imaginary half of a complex array, as NumPy's views."""
+        part = np.dtype(f"f{self.dtype.itemsize // 2}")
+        return MetaArray(self.shape, part, self.strides, self._offset + byte,
+                         self._base if self._base is not None else self)
 
     # -- dispatch protocols (NumPy's functions called on a MetaArray land here)
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:

@@ -31,7 +31,9 @@ def _roll_impl(self: Any, shifts: tuple, dims: tuple) -> Any:
     xp = _backend.namespace_of(self)
     if not dims:
         return xp.roll(self.reshape(-1), shifts[0]).reshape(self.shape)
-    return xp.roll(self, shifts, dims)
+    out = xp.roll(self, shifts, dims)
+    # row-major whatever the input's layout, as ATen's roll allocates (NumPy keeps the layout)
+    return out if out.ndim == 0 or out.flags.c_contiguous else xp.ascontiguousarray(out)
 
 
 defop(

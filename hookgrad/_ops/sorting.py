@@ -190,8 +190,24 @@ def _replay_rows(self: Any, order: Any, dim: int, rows: Any, replay: Any) -> Any
     return np.moveaxis(out.reshape(shape[:-1] + (out.shape[-1],)), -1, dim)
 
 
+def _like(self: Any, arr: Any) -> Any:
+    """`arr` laid out as ATen's sort allocates its outputs: like `self` when dense, else
+    row-major (``empty_like``)."""
+    if self.ndim < 2 or self.flags.c_contiguous:
+        return arr
+    out = xp_of(arr).empty_like(self, dtype=arr.dtype)
+    out[...] = arr
+    return out
+
+
 def _argsort_impl(self: Any, dim: int = -1, descending: bool = False,
                   stable: bool = False) -> Any:
+    """PyTorch's sort order, laid out like `self` (`_like`)."""
+    return _like(self, _argsort_order(self, dim, descending, stable))
+
+
+def _argsort_order(self: Any, dim: int = -1, descending: bool = False,
+                   stable: bool = False) -> Any:
     """PyTorch's sort order: stable, or ``std::sort``'s order among ties (NOTE [Tie order])."""
     if self.ndim == 0:
         return np.zeros_like(self, dtype=np.int64)
@@ -219,7 +235,8 @@ def _topk_indices_impl(self: Any, k: int, dim: int = -1, largest: bool = True,
             full = _replay_rows(self, order, dim, rows,
                                 lambda v: topk_row(v, k, largest, sorted) + [0] * (n - k))
             order = full
-    return order[(slice(None),) * dim + (slice(0, k),)]
+    # a fresh row-major tensor, as ATen's topk allocates its indices
+    return xp_of(order).ascontiguousarray(order[(slice(None),) * dim + (slice(0, k),)])
 
 
 defop("argsort", impl=_argsort_impl, params=("dim", "descending", "stable"),
@@ -238,8 +255,8 @@ def _sort_backward(grad: Any, indices: Any, self_shape: tuple, dim: int, ops: An
 
 
 for _name, _node in (("sort", "SortBackward0"), ("sort_stable", "SortBackward1")):
-    defop(_name, impl=_take, inputs=("self", "indices"), params=("dim",), saves=("indices",),
-          node_name=_node, vjp={"self": _sort_backward}, jvp={"self": _select_jvp(_name)},
+    defop(_name, impl=lambda self, indices, dim: _like(self, _take(self, indices, dim)),
+          inputs=("self", "indices"), params=("dim",), saves=("indices",), node_name=_node, vjp={"self": _sort_backward}, jvp={"self": _select_jvp(_name)},
           nondifferentiable={"indices": "integer positions"})
 
 defop("topk", impl=_take, inputs=("self", "indices"), params=("dim",), saves=("indices",),

@@ -101,11 +101,13 @@ def _select_jvp(t: Tensor, result1: Tensor, dim: int, keepdim: bool) -> Tensor:
     return out if keepdim else out.squeeze(dim)
 
 
-def _select_op(name: str, impl: Any, node: str) -> None:
+def select_op(name: str, impl: Any, node: str, params: tuple = ("dim", "keepdim")) -> None:
+    """Register a reduction returning (values, indices) whose gradient goes to the picked
+    elements (``value_selecting_reduction_backward``)."""
     defop(
         name,
         impl=impl,
-        params=("dim", "keepdim"),
+        params=params,
         num_outputs=2,
         nondifferentiable_outputs=(1,),
         saves=("result1",),
@@ -117,15 +119,17 @@ def _select_op(name: str, impl: Any, node: str) -> None:
     )
 
 
-_select_op("mode", _mode, "ModeBackward0")
-_select_op("nanmedian_dim", _nanmedian_dim, "NanmedianBackward1")
+select_op("mode", _mode, "ModeBackward0")
+select_op("nanmedian_dim", _nanmedian_dim, "NanmedianBackward1")
 
 
 def _evenly(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    """`grad` shared among the elements equal to `result` (NaN matching NaN)."""
+    """`grad` shared among the elements equal to `result` (NaN matching NaN), written into
+    zeros as ATen's ``masked_fill_``: where nothing matches (a result written in place since)
+    the gradient is 0, not 0 * inf."""
     mask = (self == result) | (self.isnan() & result.isnan())
-    m = mask.to(grad.dtype)
-    return m * (grad / m.sum())
+    share = grad / mask.to(grad.dtype).sum()
+    return zeros_of(grad, tuple(self.shape)).masked_fill(mask, share)  # type: ignore
 
 
 defop(

@@ -13,12 +13,15 @@ from typing import Any
 import numpy as np
 
 import hookgrad._functional.creation as C
-import hookgrad._functional.indexing as I
 import hookgrad._functional.pointwise as P
 import hookgrad._functional.reduction as R
 import hookgrad._functional.shape as S
 from hookgrad._dtypes import check_kernel
 from hookgrad import return_types as _return_types
+from hookgrad._dispatch import bind
+from hookgrad._ops import select_scan as _select_scan  # noqa: F401  (registers the primitives)
+from hookgrad._ops._shapes import normalize_dim
+from hookgrad._ops.registry import PRIMITIVES as _PRIMS
 from hookgrad._tensor import Tensor
 
 RETURN_TYPES = {name: _return_types._make(name, fields) for name, fields in [
@@ -40,25 +43,28 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     n = input.shape[dim] if input.dim() else 1
     if not 1 <= k <= n:
         raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
-    x = input.reshape(1) if input.dim() == 0 else input
-    values, indices = R.sort(x, dim)
-    v, i = values.narrow(dim, k - 1, 1), indices.narrow(dim, k - 1, 1)
-    if not keepdim or input.dim() == 0:
-        v, i = v.squeeze(dim), i.squeeze(dim)
+    if input.dtype.is_floating_point is False and input._data.dtype.kind == "b":
+        raise NotImplementedError('"kthvalue_cpu" not implemented for \'Bool\'')
+    d = dim % input.dim() if input.dim() else 0
+    v, i = bind(_PRIMS["kthvalue"], (input,), {"k": k, "dim": d, "keepdim": bool(keepdim)})
     return _rt("kthvalue", v, i)
 
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """Lower median (of all elements, or (values, indices) along `dim`). Mirrors: ``torch.median``."""
     check_kernel("median", input._data.dtype)
+    bad_dtype = input._data.dtype.kind == "b"
     if dim is None:
-        flat = input.reshape(-1)
-        if flat.shape[0] == 0:
-            return C.full((), math.nan, dtype=input.dtype)
-        return kthvalue(flat, (flat.shape[0] + 1) // 2, 0).values
-    n = input.shape[dim] if input.dim() else 1
-    r = kthvalue(input, (n + 1) // 2, dim, keepdim)
-    return _rt("median", r.values, r.indices)
+        if bad_dtype:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+        return bind(_PRIMS["median"], (input,), {})
+    d = normalize_dim(dim, input._data.ndim)  # the dim's IndexError comes first
+    if bad_dtype:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
+    if input.dim() and input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    v, i = bind(_PRIMS["median_dim"], (input,), {"dim": d, "keepdim": bool(keepdim)})
+    return _rt("median", v, i)
 
 
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
@@ -107,38 +113,27 @@ def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
                R.amax(input, () if dim is None else dim, keepdim))
 
 
-def _cum_extreme(input: Tensor, dim: int, better: Any, name: str) -> Any:
-    data = input._data
-    axis = dim % max(data.ndim, 1)
-    arr = data.reshape(1) if data.ndim == 0 else data
-    idx = np.zeros(arr.shape, dtype=np.int64)
-    best = np.take(arr, [0], axis=axis)
-    best_i = np.zeros(best.shape, dtype=np.int64)
-    for j in range(arr.shape[axis]):
-        cur = np.take(arr, [j], axis=axis)
-        take = better(cur, best) | np.isnan(cur)
-        best = np.where(take, cur, best)
-        best_i = np.where(take, j, best_i)
-        idx[(slice(None),) * axis + (j,)] = best_i.squeeze(axis)
-    indices = C.from_numpy(idx.reshape(data.shape))
-    return _rt(name, I.gather(input, axis, indices) if data.ndim else input.clone(), indices)
+def _cum_extreme(input: Tensor, dim: int, name: str) -> Any:
+    axis = normalize_dim(dim, input._data.ndim)
+    return _rt(name, *bind(_PRIMS[name], (input,), {"dim": axis}))
 
 
 def cummax(input: Tensor, dim: int) -> Any:
     """Running maximum and its index along `dim`. Mirrors: ``torch.cummax``."""
-    return _cum_extreme(input, dim, np.greater_equal, "cummax")
+    return _cum_extreme(input, dim, "cummax")
 
 
 def cummin(input: Tensor, dim: int) -> Any:
     """Running minimum and its index along `dim`. Mirrors: ``torch.cummin``."""
-    return _cum_extreme(input, dim, np.less_equal, "cummin")
+    return _cum_extreme(input, dim, "cummin")
 
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) computed stably. Mirrors: ``torch.logcumsumexp``."""
-    m = R.amax(input, dim, True).detach()
-    m = P.where(P.isinf(m), C.zeros_like(m), m)
-    return P.log(R.cumsum((input - m).exp(), dim)) + m
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{input.dtype.scalar_type}'")
+    return bind(_PRIMS["logcumsumexp"], (input,), {"dim": normalize_dim(dim, input._data.ndim)})
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:

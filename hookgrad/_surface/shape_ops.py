@@ -15,6 +15,10 @@ import hookgrad._functional.linalg as L
 import hookgrad._functional.misc as M
 import hookgrad._functional.reduction as R
 import hookgrad._functional.shape as S
+from hookgrad._dispatch import bind
+from hookgrad._ops import select_scan as _select_scan  # noqa: F401  (registers rot90)
+from hookgrad._ops._shapes import normalize_dim
+from hookgrad._ops.registry import PRIMITIVES
 from hookgrad._tensor import Tensor
 
 __all__ = [
@@ -195,15 +199,17 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     """Rotate by 90 degrees `k` times in the plane `dims`. Mirrors: ``torch.rot90``."""
-    d0, d1 = dims
-    k %= 4
-    if k == 1:
-        return S.flip(input, [d1]).transpose(d0, d1)
-    if k == 2:
-        return S.flip(input, [d0, d1])
-    if k == 3:
-        return S.flip(input, [d0]).transpose(d0, d1)
-    return input.clone()
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    nd = input.dim()
+    if nd < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
+    d0, d1 = (normalize_dim(d, nd) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    return bind(PRIMITIVES["rot90"], (input,), {"k": k % 4, "dims": (d0, d1)})
 
 
 def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:

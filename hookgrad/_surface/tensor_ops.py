@@ -112,35 +112,43 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """Copy of `input` whose slices at `index` along `dim` are `source`'s. Mirrors: ``torch.index_copy``."""
-    out = input.clone()
-    idx: list = [slice(None)] * input.dim()
-    n = input.shape[dim] if input.dim() else 1
-    if hasattr(index, "_bt_level"):
-        # per-sample indices under vmap: no value is read; one outside [0, n) (negative ones
-        # included: setitem would wrap them) becomes n, and the write's IndexError is
-        # PyTorch's vmap RuntimeError
-        idx[dim] = guard_index(index, n)
-        try:
-            out[tuple(idx)] = source
-        except IndexError as exc:
-            raise RuntimeError(str(exc)) from None
-        return out
-    bad = [int(v) for v in index.reshape(-1).tolist() if not 0 <= int(v) < n]
-    if bad:
-        raise IndexError(f"index_copy_(): index {bad[0]} is out of bounds for dimension {dim} "
-                         f"with size {n}")
-    idx[dim] = index
-    out[tuple(idx)] = source
-    return out
+    return bind(*_index_copy_call(input, dim, index, source))
+
+
+def _index_copy_call(input: Tensor, dim: int, index: Tensor, source: Tensor) -> tuple:
+    d, index = _index_args(input, dim, index)
+    if source.dtype != input.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {input.dtype.scalar_type} and (source) "
+                           f"{source.dtype.scalar_type}")
+    if source.dim() and index.numel() != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to "
+                         f"source.size(dim) ({source.shape[d]})")
+    return PRIMITIVES["index_copy"], (input, index, source), {"dim": d}
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """Copy of `input` filled with `value` at `index` along `dim`. Mirrors: ``torch.index_fill``."""
-    out = input.clone()
-    idx: list = [slice(None)] * input.dim()
-    idx[dim] = index
-    out[tuple(idx)] = value
-    return out
+    return bind(*_index_fill_call(input, dim, index, value))
+
+
+def _index_fill_call(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple:
+    d, index = _index_args(input, dim, index)
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.dim()} dimension(s).")
+        return PRIMITIVES["index_fill_tensor"], (input, index, value), {"dim": d}
+    return PRIMITIVES["index_fill"], (input, index), {"dim": d, "value": value}
+
+
+def _index_args(input: Tensor, dim: int, index: Tensor) -> tuple:
+    from hookgrad._ops import select_scan  # noqa: F401  (registers the primitives)
+    from hookgrad._ops._shapes import normalize_dim
+
+    if index.dim() > 1 or index.dtype.scalar_type != "Long":
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    return normalize_dim(dim, input.dim()), index.reshape(-1)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -148,14 +156,49 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
     Mirrors: ``torch.masked_scatter``.
     """
+    if input.dtype != source.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got{input.dtype.scalar_type} and {source.dtype.scalar_type}")
+    if mask.dtype.scalar_type != "Bool":
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {mask.dtype.scalar_type}")
     full = mask.expand(input.shape) if tuple(mask.shape) != tuple(input.shape) else mask
     count = int(full._data.sum())
     if count > source.numel():
-        raise RuntimeError("masked_scatter: expected source to have at least as many elements "
-                           "as ones in mask")
-    out = input.clone()
-    out[full] = source.reshape(-1)[:count]
-    return out
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return bind(PRIMITIVES["masked_scatter"], (input, mask, source), {})
+
+
+def _masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """Mirrors: ``torch.Tensor.masked_scatter_`` (its own node, MaskedScatterBackward0)."""
+    from hookgrad._dispatch import bind_inplace
+
+    masked_scatter(Tensor._make(self._data), mask, source)  # its checks (the value is dropped)
+    return bind_inplace(PRIMITIVES["masked_scatter"], self, (self, mask, source), {})
+
+
+def _tri_inplace(name: str) -> Any:
+    def method(self: Tensor, diagonal: int = 0) -> Tensor:
+        from hookgrad._dispatch import bind_inplace
+
+        if self.dim() < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return bind_inplace(PRIMITIVES[name], self, (self,), {"diagonal": diagonal})
+    method.__name__ = name + "_"
+    method.__doc__ = f"Mirrors: ``torch.Tensor.{name}_`` (its own node, as ``{name}``)."
+    return method
+
+
+def _index_inplace(call: Any, name: str) -> Any:
+    """The in-place form of index_copy/index_fill: the op's own node, written into `self`."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        from hookgrad._dispatch import bind_inplace
+
+        prim, inputs, params = call(self, *args, **kwargs)
+        return bind_inplace(prim, self, inputs, params)
+    method.__name__ = name
+    method.__doc__ = f"In-place form. Mirrors: ``torch.Tensor.{name}``."
+    return method
 
 
 def _inplace(fn: Any, name: str) -> Any:
@@ -178,16 +221,17 @@ def install() -> None:
         "select_scatter": select_scatter, "slice_scatter": slice_scatter,
         "diagonal_scatter": diagonal_scatter, "index_copy": index_copy,
         "index_fill": index_fill, "masked_scatter": masked_scatter,
-        "index_copy_": _inplace(index_copy, "index_copy_"),
-        "index_fill_": _inplace(index_fill, "index_fill_"),
-        "masked_scatter_": _inplace(masked_scatter, "masked_scatter_"),
+        "index_copy_": _index_inplace(_index_copy_call, "index_copy_"),
+        "index_fill_": _index_inplace(_index_fill_call, "index_fill_"),
+        "masked_scatter_": _masked_scatter_,
+        "tril_": _tri_inplace("tril"), "triu_": _tri_inplace("triu"),
         "logical_not_": _inplace(_logical_not, "logical_not_"),
         "name": None, "volatile": False,
         "__dlpack__": dlpack.tensor_dlpack, "__dlpack_device__": dlpack.tensor_dlpack_device,
     }
     for op in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
-               "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor", "tril",
-               "triu", "bitwise_not", "float_power"):
+               "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor",
+               "bitwise_not", "float_power"):
         fn = getattr(Tensor, op, None)
         if fn is not None:
             methods[op + "_"] = _inplace(fn, op + "_")

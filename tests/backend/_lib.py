@@ -48,6 +48,8 @@ def assert_same_values(a: Any, b: Any) -> None:
     elif isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray), type(b)
         assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7, equal_nan=True)
+        # (not bit for bit: NumPy arrays sum rows through BLAS, other backends with ``sum``,
+        # NOTE [Row sums through BLAS]; a few training steps amplify that rounding to ~1e-6)
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6, equal_nan=True)
     else:
         assert a == b or (a is None and b is None)

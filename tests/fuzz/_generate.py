@@ -8,11 +8,12 @@ from typing import Any, Callable
 import numpy as np
 
 from tests.fuzz._catalogue import OPS
+from tests.fuzz._catalogue_more import KNOWN_DIFFERENT
 from tests.fuzz._catalogue_nn import UNPACKED
 from tests.fuzz._ops import Meta
 from tests.fuzz._program import DTYPES, MODES, _Run
 
-OP_NAMES = sorted(OPS)
+OP_NAMES = sorted(n for n in OPS if n not in KNOWN_DIFFERENT)
 
 
 def _meta(t: Any) -> Meta:
@@ -158,6 +159,7 @@ def op_names(pattern: str | None) -> list:
     if not pattern:
         return OP_NAMES
     names = [n for n in OP_NAMES if re.search(pattern, n)]
+    names += [n for n in sorted(KNOWN_DIFFERENT) if re.fullmatch(pattern, n)]
     if not names:
         raise ValueError(f"no op of the catalogue matches {pattern!r}")
     return names

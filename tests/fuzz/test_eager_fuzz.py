@@ -22,6 +22,7 @@ import warnings
 import pytest
 
 import hookgrad
+from tests.fuzz._catalogue_more import OPS_MORE
 from tests.fuzz._catalogue_nn import OPS_NN
 from tests.fuzz._generate import generate, minimise, op_names
 from tests.fuzz._program import diff, run
@@ -31,13 +32,16 @@ pytestmark = pytest.mark.oracle
 LONG = "HOOKGRAD_FUZZ_N" in os.environ
 N = int(os.environ.get("HOOKGRAD_FUZZ_N", "400"))
 N_NN = 150  # CI prefix of the nn table (its programs are slower)
+N_MORE = 150  # CI prefix of the third table
 START = int(os.environ.get("HOOKGRAD_FUZZ_SEED", "0"))
 # CI budget: the seeds are a fixed prefix, cut short only on a very slow machine
 BUDGET_S = float(os.environ.get("HOOKGRAD_FUZZ_SECONDS", "1e9" if LONG else "25"))
 # a regular expression over op names: a long run focused on one family ("pool|conv", "loss");
-# by default the first table (the nn table has its own test)
+# by default the first table (the nn and third tables have their own tests)
 NN_ONLY = "^(%s)$" % "|".join(OPS_NN)
-NAMES = op_names(os.environ.get("HOOKGRAD_FUZZ_OPS", "^(?!(%s)$)" % "|".join(OPS_NN)))
+MORE_ONLY = "^(%s)$" % "|".join(OPS_MORE)
+NAMES = op_names(os.environ.get("HOOKGRAD_FUZZ_OPS",
+                                "^(?!(%s)$)" % "|".join([*OPS_NN, *OPS_MORE])))
 
 
 def _fails(torch, program: dict) -> str | None:
@@ -77,6 +81,13 @@ def test_eager_matches_torch_on_random_programs(torch):
 def test_nn_family_matches_torch(torch):
     """nn layers, activations, indexing and dtype mixes alone (`_catalogue_nn`)."""
     _check(torch, op_names(NN_ONLY), N_NN)
+
+
+@pytest.mark.skipif(LONG, reason="the long mode draws its ops from HOOKGRAD_FUZZ_OPS")
+def test_more_family_matches_torch(torch):
+    """Selection, scans, contractions, out=/dtype=, autograd state, module hooks alone
+    (`_catalogue_more`)."""
+    _check(torch, op_names(MORE_ONLY), N_MORE)
 
 
 # Differences the long mode found and that are not fixed yet, as {seed: class} (both tables):

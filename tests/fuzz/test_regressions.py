@@ -600,6 +600,184 @@ REGRESSIONS = {
         ("hook", "l1", "h3", False),
         ("op", "transpose", "t7", ["t2"], {"d0": -1, "d1": 1}, None)],
         ("backward", ["t7"], None, False, True, False)),
+    # --- issue 27, round 3 (docs/fuzzing.md): classes of fresh seeds 60,000-104,999 ---
+    # fuzz seed 61535: under create_graph an eval batch norm's input gradient has a graph when
+    # the input requires grad (PyTorch's native_batch_norm_backward reads input and weight:
+    # NOTE [Double-backward reads])
+    'bn_eval_grad_graph_under_create_graph': _p([
+        ('leaf', 'l5', (1, 1), 'float32', True, 51670509),
+        ('op', 'batch_norm', 't12', ['l5'], {'training': False, 'affine': True}, None)],
+        ('grad', ['t10', 't12'], ['l1', 'l5', 't10', 't8'], False, True, False)),
+    # fuzz seed 82705: nll_loss's input gradient under create_graph has a graph
+    # (nll_loss_backward's `self: zeros_like(grad)`)
+    'nll_grad_graph_under_create_graph': _p([
+        ('leaf', 'l1', (2, 4), 'float32', True, 582870036),
+        ('op', 'nll_loss', 't5', ['l1'],
+         {'target': [3, 2], 'reduction': 'none', 'label_smoothing': 0.0}, None),
+        ('node_hook', 't5', 'h10', False)],
+        ('backward', ['t5', 'l2'], None, False, True, False)),
+    # fuzz seed 83726: group norm's mean and rstd are differentiable outputs: a node pre-hook
+    # sees three gradients
+    'group_norm_prehook_sees_three_grads': _p([
+        ('leaf', 'l1', (4, 4), 'float32', True, 419425053),
+        ('op', 'group_norm', 't3', ['l1'], {'groups': 2}, None),
+        ('node_hook', 't3', 'h13', True)],
+        ('backward', ['t3', 't11'], ['l1', 'l7', 't11'], False, False, True)),
+    # fuzz seed 91689: nll_loss of an (N, C, d) input runs nll_loss2d on (N, C, 1, d), as
+    # ATen's nll_loss_nd
+    'nll_3d_input_reshape': _p([
+        ('leaf', 'l2', (3, 1, 4), 'float32', True, 82503619),
+        ('op', 'cross_entropy', 't4', ['l2'],
+         {'target': [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], 'reduction': 'mean',
+          'label_smoothing': 0.0}, None),
+        ('node_hook', 't4', 'h7', False)],
+        ('backward', ['t9', 't4'], ['l2', 'l8', 't4'], True, False, False)),
+    # fuzz seed 90304: a nan incoming gradient leaves nll_loss's ignored and non-target entries 0
+    'nll_nan_grad_ignored_targets': _p([
+        ('leaf', 'l3', (1,), 'float32', True, 76318052),
+        ('leaf', 'l5', (1,), 'float32', True, 209332361),
+        ('op', 'add', 't6', ['l3', 'l5'], {}, None),
+        ('op', 'nll_loss', 't11', ['t6'],
+         {'target': -100, 'reduction': 'mean', 'label_smoothing': 0.0}, None),
+        ('op', 'sigmoid_', 't14', ['t11'], {}, None)],
+        ('backward', ['t11', 't13'], ['l2', 'l3', 'l5', 't11', 't12', 't13', 't14'], False, False,
+         False)),
+    # fuzz seed 90977: BCE of a nan input raises (ATen checks 0 <= x <= 1)
+    'bce_nan_input_raises': _p([
+        ('leaf', 'l1', (1, 3), 'float64', True, 814912265),
+        ('leaf', 'l2', (1, 3), 'float32', True, 557193526),
+        ('op', 'pow', 't3', ['l1', 'l2'], {'exp': 0.5}, None),
+        ('leaf', 'l9', (1, 3), 'float64', True, 544663614),
+        ('op', 'bce', 't10', ['t3', 'l9'], {'reduction': 'sum'}, None)]),
+    # fuzz seed 94627: threshold_ writes an expanded tensor without the overlap error
+    'threshold_inplace_on_expanded': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', False, 131543102),
+        ('op', 'expand', 't2', ['l1'], {'shape': [2, 4, 3, 3]}, None),
+        ('op', 'threshold_inplace', 't14', ['t2'], {}, None)]),
+    # fuzz seed 91595: retain_grad on a no-grad view written since is a no-op (C++ is_leaf)
+    'retain_grad_no_grad_view_written': _p([
+        ('leaf', 'l1', (1, 1), 'float32', False, 16137800),
+        ('leaf', 'l2', (1, 4), 'float64', True, 516358972),
+        ('op', 'sub', 't3', ['l1', 'l2'], {}, None),
+        ('op', 'view', 't4', ['t3'], {'shape': [2, -1]}, None),
+        ('op', 'view_write', 't9', ['t4'], {'dim': 1, 'index': -2, 'value': 0.5},
+         'set_grad_enabled'),
+        ('retain', 't9')]),
+    # fuzz seed 81119: after a refused grad_fn regeneration a second register_hook is silent
+    'register_hook_after_refused_grad_fn': _p([
+        ('leaf', 'l1', (3, 1, 3), 'float64', True, 944446015),
+        ('op', 'view_write', 't3', ['l1'], {'dim': 1, 'index': -1, 'value': 2}, 'no_grad'),
+        ('retain', 't3')]),
+    # fuzz seed 91078: unfold of size 0 keeps its gradient's graph under create_graph
+    'unfold_size0_grad_graph': _p([
+        ('leaf', 'l1', (2, 4), 'float32', True, 983043974),
+        ('op', 'unfold', 't2', ['l1'], {'dim': -2, 'size': 0, 'step': 1}, None),
+        ('op', 'square', 't3', ['t2'], {}, None)],
+        ('backward', ['t3', 'l8'], ['l1', 'l8', 't10', 't3', 't6', 't7'], False, True, False)),
+    # an integral dtype= for a reduction or scan of a tensor that requires grad: "Autograd not
+    # support dtype"
+    'sum_dtype_int_of_requires_grad': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', True, 869025247),
+        ('op', 'dtype_kw', 't5', ['l1'], {'fn': 'cumsum', 'dtype': 'int64'}, None)]),
+    # addcdiv of two integral operands raises, whatever the input promotes to
+    'addcdiv_integer_operands': _p([
+        ('leaf', 'l2', (3, 4), 'int32', False, 729496560),
+        ('leaf', 'l3', (4,), 'float32', True, 89286747),
+        ('op', 'addcdiv', 't4', ['l3', 'l2'], {'value': 0.5}, None)]),
+    # topk's indices are a fresh row-major tensor
+    'topk_indices_row_major': _p([
+        ('leaf', 'l2', (4, 3), 'float32', True, 338203086),
+        ('op', 'topk', 't5', ['l2'], {'k': 1, 'dim': -1, 'largest': True, 'pick': 1}, None)]),
+    # topk of a bool tensor raises
+    'topk_bool_raises': _p([
+        ('leaf', 'l2', (3, 4), 'bool', False, 2630753),
+        ('op', 'topk', 't12', ['l2'], {'k': 3, 'dim': -2, 'largest': True, 'pick': 0}, None)]),
+    # nonzero's result is the transpose of a (ndim, n) buffer: strides (1, n)
+    'nonzero_column_layout': _p([
+        ('leaf', 'l2', (3, 4), 'int32', False, 729496560),
+        ('op', 'nonzero', 't3', ['l2'], {'tup': False}, None)]),
+    # unique's inverse of a 0-d input is 0-d
+    'unique_inverse_0d': _p([
+        ('leaf', 'l2', (), 'float32', True, 813189292),
+        ('op', 'unique', 't3', ['l2'], {'sorted': True, 'inverse': True, 'dim': None}, None)]),
+    # unique of a tensor that requires grad records Unique2Backward0 (its backward raises)
+    'unique_records_node': _p([
+        ('leaf', 'l1', (), 'float32', True, 987276843),
+        ('op', 'unique', 't3', ['l1'], {'sorted': True, 'inverse': True, 'dim': None}, None)]),
+    # unique(dim=d) lays the unique dim outermost
+    'unique_dim_layout': _p([
+        ('leaf', 'l2', (4, 1, 2), 'float32', True, 821228418),
+        ('op', 'unique', 't4', ['l2'], {'sorted': True, 'inverse': False, 'dim': 2}, None)]),
+    # kthvalue, median, cummax/cummin, logcumsumexp, rot90, masked_scatter,
+    # index_copy/index_fill record their own nodes
+    'kthvalue_node': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', True, 869025247),
+        ('op', 'kthvalue', 't5', ['l1'], {'dim': -2, 'k': 1, 'keepdim': True, 'pick': 0}, None)]),
+    # median of the whole tensor records MedianBackward0
+    'median_node': _p([
+        ('leaf', 'l2', (), 'float32', True, 813189292),
+        ('op', 'median', 't3', ['l2'], {}, None)]),
+    # cummax records CummaxBackward0 (saves self, indices)
+    'cummax_node': _p([
+        ('leaf', 'l2', (4, 3), 'float32', True, 338203086),
+        ('op', 'cummax', 't5', ['l2'], {'dim': 0, 'pick': 0}, None)]),
+    # logcumsumexp records LogcumsumexpBackward0
+    'logcumsumexp_node': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', True, 869025247),
+        ('op', 'logcumsumexp', 't5', ['l1'], {'dim': -2}, None)]),
+    # rot90 records Rot90Backward0
+    'rot90_node': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', True, 869025247),
+        ('op', 'rot90', 't6', ['l1'], {'k': -1}, None)]),
+    # masked_scatter records MaskedScatterBackward0
+    'masked_scatter_node': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', True, 869025247),
+        ('leaf', 'l5', (1,), 'float32', True, 750364672),
+        ('op', 'masked_scatter', 't6', ['l1', 'l5'], {}, None)]),
+    # masked_scatter with a source of another dtype raises
+    'masked_scatter_dtype_check': _p([
+        ('leaf', 'l1', (0, 2), 'float64', False, 649415749),
+        ('leaf', 'l5', (), 'float32', True, 8284309),
+        ('op', 'masked_scatter', 't6', ['l1', 'l5'], {}, None)]),
+    # index_copy records IndexCopyBackward0 and saves index and source
+    'index_copy_node': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', True, 869025247),
+        ('leaf', 'l5', (1,), 'float32', True, 750364672),
+        ('op', 'index_copy', 't6', ['l1', 'l5'],
+         {'dim': 1, 'index': [0], 'fill': False, 'inplace': False}, None)]),
+    # out= with an argument that requires grad raises PyTorch's RuntimeError
+    'out_variant_requires_grad': _p([
+        ('leaf', 'l1', (4, 1, 1), 'float32', True, 869025247),
+        ('leaf', 'l5', (1,), 'float32', True, 750364672),
+        ('op', 'out_variant', 't6', ['l1', 'l5'], {'kind': 1, 'dtype': 'float64'}, None)]),
+    # out= resizes an empty out tensor and casts like PyTorch
+    'out_variant_resizes': _p([
+        ('leaf', 'l2', (3, 4), 'int32', False, 729496560),
+        ('leaf', 'l3', (4,), 'float32', True, 89286747),
+        ('op', 'out_variant', 't4', ['l2', 'l3'], {'kind': 2, 'dtype': None}, None)]),
+    # cummax of a non-contiguous input is row-major
+    'cummax_row_major': _p([
+        ('leaf', 'l2', (2, 3, 2), 'float32', True, 236857343),
+        ('op', 'transpose', 't7', ['l2'], {'d0': -3, 'd1': 2}, None),
+        ('op', 'cummax', 't13', ['t7'], {'dim': -3, 'pick': 0}, None)]),
+    # tril_/triu_ record TrilBackward0/TriuBackward0 in place (not a copy)
+    'tril_inplace_node': _p([
+        ('leaf', 'l2', (1, 1), 'float32', False, 228709886),
+        ('op', 'requires_grad_', 't3', ['l2'], {'flag': True}, None),
+        ('op', 'gelu', 't4', ['l2'], {}, None),
+        ('op', 'tri_', 't11', ['t4'], {'diagonal': 0, 'upper': False}, None)]),
+    # tril_ writes an expanded tensor without the overlap error
+    'tril_inplace_expanded': _p([
+        ('leaf', 'l2', (4,), 'int32', False, 157098624),
+        ('op', 'expand', 't8', ['l2'], {'shape': [2, 4]}, 'enable_grad_in_no_grad'),
+        ('op', 'tri_', 't11', ['t8'], {'diagonal': -1, 'upper': True}, None)]),
+    # fuzz seed 81119: after a refused grad_fn regeneration (a no-grad view written since) the
+    # first register_hook raises, the second finds PyTorch's hook table and adds its hook silently
+    'register_hook_after_refused_grad_fn_twice': _p([
+        ('leaf', 'l1', (3, 1, 3), 'float64', True, 944446015),
+        ('op', 'view_write', 't3', ['l1'], {'dim': 1, 'index': -1, 'value': 2}, 'no_grad'),
+        ('hook', 't3', 'h5', False),
+        ('hook', 't3', 'h6', False)]),
 }
 
 

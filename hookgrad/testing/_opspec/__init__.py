@@ -16,7 +16,7 @@ import numpy as np
 
 FAMILIES = ("pointwise", "reduction", "shape", "indexing", "linalg", "nn_ops", "conv",
             "nn_module", "rnn", "layers", "linalg_decomp", "gamma", "linalg_spectral",
-            "special_fns", "nn_extra", "cfuncs", "complex_fns")
+            "special_fns", "nn_extra", "cfuncs", "complex_fns", "select_scan")
 
 
 @dataclass(frozen=True)

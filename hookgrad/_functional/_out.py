@@ -1,0 +1,108 @@
+"""``out=`` for the ``torch.*`` functions that take it (not their Tensor methods).
+
+Layer 4. `install` wraps the listed functions of the ``hookgrad`` namespace that do not take
+``out`` themselves. The call computes as without ``out``, then writes into `out` as PyTorch's
+out-variants do:
+- an argument (or `out`) requiring grad while grad mode is on is PyTorch's RuntimeError
+  ("functions with out=... arguments don't support automatic differentiation");
+- elementwise results must be castable to `out`'s dtype (``canCast``: no float into an integral
+  tensor, nothing but bool into bool); reductions and scans compute in `out`'s dtype;
+- an `out` of another shape is resized (a ``UserWarning`` when it held elements), then the
+  result is copied in (one version bump, as ``copy_``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from typing import Any
+
+from hookgrad._config import STATE
+from hookgrad._tensor import Tensor
+
+# reductions and scans: computed in out's dtype (ATen passes it as the result type)
+_REDUCTIONS = frozenset({"sum", "mean", "prod", "cumsum", "cumprod", "nansum", "logsumexp",
+                         "amax", "amin"})
+# these refuse out= without a dim (their dim-less overloads have no out variant)
+_NO_DIM_OUT = frozenset({"sum", "mean", "prod", "nansum"})
+_ELEMENTWISE = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                "maximum", "minimum", "atan2", "remainder", "fmod", "exp", "log", "sin", "cos",
+                "tanh", "sigmoid", "abs", "neg", "sqrt", "rsqrt", "pow", "clamp", "lerp",
+                "addcmul", "addcdiv", "matmul", "mm", "bmm", "mv", "dot", "floor_divide",
+                "logical_and", "logical_or", "bitwise_and", "eq", "lt", "gt", "le", "ge", "ne")
+
+
+def _can_cast(src: Any, dst: Any) -> bool:
+    if src.is_floating_point and not (dst.is_floating_point or dst.is_complex):
+        return False
+    if src.is_complex and not dst.is_complex:
+        return False
+    return not (src.scalar_type != "Bool" and dst.scalar_type == "Bool")
+
+
+def _tensors(args: tuple, kwargs: dict) -> list:
+    out = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x for x in a if isinstance(x, Tensor))
+    return out
+
+
+def _write(name: str, result: Tensor, out: Tensor) -> Tensor:
+    if name not in _REDUCTIONS and not _can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {result.dtype.scalar_type} can't be cast to the "
+                           f"desired output type {out.dtype.scalar_type}")
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel():
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out.shape)}, which does not match the required output shape "
+                f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                "with t.resize_(0).", UserWarning, stacklevel=3)
+        out.resize_(tuple(result.shape))
+    out.copy_(result)  # (nothing requires grad here, or grad mode is off: no node)
+    return out
+
+
+def _params(fn: Any) -> Any:
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def with_out(name: str, fn: Any) -> Any:
+    """`fn` taking an ``out=`` keyword (see the module docstring)."""
+    @functools.wraps(fn)
+    def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if name in _NO_DIM_OUT and len(args) < 2 and "dim" not in kwargs:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            "(Tensor, out=Tensor), but expected one of:\n * (Tensor input, *, "
+                            "torch.dtype dtype = None)\n")
+        if STATE.grad_enabled and any(t.requires_grad for t in (*_tensors(args, kwargs), out)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        if name in _REDUCTIONS and "dtype" in _params(fn) and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype  # ATen reduces in out's dtype
+        return _write(name, fn(*args, **kwargs), out)
+    return call
+
+
+def install(namespace: dict) -> None:
+    """Give the ``torch.*`` functions in `namespace` that lack it an ``out=`` keyword."""
+    for name in (*_REDUCTIONS, *_ELEMENTWISE):
+        fn = namespace.get(name)
+        if fn is None:
+            continue
+        if "out" not in _params(fn):
+            namespace[name] = with_out(name, fn)
