@@ -57,6 +57,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
     Mirrors: ``torch.unique`` (the result does not require grad, as in PyTorch).
     """
+    if hasattr(input, "_bt_level"):  # under vmap: the primitive's rule raises PyTorch's error
+        bind(UNIQUE if dim is None else UNIQUE_DIM, (input, input), {})
     check_kernel("unique", input._data.dtype)
     data = input._data
     if dim is None:
