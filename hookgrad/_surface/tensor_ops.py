@@ -14,6 +14,7 @@ import numpy as np
 import hookgrad._functional.creation as C
 import hookgrad._functional.pointwise as P
 from hookgrad._functional.complex import IMAG_PROPERTY, REAL_PROPERTY
+from hookgrad._backend import has_data
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import int8, int16, uint8
 from hookgrad._legacy import bfloat16
@@ -133,7 +134,7 @@ def _check_positions(input: Tensor, d: int, index: Tensor, prefix: str, low: int
     (``[-n, n)``, `low` = -n's factor). Per-sample indices under vmap are checked by the
     batching rule (no value is read there); with the input batched the error is the
     RuntimeError torch.func raises, naming the physical dimension."""
-    if hasattr(index, "_bt_level"):
+    if hasattr(index, "_bt_level") or not has_data(index._data):  # meta: no values
         return
     n = input.shape[d] if input.dim() else 1
     bad = [v for v in index._data.reshape(-1).tolist() if not low * n <= int(v) < n]
@@ -180,7 +181,10 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if mask.dtype.scalar_type != "Bool":
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
                            f"dtype {mask.dtype.scalar_type}")
-    if any(hasattr(t, "_bt_level") for t in (mask, source)):  # per-sample: the rule checks
+    if not has_data(input._data) and has_data(mask._data):
+        mask = mask.to(input.device)  # PyTorch's meta kernel takes a mask of another device
+    if any(hasattr(t, "_bt_level") for t in (mask, source)) or not has_data(mask._data):
+        # per-sample masks: the batching rule checks; meta: no values to count
         return bind(PRIMITIVES["masked_scatter"], (input, mask, source), {})
     full = mask.expand(input.shape) if tuple(mask.shape) != tuple(input.shape) else mask
     count = int(full._data.sum())
