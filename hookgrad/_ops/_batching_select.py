@@ -10,7 +10,6 @@ a value, so the kernel raises, and the error is PyTorch's vmap RuntimeError.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,7 @@ from hookgrad._dispatch import bind
 from hookgrad._ops._batching import (
     align, batches, dim_params, expand_batch, guard_index, logical_ndim, shift_dim,
 )
-from hookgrad._ops._batching_extra import _dynamic, offset_rows
+from hookgrad._ops._batching_extra import _dynamic, offset_rows, whole_median
 from hookgrad._ops._batching_nn import _none_means_loop
 from hookgrad._ops.registry import PRIMITIVES, Primitive
 
@@ -30,17 +29,6 @@ __all__: list[str] = []
 
 
 # ------------------------------------------------------------------------- selections, scans
-def _median(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
-            level: int) -> Any:
-    """The whole-tensor median: each sample's flat values, ``median_dim`` along dimension 1
-    (an empty sample raises the dim variant's IndexError, as PyTorch's rule does)."""
-    n = math.prod(tuple(args[0].shape)[1:])
-    if not n:
-        raise IndexError("median(): Expected reduction dim 1 to have non-zero size.")
-    flat = args[0].reshape((size, n))
-    return bind(PRIMITIVES["median_dim"], (flat,), {"dim": 1, "keepdim": False}, cast)[0]
-
-
 def _tie(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
          level: int) -> Any:
     """The value passes through: both inputs carry the batch, the tie is kept."""
@@ -135,7 +123,7 @@ def _masked_scatter(prim: Primitive, args: list, flags: list, params: dict, cast
 batches(["cummax", "cummin", "logcumsumexp", "kthvalue", "median_dim"],
         dim_params("dim", none_all=False))
 batches(["rot90"], dim_params("dims", none_all=False))
-batches(["median"], _median)
+batches(["median"], whole_median("median_dim"))
 batches(["_backward_tie"], _tie)
 batches(["_unique2", "unique_dim"], _dynamic)
 batches(["index_copy", "index_fill", "index_fill_tensor"], _none_means_loop(_index_write))
