@@ -14,7 +14,7 @@ import numpy as np
 
 from hookgrad._dtypes import check_kernel
 from hookgrad._ops._checks import tensor_arguments
-from hookgrad._backend import namespace_of
+from hookgrad._backend import has_data, namespace_of, to_numpy
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops._no_derivative import UNIQUE, UNIQUE_DIM
@@ -57,8 +57,15 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
 
     Mirrors: ``torch.unique`` (the result does not require grad, as in PyTorch).
     """
+    if hasattr(input, "_bt_level"):  # under vmap: the primitive's rule raises PyTorch's error
+        bind(UNIQUE if dim is None else UNIQUE_DIM, (input, input), {})
     check_kernel("unique", input._data.dtype)
-    data = input._data
+    xp = namespace_of(input._data)
+    if not has_data(input._data):  # no values to compare: PyTorch has no meta kernel either
+        raise NotImplementedError(
+            f"aten::{'_unique2' if dim is None else 'unique_dim'}: attempted to run this "
+            "operator with Meta tensors, but there was no fake impl or Meta kernel registered.")
+    data = to_numpy(input._data)  # a host computation (its size depends on the values)
     if dim is None:
         vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
         inverse = inverse.reshape(data.shape)
@@ -68,15 +75,20 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         inverse = inverse.reshape(-1)
         # ATen sorts the slices with `dim` moved first: that dim is outermost in memory
         vals = np.moveaxis(np.ascontiguousarray(np.moveaxis(vals, dim, 0)), 0, dim)
-    values = Tensor._make(vals) if dim is not None else _const(vals)
+    values = _on(xp, vals if dim is not None else _const(vals)._data)
     if input.requires_grad and STATE.grad_enabled:  # PyTorch's node whose backward raises
         values = bind(UNIQUE if dim is None else UNIQUE_DIM, (input, values), {})
     out: list = [values]
     if return_inverse:
-        out.append(_const(inverse.astype(np.int64)))
+        out.append(_on(xp, _const(inverse.astype(np.int64))._data))
     if return_counts:
-        out.append(_const(counts.astype(np.int64)))
+        out.append(_on(xp, _const(counts.astype(np.int64))._data))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _on(xp: Any, host: np.ndarray) -> Tensor:
+    """A host result on the input's backend (its layout kept)."""
+    return Tensor._make(host if xp is np else xp.asarray(host))
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:

@@ -35,7 +35,7 @@ from hookgrad._functorch import _rules
 from hookgrad._functorch._rules import LogicalArray, RawValueRead, run_jvp, run_rules
 from hookgrad._functorch.decompositions import DECOMPOSITIONS
 from hookgrad._ops import (  # noqa: F401  (declare rules)
-    _batching_extra, _batching_nn, _batching_shape,
+    _batching_extra, _batching_nn, _batching_select, _batching_shape,
 )
 from hookgrad._ops._batching import loop
 from hookgrad._ops.registry import PRIMITIVES

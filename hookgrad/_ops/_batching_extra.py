@@ -350,15 +350,20 @@ def index_put_batched(prim: Primitive, x: Any, v: Any, vflag: bool, per: tuple, 
 
 
 # ------------------------------------------------------------- value selections, dynamic shapes
-def _nanmedian(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
-               level: int) -> Any:
-    """The whole-tensor median: each sample's flat values, reduced along dimension 1 (empty
-    samples raise the dim variant's IndexError, as PyTorch's rule does)."""
-    n = math.prod(tuple(args[0].shape)[1:])
-    if not n:  # the message of the dim variant PyTorch's rule calls
-        raise IndexError("median(): Expected reduction dim 1 to have non-zero size.")
-    flat = args[0].reshape((size, n))
-    return bind(PRIMITIVES["nanmedian_dim"], (flat,), {"dim": 1, "keepdim": False}, cast)[0]
+def whole_median(target: str) -> Any:
+    """The whole-tensor median (``median``, ``nanmedian``): each sample's flat values, reduced
+    by the dim variant `target` along dimension 1 (empty samples raise that variant's
+    IndexError, as PyTorch's rule does)."""
+
+    def rule(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
+             level: int) -> Any:
+        n = math.prod(tuple(args[0].shape)[1:])
+        if not n:  # the message of the dim variant PyTorch's rule calls
+            raise IndexError("median(): Expected reduction dim 1 to have non-zero size.")
+        flat = args[0].reshape((size, n))
+        return bind(PRIMITIVES[target], (flat,), {"dim": 1, "keepdim": False}, cast)[0]
+
+    return rule
 
 
 def _dynamic(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
@@ -367,7 +372,7 @@ def _dynamic(prim: Primitive, args: list, flags: list, params: dict, cast: Any, 
     raise RuntimeError(_DYNAMIC.format(prim.name))
 
 
-batches(["nanmedian"], _nanmedian)
+batches(["nanmedian"], whole_median("nanmedian_dim"))
 batches(["unique_consecutive"], _dynamic)
 
 

@@ -249,3 +249,25 @@ defop("index_fill_tensor", impl=lambda self, index, value, dim: _index_fill_impl
            "value": lambda grad, index, dim: _pick(grad, Tensor._make(
                namespace_of(index._data).unique(index._data)), dim).sum()},
       nondifferentiable={"index": "integer positions"}, jvp="linear")
+
+
+# meta: the results' metadata without the host kernels (they read values)
+from hookgrad._ops import _meta_shapes  # noqa: E402
+
+
+def _scan_meta(self: Any, dim: int) -> list:
+    return [(tuple(self.shape), self.dtype), (tuple(self.shape), np.int64)]
+
+
+def _masked_scatter_meta(self: Any, mask: Any, source: Any) -> tuple:
+    return tuple(np.broadcast_shapes(self.shape, mask.shape)), self.dtype  # row-major
+
+
+_meta_shapes.shapes(["kthvalue"], lambda self, k, dim=-1, keepdim=False:
+                    _meta_shapes.select(self, dim, keepdim))
+_meta_shapes.shapes(["median_dim"], _meta_shapes.select)
+_meta_shapes.shapes(["median"], _meta_shapes.scalar)
+_meta_shapes.shapes(["cummax", "cummin"], _scan_meta)
+_meta_shapes.shapes(["masked_scatter"], _masked_scatter_meta)
+_meta_shapes.shapes(["index_copy"], _meta_shapes.like_self)  # a row-major clone
+_meta_shapes.shapes(["index_fill", "index_fill_tensor"], _meta_shapes.kept_layout)

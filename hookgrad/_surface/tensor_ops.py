@@ -14,8 +14,8 @@ import numpy as np
 import hookgrad._functional.creation as C
 import hookgrad._functional.pointwise as P
 from hookgrad._functional.complex import IMAG_PROPERTY, REAL_PROPERTY
+from hookgrad._backend import has_data
 from hookgrad._dispatch import bind
-from hookgrad._ops._batching import guard_index
 from hookgrad._dtypes import int8, int16, uint8
 from hookgrad._legacy import bfloat16
 from hookgrad._ops.registry import PRIMITIVES
@@ -124,7 +124,25 @@ def _index_copy_call(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
     if source.dim() and index.numel() != source.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to "
                          f"source.size(dim) ({source.shape[d]})")
+    _check_positions(input, d, index, "index_copy_(): ", 0, source)
     return PRIMITIVES["index_copy"], (input, index, source), {"dim": d}
+
+
+def _check_positions(input: Tensor, d: int, index: Tensor, prefix: str, low: int,
+                     *others: Any) -> None:
+    """PyTorch's bound check of index_copy (positions in ``[0, n)``) and index_fill
+    (``[-n, n)``, `low` = -n's factor). Per-sample indices under vmap are checked by the
+    batching rule (no value is read there); with the input batched the error is the
+    RuntimeError torch.func raises, naming the physical dimension."""
+    if hasattr(index, "_bt_level") or not has_data(index._data):  # meta: no values
+        return
+    n = input.shape[d] if input.dim() else 1
+    bad = [v for v in index._data.reshape(-1).tolist() if not low * n <= int(v) < n]
+    if not bad:
+        return
+    if any(hasattr(t, "_bt_level") for t in (input, *others)) and not low:
+        raise RuntimeError(f"index {bad[0]} is out of bounds for dimension {d + 1} with size {n}")
+    raise IndexError(f"{prefix}index {bad[0]} is out of bounds for dimension {d} with size {n}")
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -134,6 +152,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 def _index_fill_call(input: Tensor, dim: int, index: Tensor, value: Any) -> tuple:
     d, index = _index_args(input, dim, index)
+    _check_positions(input, d, index, "", -1)
     if isinstance(value, Tensor):
         if value.dim() != 0:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
@@ -162,6 +181,11 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if mask.dtype.scalar_type != "Bool":
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
                            f"dtype {mask.dtype.scalar_type}")
+    if not has_data(input._data) and has_data(mask._data):
+        mask = mask.to(input.device)  # PyTorch's meta kernel takes a mask of another device
+    if any(hasattr(t, "_bt_level") for t in (mask, source)) or not has_data(mask._data):
+        # per-sample masks: the batching rule checks; meta: no values to count
+        return bind(PRIMITIVES["masked_scatter"], (input, mask, source), {})
     full = mask.expand(input.shape) if tuple(mask.shape) != tuple(input.shape) else mask
     count = int(full._data.sum())
     if count > source.numel():

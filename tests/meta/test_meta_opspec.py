@@ -25,7 +25,9 @@ RAISES = {
     "linalg_slogdet", "linalg_solve", "matrix_exp", "mkldnn_rnn_layer", "pack_padded_sequence-batch_first_unsorted",
     "solve_triangular_lower", "solve_triangular_unit", "solve_triangular_upper_right", "take-neg_and_dup",
     # data-dependent output size, as in PyTorch
-    "unique_consecutive",
+    "unique_consecutive", "unique", "unique_dim",
+    # the samples' index tensors are on the cpu: PyTorch's meta kernels refuse the mix too
+    "index_copy", "index_fill", "index_fill_tensor",
     # the sample builds its pivots on the cpu: hookgrad refuses the mixed devices (PyTorch's
     # meta kernels of these two do not check); their meta rules are checked with meta pivots
     # in test_meta_host_kernels.py
