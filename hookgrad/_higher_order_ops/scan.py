@@ -38,7 +38,7 @@ def scan(combine_fn: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any, 
     Example:
         >>> import hookgrad
         >>> from hookgrad._higher_order_ops.scan import scan
-        >>> carry, ys = scan(lambda c, x: (c + x, c * x), zeros(2),
+        >>> carry, ys = scan(lambda c, x: (c + x, c * x), hookgrad.zeros(2),
         ...                  hookgrad.tensor([[1., 2.], [3., 4.]]))
         >>> carry
         tensor([4., 6.])
