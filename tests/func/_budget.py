@@ -3,6 +3,7 @@ range in the long mode)."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,3 +24,12 @@ def run_cases(check: Callable[[int, Any], str | None], torch: Any, start: int, n
             failures.append(msg)
     assert ran >= min(n, least)
     assert not failures, f"{len(failures)} of {ran} cases differ:\n" + "\n".join(failures[:10])
+
+
+def budget_from_env(prefix: str, n: int, seconds: float) -> tuple[int, int, float]:
+    """(cases, first case, seconds) from ``<prefix>_N``/``_SEED``/``_SECONDS``: CI's short
+    budget by default; naming a case count switches the time limit off (the long mode)."""
+    long_mode = f"{prefix}_N" in os.environ
+    return (int(os.environ.get(f"{prefix}_N", str(n))),
+            int(os.environ.get(f"{prefix}_SEED", "0")),
+            float(os.environ.get(f"{prefix}_SECONDS", "1e9" if long_mode else str(seconds))))

@@ -12,20 +12,16 @@ a failure names its case number, which replays it.)
 
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
 import pytest
 
 import hookgrad
-from tests.func._budget import run_cases
+from tests.func._budget import budget_from_env, run_cases
 from tests.func._transform_fuzz import check
 
-N = int(os.environ.get("HOOKGRAD_FUNC_FUZZ_N", "120"))
-START = int(os.environ.get("HOOKGRAD_FUNC_FUZZ_SEED", "0"))
-BUDGET_S = float(os.environ.get("HOOKGRAD_FUNC_FUZZ_SECONDS", "25" if "HOOKGRAD_FUNC_FUZZ_N"
-                                not in os.environ else "1e9"))
+N, START, BUDGET_S = budget_from_env("HOOKGRAD_FUNC_FUZZ", 120, 25)
 
 
 @pytest.mark.oracle

@@ -11,17 +11,13 @@ several configurations each::
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
-from tests.func._budget import run_cases
+from tests.func._budget import budget_from_env, run_cases
 from tests.func._vmap_sweep import PAIRS, check
 
-N = int(os.environ.get("HOOKGRAD_VMAP_FUZZ_N", "600"))
-START = int(os.environ.get("HOOKGRAD_VMAP_FUZZ_SEED", "0"))
-BUDGET_S = float(os.environ.get("HOOKGRAD_VMAP_FUZZ_SECONDS", "20" if "HOOKGRAD_VMAP_FUZZ_N"
-                                not in os.environ else "1e9"))
+N, START, BUDGET_S = budget_from_env("HOOKGRAD_VMAP_FUZZ", 600, 20)
 
 
 @pytest.mark.oracle
