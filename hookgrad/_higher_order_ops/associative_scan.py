@@ -62,6 +62,7 @@ def associative_scan(combine_fn: Callable[[Any, Any], Any], xs: Any, dim: int,
     from hookgrad._functional.rearrange import flip
     from hookgrad._functional.shape import movedim
     from hookgrad._functorch.vmap import vmap
+    from hookgrad._ops._shapes import normalize_dim
     from hookgrad._tensor import Tensor
     from hookgrad.utils import _pytree as pytree
 
@@ -71,11 +72,7 @@ def associative_scan(combine_fn: Callable[[Any, Any], Any], xs: Any, dim: int,
     if not isinstance(dim, int):
         raise ValueError("Dim must be an int, but got " + str(type(dim)))
     if leaves and isinstance(leaves[0], Tensor):
-        ndim = max(leaves[0].ndim, 1)
-        if not -ndim <= dim < ndim:
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-ndim}, {ndim - 1}], but got {dim})")
-        dim %= ndim
+        dim = normalize_dim(dim, leaves[0].ndim)
     if not isinstance(reverse, bool):
         raise RuntimeError("Reverse must be a bool, but got " + str(type(reverse)))
     if combine_mode not in ("pointwise", "generic"):

@@ -8,15 +8,6 @@ from typing import Any
 __all__ = ["scan"]
 
 
-def _canonical_dim(dim: Any, ndim: int) -> int:
-    if not isinstance(dim, int):
-        raise RuntimeError("Dim must be an int, but got " + str(type(dim)))
-    if not -max(ndim, 1) <= dim < max(ndim, 1):
-        raise IndexError(f"Dimension out of range (expected to be in range of "
-                         f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})")
-    return dim % max(ndim, 1)
-
-
 def scan(combine_fn: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any, *,
          dim: int = 0, reverse: bool = False) -> tuple[Any, Any]:
     """Thread a carry through the slices of ``xs`` along ``dim``, stacking each step's output.
@@ -44,6 +35,7 @@ def scan(combine_fn: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any, 
         tensor([4., 6.])
     """
     from hookgrad._functional.shape import movedim, stack
+    from hookgrad._ops._shapes import normalize_dim
     from hookgrad._tensor import Tensor
     from hookgrad.utils import _pytree as pytree
 
@@ -61,7 +53,9 @@ def scan(combine_fn: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any, 
             raise RuntimeError(f"All xs leaves must be a Tensor but got {leaf}")
     if not leaves_xs:
         return init, pytree.tree_unflatten([], spec_xs)
-    dim = _canonical_dim(dim, leaves_xs[0].ndim)
+    if not isinstance(dim, int):
+        raise RuntimeError("Dim must be an int, but got " + str(type(dim)))
+    dim = normalize_dim(dim, leaves_xs[0].ndim)
     if not isinstance(reverse, bool):
         raise RuntimeError("Reverse must be a bool, but got " + str(type(reverse)))
     if any(x.ndim <= dim or x.shape[dim] == 0 for x in leaves_xs):

@@ -9,16 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._tensor import Tensor
 from hookgrad.utils._foreach_utils import (_get_foreach_kernels_supported_devices,
-                                           _get_fused_kernels_supported_devices)
+                                           _get_fused_kernels_supported_devices,
+                                           foreach_supported_type)
 
 __all__ = ["_default_to_fused_or_foreach", "_get_capturable_supported_devices"]
-
-
-def _plain(p: Any) -> bool:
-    # PyTorch's _foreach_supported_types: exactly Tensor and Parameter (and Buffer)
-    return type(p).__name__ in ("Tensor", "Parameter", "Buffer") and isinstance(p, Tensor)
 
 
 def _default_to_fused_or_foreach(params: list, differentiable: bool,
@@ -30,9 +25,9 @@ def _default_to_fused_or_foreach(params: list, differentiable: bool,
         return False, False
     fused_devices = _get_fused_kernels_supported_devices()
     foreach_devices = _get_foreach_kernels_supported_devices()
-    fused = use_fused and all(p is None or (_plain(p) and p.device.type in fused_devices
+    fused = use_fused and all(p is None or (foreach_supported_type(p) and p.device.type in fused_devices
                                             and p.is_floating_point()) for p in params)
-    foreach = not fused and all(p is None or (_plain(p) and p.device.type in foreach_devices)
+    foreach = not fused and all(p is None or (foreach_supported_type(p) and p.device.type in foreach_devices)
                                 for p in params)
     return fused, foreach
 

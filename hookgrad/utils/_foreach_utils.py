@@ -30,10 +30,16 @@ def _device_has_foreach_support(device: Any) -> bool:
     return device.type in [*_get_foreach_kernels_supported_devices(), "cpu"]
 
 
+def foreach_supported_type(t: Any) -> bool:
+    """Exactly a Tensor, Parameter or Buffer (PyTorch's ``_foreach_supported_types``: no
+    other subclass takes the multi-tensor paths)."""
+    return type(t).__name__ in ("Tensor", "Parameter", "Buffer")
+
+
 def _has_foreach_support(tensors: Any, device: Any) -> bool:
     """Mirrors: ``torch.utils._foreach_utils._has_foreach_support``."""
     return _device_has_foreach_support(device) and all(
-        t is None or type(t).__name__ in ("Tensor", "Parameter", "Buffer") for t in tensors)
+        t is None or foreach_supported_type(t) for t in tensors)
 
 
 def _group_tensors_by_device_and_dtype(tensorlistlist: Any, with_indices: bool = False) -> dict:
