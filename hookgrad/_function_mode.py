@@ -108,7 +108,9 @@ def _install() -> None:
             if name.startswith("_") or not _is_function(obj):
                 continue
             if id(obj) not in wrapped:
-                wrapped[id(obj)] = _dispatching(obj, [], name, "")
+                # PyTorch's own name: ``torch.special.expit.__name__`` is "special_expit"
+                own = obj.__name__ if isinstance(obj, _types.FunctionType) else name
+                wrapped[id(obj)] = _dispatching(obj, [], own, "")
                 wrapped[id(obj)].__module__ = mod_name
             _INSTALLED.append((mod, name, obj))
             setattr(mod, name, wrapped[id(obj)])

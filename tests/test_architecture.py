@@ -46,7 +46,7 @@ LAYERS: dict[str, int] = {
     "hookgrad._functorch.decompositions": 6, "hookgrad._functorch._autodiff": 6,
     "hookgrad._functorch._random": 6, "hookgrad._functorch.batch_norm_replacement": 6,
     "hookgrad._functorch._function_check": 6,
-    "hookgrad.utils._python_dispatch": 2, "hookgrad.utils.flop_counter": 7,
+    "hookgrad.utils._python_dispatch": 2, "hookgrad.utils.weak": 2, "hookgrad.utils.flop_counter": 7,
     "hookgrad.utils.module_tracker": 7,
     "hookgrad.hooktools.": 7, "hookgrad.hooktools": 7, "hookgrad.datasets": 7,
     "hookgrad.compile.": 7, "hookgrad.compile": 7, "hookgrad.package.": 7,

@@ -1,0 +1,77 @@
+"""Function identity and ``__name__`` census: each public function is named, and shared, as in PyTorch.
+
+Tools key dicts by function objects and log ``func.__name__`` (``__torch_function__`` modes,
+activation loggers that wrap every name of a namespace). Two rules, checked against the
+oracle for every callable of the namespaces tools wrap:
+- names that are distinct objects in PyTorch are distinct objects in hookgrad (an alias that
+  shares one object hides one of the two names from such a tool);
+- ``__name__`` is PyTorch's (``Tensor.clip.__name__ == "clip"``, ``torch.linalg.inv.__name__
+  == "linalg_inv"``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import pytest
+
+import hookgrad
+
+pytestmark = pytest.mark.oracle
+
+NAMESPACES = ["", ".Tensor", ".nn.functional", ".linalg", ".special", ".fft", ".nn.init",
+              ".autograd", ".distributions"]
+# hookgrad's are modules that can be called (PyTorch's are functions); their name is the module's
+NAME_DEPARTURES = {("", "compile"), (".autograd", "variable")}
+
+
+def _callables(lib, path):
+    ns = eval("lib" + path, {"lib": lib})  # noqa: S307 - a fixed dotted path
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in dir(ns):
+            if name.startswith("__"):
+                continue
+            try:
+                value = getattr(ns, name)
+            except Exception:  # noqa: BLE001 - a name that raises on access is not a function
+                continue
+            if callable(value) and not inspect.isclass(value) and not inspect.ismodule(value):
+                out[name] = value
+    return out
+
+
+@pytest.mark.parametrize("path", NAMESPACES)
+def test_functions_have_pytorchs_names_and_identities(torch, path):
+    theirs, ours = _callables(torch, path), _callables(hookgrad, path)
+    common = sorted(set(theirs) & set(ours))
+    wrong_name = [(n, theirs[n].__name__, ours[n].__name__) for n in common
+                  if hasattr(theirs[n], "__name__") and (path, n) not in NAME_DEPARTURES
+                  and getattr(ours[n], "__name__", None) != theirs[n].__name__]
+    merged = [(a, b) for i, a in enumerate(common) for b in common[i + 1:]
+              if ours[a] is ours[b] and theirs[a] is not theirs[b]]
+    assert wrong_name == []
+    assert merged == []
+
+
+def test_a_function_mode_sees_the_alias_that_was_called(torch):
+    def scenario(L):
+        from importlib import import_module
+
+        log = []
+
+        class Log(import_module(L.__name__ + ".overrides").TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                log.append(func.__name__)
+                return func(*args, **(kwargs or {}))
+
+        x, y = L.ones(2, 3), L.ones(2, 3)
+        with Log():
+            x.multiply(y), L.multiply(x, y), x.clip(0, 1), L.concat([x, y]), x.greater(y)
+            L.special.expit(x), L.linalg.vector_norm(x), x.float(), x.swapdims(0, 1)
+            L.fft.rfft(x), L.nn.functional.logsigmoid(x), x.divide(y), x.true_divide(y)
+        return log
+
+    assert scenario(hookgrad) == scenario(torch)
