@@ -43,7 +43,7 @@ class Attribute(NamedTuple):
 
 
 class Error(Exception):
-    """A TorchScript runtime error. Mirrors: ``torch.jit.Error``."""
+    """A TorchScript runtime error. Mirrors: ``torch.jit.Error`` (also ``torch.JITException``)."""
 
 
 class ScriptWarning(Warning):

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._dtypes import get_default_dtype, set_default_dtype, to_dtype
+from hookgrad import _jit_runtime
 from hookgrad._tensor import Tensor
 from hookgrad.autograd.anomaly_mode import _set as _set_anomaly
 
@@ -37,11 +38,8 @@ class AcceleratorError(RuntimeError):
     """An accelerator runtime failure. Mirrors: ``torch.AcceleratorError``."""
 
 
-class JITException(Exception):
-    """An error raised by TorchScript code.
-
-    Mirrors: ``torch.JITException`` (``torch.jit.Error``).
-    """
+# ``torch.JITException`` is ``torch.jit.Error``: one class under two names
+JITException = _jit_runtime.Error
 
 
 class FatalError(Exception):

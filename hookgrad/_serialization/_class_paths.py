@@ -11,12 +11,15 @@ loading maps ``torch.*`` paths back to hookgrad's objects. The rule is "replace 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 __all__ = ["torch_path", "resolve_torch"]
 
-# "hookgrad.module:Qualname" -> "torch.module:Qualname" where the rule above does not hold
-_DIFFERENT = {
+# "hookgrad.module:Qualname" -> "torch.module:Qualname" where the rule above does not hold:
+# private and core classes written by hand, and the public classes of every module both
+# libraries have, generated from PyTorch into class_paths.txt (tests/census/generate_class_paths.py)
+HAND_WRITTEN = {
     "hookgrad._backend:device": "torch:device",
     "hookgrad._dtypes:Size": "torch:Size",
     "hookgrad._dtypes:dtype": "torch:dtype",
@@ -80,6 +83,14 @@ _DIFFERENT = {
     "hookgrad.nn.modules.pooling3d:_MaxUnpoolNd": "torch.nn.modules.pooling:_MaxUnpoolNd",
     "hookgrad._functional.random:Generator": "torch._C:Generator",
 }
+
+
+def _generated() -> dict[str, str]:
+    text = (Path(__file__).with_name("class_paths.txt")).read_text(encoding="utf-8")
+    return dict(line.split() for line in text.splitlines() if line and not line.startswith("#"))
+
+
+_DIFFERENT = {**_generated(), **HAND_WRITTEN}
 _BACK = {v: k for k, v in _DIFFERENT.items()}
 
 

@@ -115,3 +115,5 @@ class StreamContext:
 def stream(stream: Stream | None) -> StreamContext:
     """Mirrors: ``torch.cpu.stream``."""
     return StreamContext(stream)
+
+from hookgrad.cpu import amp  # noqa: E402  (torch.cpu.amp is reachable as an attribute)
