@@ -37,3 +37,38 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 def are_deterministic_algorithms_enabled() -> bool:
     """Mirrors: ``torch.are_deterministic_algorithms_enabled``."""
     return _deterministic[0]
+
+
+_fill_uninitialized = [True]
+
+
+def get_deterministic_fill_uninitialized_memory() -> bool:
+    """Mirrors: ``torch._C._get_deterministic_fill_uninitialized_memory``."""
+    return _fill_uninitialized[0]
+
+
+def set_deterministic_fill_uninitialized_memory(mode: bool) -> None:
+    """Mirrors: ``torch._C._set_deterministic_fill_uninitialized_memory``."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"expected a bool, but got {type(mode).__name__}")
+    _fill_uninitialized[0] = mode
+
+
+def fill_uninitialized_(array: object) -> None:
+    """In deterministic mode, fill a new "uninitialised" NumPy array as PyTorch does.
+
+    PyTorch fills ``empty`` results with NaN (floating and complex: NaN real part), the
+    largest value (integers) or True (bool) so that reading them is reproducible and
+    visible; hookgrad's arrays start zeroed, so outside that mode nothing changes.
+    """
+    import numpy as np  # noqa: PLC0415 - this module stays import-light
+
+    if not (_deterministic[0] and _fill_uninitialized[0]) or not isinstance(array, np.ndarray):
+        return
+    kind = array.dtype.kind
+    if kind in "fc":
+        array.fill(np.nan)
+    elif kind == "b":
+        array.fill(True)
+    elif kind in "iu":
+        array.fill(np.iinfo(array.dtype).max)

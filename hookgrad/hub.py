@@ -26,6 +26,30 @@ from urllib.parse import urlparse
 
 from hookgrad.serialization import load as _torch_load
 
+try:  # PyTorch shows download progress with tqdm when it is installed (torch.hub.tqdm)
+    from tqdm import tqdm
+except ImportError:  # a silent stand-in with tqdm's context-manager and update() interface
+
+    class tqdm:  # type: ignore[no-redef]  # noqa: N801 - PyTorch's name
+        """Mirrors ``torch.hub.tqdm`` without the tqdm package: counts, prints nothing."""
+
+        def __init__(self, total: Any = None, disable: bool = False, unit: Any = None,
+                     unit_scale: Any = None, unit_divisor: Any = None) -> None:
+            self.total, self.disable, self.n = total, disable, 0
+
+        def update(self, n: int) -> None:
+            self.n += n
+
+        def close(self) -> None:
+            self.disable = True
+
+        def __enter__(self) -> tqdm:
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            self.close()
+
+
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load", "load_state_dict_from_url",
            "set_dir"]
 

@@ -22,7 +22,7 @@ DEFAULT_LAYER = 7  # a module missing from LAYERS is user-facing: nothing below 
 
 # architecture.md §3, lowest first. Longest matching prefix wins; a package prefix ends with ".".
 LAYERS: dict[str, int] = {
-    "hookgrad._typing": 0, "hookgrad._config": 0, "hookgrad.utils.": 0,
+    "hookgrad._typing": 0, "hookgrad._config": 0, "hookgrad._runtime": 0, "hookgrad.utils.": 0,
     "hookgrad.utils": 0, "hookgrad._array_operators": 0, "hookgrad._namespace_proxy": 0,
     "hookgrad._ops.registry": 1, "hookgrad._ops._shapes": 1, "hookgrad._dtypes": 1,
     "hookgrad._backend": 1, "hookgrad._meta.": 1, "hookgrad._meta": 1,
@@ -47,7 +47,7 @@ LAYERS: dict[str, int] = {
     "hookgrad._functorch._random": 6, "hookgrad._functorch.batch_norm_replacement": 6,
     "hookgrad._functorch._function_check": 6,
     "hookgrad.utils._python_dispatch": 2, "hookgrad.utils.weak": 2, "hookgrad.utils.flop_counter": 7,
-    "hookgrad.utils.module_tracker": 7,
+    "hookgrad.utils.module_tracker": 7, "hookgrad.utils.model_zoo": 7,
     "hookgrad.hooktools.": 7, "hookgrad.hooktools": 7, "hookgrad.datasets": 7,
     "hookgrad.compile.": 7, "hookgrad.compile": 7, "hookgrad.package.": 7,
     "hookgrad.package": 7, "hookgrad.distributed.": 7, "hookgrad.distributed": 7,

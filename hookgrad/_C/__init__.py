@@ -84,3 +84,11 @@ from hookgrad._tensor import Tensor as _Tensor  # noqa: E402
 
 _TensorMeta = type(_Tensor)
 __all__ += ["PyTorchFileReader", "_TensorMeta"]
+
+from hookgrad._runtime import (  # noqa: E402
+    get_deterministic_fill_uninitialized_memory as _get_deterministic_fill_uninitialized_memory,
+    set_deterministic_fill_uninitialized_memory as _set_deterministic_fill_uninitialized_memory,
+)
+
+__all__ += ["_get_deterministic_fill_uninitialized_memory",
+            "_set_deterministic_fill_uninitialized_memory"]

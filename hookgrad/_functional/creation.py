@@ -30,6 +30,7 @@ from hookgrad._dtypes import (
 from hookgrad._functional import _ranges
 from hookgrad._functional._views import UNSET, one_spelling
 from hookgrad._memory_format import as_format, check_rank, empty_for, format_name
+from hookgrad._runtime import fill_uninitialized_
 from hookgrad._functional._nested import (  # noqa: F401 - re-exported helpers
     _scalar_dtype,
     _is_seq,
@@ -444,6 +445,8 @@ def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, de
     if name != "contiguous_format" and out is None:
         check_rank(name, result._data.ndim)
         result._data = as_format(result._data, name)
+    if out is None:
+        fill_uninitialized_(result._data)
     return result
 
 
@@ -531,8 +534,10 @@ def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: A
 
 def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
-    """Mirrors: ``torch.empty_like`` (zero-filled)."""
-    return _like("empty_like", input, 0, dtype, device, requires_grad, memory_format)
+    """Mirrors: ``torch.empty_like`` (zero-filled; NaN/max-filled in deterministic mode)."""
+    result = _like("empty_like", input, 0, dtype, device, requires_grad, memory_format)
+    fill_uninitialized_(result._data)
+    return result
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None,

@@ -17,6 +17,7 @@ import hookgrad._functional.shape as S
 from hookgrad._dtypes import from_numpy_dtype, get_default_dtype, int64
 from hookgrad._storage import TypedStorage, _StorageBase
 from hookgrad._ops._shapes import normalize_dim
+from hookgrad._runtime import fill_uninitialized_
 from hookgrad._tensor import Tensor
 
 __all__ = ["asarray", "frombuffer", "empty_strided", "empty_permuted", "gradient"]
@@ -105,6 +106,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = No
         raise RuntimeError("mismatch in length of strides and shape")
     need = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     store = C.zeros(need, dtype=dtype)
+    fill_uninitialized_(store._data)
     out = store.as_strided(size, stride).detach()
     return out.requires_grad_(True) if requires_grad else out
 

@@ -148,3 +148,13 @@ class profile:  # noqa: N801 - PyTorch's name
         if self.profiler is None:
             raise RuntimeError("Profiler didn't finish running")
         self.profiler.export_chrome_trace(path)
+
+
+
+def supported_activities() -> set:
+    """The activities this build can profile: the CPU only.
+    Mirrors: ``torch.profiler.supported_activities``."""
+    return {ProfilerActivity.CPU}
+
+
+from hookgrad.profiler import itt  # noqa: E402  (torch.profiler.itt is reachable as an attribute)
