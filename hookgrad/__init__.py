@@ -7,6 +7,7 @@ known order (architecture.md §3).
 from __future__ import annotations
 
 import sys
+from pathlib import Path as _Path
 
 # --- op table: registration order is fixed here --------------------------------------------
 import hookgrad._ops._malloc  # noqa: F401  (NOTE [glibc heap trimming]: once, at import)
@@ -288,3 +289,5 @@ _out.install(globals())  # out= on the torch.* functions that take it (not Tenso
 from hookgrad._surface.own_names import give_aliases_their_own_names as _own_names  # noqa: E402
 
 _own_names()  # last: every alias is its own object under PyTorch's name (see the module)
+__all__ = [_n for _n in (_Path(__file__).parent / "_surface" / "torch_all.txt").read_text().split()
+           if _n in globals()]  # torch.__all__, less the names hookgrad lacks

@@ -75,3 +75,12 @@ def test_a_function_mode_sees_the_alias_that_was_called(torch):
         return log
 
     assert scenario(hookgrad) == scenario(torch)
+
+
+def test_all_is_torchs_all_less_what_hookgrad_lacks(torch):
+    """``hookgrad.__all__`` lists ``torch.__all__`` in its order; ``import *`` gives those names."""
+    assert hookgrad.__all__ == [n for n in torch.__all__ if hasattr(hookgrad, n)]
+    assert len(hookgrad.__all__) > 900
+    namespace: dict = {}
+    exec("from hookgrad import *", namespace)  # noqa: S102 - the statement under test
+    assert set(hookgrad.__all__) <= set(namespace)
