@@ -22,6 +22,7 @@ from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
 from hookgrad._functional.creation import zeros_like
 from hookgrad._functional.shape import cat, expand, narrow, pad, reshape
+from hookgrad._ops._shapes import normalize_dim
 from hookgrad._tensor import Tensor
 
 __all__ = ["nonzero", "unique", "bincount", "meshgrid", "diag", "trace", "repeat_interleave",
@@ -66,6 +67,15 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
             f"aten::{'_unique2' if dim is None else 'unique_dim'}: attempted to run this "
             "operator with Meta tensors, but there was no fake impl or Meta kernel registered.")
     data = to_numpy(input._data)  # a host computation (its size depends on the values)
+    if dim is not None:
+        dim = normalize_dim(dim, data.ndim)
+        if data.size == 0:  # ATen's checks of an empty input (`_unique_dim_cpu_template`)
+            if data.shape.count(0) > 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                                   "cannot be applied ")
+            if data.shape[dim] != 0:
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                                   "unique cannot be applied")
     if dim is None:
         vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
         inverse = inverse.reshape(data.shape)

@@ -9,8 +9,9 @@ shows, what it saves (saved-tensor hooks see those packs) and the gradient formu
 PyTorch's (``value_selecting_reduction_backward``, ``evenly_distribute_backward``,
 ``cummaxmin_backward``, ``logcumsumexp_backward``, ``grad.rot90(-k)``, ``masked_scatter_backward``).
 
-Selections pick among equal values with a stable sort (the first of the tied values in order);
-a line holding NaN has the NaN as its median, at the first NaN's index, as ATen's kernel.
+Selections pick among equal values as ATen's kernels: ``median`` with a stable sort (the
+first of the tied values in order, ATen's ``nth_element`` on (value, index)), ``kthvalue`` with
+ATen's quickselect (`_aten_quickselect`); a line holding NaN has the NaN as its median, at the first NaN's index, as ATen's kernel.
 """
 
 from __future__ import annotations
@@ -33,8 +34,68 @@ from hookgrad._tensor import Tensor
 # ---------------------------------------------------------------- kthvalue, median
 def _kth_impl(self: Any, k: int, dim: int = -1, keepdim: bool = False) -> tuple:
     lines, rows = _lines(self, dim)
-    idx = np.argsort(lines, axis=-1, kind="stable")[:, k - 1]  # NaN sorts last (largest)
+    order = np.argsort(lines, axis=-1, kind="stable")  # NaN sorts last (largest)
+    idx = order[:, k - 1]
+    if lines.shape[1] > 1:
+        # which of tied values is returned is decided by ATen's quickselect: lines whose k-th
+        # value has an equal neighbour in sorted order are selected again by its algorithm
+        ranked = np.take_along_axis(lines, order, axis=-1)
+        kth = ranked[:, k - 1:k]
+        near = ranked[:, max(k - 2, 0):k + 1]
+        same = (near == kth) | (np.isnan(near) & np.isnan(kth)) if lines.dtype.kind == "f" \
+            else near == kth
+        for r in np.nonzero(same.sum(-1) > 1)[0]:
+            idx[r] = _aten_quickselect(lines[r].tolist(), k - 1)
     return _finish(self, lines[np.arange(len(lines)), idx], idx, rows, dim, keepdim)
+
+
+def _gt_or_nan(a: Any, b: Any) -> bool:
+    return (a != a and b == b) or a > b  # NaN above every number, as ATen's comparator
+
+
+def _aten_quickselect(vals: list, k: int) -> int:
+    """The index ATen's CPU ``kthvalue`` returns for the 0-based rank `k` of `vals`.
+
+    ATen selects with Sedgewick's median-of-three quickselect (``quick_select_template`` in
+    ``Sorting.cpp``), moving values and their indices together; among tied values the one it
+    returns depends on that sequence of swaps, so the sequence is followed here step by step.
+    """
+    idx = list(range(len(vals)))
+
+    def swap(i: int, j: int) -> None:
+        vals[i], vals[j] = vals[j], vals[i]
+        idx[i], idx[j] = idx[j], idx[i]
+
+    lo, hi = 0, len(vals) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if _gt_or_nan(vals[lo], vals[hi]):
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)  # median of three: vals[lo + 1] <= vals[lo] <= vals[hi]
+        if _gt_or_nan(vals[lo + 1], vals[hi]):
+            swap(lo + 1, hi)
+        if _gt_or_nan(vals[lo], vals[hi]):
+            swap(lo, hi)
+        if _gt_or_nan(vals[lo + 1], vals[lo]):
+            swap(lo + 1, lo)
+        pivot, i, j = vals[lo], lo + 1, hi
+        while True:
+            i += 1
+            while _gt_or_nan(pivot, vals[i]):
+                i += 1
+            j -= 1
+            while _gt_or_nan(vals[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]
 
 
 def _median_dim_impl(self: Any, dim: int = -1, keepdim: bool = False) -> tuple:
@@ -53,7 +114,10 @@ def _median_impl(self: Any) -> Any:
     if arr.size == 0 or (arr.dtype.kind == "f" and np.isnan(arr).any()):
         if arr.dtype.kind == "f":
             return xp.asarray(np.array(np.nan, dtype=self.dtype))
-        # ATen's NaN cast to the integer type: the lowest value from 32 bits up, else 0
+        # ATen's NaN cast to the integer type: the lowest value from 32 bits up, else 0 (True
+        # for bool: NaN is nonzero)
+        if arr.dtype.kind == "b":
+            return xp.asarray(np.array(True))
         low = np.iinfo(arr.dtype).min if arr.dtype.itemsize >= 4 else 0
         return xp.asarray(np.array(low, dtype=self.dtype))
     return xp.asarray(np.sort(arr, kind="stable")[(arr.size - 1) // 2])

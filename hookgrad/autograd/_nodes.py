@@ -243,6 +243,11 @@ class AccumulateGrad(Node):
         if new is None:
             return ()
         var = self.variable
+        if not var.requires_grad:
+            # the leaf stopped requiring grad after the graph was built (``requires_grad_(False)``,
+            # ``detach_()``): PyTorch's AccumulateGrad returns before accumulating, so neither
+            # ``.grad`` nor the post-accumulate hooks see this gradient
+            return ()
         with ACCUMULATE_LOCK:  # NOTE [Concurrent accumulation]
             accumulate_into(var, new, owned)
         hooks = var._post_accumulate_grad_hooks

@@ -243,7 +243,9 @@ def check_inplace_allowed(target: Tensor) -> None:
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
     base = target._base
-    if base._requires_grad and base._grad_fn is None:
+    # PyTorch's check_inplace asks whether the view requires grad and its base is a leaf, which
+    # it stays after ``base.requires_grad_(False)`` (the view keeps its graph)
+    if base._grad_fn is None and (base._requires_grad or target.requires_grad):
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
