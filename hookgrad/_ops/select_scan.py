@@ -23,6 +23,7 @@ import numpy as np
 from hookgrad._backend import namespace_of, to_numpy
 from hookgrad._dispatch import bind
 from hookgrad._ops._elementwise import quiet
+from hookgrad._ops._layout import like_empty_like
 from hookgrad._ops._rules import api
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.registry import defop
@@ -179,7 +180,8 @@ def _logcumsumexp_impl(self: Any, dim: int) -> Any:
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         m = xp.max(self, axis=dim, keepdims=True) if self.shape[dim] else xp.zeros((), self.dtype)
         m = xp.where(xp.isinf(m), 0, m).astype(self.dtype, copy=False)
-        return (xp.log(xp.cumsum(xp.exp(self - m), axis=dim)) + m).astype(self.dtype, copy=False)
+        out = (xp.log(xp.cumsum(xp.exp(self - m), axis=dim)) + m).astype(self.dtype, copy=False)
+        return xp.ascontiguousarray(out)  # row-major whatever the input's layout, as ATen's
 
 
 def _reverse_lcse(t: Tensor, dim: int) -> Tensor:
@@ -214,8 +216,11 @@ def _rot90_impl(self: Any, k: int, dims: tuple) -> Any:
     d0, d1 = dims
 
     def flip(a: Any, dims: tuple) -> Any:  # ATen's flip: empty_like(self), the input's layout
+        flipped = namespace_of(a).flip(a, dims)
+        if type(a) is np.ndarray:
+            return like_empty_like(np.ascontiguousarray(flipped), a)
         out = namespace_of(a).empty_like(a)
-        out[...] = namespace_of(a).flip(a, dims)
+        out[...] = flipped
         return out
 
     if k == 1:
