@@ -66,11 +66,18 @@ def refresh_view(t: Tensor) -> None:
         return
     base = t._base
     meta = t._creation_meta
-    if meta is not None and base._requires_grad:
+    # a view with a node of its own is rebuilt even when its base stopped requiring grad
+    # (``requires_grad_(False)``): PyTorch then gives the new node an empty edge
+    own = t._grad_fn is not None and not base._requires_grad
+    if meta is not None and (base._requires_grad or own):
         raise RuntimeError(view_rebase_message(t, meta, indirect=True))
     t._view_version = vc.value
-    if not base._requires_grad or t._data.dtype.kind not in "fc":
+    if not (base._requires_grad or own) or t._data.dtype.kind not in "fc":
         return
+    if own:
+        edgeless = Tensor._make(base._data, True)
+        edgeless._view_no_graph = True  # requires grad without a gradient edge
+        base = edgeless
     size, stride, offset = strided_geometry(t._data, base._data)
     item = base._data.itemsize
     params = {
