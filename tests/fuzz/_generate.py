@@ -113,6 +113,9 @@ class _Gen:
         params = op.params(rng, *metas)
         if params is None:
             return
+        if name in CONDITIONED and not _float32_stable(
+                self.run.lib, op, [self.run.pool[n] for n in ins], params):
+            return
         mode = MODES[int(rng.integers(0, len(MODES)))]
         self.try_emit(("op", name, self.fresh("t"), ins, params, mode))
 
@@ -137,6 +140,37 @@ class _Gen:
               ("node_hook", name, tag, bool(rng.random() < 0.5)), ("post_acc", name, tag),
               ("hook", name, tag, False)][kind]
         self.try_emit(st)
+
+
+# Normalizations divide by a standard deviation: on a near-constant float32 row the digits the
+# comparison reads are rounding noise, which ATen's vectorised Welford statistics and NumPy's
+# pairwise sums produce differently. Such a step is drawn only where PyTorch's own float32
+# result and input gradients agree with its float64 ones to a tenth of the comparison's
+# tolerance (float64 inputs always are); the same op on a well-conditioned input is compared
+# as any other step.
+CONDITIONED = frozenset({"layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm",
+                         "normalize"})
+
+
+def _float32_stable(torch: Any, op: Any, ins: list, params: dict) -> bool:
+    if not any(t.dtype == torch.float32 for t in ins):
+        return True
+    runs = []
+    try:
+        with torch.enable_grad():
+            for dt in (torch.float32, torch.float64):
+                xs = [(t.detach().to(dt) if t.dtype == torch.float32 else t.detach())
+                      .requires_grad_(t.is_floating_point()) for t in ins]
+                y = op.call(torch, *xs, **params)
+                w = torch.arange(y.numel(), dtype=y.dtype).reshape(y.shape) * 0.1 + 1
+                grads = torch.autograd.grad((y * w).sum(), [x for x in xs if x.requires_grad],
+                                            allow_unused=True)
+                runs.append([y] + [g for g in grads if g is not None])
+    except Exception:  # a failing call is compared as it is
+        return True
+    return len(runs) < 2 or all(
+        np.allclose(a.detach().double().numpy(), b.detach().double().numpy(), rtol=1e-5,
+                    atol=1e-6, equal_nan=True) for a, b in zip(*runs))
 
 
 def _writable(t: Any) -> bool:
