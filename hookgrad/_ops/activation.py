@@ -143,7 +143,12 @@ def _gelu_impl(self: Any, approximate: str = "none") -> Any:
         out = erf_float32(self, _SQRT1_2)
         np.add(out, 1, out=out)
         np.multiply(out, self, out=out)
-        return np.multiply(out, np.float32(0.5), out=out)
+        np.multiply(out, np.float32(0.5), out=out)
+        if self.size > 1 and self.flags.c_contiguous and np.fmax.reduce(out, axis=None) == np.inf:
+            # ATen's vectorised float32 kernel (contiguous inputs of two elements or more)
+            # gives NaN for +inf, its scalar loop inf
+            out[np.isposinf(self)] = np.nan
+        return out
     return self * 0.5 * (1 + _erf(self * _SQRT1_2))
 
 

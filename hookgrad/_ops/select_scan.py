@@ -218,7 +218,7 @@ def _rot90_impl(self: Any, k: int, dims: tuple) -> Any:
     def flip(a: Any, dims: tuple) -> Any:  # ATen's flip: empty_like(self), the input's layout
         flipped = namespace_of(a).flip(a, dims)
         if type(a) is np.ndarray:
-            return like_empty_like(np.ascontiguousarray(flipped), a)
+            return like_empty_like(flipped.copy(), a)  # a copy: never a view of the input
         out = namespace_of(a).empty_like(a)
         out[...] = flipped
         return out
