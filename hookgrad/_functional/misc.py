@@ -77,8 +77,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
                 raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
                                    "unique cannot be applied")
     if dim is None:
-        vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
-        inverse = inverse.reshape(data.shape)
+        vals, inverse, counts = _unique_flat(data)
     else:
         vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True,
                                           axis=dim)
@@ -94,6 +93,21 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if return_counts:
         out.append(_on(xp, _const(counts.astype(np.int64))._data))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_flat(data: np.ndarray) -> tuple:
+    """Sorted distinct values, the inverse (in `data`'s shape) and the counts, each NaN a value
+    of its own (ATen compares with ``!=``; NumPy's ``unique`` merges NaNs)."""
+    flat = data.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    ranked = flat[order]
+    starts = np.ones(ranked.size, dtype=bool)
+    starts[1:] = ranked[1:] != ranked[:-1]
+    group = np.cumsum(starts) - 1
+    inverse = np.empty(flat.size, dtype=np.int64)
+    inverse[order] = group
+    bounds = np.append(np.flatnonzero(starts), ranked.size)
+    return ranked[starts], inverse.reshape(data.shape), np.diff(bounds)
 
 
 def _on(xp: Any, host: np.ndarray) -> Tensor:
