@@ -55,10 +55,12 @@ defop("relu", impl=lambda self: np.maximum(self, 0), saves=("result",),
       jvp="elementwise")
 
 def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
-    # ``x if x > 0 else x * slope`` without a select (NOTE [Fast select]); exact: one term is 0.
-    neg = namespace_of(self).asarray(np.minimum(self, 0))
-    np.multiply(neg, negative_slope, out=neg, casting="unsafe")
-    return np.add(np.maximum(self, 0), neg, out=neg)
+    # ``x if x > 0 else x * slope`` as ATen's kernel, signed zeros included (0 * -0.1 is -0.0,
+    # which a sum of the positive and negative parts would turn into +0.0)
+    out = namespace_of(self).asarray(np.multiply(self, negative_slope, casting="unsafe",
+                                                 dtype=self.dtype))
+    np.copyto(out, self, where=self > 0)
+    return out
 
 
 defop("leaky_relu", impl=quiet(_leaky_relu_impl),

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import element_offset
 from hookgrad._config import STATE, set_grad_mode
 from hookgrad._dispatch import bind
@@ -169,11 +171,11 @@ def move_autograd_identity(t: Tensor, node: Any, output_nr: int) -> None:
 def strided_geometry(view: Any, base: Any) -> tuple:
     """``(size, stride, offset)`` of array `view` inside array `base`, in elements."""
     item = view.itemsize
-    return (
-        tuple(view.shape),
-        tuple(s // item for s in view.strides),
-        int(element_offset(view, base)),
-    )
+    # a view given other data since (``view.data = x``) keeps its own geometry, as PyTorch's
+    # TensorImpl does: its offset is counted from the start of its new memory
+    shares = type(view) is not np.ndarray or np.may_share_memory(view, base)
+    offset = int(element_offset(view, base)) if shares else 0
+    return (tuple(view.shape), tuple(s // item for s in view.strides), offset)
 
 
 class CopyBackwards(PrimitiveNode):
