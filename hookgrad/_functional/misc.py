@@ -43,8 +43,9 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     check_kernel("nonzero", input._data.dtype)
     if input._data.ndim == 0:  # (NumPy refuses nonzero of a 0-d array)
         n = int(bool(input._data))
-        return (_const(np.zeros(n, dtype=np.int64)),) if as_tuple else \
-            _const(np.zeros((n, 0), dtype=np.int64))
+        if as_tuple:  # ATen: ``self.unsqueeze(0).nonzero().unbind(1)``, a view as above
+            return Tensor._make(np.zeros((1, n), dtype=np.int64).T).unbind(1)
+        return _const(np.zeros((n, 0), dtype=np.int64))
     idx = namespace_of(input._data).nonzero(input._data)
     # ATen fills a (ndim, n) buffer and returns its transpose: strides (1, n); the tuple form
     # is that result's unbind(1), views of it
