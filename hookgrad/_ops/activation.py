@@ -70,6 +70,18 @@ defop("leaky_relu", impl=quiet(_leaky_relu_impl),
       jvp="elementwise")
 
 
+# ``F.rrelu`` in eval mode is ATen's ``rrelu_with_noise`` with an unused noise buffer: a leaky
+# ReLU by the mean slope, recorded as RreluWithNoiseBackward0, which saves the noise and the input
+defop("rrelu_with_noise_eval", impl=quiet(lambda self, noise, negative_slope: _leaky_relu_impl(
+          self, negative_slope)),
+      inputs=("self", "noise"), params=("negative_slope",), saves=("noise", "self"),
+      node_name="RreluWithNoiseBackward0",
+      nondifferentiable={"noise": "the noise buffer of rrelu is not differentiable"},
+      vjp={"self": lambda grad, self, noise, negative_slope, ops: leaky_relu_backward(
+          grad, self, negative_slope, ops=ops)},
+      jvp={"self": lambda t, self, negative_slope: t * ((self > 0) + (self <= 0) * negative_slope)})
+
+
 def _leaky_relu_result_vjp(grad: Any, result: Any, negative_slope: float, ops: Any) -> Any:
     if negative_slope < 0:  # the result's sign no longer tells which branch was taken
         raise RuntimeError(_LEAKY_INPLACE_ERROR)
