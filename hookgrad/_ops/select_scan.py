@@ -177,11 +177,32 @@ def _logcumsumexp_impl(self: Any, dim: int) -> Any:
     xp = namespace_of(self)
     if self.ndim == 0:
         return self.copy()
+    if type(self) is np.ndarray and self.dtype.kind == "f":
+        return _logcumsumexp_aten(self, dim)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         m = xp.max(self, axis=dim, keepdims=True) if self.shape[dim] else xp.zeros((), self.dtype)
         m = xp.where(xp.isinf(m), 0, m).astype(self.dtype, copy=False)
         out = (xp.log(xp.cumsum(xp.exp(self - m), axis=dim)) + m).astype(self.dtype, copy=False)
         return xp.ascontiguousarray(out)  # row-major whatever the input's layout, as ATen's
+
+
+def _logcumsumexp_aten(self: np.ndarray, dim: int) -> np.ndarray:
+    """ATen's CPU kernel step by step: a running ``log_add_exp`` in double precision (its
+    accumulate type for float and double), each step's value cast to the result, so values
+    that decide a later discontinuous op (``remainder``, ``floor``) round as PyTorch's."""
+    arr = np.moveaxis(self, dim, -1)
+    out = np.empty(arr.shape, dtype=self.dtype)
+    cum = np.full(arr.shape[:-1], -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for i in range(arr.shape[-1]):
+            x = arr[..., i].astype(np.float64)
+            y_nan = np.isnan(cum)
+            low = np.where(y_nan, cum, np.where(cum < x, cum, x))  # std::min(x, cum)
+            high = np.where(y_nan, cum, np.where(x < cum, cum, x))  # std::max(x, cum)
+            both = (low != high) | np.isfinite(low)
+            cum = np.where(both, np.log1p(np.exp(low - high)) + high, x)
+            out[..., i] = cum
+    return np.ascontiguousarray(np.moveaxis(out, -1, dim))  # row-major, as ATen's
 
 
 def _reverse_lcse(t: Tensor, dim: int) -> Tensor:
