@@ -277,7 +277,16 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         r = self._requires_grad
-        if r or self._base is None:
+        if self._base is None:
+            return r
+        if r:
+            if self._view_no_graph and not self._base._requires_grad:
+                # a view made without a graph requires grad only through its base, which has
+                # stopped (``requires_grad_(False)``, ``detach_()``): PyTorch reads the base's
+                # flag live
+                self._requires_grad = False
+                del self._view_no_graph
+                return False
             return r
         return STATE_HOOKS.sync_view(self)  # a view requires grad when its base does
 

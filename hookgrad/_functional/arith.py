@@ -60,6 +60,8 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """
     if alpha != 1 or type(alpha) is not int:
         _check_alpha(input, other, alpha)
+        if type(alpha) is int and result_type(input, other).name == "bool":
+            alpha = bool(alpha)  # ATen casts alpha to the result's type: 2 is True
     return binary(P["add"], input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
@@ -281,13 +283,16 @@ def _inplace_binary(name: str) -> Any:
     def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
         if name == "sub" and (self._data.dtype.kind == "b" or _is_bool(other)):
             _bool_sub_check(self, other)
+        o = to_tensor_like(other, self)
+        rt = result_type(self, o)
         if alpha != 1 or type(alpha) is not int:
             check_number(alpha, name + "_", "alpha", 2)
+            _check_alpha(self, o, alpha)
+            if type(alpha) is int and rt.name == "bool":
+                alpha = bool(alpha)  # ATen casts alpha to the result's type: 2 is True
         params = {"alpha": alpha} if alpha != 1 else _EMPTY
-        o = to_tensor_like(other, self)
         if o._data.shape != self._data.shape:
             check_inplace_broadcast(self._data.shape, o._data.shape)
-        rt = result_type(self, o)
         cast = rt if (self._data.dtype != rt.np or o._data.dtype != rt.np) else None
         return bind_inplace(prim, self, (self, o), params, cast)
 

@@ -249,10 +249,10 @@ def is_conj(input: Tensor) -> bool:
 def sgn(input: Tensor) -> Tensor:
     """``z / |z|`` (0 at 0) for complex tensors, ``sign`` for real ones.
 
-    Mirrors: ``torch.sgn`` (``SgnBackward0`` for complex inputs).
+    Mirrors: ``torch.sgn`` (``SgnBackward0`` for complex and floating inputs).
     """
     check_tensor(input, "sgn")
-    if is_complex_dtype(input):
+    if is_complex_dtype(input) or input._data.dtype.kind == "f":  # PyTorch's node for floats too
         return bind(P["sgn"], (input,))
     return input.sign()  # type: ignore[attr-defined]
 

@@ -22,6 +22,7 @@ from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
 from hookgrad._functional.creation import zeros_like
 from hookgrad._functional.shape import cat, expand, narrow, pad, reshape
+from hookgrad._ops._shapes import normalize_dim
 from hookgrad._tensor import Tensor
 
 __all__ = ["nonzero", "unique", "bincount", "meshgrid", "diag", "trace", "repeat_interleave",
@@ -42,8 +43,9 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     check_kernel("nonzero", input._data.dtype)
     if input._data.ndim == 0:  # (NumPy refuses nonzero of a 0-d array)
         n = int(bool(input._data))
-        return (_const(np.zeros(n, dtype=np.int64)),) if as_tuple else \
-            _const(np.zeros((n, 0), dtype=np.int64))
+        if as_tuple:  # ATen: ``self.unsqueeze(0).nonzero().unbind(1)``, a view as above
+            return Tensor._make(np.zeros((1, n), dtype=np.int64).T).unbind(1)
+        return _const(np.zeros((n, 0), dtype=np.int64))
     idx = namespace_of(input._data).nonzero(input._data)
     # ATen fills a (ndim, n) buffer and returns its transpose: strides (1, n); the tuple form
     # is that result's unbind(1), views of it
@@ -66,9 +68,17 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
             f"aten::{'_unique2' if dim is None else 'unique_dim'}: attempted to run this "
             "operator with Meta tensors, but there was no fake impl or Meta kernel registered.")
     data = to_numpy(input._data)  # a host computation (its size depends on the values)
+    if dim is not None:
+        dim = normalize_dim(dim, data.ndim)
+        if data.size == 0:  # ATen's checks of an empty input (`_unique_dim_cpu_template`)
+            if data.shape.count(0) > 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                                   "cannot be applied ")
+            if data.shape[dim] != 0:
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                                   "unique cannot be applied")
     if dim is None:
-        vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
-        inverse = inverse.reshape(data.shape)
+        vals, inverse, counts = _unique_flat(data)
     else:
         vals, inverse, counts = np.unique(data, return_inverse=True, return_counts=True,
                                           axis=dim)
@@ -84,6 +94,21 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if return_counts:
         out.append(_on(xp, _const(counts.astype(np.int64))._data))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_flat(data: np.ndarray) -> tuple:
+    """Sorted distinct values, the inverse (in `data`'s shape) and the counts, each NaN a value
+    of its own (ATen compares with ``!=``; NumPy's ``unique`` merges NaNs)."""
+    flat = data.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    ranked = flat[order]
+    starts = np.ones(ranked.size, dtype=bool)
+    starts[1:] = ranked[1:] != ranked[:-1]
+    group = np.cumsum(starts) - 1
+    inverse = np.empty(flat.size, dtype=np.int64)
+    inverse[order] = group
+    bounds = np.append(np.flatnonzero(starts), ranked.size)
+    return ranked[starts], inverse.reshape(data.shape), np.diff(bounds)
 
 
 def _on(xp: Any, host: np.ndarray) -> Tensor:

@@ -270,7 +270,7 @@ def _check_inplace(t: Tensor) -> None:
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
     base = t._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
+    if base is not None and base._grad_fn is None and (base._requires_grad or t.requires_grad):
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )

@@ -107,6 +107,15 @@ def iterator_layout(res: Any, arrays: Any) -> Any:
     return with_layout(res, perm)
 
 
+def like_empty_like(res: Any, like: Any) -> Any:
+    """`res` laid out as ATen's ``empty_like(like)`` (memory format ``Preserve``): `like`'s
+    strides when it is dense, else dense in its dim order with broadcast dims kept in place
+    (``infer_dense_strides``, TensorIterator's order of one operand)."""
+    if like.ndim < 2 or like.flags.c_contiguous or type(res) is not _ndarray:
+        return res
+    return iterator_layout(res, (like,))
+
+
 def _fix(res: Any, inputs: tuple) -> Any:
     # the hot path: row-major inputs give a row-major result in both libraries
     for t in inputs:

@@ -55,10 +55,12 @@ defop("relu", impl=lambda self: np.maximum(self, 0), saves=("result",),
       jvp="elementwise")
 
 def _leaky_relu_impl(self: Any, negative_slope: float = 0.01) -> Any:
-    # ``x if x > 0 else x * slope`` without a select (NOTE [Fast select]); exact: one term is 0.
-    neg = namespace_of(self).asarray(np.minimum(self, 0))
-    np.multiply(neg, negative_slope, out=neg, casting="unsafe")
-    return np.add(np.maximum(self, 0), neg, out=neg)
+    # ``x if x > 0 else x * slope`` as ATen's kernel, signed zeros included (0 * -0.1 is -0.0,
+    # which a sum of the positive and negative parts would turn into +0.0)
+    out = namespace_of(self).asarray(np.multiply(self, negative_slope, casting="unsafe",
+                                                 dtype=self.dtype))
+    np.copyto(out, self, where=self > 0)
+    return out
 
 
 defop("leaky_relu", impl=quiet(_leaky_relu_impl),
@@ -66,6 +68,18 @@ defop("leaky_relu", impl=quiet(_leaky_relu_impl),
       vjp={"self": lambda grad, self, negative_slope, ops: leaky_relu_backward(
           grad, self, negative_slope, ops=ops)},
       jvp="elementwise")
+
+
+# ``F.rrelu`` in eval mode is ATen's ``rrelu_with_noise`` with an unused noise buffer: a leaky
+# ReLU by the mean slope, recorded as RreluWithNoiseBackward0, which saves the noise and the input
+defop("rrelu_with_noise_eval", impl=quiet(lambda self, noise, negative_slope: _leaky_relu_impl(
+          self, negative_slope)),
+      inputs=("self", "noise"), params=("negative_slope",), saves=("noise", "self"),
+      node_name="RreluWithNoiseBackward0",
+      nondifferentiable={"noise": "the noise buffer of rrelu is not differentiable"},
+      vjp={"self": lambda grad, self, noise, negative_slope, ops: leaky_relu_backward(
+          grad, self, negative_slope, ops=ops)},
+      jvp={"self": lambda t, self, negative_slope: t * ((self > 0) + (self <= 0) * negative_slope)})
 
 
 def _leaky_relu_result_vjp(grad: Any, result: Any, negative_slope: float, ops: Any) -> Any:
@@ -143,7 +157,12 @@ def _gelu_impl(self: Any, approximate: str = "none") -> Any:
         out = erf_float32(self, _SQRT1_2)
         np.add(out, 1, out=out)
         np.multiply(out, self, out=out)
-        return np.multiply(out, np.float32(0.5), out=out)
+        np.multiply(out, np.float32(0.5), out=out)
+        if self.size > 1 and self.flags.c_contiguous and np.fmax.reduce(out, axis=None) == np.inf:
+            # ATen's vectorised float32 kernel (contiguous inputs of two elements or more)
+            # gives NaN for +inf, its scalar loop inf
+            out[np.isposinf(self)] = np.nan
+        return out
     return self * 0.5 * (1 + _erf(self * _SQRT1_2))
 
 

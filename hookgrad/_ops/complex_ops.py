@@ -110,12 +110,17 @@ defop("complex", impl=_complex_impl, inputs=("real", "imag"), saves=("real", "im
 
 
 def _sgn_impl(self: Any) -> Any:
+    if self.dtype.kind != "c":  # real: ATen's sign kernel ((0 < x) - (x < 0): 0 for NaN)
+        return ((self > 0).astype(self.dtype) - (self < 0)).astype(self.dtype)
     r = np.abs(self)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(r == 0, 0, self / np.where(r == 0, 1, r)).astype(self.dtype)
 
 
 def _sgn_vjp(grad: Any, self: Any, result: Any) -> Any:
+    if not self.is_complex():  # real: PyTorch's zeros (NaN inputs and gradients included)
+        from hookgrad._ops.shape import zeros_of
+        return zeros_of(grad, tuple(grad.shape))
     # s = z/|z|: ds/dz = 1/(2|z|), ds/dconj(z) = -s^2/(2|z|)
     return _where_nonzero(self, (grad - result * result * grad.conj_physical())
                           / (2 * self.abs()))

@@ -253,6 +253,10 @@ def _nll_impl(self: Any, target: Any, weight: Any = None, reduction: int = MEAN,
               ignore_index: int = -100) -> Any:
     picked, wt, _, _ = _nll_parts(self, target, weight, ignore_index)
     loss = -picked * wt
+    valid = target != ignore_index
+    if has_data(valid) and not valid.all():
+        # ATen skips ignored targets (their output is 0): a NaN input there does not leak
+        loss = namespace_of(loss).where(valid, loss, 0).astype(loss.dtype, copy=False)
     if reduction == MEAN:
         total = wt.sum()
         if not has_data(total) or total:  # np.errstate costs a microsecond: only for the 0/0 of all-ignored targets

@@ -374,7 +374,7 @@ def _ln_input_grad(
     g = grads[0]  # multi-output op: outputs 1, 2 (statistics) get no gradient
     if ops.graph:  # the same formula, differentiable in the input (NOTE [Normalization rules])
         return _ln_input_grad_graph(g, input, weight, _last_axes(input.ndim, normalized_shape),
-                                    eps)
+                                    eps, result1, result2)
     return _ln_input_grad_aten(g, input, weight, result1, result2,
                                _last_axes(input.ndim, normalized_shape))
 
@@ -425,9 +425,13 @@ def _ln_input_grad_aten(dy: Any, x: Any, weight: Any, mean: Any, rstd: Any, axes
 
 
 def _ln_input_grad_graph(dy: Tensor, x: Tensor, weight: Tensor, axes: Axes,
-                         eps: float) -> Tensor:
+                         eps: float, saved_mean: Tensor, saved_rstd: Tensor) -> Tensor:
     """`_ln_input_grad_aten`'s formula on tensors, statistics recomputed from `x` (so double
-    backward sees their dependence on it); without the fused multiply-adds."""
+    backward sees their dependence on it); without the fused multiply-adds.
+
+    Their values are the saved ones, as PyTorch's backward reads them: they differ from the
+    recomputed ones when `x` was written in place since (saved-tensor hooks skip the version
+    check)."""
     n = 1
     for ax in axes:
         n *= x.shape[ax]
@@ -435,6 +439,8 @@ def _ln_input_grad_graph(dy: Tensor, x: Tensor, weight: Tensor, axes: Axes,
     mean = x.mean(axes, True)  # type: ignore[attr-defined]
     centered = x - mean
     rstd = ((centered * centered).mean(axes, True) + eps).rsqrt()  # type: ignore[attr-defined]
+    mean = mean + (saved_mean.reshape(mean.shape) - mean).detach()  # type: ignore[attr-defined]
+    rstd = rstd + (saved_rstd.reshape(rstd.shape) - rstd).detach()  # type: ignore[attr-defined]
     gy = dy * weight if weight._data.size else dy
     dyx = dy * x
     ds = (dyx * weight if weight._data.size else dyx).sum(axes, True)  # type: ignore[attr-defined]

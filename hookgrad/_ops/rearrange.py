@@ -60,7 +60,9 @@ def _repeat_grad(grad: Tensor, self_shape: tuple, repeats: tuple) -> Tensor:
 
 defop(
     "repeat",
-    impl=lambda self, repeats: _backend.namespace_of(self).tile(self, repeats),
+    # ATen allocates the result row-major; NumPy's tile by ones copies in the input's layout
+    impl=lambda self, repeats: _backend.namespace_of(self).ascontiguousarray(
+        _backend.namespace_of(self).tile(self, repeats)),
     params=("repeats",),
     vjp={"self": _repeat_grad},
     jvp="linear",

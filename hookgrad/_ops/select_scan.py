@@ -9,8 +9,9 @@ shows, what it saves (saved-tensor hooks see those packs) and the gradient formu
 PyTorch's (``value_selecting_reduction_backward``, ``evenly_distribute_backward``,
 ``cummaxmin_backward``, ``logcumsumexp_backward``, ``grad.rot90(-k)``, ``masked_scatter_backward``).
 
-Selections pick among equal values with a stable sort (the first of the tied values in order);
-a line holding NaN has the NaN as its median, at the first NaN's index, as ATen's kernel.
+Selections pick among equal values as ATen's kernels: ``median`` with a stable sort (the
+first of the tied values in order, ATen's ``nth_element`` on (value, index)), ``kthvalue`` with
+ATen's quickselect (`_aten_quickselect`); a line holding NaN has the NaN as its median, at the first NaN's index, as ATen's kernel.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from hookgrad._backend import namespace_of, to_numpy
 from hookgrad._dispatch import bind
 from hookgrad._ops._elementwise import quiet
+from hookgrad._ops._layout import like_empty_like
 from hookgrad._ops._rules import api
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.registry import defop
@@ -33,8 +35,68 @@ from hookgrad._tensor import Tensor
 # ---------------------------------------------------------------- kthvalue, median
 def _kth_impl(self: Any, k: int, dim: int = -1, keepdim: bool = False) -> tuple:
     lines, rows = _lines(self, dim)
-    idx = np.argsort(lines, axis=-1, kind="stable")[:, k - 1]  # NaN sorts last (largest)
+    order = np.argsort(lines, axis=-1, kind="stable")  # NaN sorts last (largest)
+    idx = order[:, k - 1]
+    if lines.shape[1] > 1:
+        # which of tied values is returned is decided by ATen's quickselect: lines whose k-th
+        # value has an equal neighbour in sorted order are selected again by its algorithm
+        ranked = np.take_along_axis(lines, order, axis=-1)
+        kth = ranked[:, k - 1:k]
+        near = ranked[:, max(k - 2, 0):k + 1]
+        same = (near == kth) | (np.isnan(near) & np.isnan(kth)) if lines.dtype.kind == "f" \
+            else near == kth
+        for r in np.nonzero(same.sum(-1) > 1)[0]:
+            idx[r] = _aten_quickselect(lines[r].tolist(), k - 1)
     return _finish(self, lines[np.arange(len(lines)), idx], idx, rows, dim, keepdim)
+
+
+def _gt_or_nan(a: Any, b: Any) -> bool:
+    return (a != a and b == b) or a > b  # NaN above every number, as ATen's comparator
+
+
+def _aten_quickselect(vals: list, k: int) -> int:
+    """The index ATen's CPU ``kthvalue`` returns for the 0-based rank `k` of `vals`.
+
+    ATen selects with Sedgewick's median-of-three quickselect (``quick_select_template`` in
+    ``Sorting.cpp``), moving values and their indices together; among tied values the one it
+    returns depends on that sequence of swaps, so the sequence is followed here step by step.
+    """
+    idx = list(range(len(vals)))
+
+    def swap(i: int, j: int) -> None:
+        vals[i], vals[j] = vals[j], vals[i]
+        idx[i], idx[j] = idx[j], idx[i]
+
+    lo, hi = 0, len(vals) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if _gt_or_nan(vals[lo], vals[hi]):
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)  # median of three: vals[lo + 1] <= vals[lo] <= vals[hi]
+        if _gt_or_nan(vals[lo + 1], vals[hi]):
+            swap(lo + 1, hi)
+        if _gt_or_nan(vals[lo], vals[hi]):
+            swap(lo, hi)
+        if _gt_or_nan(vals[lo + 1], vals[lo]):
+            swap(lo + 1, lo)
+        pivot, i, j = vals[lo], lo + 1, hi
+        while True:
+            i += 1
+            while _gt_or_nan(pivot, vals[i]):
+                i += 1
+            j -= 1
+            while _gt_or_nan(vals[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]
 
 
 def _median_dim_impl(self: Any, dim: int = -1, keepdim: bool = False) -> tuple:
@@ -53,7 +115,10 @@ def _median_impl(self: Any) -> Any:
     if arr.size == 0 or (arr.dtype.kind == "f" and np.isnan(arr).any()):
         if arr.dtype.kind == "f":
             return xp.asarray(np.array(np.nan, dtype=self.dtype))
-        # ATen's NaN cast to the integer type: the lowest value from 32 bits up, else 0
+        # ATen's NaN cast to the integer type: the lowest value from 32 bits up, else 0 (True
+        # for bool: NaN is nonzero)
+        if arr.dtype.kind == "b":
+            return xp.asarray(np.array(True))
         low = np.iinfo(arr.dtype).min if arr.dtype.itemsize >= 4 else 0
         return xp.asarray(np.array(low, dtype=self.dtype))
     return xp.asarray(np.sort(arr, kind="stable")[(arr.size - 1) // 2])
@@ -112,10 +177,32 @@ def _logcumsumexp_impl(self: Any, dim: int) -> Any:
     xp = namespace_of(self)
     if self.ndim == 0:
         return self.copy()
+    if type(self) is np.ndarray and self.dtype.kind == "f":
+        return _logcumsumexp_aten(self, dim)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         m = xp.max(self, axis=dim, keepdims=True) if self.shape[dim] else xp.zeros((), self.dtype)
         m = xp.where(xp.isinf(m), 0, m).astype(self.dtype, copy=False)
-        return (xp.log(xp.cumsum(xp.exp(self - m), axis=dim)) + m).astype(self.dtype, copy=False)
+        out = (xp.log(xp.cumsum(xp.exp(self - m), axis=dim)) + m).astype(self.dtype, copy=False)
+        return xp.ascontiguousarray(out)  # row-major whatever the input's layout, as ATen's
+
+
+def _logcumsumexp_aten(self: np.ndarray, dim: int) -> np.ndarray:
+    """ATen's CPU kernel step by step: a running ``log_add_exp`` in double precision (its
+    accumulate type for float and double), each step's value cast to the result, so values
+    that decide a later discontinuous op (``remainder``, ``floor``) round as PyTorch's."""
+    arr = np.moveaxis(self, dim, -1)
+    out = np.empty(arr.shape, dtype=self.dtype)
+    cum = np.full(arr.shape[:-1], -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for i in range(arr.shape[-1]):
+            x = arr[..., i].astype(np.float64)
+            y_nan = np.isnan(cum)
+            low = np.where(y_nan, cum, np.where(cum < x, cum, x))  # std::min(x, cum)
+            high = np.where(y_nan, cum, np.where(x < cum, cum, x))  # std::max(x, cum)
+            both = (low != high) | np.isfinite(low)
+            cum = np.where(both, np.log1p(np.exp(low - high)) + high, x)
+            out[..., i] = cum
+    return np.ascontiguousarray(np.moveaxis(out, -1, dim))  # row-major, as ATen's
 
 
 def _reverse_lcse(t: Tensor, dim: int) -> Tensor:
@@ -150,8 +237,11 @@ def _rot90_impl(self: Any, k: int, dims: tuple) -> Any:
     d0, d1 = dims
 
     def flip(a: Any, dims: tuple) -> Any:  # ATen's flip: empty_like(self), the input's layout
+        flipped = namespace_of(a).flip(a, dims)
+        if type(a) is np.ndarray:
+            return like_empty_like(flipped.copy(), a)  # a copy: never a view of the input
         out = namespace_of(a).empty_like(a)
-        out[...] = namespace_of(a).flip(a, dims)
+        out[...] = flipped
         return out
 
     if k == 1:

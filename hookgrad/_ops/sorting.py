@@ -23,6 +23,7 @@ import numpy as np
 
 from hookgrad._backend import has_data
 from hookgrad._dispatch import bind
+from hookgrad._ops._layout import like_empty_like
 from hookgrad._ops._rule_ops import ARRAY_OPS, TENSOR_OPS
 from hookgrad._ops._rules import (
     NO_TANGENT,
@@ -191,10 +192,13 @@ def _replay_rows(self: Any, order: Any, dim: int, rows: Any, replay: Any) -> Any
 
 
 def _like(self: Any, arr: Any) -> Any:
-    """`arr` laid out as ATen's sort allocates its outputs: like `self` when dense, else
-    row-major (``empty_like``)."""
+    """`arr` laid out as ATen's sort allocates its outputs (``empty_like``): like `self` when
+    dense, else dense in `self`'s dim order with broadcast dims kept in place
+    (``infer_dense_strides``, TensorIterator's ordering of one operand)."""
     if self.ndim < 2 or self.flags.c_contiguous:
         return arr
+    if type(arr) is np.ndarray and type(self) is np.ndarray:
+        return like_empty_like(arr, self)
     out = xp_of(arr).empty_like(self, dtype=arr.dtype)
     out[...] = arr
     return out

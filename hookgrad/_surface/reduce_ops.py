@@ -41,6 +41,9 @@ __all__ = ["kthvalue", "median", "quantile", "aminmax", "cummax", "cummin", "log
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """k-th smallest along `dim`: (values, indices). Mirrors: ``torch.kthvalue``."""
     n = input.shape[dim] if input.dim() else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {dim % input.dim()} to have "
+                         "non-zero size.")
     if not 1 <= k <= n:
         raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
     if input.dtype.is_floating_point is False and input._data.dtype.kind == "b":
@@ -55,14 +58,14 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     check_kernel("median", input._data.dtype)
     bad_dtype = input._data.dtype.kind == "b"
     if dim is None:
-        if bad_dtype:
+        if bad_dtype and input._data.size:  # an empty input is ATen's NaN cast, before dispatch
             raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         return bind(_PRIMS["median"], (input,), {})
-    d = normalize_dim(dim, input._data.ndim)  # the dim's IndexError comes first
-    if bad_dtype:
-        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
+    d = normalize_dim(dim, input._data.ndim)  # the dim's IndexError comes first, then its size
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    if bad_dtype:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
     v, i = bind(_PRIMS["median_dim"], (input,), {"dim": d, "keepdim": bool(keepdim)})
     return _rt("median", v, i)
 
@@ -114,7 +117,10 @@ def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _cum_extreme(input: Tensor, dim: int, name: str) -> Any:
-    axis = normalize_dim(dim, input._data.ndim)
+    if input._data.size == 0:  # ATen wraps the dim only for a non-empty input
+        axis = dim % input._data.ndim if -input._data.ndim <= dim < input._data.ndim else 0
+    else:
+        axis = normalize_dim(dim, input._data.ndim)
     return _rt(name, *bind(_PRIMS[name], (input,), {"dim": axis}))
 
 

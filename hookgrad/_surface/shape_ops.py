@@ -353,8 +353,14 @@ def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
 
 
 def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> tuple:
-    """``split`` without view tracking (same values here). Mirrors: ``torch.unsafe_split``."""
-    return tuple(S.split(input, split_size, dim))
+    """``split`` without view tracking: pieces sharing `input`'s memory that are not views for
+    autograd (``UnsafeSplitBackward0``, a version counter of their own). Mirrors:
+    ``torch.unsafe_split``."""
+    pieces = tuple(S.split(input, split_size, dim))  # PyTorch's checks, and its pieces' count
+    if not isinstance(split_size, int) or isinstance(split_size, bool) or not pieces:
+        return pieces
+    from hookgrad._ops.rnn import unsafe_split as _unsafe
+    return tuple(_unsafe(input, split_size, normalize_dim(dim, input.dim())))
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import element_offset
 from hookgrad._config import STATE, set_grad_mode
 from hookgrad._dispatch import bind
@@ -66,11 +68,18 @@ def refresh_view(t: Tensor) -> None:
         return
     base = t._base
     meta = t._creation_meta
-    if meta is not None and base._requires_grad:
+    # a view with a node of its own is rebuilt even when its base stopped requiring grad
+    # (``requires_grad_(False)``): PyTorch then gives the new node an empty edge
+    own = t._grad_fn is not None and not base._requires_grad
+    if meta is not None and (base._requires_grad or own):
         raise RuntimeError(view_rebase_message(t, meta, indirect=True))
     t._view_version = vc.value
-    if not base._requires_grad or t._data.dtype.kind not in "fc":
+    if not (base._requires_grad or own) or t._data.dtype.kind not in "fc":
         return
+    if own:
+        edgeless = Tensor._make(base._data, True)
+        edgeless._view_no_graph = True  # requires grad without a gradient edge
+        base = edgeless
     size, stride, offset = strided_geometry(t._data, base._data)
     item = base._data.itemsize
     params = {
@@ -162,11 +171,11 @@ def move_autograd_identity(t: Tensor, node: Any, output_nr: int) -> None:
 def strided_geometry(view: Any, base: Any) -> tuple:
     """``(size, stride, offset)`` of array `view` inside array `base`, in elements."""
     item = view.itemsize
-    return (
-        tuple(view.shape),
-        tuple(s // item for s in view.strides),
-        int(element_offset(view, base)),
-    )
+    # a view given other data since (``view.data = x``) keeps its own geometry, as PyTorch's
+    # TensorImpl does: its offset is counted from the start of its new memory
+    shares = type(view) is not np.ndarray or np.may_share_memory(view, base)
+    offset = int(element_offset(view, base)) if shares else 0
+    return (tuple(view.shape), tuple(s // item for s in view.strides), offset)
 
 
 class CopyBackwards(PrimitiveNode):

@@ -243,8 +243,12 @@ class AccumulateGrad(Node):
         if new is None:
             return ()
         var = self.variable
-        with ACCUMULATE_LOCK:  # NOTE [Concurrent accumulation]
-            accumulate_into(var, new, owned)
+        if var.requires_grad:
+            with ACCUMULATE_LOCK:  # NOTE [Concurrent accumulation]
+                accumulate_into(var, new, owned)
+        # else the leaf stopped requiring grad after the graph was built
+        # (``requires_grad_(False)``, ``detach_()``): PyTorch's AccumulateGrad leaves ``.grad``
+        # alone but still runs the post-accumulate hooks
         hooks = var._post_accumulate_grad_hooks
         if hooks:
             run_post_accumulate_hooks(var, hooks)

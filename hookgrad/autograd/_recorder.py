@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._config import STATE, install_grad_recorder
+from hookgrad._ops._layout import like_empty_like
 from hookgrad._ops.registry import Primitive
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._edges import (
@@ -176,8 +179,8 @@ class GradRecorder:
             # A copy with the target's old gradient edge (if any: the target may be a constant
             # written with an operand that requires grad) stands in for the overwritten value.
             copy = getattr(target, "_detached_copy", None)  # a vmap-batched target: all samples
-            original = Tensor._make(target._data.copy(), target._requires_grad) if copy is None \
-                else copy()
+            original = Tensor._make(_clone_data(target._data), target._requires_grad) \
+                if copy is None else copy()
             original._requires_grad = target._requires_grad
             if target._requires_grad:
                 original._grad_fn, original._output_nr = gradient_edge(target)
@@ -223,6 +226,14 @@ def _rules_need_input(prim: Primitive, inputs: tuple, target: Tensor) -> bool:
     return False
 
 
+def _clone_data(data: Any) -> Any:
+    """PyTorch's ``self.clone()`` of an in-place op's target: its layout kept (dense in its dim
+    order when it is not), so gradients computed from the copy are laid out as PyTorch's."""
+    if type(data) is not np.ndarray or data.flags.c_contiguous:
+        return data.copy()
+    return like_empty_like(data.copy(), data)
+
+
 def check_inplace_allowed(target: Tensor) -> None:
     """PyTorch's errors for in-place ops on leaves (or views of leaves) that require grad."""
     if not STATE.grad_enabled:
@@ -243,7 +254,9 @@ def check_inplace_allowed(target: Tensor) -> None:
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
     base = target._base
-    if base._requires_grad and base._grad_fn is None:
+    # PyTorch's check_inplace asks whether the view requires grad and its base is a leaf, which
+    # it stays after ``base.requires_grad_(False)`` (the view keeps its graph)
+    if base._grad_fn is None and (base._requires_grad or target.requires_grad):
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )

@@ -28,6 +28,10 @@ _PACK_INPLACE_ERROR = (
     "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
     "Please open an issue if you need to perform in-place operations on the input to a pack hook."
 )
+_DETACHED_ERROR = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead"
+)
 _REGISTER_FREED_ERROR = (
     "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
     "of the graph are freed when you call .backward() or autograd.grad(). Specify "
@@ -51,7 +55,7 @@ class SavedTensor:
     # the forward path of every recorded op.
     __slots__ = (
         "_tensor", "_data", "_vc", "_version", "_output_nr", "_requires_grad", "_is_output",
-        "_freed", "_wrapped", "__dict__", "__weakref__",
+        "_freed", "_wrapped", "_nonleaf", "__dict__", "__weakref__",
     )
     _fw_grads = None  # forward-AD tangents of a saved output (forward-over-reverse)
     _unpack = None  # the unpack hook, when pack hooks were applied
@@ -62,6 +66,7 @@ class SavedTensor:
         self._is_output = is_output
         self._output_nr = t._output_nr
         self._requires_grad = t._requires_grad
+        self._nonleaf = t._grad_fn is not None  # PyTorch's SavedVariable ``is_leaf_``
         vc = t._version_counter
         if is_output and t.__class__ is not Tensor and getattr(t, "_saved_whole", False):
             is_output = self._is_output = False  # a vmap BatchedTensor: kept as itself
@@ -139,6 +144,10 @@ class SavedTensor:
                 vc = t._version_counter
             if vc is not None and vc.value != self._version and not self._wrapped:
                 raise RuntimeError(self._version_message(node))
+            if self._nonleaf and t._grad_fn is None:
+                # the input lost its graph since (``detach_()``): PyTorch reads the node from
+                # the tensor itself and refuses (with hooks it keeps the node saved at pack)
+                raise RuntimeError(_DETACHED_ERROR)
             return t
         if self._vc.value != self._version and not self._wrapped:
             raise RuntimeError(self._version_message(node))

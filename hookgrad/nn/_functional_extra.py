@@ -22,6 +22,7 @@ from hookgrad._functional._random_kernels import rrelu_slopes
 from hookgrad._functional.rearrange import pad as _pad
 from hookgrad._functional import shape as S
 from hookgrad._ops import layers as _LY
+from hookgrad._ops.registry import PRIMITIVES
 from hookgrad.nn._functional_linear import keep_noise
 from hookgrad._tensor import Tensor
 
@@ -276,6 +277,10 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         slope = _rrelu_slopes(input, lower, upper)
     else:
         slope = (lower + upper) / 2.0
+        if not inplace and input.dtype.is_floating_point:  # ATen's node, noise buffer and all
+            noise = C.empty(tuple(input.shape), dtype=input.dtype)
+            return bind(PRIMITIVES["rrelu_with_noise_eval"], (input, noise),
+                        {"negative_slope": slope})
     out = P.where(input >= 0, input, input * slope)
     return input.copy_(out) if inplace else out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.fuzz import _ops as o
 from tests.fuzz._catalogue_more import KNOWN_DIFFERENT, OPS_MORE
+from tests.fuzz._catalogue_extra import OPS_EXTRA
 from tests.fuzz._catalogue_nn import OPS_NN
 from tests.fuzz._ops import Op
 
@@ -159,4 +160,5 @@ OPS: dict[str, Op] = {
 
 OPS.update(OPS_NN)  # nn layers, activations, more views/indexing, dtype mixes
 OPS.update(OPS_MORE)  # selection, scans, contractions, out=/dtype=, autograd state, modules
+OPS.update(OPS_EXTRA)  # primitives the first three tables never reached (coverage)
 OPS.update(KNOWN_DIFFERENT)  # drawn only when HOOKGRAD_FUZZ_OPS names them in full

@@ -58,8 +58,8 @@ def _topk(lib, x, k, dim, largest, pick):
 
 
 def _kth_params(rng, m):
-    # (floats only: which of tied integers ATen's quickselect returns is a known difference)
-    p = _nonempty_dim(rng, m) if o._is_float(m) else None
+    # every dtype: among tied values hookgrad returns the index ATen's quickselect does
+    p = _nonempty_dim(rng, m)
     if p is None:
         return None
     d = p["dim"]

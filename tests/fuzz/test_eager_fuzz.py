@@ -22,6 +22,7 @@ import warnings
 import pytest
 
 import hookgrad
+from tests.fuzz._catalogue_extra import OPS_EXTRA
 from tests.fuzz._catalogue_more import OPS_MORE
 from tests.fuzz._catalogue_nn import OPS_NN
 from tests.fuzz._generate import generate, minimise, op_names
@@ -33,6 +34,7 @@ LONG = "HOOKGRAD_FUZZ_N" in os.environ
 N = int(os.environ.get("HOOKGRAD_FUZZ_N", "400"))
 N_NN = 150  # CI prefix of the nn table (its programs are slower)
 N_MORE = 150  # CI prefix of the third table
+N_EXTRA = 150  # CI prefix of the fourth table
 START = int(os.environ.get("HOOKGRAD_FUZZ_SEED", "0"))
 # CI budget: the seeds are a fixed prefix, cut short only on a very slow machine
 BUDGET_S = float(os.environ.get("HOOKGRAD_FUZZ_SECONDS", "1e9" if LONG else "25"))
@@ -40,8 +42,9 @@ BUDGET_S = float(os.environ.get("HOOKGRAD_FUZZ_SECONDS", "1e9" if LONG else "25"
 # by default the first table (the nn and third tables have their own tests)
 NN_ONLY = "^(%s)$" % "|".join(OPS_NN)
 MORE_ONLY = "^(%s)$" % "|".join(OPS_MORE)
+EXTRA_ONLY = "^(%s)$" % "|".join(OPS_EXTRA)
 NAMES = op_names(os.environ.get("HOOKGRAD_FUZZ_OPS",
-                                "^(?!(%s)$)" % "|".join([*OPS_NN, *OPS_MORE])))
+                                "^(?!(%s)$)" % "|".join([*OPS_NN, *OPS_MORE, *OPS_EXTRA])))
 
 
 def _fails(torch, program: dict) -> str | None:
@@ -88,6 +91,14 @@ def test_more_family_matches_torch(torch):
     """Selection, scans, contractions, out=/dtype=, autograd state, module hooks alone
     (`_catalogue_more`)."""
     _check(torch, op_names(MORE_ONLY), N_MORE)
+
+
+@pytest.mark.skipif(LONG, reason="the long mode draws its ops from HOOKGRAD_FUZZ_OPS")
+def test_extra_family_matches_torch(torch):
+    """Primitives the first three tables never reached: special functions, rounding, more
+    reductions, in-place view ops, padding modes, interpolation, embedding, scatter_reduce
+    (`_catalogue_extra`)."""
+    _check(torch, op_names(EXTRA_ONLY), N_EXTRA)
 
 
 # Differences the long mode found and that are not fixed yet, as {seed: class} (both tables):

@@ -279,3 +279,104 @@ def test_out_variants_as_torch(torch, name):
 
     mine, theirs = _both(torch, run)
     assert mine == theirs
+
+
+# ---------------------------------------------------------------- round 4 (seeds 200,000+)
+def test_kthvalue_among_ties_returns_atens_index(torch):
+    """ATen's quickselect decides which of tied values kthvalue returns (seed 200227)."""
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        n, rows = int(rng.integers(1, 12)), int(rng.integers(1, 4))
+        data = rng.integers(-2, 3, size=(rows, n)).astype(np.float32)
+        if rng.random() < 0.3:
+            data[rng.random(data.shape) < 0.2] = np.nan
+        k = int(rng.integers(1, n + 1))
+        dtypes = ("float32", "int64") if not np.isnan(data).any() else ("float32",)
+        for dt in dtypes:
+            mine, theirs = _both(torch, lambda lib: [_arr(t) for t in lib.tensor(
+                data.astype(dt)).kthvalue(k, 1)])
+            assert str(mine) == str(theirs), (data, k, dt)  # str: NaN equals NaN
+
+
+_LAYOUTS = {
+    "sort_expanded": lambda lib, a: a[0, 0, :2].expand(3, 2).sort(0)[1],
+    "argsort_expanded": lambda lib, a: a[0, :, :1].expand(3, 2).t().argsort(0),
+    "sort_sliced": lambda lib, a: a[:, ::2].sort(1)[0],
+    "rot90_expanded": lambda lib, a: a[0, 0, :2].expand(3, 2).rot90(1),
+    "rot90_size1_dim": lambda lib, a: a[:1, :2, :2].rot90(-1),
+    "logcumsumexp_permuted": lambda lib, a: a.permute(1, 0, 2).logcumsumexp(0),
+    "logcumsumexp_mT": lambda lib, a: a.mT.logcumsumexp(2),
+    "repeat_ones_transposed": lambda lib, a: a[0].t().repeat(1, 1),
+    "tile_ones_transposed": lambda lib, a: a[0].t().tile((1,)),
+    "repeat_ones_expanded": lambda lib, a: a[0, 0, :2].expand(3, 2).repeat(1, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LAYOUTS))
+def test_result_layouts_of_non_contiguous_inputs(torch, name):
+    """Results laid out as ATen allocates them: empty_like (dense in the input's order,
+    broadcast dims kept in place) for sort and flip, row-major for scans and repeat."""
+    data = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+
+    def fn(lib):
+        r = _LAYOUTS[name](lib, lib.tensor(data))
+        strides = tuple(s if n > 1 else None for s, n in zip(r.stride(), r.shape))
+        return tuple(r.shape), strides, _arr(r)
+
+    mine, theirs = _both(torch, fn)
+    assert mine == theirs
+
+
+_EMPTY = {
+    "median_bool": lambda lib: lib.zeros(0, dtype=lib.bool).median(),
+    "median_dim_bool_empty_dim": lambda lib: lib.zeros(3, 0, dtype=lib.bool).median(1),
+    "median_dim_bool": lambda lib: lib.zeros(3, 0, dtype=lib.bool).median(0),
+    "kthvalue_empty": lambda lib: lib.zeros(0).kthvalue(1),
+    "cummax_bad_dim": lambda lib: lib.zeros(0, 3).cummax(2),
+    "cummin_bad_dim": lambda lib: lib.zeros(0, 3).cummin(-3),
+    "unique_dim_out_of_range": lambda lib: lib.zeros(0, 2, dtype=lib.int32).unique(dim=-3),
+    "unique_dim_two_zero_dims": lambda lib: lib.zeros(0, 0, dtype=lib.int32).unique(dim=0),
+    "unique_dim_unselected_zero": lambda lib: lib.zeros(0, 2, 3).unique(dim=2),
+    "softmax_int_dtype": lambda lib: lib.zeros(0, 2).softmax(1, dtype=lib.int32),
+    "log_softmax_bool": lambda lib: lib.zeros(0, 2, dtype=lib.bool).log_softmax(1),
+    "floor_divide_zero": lambda lib: lib.zeros(0, dtype=lib.int64) // lib.tensor(False),
+    "remainder_zero": lambda lib: lib.zeros(0, dtype=lib.int64) % lib.tensor(0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EMPTY))
+def test_empty_inputs_check_as_aten(torch, name):
+    """Kernels of an empty input return before their dtype or dim checks where ATen's do."""
+    def fn(lib):
+        r = _EMPTY[name](lib)
+        r = r if isinstance(r, tuple) else (r,)
+        return [(tuple(t.shape), str(t.dtype).split(".")[-1], _arr(t.float())) for t in r]
+
+    mine, theirs = _both(torch, fn)
+    assert mine == theirs
+
+
+def test_alpha_takes_the_result_type(torch):
+    """add/add_ cast an integral alpha to a bool result; add_/sub_ check alpha as add does."""
+    cases = [
+        lambda lib: lib.add(lib.tensor([True, False]), lib.tensor([True, True]), alpha=2),
+        lambda lib: lib.tensor([True, False]).add_(lib.tensor([True, True]), alpha=2),
+        lambda lib: lib.tensor([True, False]).add_(lib.tensor([True, True]), alpha=0),
+        lambda lib: lib.tensor([1, 2]).add_(lib.tensor([1, 1]), alpha=2.5),
+        lambda lib: lib.tensor([1.0, 2]).add_(lib.tensor([1, 1]), alpha=True),
+        lambda lib: lib.tensor([1.0, 2]).sub_(lib.tensor([1, 1]), alpha=2),
+    ]
+    for case in cases:
+        mine, theirs = _both(torch, lambda lib: _arr(case(lib).double()))
+        assert mine == theirs
+
+
+def test_gelu_of_inf_as_atens_kernels(torch):
+    """float32: NaN for +inf on contiguous inputs of two elements or more, inf otherwise."""
+    inf = float("inf")
+    cases = [lambda lib: lib.full((5,), inf), lambda lib: lib.full((1,), inf),
+             lambda lib: lib.full((4, 4), inf).t(), lambda lib: lib.full((4, 4), inf)[:, :2],
+             lambda lib: lib.full((5,), inf, dtype=lib.float64)]
+    for case in cases:
+        mine, theirs = _both(torch, lambda lib: _arr(lib.nn.functional.gelu(case(lib))))
+        assert str(mine) == str(theirs)  # str: NaN equals NaN

@@ -778,6 +778,121 @@ REGRESSIONS = {
         ('op', 'view_write', 't3', ['l1'], {'dim': 1, 'index': -1, 'value': 2}, 'no_grad'),
         ('hook', 't3', 'h5', False),
         ('hook', 't3', 'h6', False)]),
+    # --- round 4 (fresh seeds 200,000-234,999, all three tables) ---
+    # fuzz seed 200448: a leaf that stopped requiring grad after the graph was built keeps no
+    # gradient (PyTorch's AccumulateGrad leaves .grad alone)
+    'accumulate_into_leaf_that_stopped_requiring_grad': _p([
+        ('leaf', 'l1', (4,), 'float32', True, 433100006),
+        ('op', 'abs', 't2', ['l1'], {}, None),
+        ('op', 'requires_grad_', 't12', ['l1'], {'flag': False}, None)],
+        ('backward', ['t2'], None, False, True, False)),
+    # fuzz seed 211512: ... but its post-accumulate hooks still run (seeing .grad None)
+    'post_accumulate_hook_of_leaf_that_stopped_requiring_grad': _p([
+        ('leaf', 'l2', (1, 4), 'float64', True, 690827351),
+        ('post_acc', 'l2', 'h3'),
+        ('op', 'kthvalue', 't4', ['l2'], {'dim': 0, 'k': 1, 'keepdim': True, 'pick': 0}, None),
+        ('op', 'requires_grad_', 't7', ['l2'], {'flag': False}, 'no_grad')],
+        ('backward', ['t4'], None, False, False, True)),
+    # fuzz seed 200227: which of tied values kthvalue returns is ATen's quickselect's choice
+    'kthvalue_ties_follow_aten_quickselect': _p([
+        ('leaf', 'l2', (3, 3, 3), 'float32', True, 444539706),
+        ('op', 'cumsum', 't4', ['l2'], {'dim': 2}, None),
+        ('op', 'data_assign', 't5', ['t4'], {}, None),
+        ('op', 'kthvalue', 't13', ['t5'], {'dim': -1, 'k': 1, 'keepdim': True, 'pick': 1}, None)]),
+    # fuzz seed 202428: empty inputs return before the dtype check (median of empty bool)
+    'median_of_empty_bool': _p([
+        ('leaf', 'l1', (0,), 'bool', True, 477847433),
+        ('op', 'median', 't8', ['l1'], {}, 'no_grad')]),
+    # fuzz seed 212458: cummax of an empty tensor does not check its dim
+    'cummax_of_empty_skips_dim_check': _p([
+        ('leaf', 'l1', (0, 3), 'float32', True, 679124187),
+        ('op', 'cummax', 't4', ['l1'], {'dim': 2, 'pick': 1}, 'enable_grad_in_no_grad')]),
+    # fuzz seed 205741: unique(dim=) of an empty tensor: ATen's RuntimeError for 0-sized dims
+    'unique_dim_of_empty': _p([
+        ('leaf', 'l1', (1, 2, 3), 'int32', True, 587261476),
+        ('op', 'index_bool_scalar', 't4', ['l1'], {'b': False}, None),
+        ('op', 'unique', 't9', ['t4'], {'dim': 3, 'inverse': False, 'sorted': True}, None)]),
+    # fuzz seed 203238: softmax of an empty tensor with an integral dtype= is accepted
+    'softmax_integral_dtype_of_empty': _p([
+        ('leaf', 'l2', (0, 1), 'bool', True, 677870596),
+        ('op', 'amax', 't3', ['l2'], {'dim': 1, 'keepdim': False}, None),
+        ('op', 'dtype_kw', 't7', ['t3'], {'dtype': 'int64', 'fn': 'softmax'}, None)]),
+    # fuzz seed 202679: integer division by zero raises only when an element is computed
+    'integer_division_by_zero_of_empty': _p([
+        ('leaf', 'l1', (0,), 'bool', False, 799120138),
+        ('leaf', 'l2', (0,), 'int64', False, 477029695),
+        ('op', 'remainder', 't4', ['l2', 'l1'], {}, None),
+        ('leaf', 'l8', (), 'bool', True, 918870253),
+        ('op', 'floor_divide', 't9', ['t4', 'l8'], {}, None)]),
+    # fuzz seed 203147: an in-place op on a view of a leaf whose requires_grad was turned off
+    # still raises (PyTorch tests that the view requires grad and its base is a leaf)
+    'inplace_on_view_of_leaf_that_stopped_requiring_grad': _p([
+        ('leaf', 'l1', (2, 2, 1), 'float64', True, 655049700),
+        ('leaf', 'l4', (), 'float32', True, 758219018),
+        ('op', 'unsqueeze', 't9', ['l1'], {'dim': -1}, None),
+        ('op', 'requires_grad_', 't10', ['l1'], {'flag': False}, None),
+        ('op', 'sub_', 't15', ['t9', 'l4'], {}, None)]),
+    # fuzz seed 203660: a saved input detached in place since: backward raises
+    'saved_input_detached_in_place': _p([
+        ('leaf', 'l1', (1,), 'float32', True, 780659379),
+        ('op', 'exp', 't3', ['l1'], {}, None),
+        ('leaf', 'l4', (1,), 'float32', False, 757181362),
+        ('op', 'bce_logits', 't5', ['t3', 'l4'], {'reduction': 'sum'}, None),
+        ('op', 'detach_', 't6', ['t3'], {}, None)],
+        ('backward', ['t5'], ['l1'], False, False, False)),
+    # fuzz seed 209316: a view made without a graph follows its base's flag (base.detach_())
+    'view_without_graph_follows_base_detach_': _p([
+        ('leaf', 'l2', (1,), 'float32', True, 324732859),
+        ('op', 'squeeze', 't8', ['l2'], {}, 'no_grad'),
+        ('op', 'detach_', 't9', ['l2'], {}, None)]),
+    # fuzz seed 200856: sort of an expanded tensor is laid out as empty_like (row-major here)
+    'sort_of_expanded_layout': _p([
+        ('leaf', 'l1', (2,), 'float32', False, 251419847),
+        ('op', 'expand', 't2', ['l1'], {'shape': [2, 2]}, 'set_grad_enabled'),
+        ('op', 'sort', 't4', ['t2'], {'descending': False, 'dim': -1, 'pick': 0,
+                                      'stable': True}, None)]),
+    # fuzz seed 202018: an in-place op's saved copy of its target keeps the target's layout
+    # (PyTorch's clone), so the gradients computed from it are laid out as PyTorch's
+    'inplace_saved_copy_keeps_layout': _p([
+        ('leaf', 'l1', (4, 3, 1), 'float32', True, 850597470),
+        ('op', 'rot90', 't6', ['l1'], {'k': -1}, None),
+        ('op', 'clamp_', 't7', ['t6'], {}, None)],
+        ('grad', ['t7'], ['l1', 't6'], True, False, False)),
+    # fuzz seed 208942: a stale view with a node of its own, its base no longer requiring grad,
+    # is rebuilt as AsStridedBackward0 (with an empty edge)
+    'stale_view_rebuilt_after_base_stopped_requiring_grad': _p([
+        ('leaf', 'l2', (2, 3), 'float64', True, 45449072),
+        ('op', 'mT', 't7', ['l2'], {}, None),
+        ('op', 'requires_grad_', 't10', ['l2'], {'flag': False}, None),
+        ('leaf', 'l12', (1, 1), 'float32', False, 491543071),
+        ('op', 'setitem_slice', 't13', ['l2', 'l12'], {'dim': 0, 'start': 0, 'step': 2,
+                                                      'stop': 3}, 'enable_grad_in_no_grad')]),
+    # fuzz seed 203327: add(bool, bool, alpha=2) computes in bool (alpha cast to True)
+    'add_bool_alpha': _p([
+        ('leaf', 'l1', (4,), 'bool', True, 694286178),
+        ('op', 'amax', 't4', ['l1'], {'dim': -1, 'keepdim': False}, 'no_grad'),
+        ('op', 'out_variant', 't5', ['l1', 't4'], {'dtype': 'float64', 'kind': 1}, None)]),
+    # fuzz seed 233232: rot90 over a size-1 dim is a fresh tensor, never a view of its input
+    'rot90_is_fresh': _p([
+        ('leaf', 'l1', (1, 2, 2), 'float32', True, 522011966),
+        ('op', 'rot90', 't3', ['l1'], {'k': -1}, None),
+        ('op', 'setitem_list', 't6', ['t3', 'l1'], {'dim': 0, 'idx': [1, 1, 1]}, None)]),
+    # fuzz seed 231147: float32 gelu of +inf is NaN on a contiguous input (ATen's vector loop)
+    'gelu_of_inf_float32': _p([
+        ('leaf', 'l2', (4, 4, 4), 'float32', True, 585373845),
+        ('leaf', 'l3', (4, 1, 4), 'float32', True, 763994267),
+        ('op', 'addcmul', 't4', ['l2', 'l3'], {'value': 1}, None),
+        ('op', 'scalar_mix', 't6', ['t4'], {'op': 'true_divide', 'value': 0}, None),
+        ('op', 'gelu', 't15', ['t6'], {}, None)]),
+    # fuzz seed 234740: layer_norm's create_graph gradient reads the saved statistics (its
+    # input written in place since, under saved-tensor hooks that skip the version check)
+    'layer_norm_create_graph_reads_saved_stats': _p([
+        ('leaf', 'l1', (1, 3, 1), 'float64', True, 440001727),
+        ('op', 'clone', 't3', ['l1'], {}, None),
+        ('leaf', 'l5', (1, 1), 'float64', True, 791354608),
+        ('op', 'layer_norm', 't6', ['t3', 'l5'], {}, None),
+        ('op', 'leaky_relu_inplace', 't7', ['t3'], {'slope': 0.01}, 'set_grad_enabled')],
+        ('grad', ['t7', 't6'], None, True, True, False), saved_hooks=True),
 }
 
 
