@@ -33,6 +33,10 @@ def multi_dot(tensors: Any, *, out: Any = None) -> Tensor:
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for pos, t in (("first", tensors[0]), ("last", tensors[-1])):
+        if t.dim() not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {pos} tensor must be 1D or 2D but got "
+                               f"{t.dim()}D")
     result = tensors[0]
     for t in tensors[1:]:
         result = matmul(result, t)
@@ -64,6 +68,6 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
             "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
             f"{ndim}D."
         )
-    if ndim == 2:
+    if ndim == 2 or isinstance(ord, str):  # a matrix-norm name asks for a matrix
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
     return vector_norm(A, ord, None, keepdim, dtype=dtype)

@@ -154,14 +154,17 @@ def start_processes(fn: _Any, args: tuple = (), nprocs: int = 1, join: bool = Tr
                     daemon: bool = False, start_method: str = "spawn") -> ProcessContext | None:
     """Run ``fn(i, *args)`` in ``nprocs`` new processes, ``i`` = 0..nprocs-1.
 
-    Under the ``torch`` alias (``python -m hookgrad.run``) ``"spawn"`` starts the processes by
-    ``fork`` instead: a spawned interpreter would re-import the script with the real ``torch``;
-    forked ones keep the alias.
+    Under the ``torch`` alias (``python -m hookgrad.run``) ``"spawn"`` and ``"forkserver"`` start
+    the processes by ``fork`` instead: a fresh interpreter would re-import the script with the
+    real ``torch``; forked ones keep the alias.
 
     Mirrors: ``torch.multiprocessing.start_processes``.
     """
-    if start_method == "spawn" and getattr(_sys.modules.get("torch"), "__name__", "") == \
-            "hookgrad":
+    # The alias renames the package to ``torch`` (`hookgrad.testing._as_torch`), so it is
+    # recognised by identity: a fresh interpreter (spawn, or forkserver's server) would import
+    # the real ``torch`` in every rank.
+    if start_method in ("spawn", "forkserver") and \
+            _sys.modules.get("torch") is _sys.modules.get("hookgrad"):
         start_method = "fork"
     ctx = _mp.get_context(start_method)
     processes, queues = [], []

@@ -33,12 +33,28 @@ _ELEMENTWISE = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "t
                 "logical_and", "logical_or", "bitwise_and", "eq", "lt", "gt", "le", "ge", "ne")
 
 
-def _can_cast(src: Any, dst: Any) -> bool:
+def can_cast(src: Any, dst: Any) -> bool:
+    """PyTorch's ``canCast`` (may a result of dtype `src` be written into `dst`)."""
     if src.is_floating_point and not (dst.is_floating_point or dst.is_complex):
         return False
     if src.is_complex and not dst.is_complex:
         return False
     return not (src.scalar_type != "Bool" and dst.scalar_type == "Bool")
+
+
+def joined_out(name: str, ts: list, result: Tensor, out: Any) -> Tensor:
+    """``out=`` of cat/stack: PyTorch's argument, autograd and ``canCast`` checks, the write."""
+    from hookgrad._functional.creation import _write_out  # (creation is above this module)
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if STATE.grad_enabled and any(t.requires_grad for t in (*ts, out)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if not can_cast(result.dtype, out.dtype):  # stack is cat underneath, in its message too
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                        f"{out.dtype.scalar_type}")
+    return _write_out(out, result)
 
 
 def _tensors(args: tuple, kwargs: dict) -> list:
@@ -52,7 +68,7 @@ def _tensors(args: tuple, kwargs: dict) -> list:
 
 
 def _write(name: str, result: Tensor, out: Tensor) -> Tensor:
-    if name not in _REDUCTIONS and not _can_cast(result.dtype, out.dtype):
+    if name not in _REDUCTIONS and not can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {result.dtype.scalar_type} can't be cast to the "
                            f"desired output type {out.dtype.scalar_type}")
     if tuple(out.shape) != tuple(result.shape):
@@ -92,6 +108,8 @@ def with_out(name: str, fn: Any) -> Any:
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires "
                                "grad.")
+        if name in ("cumsum", "cumprod") and out.dtype.scalar_type == "Bool":  # no such kernel
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         if name in _REDUCTIONS and "dtype" in _params(fn) and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype  # ATen reduces in out's dtype
         return _write(name, fn(*args, **kwargs), out)

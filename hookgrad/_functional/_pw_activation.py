@@ -73,6 +73,8 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """
     if input._data.dtype.kind == "b":
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    check_number(threshold, "threshold", "threshold", 2)
+    check_number(value, "threshold", "value", 3)
     return _run(P["threshold"], input, {"threshold": threshold, "value": value}, inplace,
                 P["threshold_"])
 
@@ -194,6 +196,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     Mirrors: ``torch.nn.functional.softplus``.
     """
     require_float(input, "softplus_cpu")
+    check_number(beta, "softplus", "beta", 2)
+    check_number(threshold, "softplus", "threshold", 3)
     return bind(P["softplus"], (input,), {"beta": beta, "threshold": threshold})
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad._backend import device as _device
 from hookgrad._backend import namespace_for
-from hookgrad._config import GLOBAL
+from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
 from hookgrad._dtypes import (
     check_kernel,
@@ -357,6 +357,9 @@ def _write_out(out: Tensor | None, result: Tensor) -> Tensor:
         return result
     if not isinstance(out, Tensor):  # PyTorch's argument parser
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if out.requires_grad and STATE.grad_enabled:
+        raise RuntimeError("functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
     if out._data.shape == result._data.shape:
         out._data[...] = result._data
     else:
@@ -583,6 +586,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, out: Any = None, dtype
 
     Mirrors: ``torch.arange``.
     """
+    if isinstance(out, Tensor) and out._data.dtype.kind == "b":  # no bool kernel
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if end is None:
         start, end = 0, start
     start = _number(start, "arange", "start", 0)

@@ -151,7 +151,7 @@ def _specified_dims(idx: tuple) -> int:
 
 def _apply_slice(t: Tensor, dim: int, s: slice, optimize: bool) -> Tensor:
     size = t._data.shape[dim]
-    step = 1 if s.step is None else int(s.step)
+    step = 1 if s.step is None else operator.index(s.step)  # 1.5 is Python's TypeError
     if step <= 0:
         raise ValueError(
             "slice step cannot be zero" if step == 0 else "step must be greater than zero"
@@ -294,6 +294,8 @@ _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bo
 def _value_tensor(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
+    if value is None:  # NumPy would store nan (float) or refuse with another type
+        raise TypeError(f"can't assign a NoneType to a {self.type()}")
     xp = _backend.namespace_of(self._data)
     if isinstance(value, complex) and self._data.dtype.kind != "c":
         if value.imag:  # PyTorch's checked conversion of the Python number
@@ -453,6 +455,9 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
 
 def index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """Mirrors: ``torch.Tensor.index_put_``."""
+    if not isinstance(accumulate, bool):  # PyTorch's parser
+        raise TypeError(f"index_put_(): argument 'accumulate' must be bool, not "
+                        f"{type(accumulate).__name__}")
     return _index_put_(self, _put_indices(self, indices), values, accumulate)
 
 

@@ -334,8 +334,11 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             + x.dtype.scalar_type
         )
+    if not isinstance(ord, (int, float)):  # PyTorch's parser (a bool is a number there)
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
+                        f"{type(ord).__name__}")
     dims = reduce_dims(dim, x._data.ndim) if dim is not None else None
-    ord = float(ord) if not isinstance(ord, bool) else float(ord)
+    ord = float(ord)
     if ord < 0 or math.isinf(ord):
         shape = x._data.shape
         reduced = dims if dims else tuple(range(len(shape)))

@@ -21,12 +21,21 @@ from hookgrad.return_types import _make
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "logdet", "cholesky"]
 
 
-class LinAlgError(RuntimeError):
-    """A linear-algebra routine failed on its input. Mirrors: ``torch.linalg.LinAlgError``."""
+class _LinAlgError(RuntimeError):
+    """A linear-algebra routine failed on its input (a singular or not positive-definite
+    matrix). PyTorch's class is ``torch._C._LinAlgError``, so that is its name here too.
+
+    Mirrors: ``torch.linalg.LinAlgError``.
+    """
+
+
+LinAlgError = _LinAlgError
 
 
 def _square(A: Tensor, fn: str) -> None:
-    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.{fn}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
         rows = A.shape[-2] if A.dim() > 1 else 1
         raise RuntimeError(f"linalg.{fn}: A must be batches of square matrices, but they are "
                            f"{rows} by {A.shape[-1]} matrices")

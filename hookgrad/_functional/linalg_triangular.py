@@ -30,6 +30,9 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
     Mirrors: ``torch.linalg.solve_triangular``.
     """
+    if not isinstance(left, bool):  # PyTorch's parser
+        raise TypeError(f"linalg_solve_triangular(): argument 'left' must be bool, not "
+                        f"{type(left).__name__}")
     for name, t in (("A", A), ("B", B)):
         if not isinstance(t, Tensor):
             raise TypeError(f"linalg_solve_triangular(): argument '{name}' must be Tensor, not "

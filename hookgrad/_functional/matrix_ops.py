@@ -11,6 +11,7 @@ import numpy as np
 
 from hookgrad._dispatch import bind
 from hookgrad._functional import creation as _creation
+from hookgrad._functional.linalg_decomp import LinAlgError
 from hookgrad._ops.matrix_exp import MATRIX_EXP, SOLVE
 from hookgrad._tensor import Tensor
 
@@ -45,16 +46,23 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
     Mirrors: ``torch.linalg.solve`` (``LinalgSolveExBackward0``).
     """
+    if not isinstance(left, bool):  # PyTorch's parser
+        raise TypeError(f"linalg_solve(): argument 'left' must be bool, not "
+                        f"{type(left).__name__}")
     if not left:
         raise NotImplementedError("hookgrad: linalg.solve(left=False) is not supported")
     if A.dim() < 2 or A.size(-1) != A.size(-2):
         raise RuntimeError("linalg.solve: A must be batches of square matrices, but they are "
                            f"{A.size(-2) if A.dim() > 1 else 1} by {A.size(-1)} matrices")
     _check_solve_rhs(A, B)
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
+                           f"of type {A.dtype.scalar_type} and B of type {B.dtype.scalar_type} "
+                           "instead")
     try:
         return bind(SOLVE, (A, B), {})
     except np.linalg.LinAlgError:
-        raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is "
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
 
 

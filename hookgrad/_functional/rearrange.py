@@ -10,7 +10,7 @@ from typing import Any
 from hookgrad._dispatch import bind
 from hookgrad._functional._slicing import slice_dim
 from hookgrad._functional._views import UNSET, one_spelling
-from hookgrad._ops._checks import int_args
+from hookgrad._ops._checks import int_args, tensor_arguments
 from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._tensor import Tensor
@@ -108,6 +108,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return _tri("triu", input, diagonal)
 
 
+@tensor_arguments
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
     """Mirrors: ``torch.nn.functional.pad`` (modes ``constant``, ``reflect``, ``replicate``,
     ``circular``)."""

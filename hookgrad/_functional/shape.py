@@ -402,13 +402,11 @@ def cat(tensors: Any, dim: int = 0, *, out: Any = None) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
                     f"got size {b} for tensor number {i} in the list."
                 )
+    result = _S.cat_tensors(ts, d, _promoted(ts))
     if out is None:
-        return _S.cat_tensors(ts, d, _promoted(ts))
-    if STATE.grad_enabled and any(t.requires_grad for t in ts):
-        raise RuntimeError("cat(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    from hookgrad._functional.creation import _write_out  # (creation is above this module)
-    return _write_out(out, _S.cat_tensors(ts, d, _promoted(ts)))
+        return result
+    from hookgrad._functional._out import joined_out  # (_out is above this module)
+    return joined_out("cat", ts, result, out)
 
 
 def _promoted(ts: list) -> Any:
@@ -438,7 +436,11 @@ def stack(tensors: Any, dim: int = 0, *, out: Any = None) -> Tensor:
                 f"and {list(x._data.shape)} at entry {i}"
             )
     d = normalize_dim(int(dim), len(shape) + 1)
-    return _S.stack_tensors(ts, d, _promoted(ts))
+    result = _S.stack_tensors(ts, d, _promoted(ts))
+    if out is None:
+        return result
+    from hookgrad._functional._out import joined_out  # (_out is above this module)
+    return joined_out("stack", ts, result, out)
 
 
 def hstack(tensors: Any) -> Tensor:

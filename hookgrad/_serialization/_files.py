@@ -113,6 +113,8 @@ def opened(f: Any, mmap: bool = False) -> Iterator[Any]:
         with open_path(os.fsdecode(f), mmap) as fh:
             yield fh
         return
+    if getattr(f, "closed", False) is True:  # before any read: Python's ValueError
+        raise ValueError("I/O operation on closed file.")
     fileno = getattr(f, "fileno", None)
     if fileno is not None:
         try:

@@ -124,9 +124,24 @@ class TorchPickler(pickle._Pickler):  # type: ignore[name-defined]
         return NotImplemented
 
     def _reduce_tensor(self, t: Tensor) -> tuple:
+        # Python attributes set on a tensor travel with it, as PyTorch's ``__reduce_ex__``
+        # pickles them (so an unpicklable one fails the save, as there). Underscore names are
+        # left out: hookgrad keeps its own bookkeeping there (a view's ``_base``, ...).
+        state = {k: v for k, v in (getattr(t, "__dict__", None) or {}).items()
+                 if not k.startswith("_")}
         if isinstance(t, Parameter):
+            if state:
+                return (_g("torch._utils", "_rebuild_parameter_with_state"),
+                        (t.detach(), bool(t.requires_grad), OrderedDict(), state))
             return (_g("torch._utils", "_rebuild_parameter"),
                     (t.detach(), bool(t.requires_grad), OrderedDict()))
+        func, args = self._plain_tensor(t)
+        if state:
+            return (_g("torch._tensor", "_rebuild_from_type_v2"),
+                    (func, _g("torch", "Tensor"), args, state))
+        return func, args
+
+    def _plain_tensor(self, t: Tensor) -> tuple:
         layout = storage_layout(t)
         if t.dtype in _dtypes.WIDE_UNSIGNED:  # no legacy storage class: PyTorch's v3 form
             ref = self.storages.ref(layout.store, layout.flat, untyped=True)

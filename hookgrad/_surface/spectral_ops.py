@@ -147,6 +147,9 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None)
     Mirrors: ``torch.linalg.lstsq``.
     """
     _check(A, "lstsq")
+    if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           "gelsy, gelsd, gelss)")
     if B.dim() < 1 or A.shape[-2] != B.shape[-2 if B.dim() >= 2 else -1]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     vector = B.dim() == A.dim() - 1

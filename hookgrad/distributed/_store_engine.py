@@ -282,9 +282,12 @@ class StoreComm:
         collective's deposits when rank 0 is done. Sub-groups release nothing."""
         if self.key != ("default_pg",):
             return
-        self.store.set(f"{self.prefix}/left/{self.rank}", "1")
         keys = [f"{self.prefix}/left/{r}" for r in range(self.size)]
         try:
+            # rank 0 may see this key and exit before the server's reply to this `set` went
+            # out (its server threads end with its process): a lost connection here means the
+            # key arrived or the server is gone, and either way there is nothing to wait for
+            self.store.set(keys[self.rank], "1")
             self.store.wait(keys, timedelta(seconds=min(self.timeout, 30.0)))
         except Exception:  # noqa: BLE001 - a peer that never leaves cleanly: nothing to wait for
             pass

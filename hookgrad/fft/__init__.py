@@ -16,7 +16,9 @@ from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import get_default_dtype, to_dtype
+from hookgrad._functional._out import with_out
 from hookgrad._functional.creation import arange
+from hookgrad._ops._shapes import normalize_dim
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.spectral import INVERSE_NORM as _INVERSE
 from hookgrad._tensor import Tensor
@@ -91,9 +93,11 @@ def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 _NORMS = ("backward", "forward", "ortho")
 
 
-def _norm(norm: str | None) -> str:
+def _norm(norm: str | None, name: str) -> str:
     if norm is None:
         return "backward"
+    if not isinstance(norm, str):  # PyTorch's parser, before the mode is read
+        raise TypeError(f"fft_{name}(): argument 'norm' must be str, not {type(norm).__name__}")
     if norm not in _NORMS:
         raise RuntimeError(f"Invalid normalization mode: {norm}")
     return norm
@@ -125,15 +129,19 @@ def _resized(input: Tensor, dims: tuple, sizes: Sequence[int | None]) -> Tensor:
     return input
 
 
-def _plan(input: Tensor, s: Any, dim: Any, default_all: bool) -> tuple[tuple, list]:
+def _plan(input: Tensor, s: Any, dim: Any, default_all: bool, name: str) -> tuple[tuple, list]:
     """Normalised dims and per-dim sizes of an n-dimensional transform (PyTorch's rules)."""
-    ndim = input.dim()
+    ndim = _as_transformable(input, name).dim()
+    if s is not None and not isinstance(s, int) and any(
+            not isinstance(v, int) or isinstance(v, bool) for v in s):
+        raise TypeError(f"fft_{name}(): argument 's' must be tuple of ints, not "
+                        f"{type(s).__name__}")
     if dim is None:
         dims = tuple(range(ndim - len(s), ndim)) if s is not None else \
             tuple(range(ndim)) if default_all else (ndim - 1,)
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(d % ndim if ndim else d for d in dims)
+    dims = tuple(normalize_dim(d, ndim) for d in dims)  # PyTorch's IndexError
     if len(set(dims)) != len(dims):
         raise RuntimeError("FFT dims must be unique")
     sizes = list(s) if s is not None else [None] * len(dims)
@@ -175,8 +183,9 @@ def _c2r(input: Tensor, dims: tuple, sizes: list, norm: str, name: str) -> Tenso
 def _one(kind: str, forward: bool, name: str) -> Any:
     def transform(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None,
                   *, out: Any = None) -> Tensor:
-        dims, sizes = _plan(input, None if n is None else [n], dim, False)
-        return _dispatch_kind(kind, input, dims, sizes, _norm(norm), forward, name)
+        dims, sizes = _plan(input, None if n is None else [n], dim, False, name)
+        result = _dispatch_kind(kind, input, dims, sizes, _norm(norm, name), forward, name)
+        return result if out is None else _write_out(name, input, result, out)
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = f"One-dimensional {name} along `dim`.\n\nMirrors: ``torch.fft.{name}``."
@@ -186,12 +195,23 @@ def _one(kind: str, forward: bool, name: str) -> Any:
 def _many(kind: str, forward: bool, name: str, two: bool) -> Any:
     def transform(input: Tensor, s: Any = None, dim: Any = (-2, -1) if two else None,
                   norm: str | None = None, *, out: Any = None) -> Tensor:
-        dims, sizes = _plan(input, s, dim, True)
-        return _dispatch_kind(kind, input, dims, sizes, _norm(norm), forward, name)
+        dims, sizes = _plan(input, s, dim, True, name)
+        result = _dispatch_kind(kind, input, dims, sizes, _norm(norm, name), forward, name)
+        return result if out is None else _write_out(name, input, result, out)
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = f"{name} over `dim`.\n\nMirrors: ``torch.fft.{name}``."
     return transform
+
+
+def _write_out(name: str, input: Tensor, result: Tensor, out: Any) -> Tensor:
+    """``out=``: PyTorch's checks (a complex result needs a complex `out`, a real one a real
+    `out`), then the shared out-variant write (resize, copy)."""
+    if isinstance(out, Tensor) and result.is_complex() != out.is_complex():
+        want = "complex" if result.is_complex() else "floating point"
+        raise RuntimeError(f"{name} expects a {want} output tensor, but got "
+                           f"{out.dtype.scalar_type}")
+    return with_out(name, lambda _input: result)(input, out=out)
 
 
 def _dispatch_kind(kind: str, input: Tensor, dims: tuple, sizes: list, norm: str,

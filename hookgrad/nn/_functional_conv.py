@@ -301,6 +301,7 @@ def _conv_transpose_nd(
     return out if batched else out.squeeze(0)  # type: ignore[attr-defined]
 
 
+@tensor_arguments
 def conv_transpose1d(
     input: Tensor,
     weight: Tensor,

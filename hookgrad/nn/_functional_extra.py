@@ -21,6 +21,7 @@ from hookgrad._functional import random as R
 from hookgrad._functional._random_kernels import rrelu_slopes
 from hookgrad._functional.rearrange import pad as _pad
 from hookgrad._functional import shape as S
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._ops import layers as _LY
 from hookgrad._ops.registry import PRIMITIVES
 from hookgrad.nn._functional_linear import keep_noise
@@ -111,10 +112,14 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
     return img if batched else img.squeeze(0)
 
 
+@tensor_arguments
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave channel groups (``ChannelShuffleBackward0``, a fresh tensor).
 
     Mirrors: ``torch.nn.functional.channel_shuffle``."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
     n, c = input.shape[0], input.shape[1]
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
@@ -154,6 +159,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input._data.dtype.kind in "bc":  # its average pooling has no such kernels
+        raise NotImplementedError(
+            f"\"avg_pool{min(dim - 1, 3)}d\" not implemented for '{input.dtype.scalar_type}'")
     div = (input * input).unsqueeze(1)
     if dim == 3:
         div = _pad(div, (0, 0, size // 2, (size - 1) // 2))

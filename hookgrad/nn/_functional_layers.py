@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._ops._checks import tensor_arguments
 from hookgrad._dispatch import bind
 from hookgrad._functional.shape import broadcast_to
 from hookgrad._ops import layers as _L
@@ -36,6 +37,7 @@ IntOrSeq = int | Sequence[int]
 _ = conv  # the convolution primitive backs conv3d through _conv_nd
 
 
+@tensor_arguments
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrSeq = 1,
            padding: IntOrSeq | str = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """3-d cross-correlation of ``[N, C_in, D, H, W]`` by ``[C_out, C_in/groups, KD, KH, KW]``.
@@ -186,6 +188,9 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
     if input.dim() not in (2, 3):
         raise RuntimeError("adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: "
                            f"{list(input.shape)}")
+    if not isinstance(output_size, int) and len(output_size) != 1:
+        raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one "
+                           f"int (got {len(output_size)})")
     size = output_size if isinstance(output_size, int) else output_size[0]
     out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)  # type: ignore
     out, idx = out.squeeze(-2), idx.squeeze(-2)

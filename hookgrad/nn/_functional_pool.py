@@ -155,6 +155,7 @@ def max_pool2d(
     return (out, idx) if return_indices else out
 
 
+@tensor_arguments
 def max_pool1d(
     input: Tensor,
     kernel_size: IntOrSeq,
@@ -179,6 +180,9 @@ def max_pool1d(
         raise RuntimeError(
             f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}"
         )
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"max_pool1d_impl\" not implemented for '{input.dtype.scalar_type}'")
     k = ntuple(kernel_size, 1)
     s, p, d = _stride(stride, k, 1), ntuple(padding, 1), ntuple(dilation, 1)
     for name, v, low in (
@@ -340,6 +344,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
     Mirrors: ``torch.nn.functional.adaptive_avg_pool2d``.
     """
+    if isinstance(input, Tensor) and (input._data.dtype.kind in "iubc"):
+        raise NotImplementedError(
+            f"\"adaptive_avg_pool2d\" not implemented for '{input.dtype.scalar_type}'")
     if input.dim() not in (3, 4):
         raise RuntimeError(
             f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}"

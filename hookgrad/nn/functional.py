@@ -144,12 +144,16 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return bind(P["glu"], (input,), {"dim": d})
 
 
+@tensor_arguments
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``max(0, x) + weight * min(0, x)``, `weight` per channel (dim 1) or shared
     (``PreluKernelBackward0``).
 
     Mirrors: ``torch.nn.functional.prelu``.
     """
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{input.dtype.scalar_type} and {weight.dtype.scalar_type}")
     n = weight.numel()
     if n != 1:
         if input.dim() == 0:
@@ -167,6 +171,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return bind(P["_prelu_kernel"], (input, weight))
 
 
+@tensor_arguments
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]`` (``TrilinearBackward0``).
 

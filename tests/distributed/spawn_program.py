@@ -30,7 +30,9 @@ def worker(rank, world, port):
         dist.recv(t, 0)
     gathered = [torch.zeros(2, 4) for _ in range(world)]
     dist.all_gather(gathered, model.module.weight.detach())
-    line = (f"{rank} {round(loss.item(), 5)} {t.item()} {bool(torch.equal(*gathered))} "
+    # the first word names the library the rank ran (``torch.__spec__`` stays hookgrad's
+    # under the alias): a rank that re-imported the real torch would print "torch"
+    line = (f"{torch.__spec__.name} {rank} {round(loss.item(), 5)} {t.item()} {bool(torch.equal(*gathered))} "
             f"{[round(v, 5) for v in model.module.weight.detach().flatten().tolist()]}\n")
     os.write(1, line.encode())  # one write: the ranks' lines never interleave
     dist.destroy_process_group()

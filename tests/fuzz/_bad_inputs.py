@@ -2,7 +2,8 @@
 
 ``CORPUS`` maps an id to ``fn(lib)``, a call PyTorch refuses; ``INPLACE`` maps an id to
 ``(make, op)``: ``op(lib, make(lib))`` is an in-place call PyTorch refuses, after which the target
-must be unchanged. The entries are built from small tables crossed with each other (ops x bad
+must be unchanged; ``STATEFUL`` entries (modules, optimizers, schedulers, ...) also say how to
+observe the object the call was made on, and whether it changed must agree with PyTorch. The entries are built from small tables crossed with each other (ops x bad
 arguments) so the corpus stays readable while covering several hundred cases.
 """
 
@@ -14,11 +15,22 @@ import numpy as np
 
 CORPUS: dict[str, Callable[[Any], Any]] = {}
 INPLACE: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]] = {}
+# id -> (make, op, observe): ``op(lib, obj)`` with ``obj = make(lib)`` is a call PyTorch refuses;
+# ``observe(obj)`` lists what a caller can see of ``obj`` (arrays, numbers, strings), compared
+# before and after, so whether the failing call changed it must agree with PyTorch.
+STATEFUL: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], Any],
+                          Callable[[Any], list]]] = {}
 
 
 def _add(name: str, fn: Callable[[Any], Any]) -> None:
     assert name not in CORPUS, name
     CORPUS[name] = fn
+
+
+def _add_stateful(name: str, make: Callable[[Any], Any], op: Callable[[Any, Any], Any],
+                  observe: Callable[[Any], list]) -> None:
+    assert name not in STATEFUL and name not in CORPUS, name
+    STATEFUL[name] = (make, op, observe)
 
 
 # ---------------------------------------------------------------------------- creation

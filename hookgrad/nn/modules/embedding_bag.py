@@ -45,6 +45,9 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool
     if offsets.dim() != 1:
         raise ValueError("offsets has to be a 1D Tensor")
     starts = np.asarray(offsets.tolist(), dtype=np.int64)
+    if len(starts) and starts[0] != 0:
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {starts[0]}")
     n = input.shape[0]
     num_bags = len(starts) - 1 if include_last_offset else len(starts)
     ends = np.append(starts[1:], n)[:num_bags] if num_bags else starts[:0]

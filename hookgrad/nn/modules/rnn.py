@@ -197,9 +197,13 @@ class RNNBase(Module):
                 f"{self.input_size}, got {input.size(-1)}"
             )
 
-    def _check_hidden(self, hx: Tensor, expected: tuple, what: str = "hidden") -> None:
+    def _check_hidden(self, hx: Tensor, expected: tuple, what: str = "hidden",
+                      like: Tensor | None = None) -> None:
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
+        if like is not None and hx.dtype != like.dtype:  # PyTorch's kernels refuse to mix them
+            raise RuntimeError(f"Expected {what} to have the input's dtype "
+                               f"{like.dtype.scalar_type}, got {hx.dtype.scalar_type}")
 
     def _zeros(self, batch: int, size: int, like: Tensor) -> Tensor:
         dirs = 2 if self.bidirectional else 1
@@ -253,7 +257,7 @@ class _SingleStateRNN(RNNBase):
             hx = self._zeros(batch, self.hidden_size, x)
         self._check_input(x)
         dirs = 2 if self.bidirectional else 1
-        self._check_hidden(hx, (self.num_layers * dirs, batch, self.hidden_size))
+        self._check_hidden(hx, (self.num_layers * dirs, batch, self.hidden_size), like=x)
         out, h = self._run(x, hx)
         if not batched:
             out = out.squeeze(0 if self.batch_first else 1)  # type: ignore[attr-defined]
@@ -363,8 +367,8 @@ class LSTM(RNNBase):
             hx = (self._zeros(batch, real_hidden, x), self._zeros(batch, self.hidden_size, x))
         self._check_input(x)
         layers = self.num_layers * (2 if self.bidirectional else 1)
-        self._check_hidden(hx[0], (layers, batch, real_hidden), "hidden[0]")
-        self._check_hidden(hx[1], (layers, batch, self.hidden_size), "hidden[1]")
+        self._check_hidden(hx[0], (layers, batch, real_hidden), "hidden[0]", x)
+        self._check_hidden(hx[1], (layers, batch, self.hidden_size), "hidden[1]", x)
         out, h, c = self._run(x, hx)
         if not batched:
             out = out.squeeze(0 if self.batch_first else 1)  # type: ignore[attr-defined]
