@@ -574,6 +574,15 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
     return _finish(_xp(device).asarray(arr), requires_grad)
 
 
+@_vmap_aware("size")
+def bernoulli_noise(*size: Any, p: float, dtype: Any, device: Any = None) -> Tensor:
+    """Dropout's 0/1 noise under vmap: ``empty(size).bernoulli_(p)``, one sampler so that a
+    vmap level applies the factories' rule to it (functorch draws dropout masks that way)."""
+    from hookgrad._functional.creation import empty
+
+    return bernoulli_(empty(size, dtype=dtype, device=device), p)
+
+
 @_vmap_aware("randperm")
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, out: Any = None,
