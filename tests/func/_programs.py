@@ -544,3 +544,207 @@ def per_sample_grads_transformer_layer(lib: Any) -> Any:
         return F.functional_call(model, p, (xb,)).pow(2).mean()
 
     return F.vmap(F.grad(loss), in_dims=(None, 0))(params, x)
+
+
+# ---------------------------------------------------------------- batch 2: edges users hit
+def _outcome(fn: Any) -> Any:
+    """`fn()`'s value, or the exception type's name when it raises (compared too)."""
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - the type is the outcome compared
+        return f"raised {type(exc).__name__}"
+
+
+@program
+def vmap_linalg_ops(lib: Any) -> Any:
+    F = lib.func
+    a = lib.tensor(_arr(300, 4, 3, 3)) + 3 * lib.eye(3)
+    b = lib.tensor(_arr(301, 4, 3))
+    spd = a @ a.transpose(-1, -2)
+    return (F.vmap(lib.linalg.solve)(a, b), F.vmap(lib.linalg.det)(a),
+            F.vmap(lib.linalg.cholesky)(spd), F.vmap(lib.linalg.norm)(a),
+            F.vmap(lambda m: lib.linalg.inv(m) @ m)(a), F.vmap(lib.trace)(a),
+            F.vmap(lib.diag)(b), F.vmap(lib.outer)(b, b), F.vmap(lib.kron)(a[:, :2, :2], a[:, 1:, 1:]),
+            F.vmap(lambda u, v: lib.cdist(u[None], v[None])[0])(a, a.flip(1)),
+            F.vmap(lambda m: lib.tensordot(m, m, dims=([1], [0])))(a),
+            F.vmap(lambda m: lib.einsum("...ij,...jk->...ik", m, m))(a),
+            F.vmap(F.grad(lambda m: lib.linalg.slogdet(m)[1]))(a))
+
+
+@program
+def vmap_spatial_ops(lib: Any) -> Any:
+    F = lib.func
+    nnf = lib.nn.functional
+    x = lib.tensor(_arr(310, 3, 2, 6, 6))
+
+    def f(img):
+        up = nnf.interpolate(img[None], scale_factor=2, mode="bilinear", align_corners=False)[0]
+        pooled = nnf.avg_pool2d(img, 2)
+        padded = nnf.pad(img, (1, 2, 0, 1), mode="reflect")
+        patches = nnf.unfold(img[None], 3)[0]
+        gn = nnf.group_norm(img[None], 2)[0]
+        ap = nnf.adaptive_avg_pool2d(img, (2, 3))
+        return up.mean(), pooled, padded, patches, gn, ap
+
+    return F.vmap(f)(x), F.vmap(F.grad(lambda i: f(i)[0] + f(i)[4].pow(2).sum()))(x)
+
+
+@program
+def vmap_scatter_index_ops(lib: Any) -> Any:
+    F = lib.func
+    x = lib.tensor(_arr(320, 4, 6))
+    idx = lib.tensor(np.random.default_rng(321).integers(0, 3, (4, 6)))
+
+    def f(row, ix):
+        sa = lib.zeros(3).scatter_add(0, ix, row)
+        ia = lib.zeros(3).index_add(0, ix, row)
+        z = lib.zeros(3)
+        z = z.index_put((ix,), row, accumulate=True)
+        out = row.new_zeros(6)
+        out[1:4] = row[:3] * 2
+        b = lib.bucketize(row, lib.tensor([-0.5, 0.0, 0.5]))
+        ss = lib.searchsorted(lib.tensor([-1.0, 0.0, 1.0]), row, right=True)
+        s2 = lib.searchsorted(row.sort().values, lib.tensor([0.0, 0.5]), out_int32=True)
+        s3 = lib.searchsorted(row, lib.tensor([0.1, -0.2]), sorter=row.argsort())
+        return sa, ia, z, out, b, ss, s2, s3
+
+    return F.vmap(f)(x, idx)
+
+
+@program
+def vmap_refusals(lib: Any) -> Any:
+    """What PyTorch's vmap refuses, with its exception types."""
+    F = lib.func
+    x = lib.tensor(_arr(330, 3, 4))
+    bn = lib.nn.BatchNorm1d(4)
+    return [
+        _outcome(lambda: F.vmap(lambda r: r.sum().item())(x)),
+        _outcome(lambda: F.vmap(lambda r: r if r.sum() > 0 else -r)(x)),
+        _outcome(lambda: F.vmap(lambda r: lib.nonzero(r))(x)),
+        _outcome(lambda: F.vmap(lambda r: r[r > 0])(x)),
+        _outcome(lambda: F.vmap(lambda r: bn(r[None]))(x)),
+        _outcome(lambda: F.vmap(lambda r: lib.rand(2) + r[:2])(x)),
+        _outcome(lambda: F.vmap(lambda r: lib.bernoulli(r.sigmoid()), randomness="same")(x)),
+        _outcome(lambda: F.vmap(lambda r: 1.0)(x)),
+        _outcome(lambda: F.vmap(lambda r, y: r + y, in_dims=(0, 0))(x, lib.ones(2, 4))),
+        _outcome(lambda: F.vmap(lambda r: r, in_dims=2)(x)),
+        _outcome(lambda: F.grad(lambda r: r.sum())(lib.ones(3, dtype=lib.long))),
+        _outcome(lambda: F.grad(lambda r: r)(x)),
+        _outcome(lambda: F.vmap(lambda r: lib.zeros(4).add_(r))(x)),
+        _outcome(lambda: F.vmap(lambda r: r.add_(x[0]))(x.clone())),
+    ]
+
+
+@program
+def vmap_over_autograd_grad(lib: Any) -> Any:
+    """vmap over torch.autograd.grad (the Jacobian by vmap of vjp done by hand), and
+    is_grads_batched."""
+    x = lib.tensor(_arr(340, 4), requires_grad=True)
+    y = (x.sin() * x.sum()).tanh()
+
+    def vjp(v):
+        return lib.autograd.grad(y, x, v, retain_graph=True)[0]
+
+    eye = lib.eye(4)
+    jac = lib.func.vmap(vjp)(eye)
+    jac2 = lib.autograd.grad(y, x, eye, retain_graph=True, is_grads_batched=True)[0]
+    return jac, jac2
+
+
+@program
+def functional_call_strict_tied_mha(lib: Any) -> Any:
+    F = lib.func
+
+    class Tied(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = lib.nn.Embedding(7, 4)
+            self.att = lib.nn.MultiheadAttention(4, 2, batch_first=True)
+            self.out = lib.nn.Linear(4, 7, bias=False)
+            self.out.weight = self.emb.weight
+
+        def forward(self, tok):
+            h = self.emb(tok)
+            a, w = self.att(h, h, h)
+            return self.out(a), w
+
+    m = _load(lib, Tied(), 350).eval()
+    params = dict(m.named_parameters())
+    new = {k: v * 1.5 for k, v in params.items()}
+    tok = lib.tensor(np.random.default_rng(351).integers(0, 7, (2, 5)))
+    res = [F.functional_call(m, new, (tok,))]
+    res.append(_outcome(lambda: F.functional_call(m, {"emb.weight": params["emb.weight"]},
+                                                  (tok,), strict=True)))
+    only = {"emb.weight": params["emb.weight"] * 2}  # tied: out.weight follows
+    res.append(F.functional_call(m, only, (tok,), tie_weights=True))
+    res.append(F.vmap(lambda t: F.functional_call(m, new, (t[None],))[0][0])(tok))
+    res.append(F.vmap(F.grad(lambda p, t: F.functional_call(m, p, (t[None],))[0].sum()),
+                      in_dims=(None, 0))(params, tok))
+    return res
+
+
+@program
+def jacobians_argnums_and_shapes(lib: Any) -> Any:
+    F = lib.func
+
+    def f(x, y, z):
+        return (x[:, None] * y[None]).sin() + z, (x.sum() * y).exp()
+
+    x, y, z = (lib.tensor(_arr(360 + i, *s)) for i, s in enumerate([(3,), (2,), (3, 2)]))
+    return (F.jacrev(f, argnums=(0, -1))(x, y, z), F.jacfwd(f, argnums=1)(x, y, z),
+            F.hessian(lambda a, b: (a.outer(b) ** 2).sum(), argnums=(0, 1))(x, y),
+            F.vmap(F.jacfwd(lambda a: a.softmax(-1)))(lib.tensor(_arr(363, 4, 5))),
+            F.jacrev(lambda a: (a.softmax(-1), a.log_softmax(-1)), chunk_size=2,
+                     has_aux=False)(x))
+
+
+@program
+def per_sample_grads_nll_sum_reduction(lib: Any) -> Any:
+    F = lib.func
+    model = _load(lib, lib.nn.Sequential(lib.nn.Linear(6, 4), lib.nn.LogSoftmax(-1)), 370)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = lib.tensor(_arr(371, 5, 3, 6))
+    y = lib.tensor(np.random.default_rng(372).integers(0, 4, (5, 3)))
+
+    def loss(p, xb, yb):
+        return lib.nn.functional.nll_loss(F.functional_call(model, p, (xb,)), yb,
+                                          reduction="sum")
+
+    return F.vmap(F.grad(loss, argnums=0), in_dims=(None, 0, 0))(params, x, y)
+
+
+@program
+def custom_function_vmap_staticmethod_tuple(lib: Any) -> Any:
+    """autograd.Function with a vmap staticmethod returning two outputs and out_dims tuple."""
+    F = lib.func
+
+    class SplitScale(lib.autograd.Function):
+        @staticmethod
+        def forward(x, w):
+            return x * w, (x - w).abs()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            x, w = ctx.saved_tensors
+            s = (x - w).sign()
+            return ga * w + gb * s, (ga * x - gb * s)
+
+        @staticmethod
+        def vmap(info, in_dims, x, w):
+            xd, wd = in_dims
+            x = x.movedim(xd, 0) if xd is not None else x.expand(info.batch_size, *x.shape)
+            w = w.movedim(wd, 0) if wd is not None else w.expand(info.batch_size, *w.shape)
+            a, b = SplitScale.apply(x, w)
+            return (a, b), (0, 0)
+
+    x = lib.tensor(_arr(380, 4, 3))
+    w = lib.tensor(_arr(381, 3))
+    out = F.vmap(SplitScale.apply, in_dims=(0, None))(x, w)
+    out1 = F.vmap(SplitScale.apply, in_dims=(1, None), out_dims=(1, 0))(x.t().contiguous(), w)
+    g = F.vmap(F.grad(lambda a, b: sum(t.sum() for t in SplitScale.apply(a, b)), argnums=(0, 1)),
+               in_dims=(0, None))(x, w)
+    return out, out1, g
