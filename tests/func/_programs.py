@@ -748,3 +748,69 @@ def custom_function_vmap_staticmethod_tuple(lib: Any) -> Any:
     g = F.vmap(F.grad(lambda a, b: sum(t.sum() for t in SplitScale.apply(a, b)), argnums=(0, 1)),
                in_dims=(0, None))(x, w)
     return out, out1, g
+
+
+@program
+def ensemble_meta_base_model(lib: Any) -> Any:
+    """The ensembling tutorial verbatim: a deepcopy of one model moved to 'meta' as the
+    stateless base, ``torch.vmap`` over stacked parameters and buffers."""
+    import copy
+
+    F = lib.func
+    models = [_load(lib, lib.nn.Sequential(lib.nn.Linear(5, 7), lib.nn.ReLU(),
+                                           lib.nn.Linear(7, 2)), 400 + 7 * i)
+              for i in range(3)]
+    params, buffers = F.stack_module_state(models)
+    base = copy.deepcopy(models[0]).to("meta")
+
+    def fmodel(p, b, x):
+        return F.functional_call(base, (p, b), (x,))
+
+    minibatches = lib.tensor(_arr(401, 3, 4, 5))
+    out = lib.vmap(fmodel)(params, buffers, minibatches)
+    out2 = lib.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatches[0])
+    shapes = {k: tuple(v.shape) for k, v in params.items()}
+    return out, out2, shapes, [base[0].weight.is_meta]
+
+
+@program
+def per_sample_grads_tutorial_verbatim(lib: Any) -> Any:
+    """The per-sample-gradients tutorial's code path: params and buffers as separate
+    arguments, ``in_dims=(None, None, 0, 0)``, checked against the loop of ``autograd``."""
+    F = lib.func
+
+    class SimpleCNN(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = lib.nn.Conv2d(1, 4, 3, 1)
+            self.conv2 = lib.nn.Conv2d(4, 6, 3, 1)
+            self.fc1 = lib.nn.Linear(6 * 2 * 2, 8)
+            self.fc2 = lib.nn.Linear(8, 3)
+
+        def forward(self, x):
+            x = lib.nn.functional.relu(self.conv1(x))
+            x = lib.nn.functional.relu(self.conv2(x))
+            x = lib.nn.functional.max_pool2d(x, 2)
+            x = lib.flatten(x, 1)
+            x = lib.nn.functional.relu(self.fc1(x))
+            return lib.nn.functional.log_softmax(self.fc2(x), dim=1)
+
+    model = _load(lib, SimpleCNN(), 410)
+    data = lib.tensor(_arr(411, 4, 1, 8, 8))
+    targets = lib.tensor(np.array([0, 2, 1, 2]))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+    def compute_loss(params, buffers, sample, target):
+        batch = sample.unsqueeze(0)
+        predictions = F.functional_call(model, (params, buffers), (batch,))
+        return lib.nn.functional.nll_loss(predictions, target.unsqueeze(0))
+
+    ft = F.vmap(F.grad(compute_loss), in_dims=(None, None, 0, 0))(params, buffers, data,
+                                                                   targets)
+    loop = []
+    for i in range(4):
+        loss = lib.nn.functional.nll_loss(model(data[i:i + 1]), targets[i:i + 1])
+        loop.append(lib.autograd.grad(loss, list(model.parameters())))
+    stacked = [lib.stack(gs) for gs in zip(*loop)]
+    return ft, stacked
