@@ -254,6 +254,9 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{who}: Expected f to be a function that has non-empty output "
                                f"(got output = {out}) and outputs of type Tensor")
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex "
+                               f"Tensors, got Tensor with dtype {o.dtype}")
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool = True) -> tuple:
         cots, cot_spec = tree_flatten(cotangents)

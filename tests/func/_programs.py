@@ -814,3 +814,62 @@ def per_sample_grads_tutorial_verbatim(lib: Any) -> Any:
         loop.append(lib.autograd.grad(loss, list(model.parameters())))
     stacked = [lib.stack(gs) for gs in zip(*loop)]
     return ft, stacked
+
+
+@program
+def vmap_misc_user_ops(lib: Any) -> Any:
+    """A sweep of small things users write under vmap/grad (each compared with PyTorch)."""
+    F = lib.func
+    nnf = lib.nn.functional
+    a = lib.tensor(_arr(420, 4, 3, 5))
+    b = lib.tensor(_arr(421, 4, 5))
+
+    def vjp_twice():
+        out, fn = F.vjp(lambda x: x.sin() * 2, b)
+        return fn(lib.ones_like(out)), fn(lib.ones_like(out) * 2)
+
+    def inplace_view(r):
+        r = r.clone()
+        r[:, 0] += 1.0
+        r[1].mul_(2.0)
+        return r
+
+    def sdpa(q):
+        return nnf.scaled_dot_product_attention(q[None], q[None], q[None], is_causal=True)[0]
+
+    toks = lib.tensor(np.array([[0, 1], [3, 2]]))
+    return [
+        vjp_twice(),
+        F.grad(lambda x: lib.autograd.grad((x ** 3).sum(), x, create_graph=True)[0].sum())(b[0]),
+        F.vmap(inplace_view)(a),
+        F.vmap(lambda r: (r * 2, lib.ones(2)), out_dims=(0, None))(a),
+        F.vmap(sdpa)(a), F.vmap(F.grad(lambda q: sdpa(q).sum()))(a),
+        F.vmap(lambda i: nnf.one_hot(i, 4))(toks), F.vmap(lambda i: nnf.one_hot(i, 3))(toks),
+        _outcome(lambda: F.vmap(lambda i: nnf.one_hot(i))(toks)),
+        F.vmap(lambda r, lo: r.clamp(min=lo, max=lo + 1))(b, b[:, 0]),
+        F.vmap(lambda i: nnf.embedding_bag(i[None], a[0], mode="mean"))(toks.clamp(max=2)),
+        F.vmap(F.hessian(lambda x, y: (x * y.sin()).sum(), argnums=(0, 1)))(b, b),
+        F.vmap(F.grad(F.grad(lambda x: x.sin().exp())))(b[:, 0]),
+        _outcome(lambda: F.jacrev(lambda x: (x > 0).long())(b[0])),
+        _outcome(lambda: F.vjp(lambda x: (x * 2, (x > 0).long()), b)),
+        F.grad(lambda x: (x > 0).sum())(b),
+        F.vmap(lambda xs: xs[0] + xs[1], in_dims=([0, 1],))([b, b.t()]),
+        F.vmap(lambda x, scale=1.0: x * scale)(b, scale=3.0),
+        F.vmap(lambda x: (x.unbind(0), x.chunk(2, -1), x.max(0)))(a),
+        F.vmap(lambda x: x + x.new_tensor(2.0) * lib.tensor([1.0, 2, 3, 4, 5]))(b),
+        F.vmap(lambda x, m: x.masked_fill(m, 0.0))(b, b > 0),
+        F.vmap(lambda x: (x.std(), x.var(0, unbiased=False), x.norm(p=1)))(a),
+        F.vmap(F.grad(lambda x: x.logsumexp(-1).sum()))(a),
+        F.vmap(lambda x: (nnf.silu(x), nnf.mish(x), nnf.softplus(x), nnf.elu(x),
+                          nnf.hardswish(x)))(b),
+        F.jacfwd(lambda x: F.vmap(lambda r: lib.tanh(r @ a[0].t()))(x))(b),
+        F.vmap(F.grad(lambda x: x.cumprod(-1).sum()))(b),
+        F.vmap(F.grad(lambda x: (x.sort().values * lib.arange(5.0)).sum()))(b),
+        F.vmap(F.grad(lambda x: x.topk(2).values.pow(2).sum()))(b),
+        F.vmap(lambda x: nnf.pdist(x))(a),
+        F.vmap(lambda x, y: nnf.kl_div(x.log_softmax(-1), y.softmax(-1),
+                                       reduction="batchmean"))(a, a.flip(2)),
+        F.vmap(F.grad(lambda x, y: nnf.binary_cross_entropy_with_logits(
+            x, y.sigmoid(), pos_weight=lib.ones(5) * 2)))(b, b.flip(0)),
+        F.vmap(lambda x: (lib.diff(x), x.roll(1, -1), x.rot90(1, (0, 1)), x[..., -1]))(a),
+    ]
