@@ -7,9 +7,10 @@ as NHWC (channels fastest), ``channels_last_3d`` stores NCDHW as NDHWC. PyTorch'
 * ``t.is_contiguous(memory_format=f)``: the strides are exactly the dense strides of `f`'s dim
   order, ignoring dims of size 1 (c10's ``compute_channels_last_contiguous_2d``);
 * ``preserve_format`` (the default of ``clone``, ``to`` and the ``*_like`` factories): a
-  non-overlapping, dense input keeps its strides; any other input gets the format its strides
-  *suggest* (``suggest_memory_format``: channels-last-like strides give ``channels_last``), else
-  row-major;
+  non-overlapping, dense input keeps its strides; any other strided input gets dense strides in
+  the order of its own (``infer_dense_strides``, `_inferred_strides`); the format its strides
+  *suggest* (``suggest_memory_format``: channels-last-like strides give ``channels_last``, else
+  row-major) is what other layouts get;
 * layers that compute per channel over NCHW data (convolution, batch norm, pooling, upsampling)
   give their result in the suggested format of their input (see ``SUGGESTED`` in
   ``_ops/_layout.py``).
@@ -152,6 +153,37 @@ def preserved(arr: Any) -> str | None:
     return suggest(arr)
 
 
+def _inferred_strides(arr: Any) -> list:
+    """Element strides of a dense array keeping the dim order of `arr`'s strides: c10's
+    ``infer_dense_strides`` (an insertion sort from the last dim; a dim of stride 0 stays where
+    it is, equal strides put the smaller size first)."""
+    shape, strides = arr.shape, [st // arr.itemsize for st in arr.strides]
+    perm = list(range(arr.ndim - 1, -1, -1))  # fastest first
+
+    def after(d0: int, d1: int) -> int:  # 1: d0 goes after d1, -1: before, 0: either
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, arr.ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = after(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, step = [0] * arr.ndim, 1
+    for d in perm:
+        out[d] = step
+        step *= max(shape[d], 1)
+    return out
+
+
 def empty_for(arr: Any, name: str, dtype: Any = None) -> Any:
     """An empty array of `arr`'s shape laid out as format `name` asks (``preserve_format``:
     PyTorch's rule above; a kept layout copies `arr`'s strides exactly, size-1 dims too)."""
@@ -162,6 +194,10 @@ def empty_for(arr: Any, name: str, dtype: Any = None) -> Any:
             buf = np.empty(arr.size, dtype)
             strides = tuple(st // arr.itemsize * dtype.itemsize for st in arr.strides)
             return np.lib.stride_tricks.as_strided(buf, arr.shape, strides)
+        if type(arr) is _ndarray and min(arr.strides, default=0) >= 0:
+            buf = np.empty(arr.size, dtype)
+            return np.lib.stride_tricks.as_strided(buf, arr.shape, tuple(
+                st * dtype.itemsize for st in _inferred_strides(arr)))
     order = slow_to_fast(name, arr.ndim)
     if arr.size == 0 or 1 in arr.shape:
         buf = np.empty(arr.size, dtype)

@@ -31,7 +31,7 @@ from hookgrad._config import GLOBAL, STATE
 from hookgrad._dispatch import note_write
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._dtypes import int64, to_dtype, uint8
-from hookgrad._memory_format import check_rank, copy_as, empty_for, format_name
+
 from hookgrad._functional import _random_kernels as K
 from hookgrad._functional._mt_engine import STATE_BYTES, MTEngine
 from hookgrad._functional.creation import (_finish, _like_device, _shape, _size_arg, _xp,
@@ -574,6 +574,15 @@ def randint(*args: Any, generator: Generator | None = None, dtype: Any = None,
     return _finish(_xp(device).asarray(arr), requires_grad)
 
 
+@_vmap_aware("size")
+def bernoulli_noise(*size: Any, p: float, dtype: Any, device: Any = None) -> Tensor:
+    """Dropout's 0/1 noise under vmap: ``empty(size).bernoulli_(p)``, one sampler so that a
+    vmap level applies the factories' rule to it (functorch draws dropout masks that way)."""
+    from hookgrad._functional.creation import empty
+
+    return bernoulli_(empty(size, dtype=dtype, device=device), p)
+
+
 @_vmap_aware("randperm")
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, out: Any = None,
@@ -585,45 +594,38 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     return _finish(_xp(device).asarray(perm), requires_grad)
 
 
-def _laid_like(input: Tensor, memory_format: Any, result: Tensor) -> Tensor:
-    # the values are drawn row-major; the layout follows the ``*_like`` rule (preserve_format)
-    name = format_name(memory_format)
-    check_rank(name, input._data.ndim)
-    src, arr = input._data, result._data
-    if type(src) is np.ndarray and type(arr) is np.ndarray and (
-            name != "preserve_format" or not src.flags.c_contiguous):
-        result._data = copy_as(arr, name) if name != "preserve_format" else _copy_into(src, arr)
-    return result
+def _filled_like(input: Tensor, dtype: Any, layout: Any, device: Any, requires_grad: bool,
+                 memory_format: Any, fill: Any) -> Tensor:
+    # PyTorch's ``*_like`` samplers are ``empty_like`` + an in-place fill: the values are drawn
+    # in the result's memory order (a transposed or channels-last result differs from a
+    # row-major draw), and the normal fill of a non-contiguous result takes the serial path
+    from hookgrad._functional.creation import empty_like
+
+    out = empty_like(input, dtype=input.dtype if dtype is None else dtype, layout=layout,
+                     device=_like_device(input, device), memory_format=memory_format)
+    fill(out)
+    return out.requires_grad_(True) if requires_grad else out
 
 
-def _copy_into(src: Any, arr: Any) -> Any:
-    out = empty_for(src, "preserve_format", arr.dtype)
-    out[...] = arr
-    return out
-
-
+@_vmap_aware("like")
 def rand_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None,
               generator: Generator | None = None) -> Tensor:
     """`rand` with `input`'s shape, dtype and device. Mirrors: ``torch.rand_like``."""
-    d = input.dtype if dtype is None else dtype
-    return _laid_like(input, memory_format, rand(
-        # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
-        tuple(input._data.shape), generator=generator, dtype=d, layout=layout,
-        device=_like_device(input, device), requires_grad=requires_grad))
+    return _filled_like(input, dtype, layout, device, requires_grad, memory_format,
+                        lambda t: uniform_(t, generator=generator))
 
 
+@_vmap_aware("like")
 def randn_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None,
                generator: Generator | None = None) -> Tensor:
     """`randn` with `input`'s shape, dtype and device. Mirrors: ``torch.randn_like``."""
-    d = input.dtype if dtype is None else dtype
-    return _laid_like(input, memory_format, randn(
-        # one size tuple: unpacking a 0-dim shape would call rand() with no size at all
-        tuple(input._data.shape), generator=generator, dtype=d, layout=layout,
-        device=_like_device(input, device), requires_grad=requires_grad))
+    return _filled_like(input, dtype, layout, device, requires_grad, memory_format,
+                        lambda t: normal_(t, generator=generator))
 
 
+@_vmap_aware("like")
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
                  layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None,
                  generator: Generator | None = None) -> Tensor:
@@ -633,10 +635,8 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype:
     """
     if high is None:
         low, high = 0, low
-    d = input.dtype if dtype is None else dtype
-    return _laid_like(input, memory_format, randint(
-        low, high, tuple(input._data.shape), generator=generator, dtype=d, layout=layout,
-        device=_like_device(input, device), requires_grad=requires_grad))
+    return _filled_like(input, dtype, layout, device, requires_grad, memory_format,
+                        lambda t: random_(t, low, high, generator=generator))
 
 
 def _broadcast_error(a: tuple, b: tuple) -> RuntimeError:

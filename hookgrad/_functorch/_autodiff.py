@@ -74,9 +74,11 @@ _local = threading.local()
 
 
 @contextmanager
-def _inside(forward: bool = False) -> Iterator[None]:
+def _inside(forward: bool | None = False) -> Iterator[None]:
     """Marks the call of a transformed function: transforms started in it are not outermost
-    (they may differentiate tensors the function closes over). `forward`: a jvp's."""
+    (they may differentiate tensors the function closes over). `forward`: a jvp's; None: the
+    jvp of ``linearize``, which tensor hooks see through (PyTorch traces it with plain forward
+    AD, no functorch level: a hook registered in it belongs to the transform outside)."""
     _local.depth = getattr(_local, "depth", 0) + 1
     kinds = _local.__dict__.setdefault("forward", [])
     kinds.append(forward)
@@ -95,9 +97,11 @@ def _scope_hook(hook: Any) -> Any:
     was registered in and lets the gradient through untouched in another transform's pass
     (a plain ``autograd.grad``/``backward`` runs every hook)."""
     level = getattr(_local, "depth", 0)
+    while level and _local.forward[level - 1] is None:  # linearize's jvp: see through it
+        level -= 1
     if not level:
         return hook
-    if _local.forward[-1]:  # the innermost transform is forward-mode: nothing requires grad
+    if _local.forward[level - 1]:  # the innermost transform is forward-mode: nothing requires grad
         raise RuntimeError(_tensor_api._NO_GRAD_HOOK)
 
     def scoped(grad: Any) -> Any:
@@ -250,6 +254,9 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{who}: Expected f to be a function that has non-empty output "
                                f"(got output = {out}) and outputs of type Tensor")
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex "
+                               f"Tensors, got Tensor with dtype {o.dtype}")
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool = True) -> tuple:
         cots, cot_spec = tree_flatten(cotangents)
@@ -268,6 +275,11 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
 def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False,
         has_aux: bool = False) -> tuple:
     """``(func(*primals), J @ tangents)`` by forward AD. Mirrors: ``torch.func.jvp``."""
+    return _jvp(func, primals, tangents, has_aux, True)
+
+
+def _jvp(func: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool,
+         kind: bool | None) -> tuple:
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
                            "should be valid to call f(*primals).")
@@ -281,7 +293,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
     outer = _is_outer(flat_p) and _is_outer(flat_t)
     with fwad.nested_level():
         duals = [fwad.make_dual(p, t) for p, t in zip(flat_p, flat_t)]
-        with _inside(forward=True):
+        with _inside(forward=kind):
             out = func(*tree_unflatten(duals, pspec))
         aux = None
         if has_aux:
@@ -306,9 +318,9 @@ def linearize(func: Callable[..., Any], *primals: Any) -> tuple:
 
     out = func(*primals)
     flat, spec = tree_flatten(primals)
-    jvp(func, primals, tree_unflatten([zeros_like(p) for p in flat], spec))
+    _jvp(func, primals, tree_unflatten([zeros_like(p) for p in flat], spec), False, None)
 
     def jvp_fn(*tangents: Any) -> Any:
-        return jvp(func, primals, tangents)[1]
+        return _jvp(func, primals, tangents, False, None)[1]
 
     return out, jvp_fn

@@ -34,6 +34,7 @@ from hookgrad._functional import creation as _creation
 from hookgrad._functorch import _rules
 from hookgrad._functorch._rules import LogicalArray, RawValueRead, run_jvp, run_rules
 from hookgrad._functorch.decompositions import DECOMPOSITIONS
+from hookgrad._memory_format import empty_for
 from hookgrad._ops import (  # noqa: F401  (declare rules)
     _batching_extra, _batching_nn, _batching_select, _batching_shape,
 )
@@ -237,7 +238,15 @@ def batched_like(source: Any, out: Tensor) -> Tensor:
     arr = out._data
     xp = _backend.namespace_of(arr)
     size = phys._data.shape[0]
-    stacked = Tensor._make(xp.array(xp.broadcast_to(arr, (size,) + arr.shape)))  # own memory
+    parr = phys._data
+    if type(parr) is np.ndarray and type(arr) is np.ndarray and parr.shape[1:] == arr.shape:
+        # laid out like the physical value, as PyTorch's rule runs the factory on it (a
+        # random fill then follows its memory order)
+        full = empty_for(parr, "preserve_format", arr.dtype)
+        full[...] = arr
+    else:  # own memory, batch outermost
+        full = xp.array(xp.broadcast_to(arr, (size,) + arr.shape), order="C")
+    stacked = Tensor._make(full)
     stacked._requires_grad = out._requires_grad
     return wrap(batched_like(phys, stacked), source._bt_level)
 

@@ -17,8 +17,8 @@ random rules do, and applies the level's ``randomness``:
   sample, as PyTorch does.
 
 Once every level is handled the sampler runs on plain tensors (``_local.raw`` lets the samplers
-it calls run directly). The ``*_like`` samplers draw through ``rand``/``randn``/``randint`` with
-the logical shape, which gives PyTorch's rule for them; composites built on the samplers
+it calls run directly). The ``*_like`` samplers have PyTorch's rule of their own: they draw
+like the physical value, so their values follow its memory order (`_like`); composites built on the samplers
 (dropout, alpha_dropout, gumbel_softmax, ``nn.init``) follow from the same rules. One departure:
 ``rrelu`` in training mode works under vmap (its slopes follow ``rand``'s rule) where PyTorch
 has no batching rule and raises.
@@ -136,6 +136,23 @@ def _randperm(idx: int, kind: str, level: int, size: int, mode: str, fn: Any, ar
     return wrap(stack([_at(idx - 1, kind, fn, args, kwargs) for _ in range(size)]), level)
 
 
+def _like(idx: int, kind: str, level: int, size: int, mode: str, fn: Any, args: tuple,
+          kwargs: dict) -> Any:
+    """``rand_like``/``randn_like``/``randint_like``: PyTorch's rule draws like the *physical*
+    value (batch moved to the front), so the values fill its memory order: sample 0's layout
+    under ``"same"``, the whole batch's (an unbatched input expanded) under ``"different"``."""
+    _check(mode, False)
+    kwargs = dict(kwargs)
+    x = args[0] if args else kwargs.pop("input")
+    rest = args[1:]
+    p, batched = unwrap(x, level)
+    if mode == "same":
+        return _at(idx - 1, kind, fn, (p.select(0, 0) if batched else x,) + rest, kwargs)
+    if not batched:
+        p = x.unsqueeze(0).expand((size,) + tuple(x.shape))
+    return wrap(_at(idx - 1, kind, fn, (p,) + rest, kwargs), level)
+
+
 # ------------------------------------------------------------------------ tensor arguments
 def _physical(args: tuple, kwargs: dict, level: int, size: int) -> tuple[tuple, dict, bool]:
     """Batched tensors unwrapped (padded to the largest logical rank), the first tensor
@@ -222,5 +239,5 @@ def _inplace(idx: int, kind: str, level: int, size: int, mode: str, fn: Any, arg
 
 
 _RULES = {"size": _factory, "randint": _factory, "normal_size": _factory,
-          "randperm": _randperm, "tensor": _tensor, "multinomial": _multinomial,
+          "randperm": _randperm, "like": _like, "tensor": _tensor, "multinomial": _multinomial,
           "inplace": _inplace}

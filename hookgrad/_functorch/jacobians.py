@@ -124,12 +124,11 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
                 return func(*full)
 
             res = jvp(diff_fn, primals, tangents, has_aux=has_aux)
-            return (res[1], res[0]) + ((res[2],) if has_aux else ())
+            # the primal output is not returned: under randomness="different" it is batched
+            return (res[1],) + ((res[2],) if has_aux else ())
 
-        out_all = vmap(column, randomness=randomness, out_dims=(0, None) + (
-            (None,) if has_aux else ()))(basis)
-        tan_out, primal_out = out_all[0], out_all[1]
-        touts, ospec = tree_flatten(tan_out)
+        out_all = vmap(column, randomness=randomness)(basis)
+        touts, ospec = tree_flatten(out_all[0])
         per_out = []
         for t in touts:  # (total_in, *out_shape) -> per input (*out_shape, *in_shape)
             oshape = tuple(t.shape[1:])
@@ -140,8 +139,10 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
                 start += n
             per_out.append(_regroup(piece, specs, isinstance(argnums, int)))
         jac = _finish(tree_unflatten(per_out, ospec), _is_outer(tree_flatten(args)[0]))
-        del primal_out
-        return (jac, out_all[2]) if has_aux else jac
+        if not has_aux:
+            return jac
+        aux, aspec = tree_flatten(out_all[1])  # batched over the basis: the first row, as PyTorch
+        return jac, tree_unflatten([a[0] for a in aux], aspec)
 
     return wrapper
 

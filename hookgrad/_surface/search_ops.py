@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._dtypes import check_kernel, get_default_dtype
+from hookgrad._dtypes import check_kernel, get_default_dtype, int32, int64
 from hookgrad._functional.creation import tensor
 from hookgrad._tensor import Tensor
 
@@ -37,6 +37,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    if _batched(sorted_sequence, input, sorter):
+        return _search_by_counting(sorted_sequence, input, sorter, right, out_int32)
     seq, vals = _arr(sorted_sequence), _arr(input)
     if sorter is not None:
         seq = np.take_along_axis(seq, _arr(sorter), -1)
@@ -54,12 +56,35 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     return Tensor._make(np.asarray(res, dtype=_index_dtype(out_int32)))
 
 
+def _batched(*xs: Any) -> bool:
+    """Whether a value is a vmap BatchedTensor (its values cannot be read on the host)."""
+    return any(getattr(x, "_bt_value", None) is not None for x in xs)
+
+
+def _search_by_counting(seq: Tensor, vals: Any, sorter: Any, right: bool,
+                        out_int32: bool) -> Tensor:
+    """searchsorted under vmap, by tensor ops that batch: the insertion index of v in a sorted
+    row is the count of the row's entries below v (left) or at most v (right)."""
+    if sorter is not None:
+        seq = seq.take_along_dim(sorter, -1)  # type: ignore[attr-defined]
+    if not isinstance(vals, Tensor):
+        vals = tensor(vals, dtype=seq.dtype)
+    if seq.dim() > 1 and tuple(seq.shape[:-1]) != tuple(vals.shape[:-1]):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor "
+                           "must match")
+    rows = seq.unsqueeze(-2) if seq.dim() > 1 else seq  # type: ignore[attr-defined]
+    v = vals.unsqueeze(-1)  # type: ignore[attr-defined]
+    below = (rows <= v) if right else (rows < v)
+    return below.sum(-1).to(int32 if out_int32 else int64)
+
+
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
               out: Any = None) -> Tensor:
     """Bucket indices of `input` in 1-D `boundaries`. Mirrors: ``torch.bucketize``."""
-    if _arr(boundaries).ndim != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
-                           f"{_arr(boundaries).ndim})")
+    nd = boundaries.dim() if isinstance(boundaries, Tensor) else np.ndim(boundaries)
+    if nd != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({nd})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 

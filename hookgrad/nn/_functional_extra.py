@@ -37,6 +37,13 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dimension. Mirrors: ``torch.nn.functional.one_hot``."""
     if input.dtype is not int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if getattr(input, "_bt_value", None) is not None:
+        # under vmap PyTorch checks no values: a comparison with the classes (a value outside
+        # them gives a zero row)
+        if num_classes < 0:
+            raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an "
+                               "explicit positive num_classes argument.")
+        return (input.unsqueeze(-1) == C.arange(num_classes)).to(int64)  # type: ignore
     data = input._data
     if num_classes == -1:
         if data.size == 0:

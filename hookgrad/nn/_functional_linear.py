@@ -64,11 +64,15 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 def keep_noise(shape: tuple, keep: float, like: Tensor) -> Tensor:
     """0/1 noise of `shape` in `like`'s dtype, 1 with probability `keep`, drawn as PyTorch's
-    dropout draws it: ``empty(shape).bernoulli_(keep)`` (so the mask equals PyTorch's for the
-    same seed). Under vmap one unbatched keep-probability tensor is drawn from instead, so the
-    draw follows the randomness mode (in-place draws on it would be refused)."""
+    dropout draws it: ``empty_like(input).bernoulli_(keep)`` (the values fill the input's
+    memory order) or, for the channel noise, ``new_empty(shape).bernoulli_(keep)``, so the
+    mask equals PyTorch's for the same seed. Under vmap the noise is one sampler with the
+    factories' randomness rule (`_random.bernoulli_noise`): ``"same"`` draws the logical shape
+    once, ``"different"`` draws it with the batch size in front, as functorch's dropout does."""
     if _random.VMAP_RANDOM[0] is not None:
-        probs = _creation.full(shape, keep, dtype=like.dtype, device=like.device)
-        return _random.bernoulli(probs)
-    noise = _creation.empty(shape, dtype=like.dtype, device=like.device)
+        return _random.bernoulli_noise(*shape, p=keep, dtype=like.dtype, device=like.device)
+    if shape == tuple(like.shape):
+        noise = _creation.empty_like(like)
+    else:
+        noise = _creation.empty(shape, dtype=like.dtype, device=like.device)
     return _random.bernoulli_(noise, keep)

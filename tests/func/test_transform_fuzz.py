@@ -233,3 +233,44 @@ def test_grad_of_vmap_of_hessian(torch):
         x = lib.tensor(XS)
         return (F.grad(lambda t: F.vmap(F.hessian(g))(t).sin().sum())(x),)
     _both(torch, prog)
+
+
+@pytest.mark.oracle
+def test_like_samplers_draw_in_memory_order(torch):
+    """``rand_like``/``randn_like``/``randint_like`` are ``empty_like`` + an in-place fill: a
+    transposed, channels-last or strided input gets its values in memory order, and under vmap
+    the draw is laid like the physical value (case 420: nested vmaps with ``in_dims=1``)."""
+    def prog(lib):
+        lib.manual_seed(0)
+        res = [lib.rand_like(lib.zeros(4, 5).t()), lib.randn_like(lib.zeros(4, 5).t()),
+               lib.randn_like(lib.zeros(2, 3, 4, 5), memory_format=lib.channels_last),
+               lib.randint_like(lib.zeros(6, 4).t()[:, ::2], 3, 9),
+               lib.empty_like(lib.zeros(2, 2, 3, 3).permute(1, 0, 2, 3)[:, :, 0]).fill_(1.0)]
+        f = lambda x: x + lib.rand_like(x)  # noqa: E731
+        F = lib.func
+        g = F.vmap(F.vmap(F.vmap(f, chunk_size=1, randomness="same"), randomness="different"),
+                   in_dims=1, out_dims=2, randomness="different")
+        res.append(g(lib.zeros(2, 2, 3, 3)))
+        res.append(F.vmap(lambda x: lib.randn_like(x), in_dims=1, randomness="different")(
+            lib.zeros(3, 4)))
+        return res
+    out = [prog(lib) for lib in (torch, hookgrad)]
+    for a, b in zip(*out):
+        assert a.stride() == b.stride()
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6)
+
+
+@pytest.mark.oracle
+def test_jacfwd_of_random_function_with_different_randomness(torch):
+    """jacfwd(randomness="different") does not return the (batched) primal output; has_aux
+    gives the first row's aux, as PyTorch (hookgrad raised ValueError: case 3141)."""
+    def prog(lib):
+        F = lib.func
+        x = lib.tensor(X)
+        lib.manual_seed(0)
+        j1 = F.jacfwd(lambda t: (t + lib.rand_like(t)).sum(), randomness="different")(x)
+        j2, aux = F.jacfwd(lambda t: (t * 2.0, t.sum()), has_aux=True, randomness="same")(x)
+        return j1, j2, aux
+    _both(torch, prog)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        hookgrad.func.jacfwd(lambda t: t + hookgrad.rand_like(t))(hookgrad.tensor(X))

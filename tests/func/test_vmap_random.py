@@ -171,3 +171,51 @@ def test_chunks_share_the_same_draw(torch, mode):
         return bool(all(np.array_equal(out[0], r) for r in out[1:]))
 
     assert run(hookgrad) == run(torch) == (mode == "same")
+
+
+# scenarios whose draws equal torch.func's value for value (same seed), for in_dims 0 and 1;
+# left out: bernoulli_ with a batched p, multinomial and gumbel_softmax at in_dims=1 (eager
+# draws into non-contiguous tensors whose layouts differ from PyTorch's)
+EXACT_VALUES = sorted(set(SCENARIOS) - {"bernoulli_batched_p", "multinomial_batched",
+                                        "gumbel_softmax"})
+
+
+def _values(lib, name, mode, in_dims):
+    x = X if in_dims == 0 else np.ascontiguousarray(X.T)
+    lib.manual_seed(0)
+    try:
+        out = lib.func.vmap(lambda t: SCENARIOS[name](lib, t), in_dims=in_dims,
+                            randomness=mode)(lib.tensor(x))
+    except RuntimeError as exc:
+        return str(exc)[:50]
+    return np.asarray(out.detach().numpy())
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("in_dims", [0, 1])
+@pytest.mark.parametrize("name", EXACT_VALUES)
+def test_draws_equal_torch_values(torch, name, in_dims):
+    """Dropout and its variants draw functorch's masks (one logical draw under "same", the
+    batch in front under "different"); ``*_like`` factories of batched tensors are laid out
+    like the physical value, so in-place fills follow PyTorch's memory order."""
+    for mode in ("same", "different"):
+        want, got = _values(torch, name, mode, in_dims), _values(hookgrad, name, mode, in_dims)
+        if isinstance(want, str):
+            assert got == want
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"{name} {mode}")
+
+
+@pytest.mark.oracle
+def test_eager_dropout_draws_in_memory_order(torch):
+    """PyTorch's dropout noise is ``empty_like(input).bernoulli_``: a transposed input's mask
+    is drawn in its memory order."""
+    outs = []
+    for lib in (torch, hookgrad):
+        lib.manual_seed(0)
+        F = lib.nn.functional
+        outs.append([F.dropout(lib.ones(4, 5).t(), 0.5).numpy(),
+                     F.alpha_dropout(lib.ones(4, 5).t(), 0.5, True).numpy(),
+                     F.dropout2d(lib.ones(2, 3, 4, 5).permute(0, 1, 3, 2), 0.5).numpy()])
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
