@@ -285,19 +285,15 @@ def _compiled_train_step(lib, model, x, y, quiet=False):
 
 
 def _whole_train_step(lib, model, opt, loss_of):
-    """The training step compiled whole, as ``torch.compile(train_step)``: hookgrad compiles
-    the statements before ``backward()`` as one graph and runs the rest eagerly (NOTE [Resume
-    after a backward break]); PyTorch's dynamo compiles the forward and the code after the
-    break (``clip_grad_norm_``, the optimizer step) as graphs of their own."""
+    """`models.gpt_step` (loss, ``backward()``, ``clip_grad_norm_``, optimizer step,
+    ``zero_grad``) compiled whole, as ``torch.compile(train_step)``: hookgrad compiles the
+    statements before ``backward()`` as one graph and runs the rest eagerly (NOTE [Resume after
+    a backward break]); PyTorch's dynamo compiles the forward and the code after the break
+    (``clip_grad_norm_``, the optimizer step) as graphs of their own."""
+    from bench import models
 
-    def train_step(x, y):
-        loss = loss_of(x, y)
-        loss.backward()
-        lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        return loss
-    return _compiled(lib, train_step)
+    run = _compiled(lib, models.gpt_step)
+    return lambda x, y: run(lib, model, opt, loss_of, x, y)
 
 
 def mlp_step_compile(lib, batch):
