@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import hookgrad
@@ -142,3 +143,73 @@ def test_split_function_gives_the_function_results() -> None:
     x, g = parts((a,), {})
     assert x.tolist() == [2.0] * 3 and g.tolist() == [2.0] * 3
     assert parts.rest.__name__ == f"hookgrad_resume_in__fn_plain_at_{at}"
+
+
+class _Trainer:
+    """A training step as a method with keyword-only and ``**`` parameters."""
+
+    def __init__(self) -> None:
+        hookgrad.manual_seed(0)
+        self.lin = hookgrad.nn.Linear(3, 2)
+        self.opt = hookgrad.optim.SGD(self.lin.parameters(), lr=0.1)
+
+    def step(self, x, *, scale=2.0, **extra):
+        out = self.lin(x) * scale
+        loss = out.pow(2).mean()
+        loss.backward()
+        self.opt.step()
+        self.opt.zero_grad()
+        return loss.detach(), extra
+
+
+def test_a_method_step_splits_and_keeps_its_arguments() -> None:
+    got = []
+    for compiled in (False, True):
+        t = _Trainer()
+        run = hookgrad.compile(t.step, backend="inductor") if compiled else t.step
+        got.append([(float(loss), extra) for loss, extra in
+                    (run(hookgrad.ones(4, 3) * i, scale=1.5, tag="a") for i in range(4))])
+    assert got[0] == got[1]
+    (outer,) = CACHES[_Trainer.step.__code__]
+    head = CACHES[outer.split.head._orig_fn.__code__]
+    assert len(head) == 1 and head[0].artifact is not None
+
+
+def _from_source(text: str, shown: str) -> Any:
+    """A function compiled from `text` whose file (for `inspect.getsource`) reads `shown`."""
+    import linecache
+
+    name = f"<hookgrad whole-step test {abs(hash(shown))}>"
+    ns: dict = {}
+    exec(compile(text, name, "exec"), ns)  # noqa: S102
+    linecache.cache[name] = (len(shown), None, shown.splitlines(True), name)
+    return ns["f"]
+
+
+_STEP = "def f(a):\n    x = a * 2\n    x.sum().backward()\n    return x, a.grad\n"
+
+
+def test_split_refuses_source_that_is_not_the_running_code() -> None:
+    assert split_at(_from_source(_STEP, _STEP), 3, lambda head: head) is not None
+    edited = _STEP.replace("a * 2", "a * 3")  # the file changed after the import
+    assert split_at(_from_source(_STEP, edited), 3, lambda head: head) is None
+
+
+def test_a_decorated_step_splits_at_its_own_lines() -> None:
+    log = []
+
+    @hookgrad.compile(backend="inductor")
+    def step(a):
+        x = (a * 2).tanh()
+        log.append("forward")
+        x.sum().backward()
+        return x.detach(), a.grad
+
+    for i in range(3):
+        a = hookgrad.full((3,), float(i), requires_grad=True)
+        x, g = step(a)
+        t = float(np.tanh(2.0 * i))
+        assert x.tolist() == pytest.approx([t] * 3, rel=1e-5)
+        assert g.tolist() == pytest.approx([2 * (1 - t * t)] * 3, abs=1e-6)
+    (outer,) = CACHES[step._orig_fn.__code__]
+    assert outer.split is not None and log == ["forward"] * 3

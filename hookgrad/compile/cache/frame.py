@@ -190,7 +190,9 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
         entry = CacheEntry(gkey, guards, eager=True)
         if reason == BACKWARD_BREAK and not opt.run_original:
             entry.split = split_at(fn, trace.break_line, lambda head: type(opt)(
-                head, opt.backend_key, opt.fullgraph, opt.dynamic))
+                head, opt.backend_key, opt.fullgraph, opt.dynamic),
+                key=(opt.backend_key if isinstance(opt.backend_key, str) else id(opt.backend),
+                     opt.fullgraph, opt.dynamic))
         _insert(entries, entry, bool(trace.plan))
         return result
     entry = CacheEntry(gkey, guards)

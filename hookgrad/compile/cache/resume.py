@@ -27,10 +27,12 @@ call stays eager) for anything where that could differ:
 
 from __future__ import annotations
 
+import __future__
 import ast
 import inspect
 import textwrap
 import types
+import weakref
 from typing import Any
 
 __all__ = ["Split", "split_at"]
@@ -62,8 +64,10 @@ def _tree_of(fn: Any) -> ast.FunctionDef | None:
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
         return None
-    ast.increment_lineno(tree, fn.__code__.co_firstlineno - tree.body[0].lineno)
     fdef = tree.body[0]
+    # (the code's first line is its first decorator's)
+    first = min([d.lineno for d in fdef.decorator_list] + [fdef.lineno])
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - first)
     return fdef if fdef.name == fn.__code__.co_name else None
 
 
@@ -165,21 +169,38 @@ def _functions(fn: Any, fdef: ast.FunctionDef, k: int, names: list) -> tuple:
     if globals_:  # a declaration holds for the whole of `fn`: write it into both functions
         head.body = [*globals_, *head.body]
         rest.body = [*globals_, *rest.body]
+    # the source read now must be the code that runs: `fn` itself, compiled again beside them
+    check = ast.FunctionDef("hookgrad_resume_check", fdef.args, fdef.body, [], None)
     free = list(fn.__code__.co_freevars)
     outer_args = ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, [])
     # the free names are the outer function's locals, so the inner functions close over them
     # (their cells are then replaced by the original function's own cells)
     touch = [ast.Expr(ast.Name(n, ast.Load())) for n in free]
     outer = ast.FunctionDef("hookgrad_resume_outer", outer_args,
-                            [head, rest, *touch, ast.Pass()], [], None)
-    for node in (head, rest, outer):
+                            [check, head, rest, *touch, ast.Pass()], [], None)
+    for node in (check, head, rest, outer):
         ast.copy_location(node, fdef)
-    for node in (head, rest, outer):
         node.type_params = []
     module = ast.fix_missing_locations(ast.Module([outer], []))
-    outer_code = compile(module, fn.__code__.co_filename, "exec").co_consts[0]
+    flags = fn.__code__.co_flags & __future__.annotations.compiler_flag
+    outer_code = compile(module, fn.__code__.co_filename, "exec", flags=flags,
+                         dont_inherit=True).co_consts[0]
     codes = {c.co_name: c for c in outer_code.co_consts if isinstance(c, types.CodeType)}
+    if not _same_code(codes["hookgrad_resume_check"], fn.__code__):
+        raise ValueError("the source file no longer holds this code")
     return codes[fdef.name], codes[rest_name]
+
+
+def _same_code(a: Any, b: Any) -> bool:
+    """Same bytecode, names and constants (nested code alike), whatever the line table."""
+    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars, a.co_cellvars) != (
+            b.co_code, b.co_names, b.co_varnames, b.co_freevars, b.co_cellvars):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    return all(_same_code(x, y) if isinstance(x, types.CodeType) and isinstance(y, types.CodeType)
+               else type(x) is type(y) and x == y and repr(x) == repr(y)  # (0.0, -0.0)
+               for x, y in zip(a.co_consts, b.co_consts))
 
 
 def _make(fn: Any, code: Any, defaults: bool) -> Any:
@@ -196,13 +217,25 @@ def _make(fn: Any, code: Any, defaults: bool) -> Any:
     return new
 
 
-def split_at(fn: Any, line: int | None, compile_head: Any) -> Split | None:
+_SPLITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def split_at(fn: Any, line: int | None, compile_head: Any, key: Any = ()) -> Split | None:
     """`fn` split before the top-level statement holding `line`, or None (NOTE above).
 
-    `compile_head(head_function)` compiles the statements before it.
+    `compile_head(head_function)` compiles the statements before it. One split per function,
+    line and `key` (the compile options): a retrace of `fn` (a guard failed) that breaks at the
+    same line reuses it, so the head keeps its own cache entries.
     """
     if line is None or not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
         return None
+    made = _SPLITS.setdefault(fn, {})
+    if (line, key) not in made:
+        made[(line, key)] = _split(fn, line, compile_head)
+    return made[(line, key)]
+
+
+def _split(fn: Any, line: int, compile_head: Any) -> Split | None:
     code = fn.__code__
     if code.co_flags & _GEN_FLAGS or code.co_cellvars:
         return None

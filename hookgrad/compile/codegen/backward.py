@@ -41,6 +41,7 @@ from hookgrad._ops._rule_ops import ARRAY_OPS, as_array, expand_arr
 from hookgrad.compile.codegen.derivative import Names, derivative, lower
 from hookgrad.compile.codegen.items import carries_grad, multi_output, multi_vjp
 from hookgrad.compile.codegen.modhooks import is_setup, run_node
+from hookgrad.compile.codegen.nnkernels import fast_impl
 from hookgrad.compile.codegen.schedule import backward_order
 from hookgrad.compile.codegen.walk import engine_vjp
 from hookgrad.compile.core.graph import Node
@@ -86,7 +87,8 @@ class _Emitter:
     def call(self, prim: Any, params: dict, args: list) -> str:
         """A primitive without an inline form: its impl, as eager's array path runs it."""
         if prim.layout is None and prim.num_outputs == 1:
-            fn = self.const(partial(prim.impl, **params) if params else prim.impl, "impl")
+            impl = fast_impl(prim)  # NOTE [Primitive kernels]
+            fn = self.const(partial(impl, **params) if params else impl, "impl")
             return f"_arr({fn}({', '.join(args)}))"
         return (f"_acall({self.const(prim, 'p')}, ({''.join(a + ', ' for a in args)}), "
                 f"{self.const(params, 'k')})")
