@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from operator import itemgetter
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
