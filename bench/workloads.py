@@ -284,6 +284,27 @@ def _compiled_train_step(lib, model, x, y, quiet=False):
     return _first_call(step, lambda loss: loss.detach())
 
 
+def _whole_train_step(lib, model, opt, loss_of):
+    """`models.gpt_step` (loss, ``backward()``, ``clip_grad_norm_``, optimizer step,
+    ``zero_grad``) compiled whole, as ``torch.compile(train_step)``: hookgrad compiles the
+    statements before ``backward()`` as one graph and runs the rest eagerly (NOTE [Resume after
+    a backward break]); PyTorch's dynamo compiles the forward and the code after the break
+    (``clip_grad_norm_``, the optimizer step) as graphs of their own."""
+    from bench import models
+
+    run = _compiled(lib, models.gpt_step)
+    return lambda x, y: run(lib, model, opt, loss_of, x, y)
+
+
+def mlp_step_compile(lib, batch):
+    """mlp64's step (with ``clip_grad_norm_``) compiled whole."""
+    model, x, y = _mlp_setup(lib, batch)
+    loss_fn = lib.nn.CrossEntropyLoss()
+    run = _whole_train_step(lib, model, lib.optim.SGD(model.parameters(), lr=0.01),
+                            lambda x, y: loss_fn(model(x), y))
+    return _first_call(lambda: run(x, y), lambda loss: loss.detach())
+
+
 def mlp_compile(lib, batch, hooks=False):
     model, x, y = _mlp_setup(lib, batch)
     if hooks:
@@ -343,6 +364,15 @@ def gpt_compile(lib):
                        lambda loss: loss.detach())
 
 
+def gpt_step_compile(lib):
+    """The nanoGPT step (loss, backward, clip, AdamW, zero_grad) compiled whole."""
+    from bench import models
+
+    model, x, y, opt = models.gpt_setup(lib)
+    run = _whole_train_step(lib, model, opt, model)
+    return _first_call(lambda: run(x, y), lambda loss: loss.detach())
+
+
 def peak_memory_mb(lib) -> float:
     """Peak traced Python-level allocation of one MLP-64 training step, in MiB."""
     import tracemalloc
@@ -381,12 +411,16 @@ TABLE = {
                     "hvp with the loss under lib.compile"),
     "mlp64_compile": (lambda lib: mlp_compile(lib, 64), 1, "ms/step",
                       "mlp64 with the model under lib.compile"),
+    "mlp64_step_compile": (lambda lib: mlp_step_compile(lib, 64), 1, "ms/step",
+                           "mlp64 step (+clip_grad_norm_) compiled whole: lib.compile(step)"),
     "hooked_mlp_compile": (lambda lib: mlp_compile(lib, 64, hooks=True), 1, "ms/step",
                            "hooked_mlp with the model under lib.compile"),
     "lstm_compile": (lambda lib: lstm_compile(lib), 1, "ms/step",
                      "lstm with the model under lib.compile"),
     "gpt_compile": (lambda lib: gpt_compile(lib), 1, "ms/step",
                     "gpt (nanoGPT step) with the model under lib.compile"),
+    "gpt_step_compile": (lambda lib: gpt_step_compile(lib), 1, "ms/step",
+                         "gpt (nanoGPT step) compiled whole: lib.compile(step)"),
 }
 
 # the real-model workloads (nanoGPT, LSTM language model, MNIST CNN) live in bench.models

@@ -26,6 +26,8 @@ from hookgrad.compile.guards.guards import GuardSet, build_guards
 from hookgrad.compile.effects.recipes import RunState
 from hookgrad.compile.core.sources import CallContext
 from hookgrad.compile.core.state import RUNS, GraphBreak
+from hookgrad.compile.cache.resume import split_at
+from hookgrad.compile.trace.intercept import BACKWARD_BREAK
 from hookgrad.compile.trace.symtrace import desym
 from hookgrad.compile.trace.tracer import ActiveTrace
 
@@ -61,8 +63,11 @@ class CacheEntry:
         self.n_slots = 0
         self.run_original = False  # compiled-autograd graphs execute the engine (see ca_graph)
         self.dynamic = False  # traced with symbolic sizes (spec §6.3)
+        self.split: Any = None  # a break at `backward()`: the call as head + rest (`resume`)
 
     def run(self, fn: Any, ctx: CallContext, args: tuple, kwargs: dict) -> Any:
+        if self.split is not None:
+            return self.split(args, kwargs)
         if self.eager or self.run_original:
             return fn(*args, **kwargs)
         run = RunState(ctx, self.n_slots, len(self.hook_recipes))
@@ -182,7 +187,13 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
         if opt.fullgraph:
             trace.rollback()
             raise Unsupported(reason)
-        _insert(entries, CacheEntry(gkey, guards, eager=True), bool(trace.plan))
+        entry = CacheEntry(gkey, guards, eager=True)
+        if reason == BACKWARD_BREAK and not opt.run_original:
+            entry.split = split_at(fn, trace.break_line, lambda head: type(opt)(
+                head, opt.backend_key, opt.fullgraph, opt.dynamic),
+                key=(opt.backend_key if isinstance(opt.backend_key, str) else id(opt.backend),
+                     opt.fullgraph, opt.dynamic))
+        _insert(entries, entry, bool(trace.plan))
         return result
     entry = CacheEntry(gkey, guards)
     gm, entry.effects, (entry.ret, entry.hook_recipes) = pieces

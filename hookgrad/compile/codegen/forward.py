@@ -16,6 +16,7 @@ import numpy as np
 from hookgrad._tensor import Tensor
 from hookgrad.compile.codegen.hooks import is_hook_op, new_hooks
 from hookgrad.compile.codegen.modhooks import is_setup, make_setup
+from hookgrad.compile.codegen.nnkernels import fast_impl
 from hookgrad.compile.core.graph import GraphModule, Node
 from hookgrad.compile.trace.recorder import PrimCall, getitem
 from hookgrad.nn import functional as _F
@@ -124,7 +125,7 @@ def _call(node: Node, ns: dict[str, Any]) -> str:
         return f"_linear({', '.join(args)})"
     call: PrimCall = node.target
     fn = f"_impl_{len(ns)}"
-    ns[fn] = call.prim.impl
+    ns[fn] = fast_impl(call.prim)  # the impl, or its kernel (NOTE [Primitive kernels])
     if call.cast is not None:
         ns[f"{fn}_dt"] = call.cast.np
         args = [f"{a}.astype({fn}_dt, copy=False)" for a in args]

@@ -32,7 +32,7 @@ __all__ = ["GROUP"]
 
 _DATA = "Data-dependent control flow on a tensor value (`item()`/`bool()`/`tolist()`)"
 _BUILTIN = "Failed to trace builtin operator `{}` on a tensor"
-_BACKWARD = "`backward()`/`autograd.grad` inside a compiled region"
+_BACKWARD = BACKWARD_BREAK = "`backward()`/`autograd.grad` inside a compiled region"
 # per-call actions on autograd state that a graph cannot replay on later calls (soundness rule
 # "every per-call action is replayed on every call": what cannot be replayed breaks the graph)
 _NODE_HOOK = "`grad_fn.{}` inside a compiled region (a per-call hook on an autograd node)"

@@ -55,6 +55,7 @@ class ActiveTrace:
         self.rec.on_break = self.graph_break
         self.sub: list[TraceRecorder] = []  # speculative hook traces, innermost last
         self.break_reason: str | None = None
+        self.break_line: int | None = None  # the region's own line at the break (`resume`)
         self.effects: list[Any] = []
         self.handle_slots: dict[int, int] = {}
         self.hop_slots: set[int] = set()
@@ -122,6 +123,12 @@ class ActiveTrace:
         if self.break_reason is None:
             self.break_reason = reason
             remove_recorder(self.rec)
+            frame, code = sys._getframe(1), getattr(self.fn, "__code__", None)
+            # the outermost frame of the region's code below this trace's `run`
+            while frame is not None and frame.f_code is not ActiveTrace.run.__code__:
+                if frame.f_code is code:
+                    self.break_line = frame.f_lineno
+                frame = frame.f_back
 
     def rollback(self) -> None:
         """Undo what the region did to pre-existing state (fullgraph failure)."""
