@@ -22,7 +22,7 @@ from hookgrad.nn.modules import _global_hooks as _gh
 from hookgrad.nn.modules.module import Module
 from hookgrad.utils.hooks import HookRegistry
 
-__all__ = ["Source", "CallContext", "SourceIndex", "is_constant"]
+__all__ = ["Source", "CallContext", "SourceIndex", "is_constant", "is_user_class"]
 
 _GLOBAL_HOOK_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks",
                       "_global_backward_pre_hooks", "_global_backward_hooks")
@@ -39,6 +39,21 @@ def is_constant(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(is_constant(v) for v in value)
     return type(value) in _CONSTANT_TYPES or isinstance(value, enum.Enum)
+
+
+_LIBRARY_MODULES = frozenset({"hookgrad", "builtins", "numpy", "typing", "collections", "abc",
+                              "enum", "functools", "types"})
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a ``class`` statement or ``type()``
+
+
+def is_user_class(cls: type) -> bool:
+    """A class the user defined: made by Python code (not a C type) outside the libraries.
+    (A class defined in ``exec``'d code without ``__name__`` reports ``builtins`` as its
+    module, so the module alone does not tell.)"""
+    if not cls.__flags__ & _HEAPTYPE:
+        return False
+    top = cls.__module__.split(".")[0]
+    return top == "builtins" or top not in _LIBRARY_MODULES
 
 
 class CallContext:

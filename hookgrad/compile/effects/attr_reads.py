@@ -23,7 +23,7 @@ import types
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.core.sources import Source, is_constant
+from hookgrad.compile.core.sources import Source, is_constant, is_user_class
 from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules.module import Module
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
@@ -53,11 +53,9 @@ def _instrumentable(value: Any) -> bool:
         return False
     cls = type(value)
     if not hasattr(value, "__dict__"):  # a user class with ``__slots__``: reads are noted
-        return "__slots__" in vars(cls) and not cls.__module__.startswith(_LIBRARIES)
+        return "__slots__" in vars(cls) and is_user_class(cls)
     return not (cls.__module__.startswith("hookgrad.") and not isinstance(value, Module))
 
-
-_LIBRARIES = ("hookgrad", "builtins", "numpy", "collections", "enum", "functools", "types")
 
 
 class AttrReads:

@@ -23,7 +23,7 @@ from hookgrad.compile.effects.attr_reads import has_attribute
 from hookgrad.compile.effects.blind_writes import OWN_DIR, written_blindly
 from hookgrad.compile.core.dynamic import DynamicPlan, dynamic_tensor_check
 from hookgrad.compile.trace.recorder import tensor_layout, tensor_meta
-from hookgrad.compile.core.sources import CallContext, Source, is_constant
+from hookgrad.compile.core.sources import CallContext, Source, is_constant, is_user_class
 from hookgrad.nn.modules import _global_hooks as _gh
 from hookgrad.nn.modules.module import Module
 
@@ -270,20 +270,16 @@ def _user_classes(trace: Any) -> list[type]:
     """The user-defined classes (and their user-defined bases) of the objects the region
     reaches, and the user classes it reaches as values."""
     seen: dict[int, type] = {}
+    kinds: set[int] = set()
     for _src, value in list(trace.index.by_id.values()):
         kind = value if isinstance(value, type) else type(value)
-        if id(kind) in seen:
+        if id(kind) in kinds:
             continue
+        kinds.add(id(kind))
         for cls in kind.__mro__:
-            if cls.__module__.split(".")[0] not in _LIBRARY_MODULES:
+            if is_user_class(cls):
                 seen.setdefault(id(cls), cls)
-        seen.setdefault(id(kind), kind)
-    return [c for c in seen.values()
-            if c.__module__.split(".")[0] not in _LIBRARY_MODULES]
-
-
-_LIBRARY_MODULES = frozenset({"hookgrad", "builtins", "numpy", "typing", "collections", "abc",
-                              "enum", "functools", "types"})
+    return list(seen.values())
 
 
 def _read_attributes(trace: Any) -> list[tuple[Source, Any]]:
