@@ -179,6 +179,8 @@ def _trace_and_store(opt: Any, entries: list, gkey: tuple, fn: Any, ctx: CallCon
         except GraphBreak as e:
             trace.graph_break(str(e))
     guards = build_guards(trace, config.skip_nnmodule_hook_guards)
+    if guards.unguardable and trace.break_reason is None:  # state no guard can check
+        trace.break_reason = guards.unguardable[0]
     if trace.sym is not None:  # the caller and the world get plain numbers, not symbolic ones
         result = desym(trace, result)
     if trace.break_reason is not None or pieces is None:

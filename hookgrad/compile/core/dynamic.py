@@ -161,9 +161,13 @@ def plan_for(key: Any, fn: Any, ctx: CallContext, dynamic: bool | None) -> Dynam
     return plan
 
 
-def dynamic_tensor_check(src: Source, meta: tuple, dims: frozenset) -> Any:
-    """A TENSOR_MATCH whose dynamic dimensions only need a size >= 2 (0/1 specialise)."""
+def dynamic_tensor_check(src: Source, meta: tuple, dims: frozenset, layout: tuple) -> Any:
+    """A TENSOR_MATCH whose dynamic dimensions only need a size >= 2 (0/1 specialise). A
+    tensor traced contiguous must be contiguous (its strides follow from its sizes); any
+    other layout is specialised to its exact strides."""
     kind, dtype, requires_grad, shape = meta
+    strides, contiguous = layout
+    exact = None if contiguous else strides
     rank = len(shape)
     fixed = tuple((d, s) for d, s in enumerate(shape) if d not in dims)
     dyn = tuple(sorted(dims))
@@ -182,8 +186,12 @@ def dynamic_tensor_check(src: Source, meta: tuple, dims: frozenset) -> Any:
         for d in dyn:
             if got[d] < 2:
                 return False
+        if (data.strides != exact) if exact is not None else not data.flags.c_contiguous:
+            return False
         static = t.__dict__.get("_dynamo_static_indices")
         return not (static and static & dims)
     sizes = ["s" if d in dims else s for d, s in enumerate(shape)]
+    layout = "contiguous" if contiguous else f"byte strides={list(strides)}"
     return check, (f"TENSOR_MATCH {src} {dtype} requires_grad={requires_grad} "
-                   f"size={sizes} (dynamic dims {list(dyn)} >= 2)")
+                   f"size={sizes} (dynamic dims {list(dyn)} >= 2) {layout}")
+

@@ -8,28 +8,52 @@ tracer can tell a *sourced* tensor (a graph input) from an *intermediate* one.
 
 from __future__ import annotations
 
+import enum
 import functools
 import types
 from collections import deque
 from typing import Any
 
+from hookgrad._backend import device as _device
+from hookgrad._dtypes import dtype as _dtype
+from hookgrad._legacy import layout as _layout, memory_format as _memory_format
 from hookgrad._tensor import Tensor
 from hookgrad.nn.modules import _global_hooks as _gh
 from hookgrad.nn.modules.module import Module
 from hookgrad.utils.hooks import HookRegistry
 
-__all__ = ["Source", "CallContext", "SourceIndex", "is_constant"]
+__all__ = ["Source", "CallContext", "SourceIndex", "is_constant", "is_user_class"]
 
 _GLOBAL_HOOK_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks",
                       "_global_backward_pre_hooks", "_global_backward_hooks")
-_CONSTANT_TYPES = (int, float, bool, str, type(None), complex, bytes)
+# (a ``dtype``, ``device``, ``layout`` or ``memory_format`` passed or stored as a setting is a
+# value the code branches on like a number: ``x.to(d)`` traced with float32 kept float32)
+_CONSTANT_TYPES = (int, float, bool, str, type(None), complex, bytes, range, slice, _dtype,
+                   _device, _layout, _memory_format)
 
 
 def is_constant(value: Any) -> bool:
-    """Immutable plain values: guarded by equality, rebuilt as themselves."""
+    """Immutable plain values (numbers, strings, ranges, slices, enum members, tuples of them,
+    hookgrad's dtype, device, layout and memory-format objects): guarded by equality, rebuilt
+    as themselves."""
     if isinstance(value, tuple):
         return all(is_constant(v) for v in value)
-    return type(value) in _CONSTANT_TYPES
+    return type(value) in _CONSTANT_TYPES or isinstance(value, enum.Enum)
+
+
+_LIBRARY_MODULES = frozenset({"hookgrad", "builtins", "numpy", "typing", "collections", "abc",
+                              "enum", "functools", "types"})
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a ``class`` statement or ``type()``
+
+
+def is_user_class(cls: type) -> bool:
+    """A class the user defined: made by Python code (not a C type) outside the libraries.
+    (A class defined in ``exec``'d code without ``__name__`` reports ``builtins`` as its
+    module, so the module alone does not tell.)"""
+    if not cls.__flags__ & _HEAPTYPE:
+        return False
+    top = cls.__module__.split(".")[0]
+    return top == "builtins" or top not in _LIBRARY_MODULES
 
 
 class CallContext:
@@ -166,6 +190,9 @@ class SourceIndex:
         self.by_id: dict[int, tuple[Source, Any]] = {}
         self.cells: dict[int, tuple[Source, Any]] = {}  # id(cell) -> (source of the owner, cell)
         self.globals_dicts: dict[int, dict] = {}
+        # further sources of a tensor reached more than once (an argument passed twice, a
+        # parameter passed as an argument): guarded to hold the same object again
+        self.aliases: dict[int, list[Source]] = {}
         queue: deque = deque()
         for name, value in args.items():
             queue.append((Source(("L", name)), value, 0))
@@ -179,6 +206,8 @@ class SourceIndex:
         while queue and len(self.by_id) < self.MAX_OBJECTS:
             source, value, depth = queue.popleft()
             if id(value) in self.by_id or is_constant(value):
+                if isinstance(value, Tensor) and self.by_id[id(value)][1] is value:
+                    self.aliases.setdefault(id(value), []).append(source)
                 continue
             self.by_id[id(value)] = (source, value)
             if depth < self.MAX_DEPTH:

@@ -23,7 +23,7 @@ import types
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.core.sources import Source, is_constant
+from hookgrad.compile.core.sources import Source, is_constant, is_user_class
 from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules.module import Module
 from hookgrad.utils.hooks import HookRegistry, RemovableHandle
@@ -49,10 +49,13 @@ def _noting(base_get: Any) -> Any:
 
 
 def _instrumentable(value: Any) -> bool:
-    if isinstance(value, _SKIP_TYPES) or not hasattr(value, "__dict__"):
+    if isinstance(value, _SKIP_TYPES):
         return False
     cls = type(value)
+    if not hasattr(value, "__dict__"):  # a user class with ``__slots__``: reads are noted
+        return "__slots__" in vars(cls) and is_user_class(cls)
     return not (cls.__module__.startswith("hookgrad.") and not isinstance(value, Module))
+
 
 
 class AttrReads:
@@ -63,6 +66,9 @@ class AttrReads:
         self.read: dict[int, tuple[Any, set[str]]] = {}
         self._patched: list[tuple[type, Any]] = []  # (class, its own __getattribute__ or MISSING)
         self.grads: dict[int, tuple[Tensor, bool]] = {}  # ``t.grad`` reads: (t, it was None)
+        self.grad_fns: dict[int, tuple[Tensor, bool]] = {}  # ``grad_fn``/``is_leaf`` reads
+        # global settings read through a getter (``get_num_threads()``): (getter, args, value)
+        self.settings: dict[tuple, tuple[Any, tuple, Any]] = {}
 
     def note(self, obj: Any, name: str) -> None:
         hit = self.read.get(id(obj))
@@ -73,6 +79,15 @@ class AttrReads:
     def note_grad(self, t: Tensor, was_none: bool) -> None:
         """The trace read ``t.grad`` (the first read's None-ness is what the code saw)."""
         self.grads.setdefault(id(t), (t, was_none))
+
+    def note_grad_fn(self, t: Tensor, was_none: bool) -> None:
+        """The trace read ``t.grad_fn`` or ``t.is_leaf`` (an input passed as a leaf on one
+        call and as a non-leaf on the next takes the other branch)."""
+        self.grad_fns.setdefault(id(t), (t, was_none))
+
+    def note_setting(self, getter: Any, args: tuple, value: Any) -> None:
+        """The trace called a global-setting getter; the first value read is guarded."""
+        self.settings.setdefault((id(getter), args), (getter, args, value))
 
     def install(self) -> None:
         done: set[int] = set()
@@ -107,20 +122,27 @@ class AttrReads:
 
     def guards(self, snapshot: Any) -> list[tuple[Source, str, Any]]:
         """``(source, kind, value)``: ``("type", cls)``, ``("attr", name, value)``,
+        ``("unguardable", why)`` (reads no guard can check: the frame runs eagerly),
         ``("absent", name)`` rows (a name the trace looked up that the object did not have:
         ``getattr(obj, "n", 0)`` took its default, so the value read is the absence) and
-        ``("grad_is_none", flag)`` rows (a tensor's ``.grad`` the trace read)."""
+        ``("grad_is_none", flag)`` rows (a tensor's ``.grad`` the trace read) and
+        ``("grad_fn_is_none", flag)`` rows (its ``grad_fn`` or ``is_leaf``)."""
         old = {id(obj): d for obj, d in snapshot.objs}
         rows: list[tuple[Source, str, Any]] = []
-        for t, was_none in self.grads.values():
-            src = self.index.source_of(t)
-            if src is not None:
-                rows.append((src, "grad_is_none", was_none))
+        for table, kind in ((self.grads, "grad_is_none"), (self.grad_fns, "grad_fn_is_none")):
+            for t, was_none in table.values():
+                src = self.index.source_of(t)
+                if src is not None:
+                    rows.append((src, kind, was_none))
         for obj, names in self.read.values():
             src = self.index.source_of(obj)
             if src is None:
                 continue
             cls = type(obj)
+            if not hasattr(obj, "__dict__"):  # slots: no snapshot sees their values or writes
+                rows.append((src, "unguardable",
+                             f"attributes of {cls.__name__} (a class with __slots__) read"))
+                continue
             before = old.get(id(obj), {})
             if _ALL in names:
                 names = set(list(before)[:_MAX_FALLBACK_ATTRS])
@@ -132,7 +154,11 @@ class AttrReads:
                 if value is not _MISSING and is_constant(value):
                     consts.append((name, value))
                 elif name not in before and name != _ALL and not _has(obj, cls, name):
-                    absent.append(name)
+                    if _custom_getattr(cls):  # the value came from user code, not a table
+                        rows.append((src, "unguardable",
+                                     f"{cls.__name__}.{name} resolved by __getattr__"))
+                    else:
+                        absent.append(name)
             if consts or absent:
                 rows.append((src, "type", cls))
                 rows.extend((src.child(("attr", n)), "attr", v) for n, v in consts)
@@ -154,6 +180,13 @@ def _has(obj: Any, cls: type, name: str) -> bool:
         d = obj.__dict__
         return any(name in d.get(k, ()) for k in ("_parameters", "_buffers", "_modules"))
     return False
+
+
+def _custom_getattr(cls: type) -> bool:
+    """The class (not `Module`, whose ``__getattr__`` reads its own tables) defines
+    ``__getattr__``: a missing attribute's value is whatever that code returns."""
+    hook = getattr(cls, "__getattr__", None)
+    return hook is not None and hook is not getattr(Module, "__getattr__", None)
 
 
 def _class_value(cls: type, name: str) -> Any:

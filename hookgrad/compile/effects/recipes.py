@@ -178,7 +178,11 @@ class NewSeq(Recipe):
 
     def make(self, run: RunState) -> Any:
         values = [r.build(run) for r in self.items]
-        return values if self.kind is list else self.kind(values)
+        if self.kind is list:
+            return values
+        # a named tuple's constructor takes the fields one by one (``_make`` takes a sequence)
+        make = getattr(self.kind, "_make", None)
+        return make(values) if make is not None else self.kind(values)
 
     def __repr__(self) -> str:
         return f"New{self.kind.__name__}({self.items!r})"

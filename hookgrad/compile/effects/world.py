@@ -12,7 +12,7 @@ import types
 from typing import Any
 
 from hookgrad._tensor import Tensor
-from hookgrad.compile.core.sources import SourceIndex, _cell_filled
+from hookgrad.compile.core.sources import SourceIndex, _cell_filled, is_user_class
 
 __all__ = ["Change", "WorldSnapshot"]
 
@@ -68,8 +68,7 @@ class WorldSnapshot:
 
     def _take(self, value: Any) -> None:
         if isinstance(value, type):
-            if not value.__module__.startswith(("hookgrad", "builtins", "numpy", "typing",
-                                                "collections", "abc", "enum")):
+            if is_user_class(value):
                 self.classes.append((value, dict(vars(value))))
             return
         if type(value) is list:

@@ -22,8 +22,8 @@ from hookgrad._tensor import Tensor
 from hookgrad.compile.effects.attr_reads import has_attribute
 from hookgrad.compile.effects.blind_writes import OWN_DIR, written_blindly
 from hookgrad.compile.core.dynamic import DynamicPlan, dynamic_tensor_check
-from hookgrad.compile.trace.recorder import tensor_meta
-from hookgrad.compile.core.sources import CallContext, Source, is_constant
+from hookgrad.compile.trace.recorder import tensor_layout, tensor_meta
+from hookgrad.compile.core.sources import CallContext, Source, is_constant, is_user_class
 from hookgrad.nn.modules import _global_hooks as _gh
 from hookgrad.nn.modules.module import Module
 
@@ -53,6 +53,9 @@ class GuardSet:
     def __init__(self) -> None:
         self.guards: list[tuple[Callable[[CallContext], bool], str]] = []
         self._seen: set[str] = set()
+        # state the trace depended on that no guard can check (an iterator it may have
+        # advanced): the frame runs eagerly instead (a graph break with this reason)
+        self.unguardable: list[str] = []
 
     def add(self, check: Callable[[CallContext], bool], desc: str) -> None:
         if desc not in self._seen:
@@ -81,30 +84,38 @@ def _equal(gs: GuardSet, src: Source, value: Any) -> None:
     gs.add(lambda ctx: type(v := src.get(ctx)) is kind and v == value, f"{src} == {value!r}")
 
 
-def _tensor(gs: GuardSet, src: Source, meta: tuple) -> None:
+def _tensor(gs: GuardSet, src: Source, meta: tuple, layout: tuple) -> None:
+    # strides too (PyTorch's TENSOR_MATCH checks them): ``is_contiguous()``, ``stride()`` and
+    # whether ``view`` works are read from them, and a transposed input traced as a contiguous
+    # one returned the contiguous branch's result
     kind, dtype, requires_grad, shape = meta
+    strides = layout[0]
     if src.root[0] == "L" and not src.steps:  # the common case: an argument (no path walk)
         name = src.root[1]
 
         def check(ctx: CallContext) -> bool:
             t = ctx.args[name]
             return (type(t) is kind and t._requires_grad is requires_grad
-                    and t._data.shape == shape and t._data.dtype == dtype)
+                    and t._data.shape == shape and t._data.dtype == dtype
+                    and t._data.strides == strides)
     else:
         def check(ctx: CallContext) -> bool:
             t = src.get(ctx)
             return (type(t) is kind and t._requires_grad is requires_grad
-                    and t._data.shape == shape and t._data.dtype == dtype)
-    gs.add(check, f"TENSOR_MATCH {src} {meta[1]} requires_grad={meta[2]} size={list(meta[3])}")
+                    and t._data.shape == shape and t._data.dtype == dtype
+                    and t._data.strides == strides)
+    gs.add(check, f"TENSOR_MATCH {src} {meta[1]} requires_grad={meta[2]} size={list(meta[3])} "
+                  f"byte strides={list(strides)}")
 
 
 def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
     """Guards for a finished trace (see the module docstring)."""
     gs = GuardSet()
     plan = trace.plan
-    for _node, src, meta in trace.rec.placeholders:
+    for node, src, meta in trace.rec.placeholders:
         if meta is not None:  # sizes and scalars (dynamic shapes) are guarded with their owner
-            _any_tensor(gs, src, meta, plan)
+            _any_tensor(gs, src, meta, plan, node.meta["layout"])
+    _identity_guards(gs, trace)
     # an argument container (a mutable default, a list passed in) is guarded on its state
     # before the trace: the trace call itself may have changed it (``acc.append(1)``)
     before = _containers_before(trace)
@@ -120,11 +131,19 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
             elif kind == "grad_is_none":  # (the stored field: the property may warn)
                 gs.add(lambda ctx, s=src, w=value: (s.get(ctx)._grad is None) is w,
                        f"{src}.grad is {'' if value else 'not '}None")
+            elif kind == "grad_fn_is_none":
+                gs.add(lambda ctx, s=src, w=value: (s.get(ctx)._grad_fn is None) is w,
+                       f"{src}.grad_fn is {'' if value else 'not '}None")
             elif kind == "absent":
                 gs.add(lambda ctx, s=src, n=value: not has_attribute(s.get(ctx), n),
                        f"not hasattr({src}, {value!r})")
+            elif kind == "unguardable":
+                gs.unguardable.append(value)
             else:
                 _equal(gs, src, value)
+        for getter, args, value in list(trace.attr_reads.settings.values()):
+            gs.add(lambda ctx, f=getter, a=args, v=value: f(*a) == v,
+                   f"{getattr(getter, '__name__', getter)}{args} == {value!r}")
     _function_guards(gs, trace)
     _container_guards(gs, trace)
     _class_guards(gs, trace)
@@ -132,7 +151,54 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
     return gs
 
 
+def _identity_guards(gs: GuardSet, trace: Any) -> None:
+    """Tensor inputs keep the identities the trace saw (PyTorch: DUPLICATE_INPUT and
+    NO_TENSOR_ALIASING guards). A tensor reached by several sources (``f(t, t)``, a parameter
+    passed as an argument) is one placeholder, fetched from its first source, so the others
+    must hold that object again; tensors the trace saw as distinct (``x is y`` read in the
+    region, an in-place write through one of them) must stay distinct. One guard compares
+    which of the sources hold the same object."""
+    index = trace.index
+    obj_of = {id(src): value for src, value in index.by_id.values()}
+    entries: dict[str, tuple[Source, Any]] = {}
+    for _node, src, meta in trace.rec.placeholders:
+        if meta is None:
+            continue
+        value = obj_of[id(src)]
+        entries.setdefault(str(src), (src, value))
+        for other in index.aliases.get(id(value), ()):
+            entries.setdefault(str(other), (other, value))
+    for name, value in trace.ctx.args.items():
+        for src, t in _argument_tensors(Source(("L", name)), value, 0):
+            entries.setdefault(str(src), (src, t))
+    if len(entries) < 2:
+        return
+    srcs = tuple(src for src, _v in entries.values())
+    want = _identity_pattern([v for _s, v in entries.values()])
+    gs.add(lambda ctx: _identity_pattern([s.get(ctx) for s in srcs]) == want,
+           f"the tensor inputs {[str(s) for s in srcs][:4]}... keep their identities")
+
+
+def _identity_pattern(values: list) -> tuple:
+    """For each value, the position of the first value that is the same object."""
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(v), i) for i, v in enumerate(values))
+
+
+def _argument_tensors(src: Source, value: Any, depth: int) -> list:
+    if isinstance(value, Tensor):
+        return [(src, value)]
+    out: list = []
+    if isinstance(value, (list, tuple, dict)) and depth < _MAX_DEPTH:
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if is_constant(key):
+                out += _argument_tensors(src.child(("item", key)), item, depth + 1)
+    return out
+
+
 _MAX_GUARDED_ITEMS = 64
+_MAX_DEPTH = 6  # argument containers guarded item by item down to this depth
 
 
 def _containers_before(trace: Any) -> tuple[dict, set]:
@@ -173,7 +239,9 @@ def _container_guards(gs: GuardSet, trace: Any) -> None:
 def _class_guards(gs: GuardSet, trace: Any) -> None:
     """Constant attributes of user classes (``Counter.count``) that the traced user code
     names: classes are not instrumented for reads (NOTE [Attribute reads]), so every constant
-    class attribute a called function could have read is guarded by value."""
+    class attribute a called function could have read is guarded by value. The methods and
+    other class-level objects those names find on the classes of the objects the region
+    reaches (``M.act = other`` between calls) are guarded by identity."""
     names: set[str] = set()
     for code in trace.called_codes:
         if not code.co_filename.startswith(OWN_DIR):
@@ -185,6 +253,33 @@ def _class_guards(gs: GuardSet, trace: Any) -> None:
         for name in names & old.keys():
             if not name.startswith("__") and is_constant(old[name]):
                 _equal(gs, src.child(("attr", name)), old[name])
+    held = []
+    for cls in _user_classes(trace):
+        for name in names & vars(cls).keys():
+            value = vars(cls)[name]
+            if not name.startswith("__") and not is_constant(value):
+                held.append((cls, name, value))
+    if held:
+        rows = tuple(held)
+        gs.add(lambda ctx: all(vars(c).get(n) is v for c, n, v in rows),
+               f"{len(rows)} class-level objects unchanged "
+               f"({', '.join(f'{c.__name__}.{n}' for c, n, _v in rows[:3])}...)")
+
+
+def _user_classes(trace: Any) -> list[type]:
+    """The user-defined classes (and their user-defined bases) of the objects the region
+    reaches, and the user classes it reaches as values."""
+    seen: dict[int, type] = {}
+    kinds: set[int] = set()
+    for _src, value in list(trace.index.by_id.values()):
+        kind = value if isinstance(value, type) else type(value)
+        if id(kind) in kinds:
+            continue
+        kinds.add(id(kind))
+        for cls in kind.__mro__:
+            if is_user_class(cls):
+                seen.setdefault(id(cls), cls)
+    return list(seen.values())
 
 
 def _read_attributes(trace: Any) -> list[tuple[Source, Any]]:
@@ -207,13 +302,19 @@ def _read_attributes(trace: Any) -> list[tuple[Source, Any]]:
 
 
 def _held_directly(src: Source) -> bool:
-    """Held by a global or a closure cell, or an item of such a container (two levels: a
-    ``G["sizes"]`` list read as ``len(G["sizes"])`` is state like ``G`` itself)."""
+    """Held by a global or a closure cell (or bound by a ``partial`` held there), or an item of
+    such a container (two levels: a ``G["sizes"]`` list read as ``len(G["sizes"])`` is state
+    like ``G`` itself)."""
     steps = list(src.steps)
     for _ in range(2):
         if steps and steps[-1][0] == "item":
             steps.pop()
-    return src.root[0] in ("G", "C") and (not steps or steps[-1][0] == "cell")
+    return src.root[0] in ("G", "C") and (not steps or steps[-1][0] == "cell"
+                                          or steps[-1] in _PARTIAL_STEPS)
+
+
+# a ``functools.partial``'s bound arguments (``partial(f, ks=ks)``) are state like a cell's
+_PARTIAL_STEPS = (("attr", "args"), ("attr", "keywords"))
 
 
 def _container_check(src: Source, kind: type, n: int, keys: tuple | None,
@@ -230,12 +331,14 @@ def _container_check(src: Source, kind: type, n: int, keys: tuple | None,
     return check
 
 
-def _any_tensor(gs: GuardSet, src: Source, meta: tuple, plan: DynamicPlan) -> None:
+def _any_tensor(gs: GuardSet, src: Source, meta: tuple, plan: DynamicPlan,
+                layout: tuple) -> None:
+    """TENSOR_MATCH; `layout` is `tensor_layout`'s as the trace saw it."""
     dims = plan.dims_of(src) if plan else ()
     if dims:
-        gs.add(*dynamic_tensor_check(src, meta, dims))
+        gs.add(*dynamic_tensor_check(src, meta, dims, layout))
     else:
-        _tensor(gs, src, meta)
+        _tensor(gs, src, meta, layout)
 
 
 def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: DynamicPlan,
@@ -246,19 +349,27 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: Dynamic
     elif is_constant(value):
         _equal(gs, src, value)
     elif isinstance(value, Tensor):
-        _any_tensor(gs, src, tensor_meta(value), plan)
+        _any_tensor(gs, src, tensor_meta(value), plan, tensor_layout(value))
         _tensor_attributes(gs, src, value)
     elif _other_value(gs, src, value):
         pass
-    elif isinstance(value, (list, tuple, dict)) and depth < 2:
+    elif isinstance(value, (list, tuple, dict)) and depth >= _MAX_DEPTH:
+        frozen = _frozen(value)  # deeper than the item guards go: the whole structure
+        gs.add(lambda ctx: _frozen(src.get(ctx)) == frozen, f"{src} unchanged (deep)")
+    elif isinstance(value, (list, tuple, dict)):
         old, mutated = before
         if id(value) in mutated:
             return  # a log the region only appends to: replayed, not guarded (D)
         kind = type(value)
         value = old.get(id(value), value)
         n = len(value)
-        gs.add(lambda ctx: type(v := src.get(ctx)) is kind and len(v) == n,
-               f"type({src}) is {kind.__name__} and len == {n}")
+        if kind is dict:  # (the keys' order is what iterating the dict sees)
+            keys = tuple(value)
+            gs.add(lambda ctx: type(v := src.get(ctx)) is kind and tuple(v) == keys,
+                   f"type({src}) is dict and keys == {keys!r}")
+        else:
+            gs.add(lambda ctx: type(v := src.get(ctx)) is kind and len(v) == n,
+                   f"type({src}) is {kind.__name__} and len == {n}")
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for key, item in items:
             if is_constant(key):
@@ -267,6 +378,37 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: Dynamic
                                 types.MethodType, types.ModuleType)):
         kind = type(value)  # a user object: TYPE_MATCH (its attributes: `attr_reads`)
         gs.add(lambda ctx: type(src.get(ctx)) is kind, f"type({src}) is {kind.__name__}")
+
+
+_MAX_GUARDED_ARRAY = 4096
+
+
+def _array(gs: GuardSet, src: Source, value: np.ndarray) -> None:
+    """A NumPy array argument is read as numbers (``float(a[0])``): guarded by value when
+    small, else nothing a guard can afford checks it (eager)."""
+    if value.size > _MAX_GUARDED_ARRAY or value.dtype == object:
+        gs.unguardable.append(f"{src} is a large NumPy array (its values are not guarded)")
+        return
+    copy = value.copy()
+    gs.add(lambda ctx: type(v := src.get(ctx)) is np.ndarray and v.dtype == copy.dtype
+           and v.shape == copy.shape and bool(np.array_equal(v, copy)), f"{src} == {copy!r}")
+
+
+def _is_iterator(value: Any) -> bool:
+    return isinstance(value, types.GeneratorType) or (
+        hasattr(type(value), "__next__") and not isinstance(value, Tensor))
+
+
+def _frozen(value: Any) -> Any:
+    """A comparable picture of a nested container: types, lengths, keys, constants by value,
+    anything else by identity."""
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_frozen(v) for v in value))
+    if isinstance(value, dict):
+        return (dict, tuple((k, _frozen(v)) for k, v in value.items()))
+    if is_constant(value):
+        return (type(value), value)
+    return ("id", id(value))
 
 
 def _public_attributes(t: Tensor) -> dict:
@@ -294,8 +436,9 @@ def _tensor_attributes(gs: GuardSet, src: Source, t: Tensor) -> None:
 
 
 def _other_value(gs: GuardSet, src: Source, value: Any) -> bool:
-    """Values compared by identity or value that are not plain constants: enum members,
-    classes, NumPy scalars (PyTorch guards them too). True when a guard was added."""
+    """Values compared by identity or value that are not plain constants: classes, NumPy
+    scalars and small arrays (PyTorch guards them too); an iterator cannot be guarded (what
+    the trace drew from it is gone). True when handled."""
     if isinstance(value, (enum.Enum, type)):
         gs.add(lambda ctx: src.get(ctx) is value, f"{src} is {value!r}")
         return True
@@ -304,7 +447,16 @@ def _other_value(gs: GuardSet, src: Source, value: Any) -> bool:
         gs.add(lambda ctx: type(v := src.get(ctx)) is kind and bool(v == value),
                f"{src} == {value!r}")
         return True
+    if isinstance(value, np.ndarray):
+        _array(gs, src, value)
+        return True
+    if _is_iterator(value):
+        gs.unguardable.append(f"{src} is an iterator (what the trace drew from it is gone)")
+        return True
     return False
+
+
+_NO_CELL = object()
 
 
 def _function_guards(gs: GuardSet, trace: Any) -> None:
@@ -312,10 +464,10 @@ def _function_guards(gs: GuardSet, trace: Any) -> None:
     old_globals = {id(g): old for g, old in trace.snapshot.globals}
     entry = trace.fn  # the entry's own cells and globals (its code is the cache key)
     for i, cell in enumerate(getattr(entry, "__closure__", None) or ()):
-        old = old_cells.get(id(cell))
-        if old is not None and is_constant(old):
+        old = old_cells.get(id(cell), _NO_CELL)  # (a cell holding None is guarded too)
+        if old is not _NO_CELL and is_constant(old):
             _equal(gs, Source(("C", i)), old)
-        elif old is not None:
+        elif old is not _NO_CELL:
             _other_value(gs, Source(("C", i)), old)
     _global_guards(gs, entry, old_globals)
     for src, value in list(trace.index.by_id.values()):
@@ -327,12 +479,29 @@ def _function_guards(gs: GuardSet, trace: Any) -> None:
             gs.add(lambda ctx, s=src, c=code: s.get(ctx).__code__ is c,
                    f"{src}.__code__ is {code.co_name}")
         for i, cell in enumerate(value.__closure__ or ()):
-            old = old_cells.get(id(cell))
-            if old is not None and is_constant(old):
+            old = old_cells.get(id(cell), _NO_CELL)
+            if old is not _NO_CELL and is_constant(old):
                 _equal(gs, src.child(("cell", i)), old)
+            elif old is not _NO_CELL:
+                _other_value(gs, src.child(("cell", i)), old)
+        _default_guards(gs, src, value)
         _global_guards(gs, value, old_globals)
         if src.steps and src.steps[-1] == ("attr", "func"):
             _partial_guards(gs, Source(src.root, src.steps[:-1]), trace)
+
+
+def _default_guards(gs: GuardSet, src: Source, fn: Any) -> None:
+    """The default arguments of a called function (``def helper(x, k=1.0)``, then
+    ``helper.__defaults__ = (2.0,)``): constants by value, other objects by identity (the
+    entry's own defaults are bound into the call's arguments and guarded there)."""
+    for name in ("__defaults__", "__kwdefaults__"):
+        value = getattr(fn, name)
+        if not value:
+            gs.add(lambda ctx, n=name: not getattr(src.get(ctx), n), f"not {src}.{name}")
+            continue
+        frozen = _frozen(value)
+        gs.add(lambda ctx, n=name, f=frozen: _frozen(getattr(src.get(ctx), n)) == f,
+               f"{src}.{name} unchanged")
 
 
 def _global_guards(gs: GuardSet, fn: Any, old_globals: dict) -> None:
@@ -380,9 +549,9 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
         # an instance ``forward`` (set, replaced or deleted after the trace) changes what the
         # call runs: guarded by identity, like the class's forward by the code key
         forward = vars(value).get("forward")
-        gs.add(_module_check(src, training, tuple(dicts), forward),
-               f"{src}.training == {training}, its instance forward and its hook dicts "
-               f"{[n for n, _c in dicts]} unchanged")
+        gs.add(_module_check(src, training, tuple(dicts), forward, _module_tables(value)),
+               f"{src}.training == {training}, its instance forward, submodules, parameter "
+               f"and buffer names and its hook dicts {[n for n, _c in dicts]} unchanged")
     for name in _GLOBAL_DICTS:
         registry = getattr(_gh, name)
         if skip_empty and not registry:
@@ -393,16 +562,40 @@ def _module_guards(gs: GuardSet, trace: Any, skip_empty: bool) -> None:
                f"global module hooks {name} unchanged ({len(sig)} hooks)")
 
 
+def _module_tables(mod: Module) -> tuple:
+    """A module's submodules (by identity: ``m.act = Tanh()``, ``seq.append(...)``, a
+    replaced ``seq[1]``), and its parameter and buffer names with which of them are None
+    (``m.bias = None``; the tensors themselves are graph inputs, fetched on every call)."""
+    d = mod.__dict__
+    subs = tuple(d.get("_modules", {}).items())
+    names = tuple((k, v is None) for table in ("_parameters", "_buffers")
+                  for k, v in d.get(table, {}).items())
+    return subs, names
+
+
+def _tables_unchanged(d: dict, subs: tuple, names: tuple) -> bool:
+    mods = d.get("_modules", {})
+    if len(mods) != len(subs):
+        return False
+    for (k, v), (k2, v2) in zip(subs, mods.items()):
+        if v is not v2 or k != k2:
+            return False
+    now = tuple((k, v is None) for table in ("_parameters", "_buffers")
+                for k, v in d.get(table, {}).items())
+    return now == names
+
+
 def _module_check(src: Source, training: bool, dicts: tuple,
-                  forward: Any) -> Callable[..., bool]:
+                  forward: Any, tables: tuple) -> Callable[..., bool]:
     pairs = tuple((name, unchanged, unchanged.passed) for name, unchanged in dicts)
+    subs, names = tables
 
     def check(ctx: CallContext) -> bool:
         mod = src.get(ctx)
         if mod.training != training:
             return False
         d = mod.__dict__
-        if d.get("forward") is not forward:
+        if d.get("forward") is not forward or not _tables_unchanged(d, subs, names):
             return False
         for name, unchanged, passed in pairs:
             registry = d[name]

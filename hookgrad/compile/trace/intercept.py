@@ -23,6 +23,8 @@ from hookgrad.compile.trace.calls import record_call
 from hookgrad.compile.trace.module_hooks import REAL_SETUP
 from hookgrad.compile.trace.patches import PatchGroup
 from hookgrad.compile.trace import user_calls
+from hookgrad.compile.trace.value_shapes import value_shape_table
+from hookgrad.compile.core.sources import is_constant
 from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules._backward_hook import BackwardHook
 from hookgrad.nn import functional as _F
@@ -33,6 +35,10 @@ __all__ = ["GROUP"]
 _DATA = "Data-dependent control flow on a tensor value (`item()`/`bool()`/`tolist()`)"
 _BUILTIN = "Failed to trace builtin operator `{}` on a tensor"
 _BACKWARD = BACKWARD_BREAK = "`backward()`/`autograd.grad` inside a compiled region"
+_ADDRESS = "`Tensor.{}` read inside a compiled region (a memory address is not a graph value)"
+_VERSION = "`Tensor._version` read inside a compiled region (a per-call counter)"
+_RNG_STATE = ("`{}` inside a compiled region (the state is a per-call value; restored from a "
+              "constant it would replay the first call's draws)")
 # per-call actions on autograd state that a graph cannot replay on later calls (soundness rule
 # "every per-call action is replayed on every call": what cannot be replayed breaks the graph)
 _NODE_HOOK = "`grad_fn.{}` inside a compiled region (a per-call hook on an autograd node)"
@@ -90,6 +96,41 @@ def _grad_reading(real: Callable[..., Any]) -> Callable[..., Any]:
         tr = current_trace()
         if tr is not None and tr.recording and tr.attr_reads is not None:
             tr.attr_reads.note_grad(self, value is None)
+        return value
+    return wrapper
+
+
+def _grad_fn_reading(real: Callable[..., Any]) -> Callable[..., Any]:
+    """``t.grad_fn`` / ``t.is_leaf`` of an input: noted, so the guards check whether it has a
+    ``grad_fn`` (the metadata guard does not: a compiled layer gets a leaf, then non-leaves)."""
+    @functools.wraps(real)
+    def wrapper(self: Tensor) -> Any:
+        value = real(self)
+        tr = current_trace()
+        if tr is not None and tr.recording and tr.attr_reads is not None and _from_user():
+            tr.attr_reads.note_grad_fn(self, self._grad_fn is None)
+        return value
+    return wrapper
+
+
+# global settings user code may branch on, not part of the cache key (grad mode, default
+# dtype and deterministic algorithms are): each value read is guarded
+_SETTINGS = ("get_num_threads", "get_num_interop_threads", "is_anomaly_enabled",
+             "is_anomaly_check_nan_enabled", "get_default_device", "is_warn_always_enabled",
+             "get_float32_matmul_precision", "get_deterministic_debug_mode",
+             "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
+             "get_autocast_dtype", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+             "is_inference_mode_enabled")
+
+
+def _setting_reading(real: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(real)
+    def wrapper(*args: Any) -> Any:
+        value = real(*args)
+        tr = current_trace()
+        if tr is not None and tr.recording and tr.attr_reads is not None and _from_user() \
+                and is_constant(args) and is_constant(value):
+            tr.attr_reads.note_setting(real, args, value)
         return value
     return wrapper
 
@@ -172,6 +213,17 @@ def _breaking(name: str, real: Callable[..., Any], msg: str) -> Callable[..., An
     return wrapper
 
 
+def _user_breaking(name: str, real: Callable[..., Any], msg: str) -> Callable[..., Any]:
+    """Like `_breaking`, for user code only (hookgrad's own code reads addresses freely)."""
+    @functools.wraps(real)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        tr = current_trace()
+        if tr is not None and tr.recording and _from_user():
+            tr.graph_break(msg.format(name))
+        return real(*args, **kwargs)
+    return wrapper
+
+
 def _registering(kind: str, real: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(real)
     def wrapper(self: Tensor, hook: Callable[..., Any]) -> Any:
@@ -223,11 +275,27 @@ def _bw_setup(kind: str, real: Callable[..., Any]) -> Callable[..., Any]:
 
 def _patch_table() -> list[tuple[Any, str, Any]]:
     table: list[tuple[Any, str, Any]] = []
+    top = sys.modules.get("hookgrad")  # the public namespace users call (no upward import)
     for name in ("item", "tolist", "numpy", "__bool__", "__int__", "__float__", "__index__"):
         table.append((Tensor, name, _breaking(name, getattr(Tensor, name), _DATA)))
     for name in ("__repr__", "__format__"):  # object.__str__ calls __repr__
         table.append((Tensor, name, _breaking(name, getattr(Tensor, name), _BUILTIN)))
     table.append((Tensor, "backward", _breaking("backward", Tensor.backward, _BACKWARD)))
+    for name in _SETTINGS:
+        if callable(getattr(top, name, None)):
+            table.append((top, name, _setting_reading(getattr(top, name))))
+    for name in ("data_ptr", "untyped_storage", "storage_offset"):
+        table.append((Tensor, name, _user_breaking(name, getattr(Tensor, name), _ADDRESS)))
+    ver = Tensor.__dict__["_version"]
+    table.append((Tensor, "_version", property(_user_breaking("_version", ver.fget, _VERSION))))
+    for owner in (top, sys.modules.get("hookgrad.random")):
+        if owner is not None and callable(getattr(owner, "get_rng_state", None)):
+            table.append((owner, "get_rng_state", _breaking(
+                "get_rng_state", owner.get_rng_state, _RNG_STATE)))
+    gen = getattr(top, "Generator", None)
+    if gen is not None and callable(getattr(gen, "get_state", None)):
+        table.append((gen, "get_state", _breaking("Generator.get_state",
+                                                  gen.__dict__["get_state"], _RNG_STATE)))
     for name in ("backward", "grad"):
         table.append((_autograd, name, _breaking(name, getattr(_autograd, name), _BACKWARD)))
     table.append((builtins, "print", _breaking("print", builtins.print, _BUILTIN)))
@@ -239,7 +307,6 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
     table.append((Tensor, "data", property(_detaching(_data_of), _REAL_DATA.fset)))
     table.append((Tensor, "__deepcopy__", _deepcopying(Tensor.__deepcopy__)))
     table.append((Tensor, "new_tensor", _copying(Tensor.new_tensor)))
-    top = sys.modules.get("hookgrad")  # the public namespace users call (no upward import)
     for name in ("tensor", "as_tensor", "asarray"):
         if callable(getattr(top, name, None)):
             table.append((top, name, _copying(getattr(top, name))))
@@ -247,11 +314,16 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
     table.append((Tensor, "requires_grad_", _flipping(Tensor.requires_grad_)))
     gp = Tensor.__dict__["grad"]
     table.append((Tensor, "grad", property(_grad_reading(gp.fget), gp.fset, gp.fdel)))
+    for name in ("grad_fn", "is_leaf"):
+        prop = Tensor.__dict__[name]
+        table.append((Tensor, name, property(_grad_fn_reading(prop.fget), prop.fset,
+                                             prop.fdel)))
     rg = Tensor.__dict__["requires_grad"]
     table.append((Tensor, "requires_grad", property(rg.fget, _flipping(rg.fset))))
     for name in ("register_hook", "register_prehook"):
         table.append((Node, name, _node_hook(name, Node.__dict__[name])))
     table.append((_F, "linear", _composite(_F.linear)))
+    table.extend(value_shape_table())
     for kind, real in REAL_SETUP.items():
         table.append((BackwardHook, f"setup_{kind}_hook", _bw_setup(kind, real)))
     return table

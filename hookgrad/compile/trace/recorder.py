@@ -17,6 +17,7 @@ from hookgrad._config import STATE
 from hookgrad._dispatch import bind, bind_inplace
 from hookgrad._tensor import Tensor
 from hookgrad.compile.core.graph import Graph, Node, placeholder
+from hookgrad.compile.trace.value_shapes import value_shaped
 from hookgrad.compile.core.sources import Source, SourceIndex
 
 
@@ -24,7 +25,14 @@ def tensor_meta(t: Tensor) -> tuple:
     """What a tensor input is guarded on (spec §6.1 TENSOR_MATCH, static shapes)."""
     return (type(t), t._data.dtype, t._requires_grad, t._data.shape)
 
-__all__ = ["TraceRecorder", "PrimCall", "InplaceCall", "getitem", "UntrackedTensor"]
+
+def tensor_layout(t: Tensor) -> tuple:
+    """Byte strides and C-contiguity of a tensor input (guarded with `tensor_meta`)."""
+    data = t._data
+    return data.strides, bool(data.flags.c_contiguous)
+
+__all__ = ["TraceRecorder", "PrimCall", "InplaceCall", "getitem", "UntrackedTensor",
+           "tensor_meta", "tensor_layout"]
 
 
 class UntrackedTensor(Exception):
@@ -137,6 +145,7 @@ class TraceRecorder:
         if source is not None:
             node = placeholder(self.graph, source.name())
             node.meta["input_type"] = type(t)  # (the fx graph's placeholder annotation)
+            node.meta["layout"] = tensor_layout(t)  # (guarded with the metadata)
             self.placeholders.append((node, source, tensor_meta(t)))
             self.bind_value(t, node)
             return node
@@ -188,6 +197,10 @@ class TraceRecorder:
         if self.suspended:
             return
         if self._context_changed():
+            return
+        why = None if self.lenient else value_shaped(prim, inputs)
+        if why is not None:  # a count the user's Python may read would be baked in
+            self._untracked(UntrackedTensor(why))
             return
         try:
             args = tuple(self.node_of(t) for t in inputs)

@@ -282,6 +282,7 @@ def sym_arguments(sym: SymTrace, fn: Any, args: tuple, kwargs: dict) -> tuple[tu
     """The call's arguments with the plan's dynamic scalars replaced by symbolic numbers."""
     sig = inspect.signature(fn)
     bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()  # a default argument whose value changed is a dynamic scalar too
     for src in sym.plan.scalars.values():
         name = src.root[1]
         value = bound.arguments[name]

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from hookgrad._tensor import Tensor
 from hookgrad.compile.core.state import current_trace
 from hookgrad.compile.trace.patches import GROUPS, PatchGroup
+from hookgrad.compile.trace.value_shapes import user_call_break
 
 __all__ = ["UserCall", "GROUP", "OPERATORS", "mark_user_line"]
 
@@ -181,11 +182,17 @@ def _note(rec: Any, start: int, kind: str, target: Any, args: tuple, kwargs: dic
 
 
 def _wrapper(real: Any, kind: str, target: Any, reflected: bool) -> Any:
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+
     def call(*args: Any, **kwargs: Any) -> Any:
         trace = current_trace() if not _DEPTH[0] else None
         if trace is None or trace.sub or not trace.recording:
             return real(*args, **kwargs)
         rec = trace.rec
+        why = user_call_break(name, rec, args, kwargs)
+        if why is not None:  # an output shape that depends on values (`value_shapes`)
+            trace.graph_break(why)
+            return real(*args, **kwargs)
         values = rec.values
         pre = {id(t): values.get(id(t)) for t in instances_in((args, kwargs), Tensor)}
         start = len(rec.graph.nodes)
