@@ -48,10 +48,10 @@ _ndarray = np.ndarray
 class VersionCounter:
     """See NOTE [Version counter]."""
 
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
+    # ``value`` is the class's 0 until the first bump gives a counter its own: creating one (for
+    # every saved output of the forward pass) runs no ``__init__``.
+    __slots__ = ("__dict__",)
+    value = 0
 
 
 # PyTorch warns once per process when float()/complex() reads a tensor that requires grad while

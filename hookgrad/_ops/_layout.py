@@ -86,6 +86,10 @@ def iterator_layout(res: Any, arrays: Any) -> Any:
     if type(res) is not _ndarray or res.ndim < 2 or res.size == 0:
         return res
     shape = res.shape
+    first = arrays[0] if arrays else None
+    if type(first) is _ndarray and first.shape == shape and first.flags.c_contiguous \
+            and res.flags.c_contiguous:
+        return res  # the common case of the branch below, without building its lists
     arrs = [a for a in arrays if type(a) is _ndarray and 0 < a.ndim <= res.ndim]
     if not arrs:
         return res

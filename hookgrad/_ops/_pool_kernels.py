@@ -53,25 +53,29 @@ def max_pool2d(x: Any, k: Pair, s: Pair, p: Pair, d: Pair, ceil_mode: bool) -> t
     width = x.shape[-1]
     padded = _padded(x, k, s, p, d, (oh, ow), -float("inf"))
     eh, ew = (oh - 1) * s[0] + 1, (ow - 1) * s[1] + 1
-    best = off = None
-    for i in range(k[0]):
-        for j in range(k[1]):
-            r0, c0 = i * d[0], j * d[1]
-            # a contiguous copy per tap: ufuncs on the strided view run an order slower
-            view = xp.ascontiguousarray(padded[..., r0 : r0 + eh : s[0], c0 : c0 + ew : s[1]])
-            if best is None:
-                best, off = view, xp.zeros(view.shape, dtype=xp.int64)
-                continue
-            wins = view > best
-            wins |= view != view
-            # arithmetic selects: NumPy's where/copyto(where=) branch per element and run ~100x
-            # slower on random masks; maximum propagates nan like PyTorch
-            best = xp.maximum(best, view)
-            off += wins * (r0 * width + c0 - off)
+    # The winning tap's number per output, in one byte (an int64 offset per tap moved eight
+    # times the memory): the offsets are looked up once at the end
+    taps = [(i * d[0], j * d[1]) for i in range(k[0]) for j in range(k[1])]
+    small = len(taps) <= 127
+    best = win = None
+    for t, (r0, c0) in enumerate(taps):
+        # a contiguous copy per tap: ufuncs on the strided view run an order slower
+        view = xp.ascontiguousarray(padded[..., r0 : r0 + eh : s[0], c0 : c0 + ew : s[1]])
+        if best is None:
+            best, win = view, xp.zeros(view.shape, dtype=np.int8 if small else np.int64)
+            continue
+        wins = view > best
+        wins |= view != view
+        # arithmetic selects: NumPy's where/copyto(where=) branch per element and run ~100x
+        # slower on random masks; maximum propagates nan like PyTorch. Taps come in increasing
+        # order, so the largest winning number is the last tap that won.
+        best = xp.maximum(best, view)
+        xp.maximum(win, xp.multiply(wins, win.dtype.type(t), dtype=win.dtype), out=win)
     if k[0] * k[1] == 1 and xp.may_share_memory(best, x):
         best = best.copy()  # one tap of an unpadded input: a fresh result, never a view of x
     rows = xp.arange(oh).reshape(oh, 1) * s[0] - p[0]
     cols = xp.arange(ow).reshape(1, ow) * s[1] - p[1]
+    off = xp.asarray([r0 * width + c0 for r0, c0 in taps], dtype=np.int64)[win]
     off += rows * width + cols
     return best, off
 

@@ -23,6 +23,7 @@ from hookgrad._backend import namespace_of
 from hookgrad._ops._erf32 import erf_float32, is_plain_float32
 from hookgrad._ops._elementwise import drop, fast_where, quiet, row_major, select_zero
 from hookgrad._ops._layout import iterator_layout
+from hookgrad._ops._max_zero import max_zero
 from hookgrad._ops.activation_backward import (
     elu_backward,
     gelu_backward,
@@ -50,7 +51,7 @@ _PDF_SCALE = (2.0 / math.sqrt(math.pi)) * _SQRT1_2 * 0.5  # 1/sqrt(2*pi)
 _erf = special("erf")
 
 # ---------------------------------------------------------------- relu family
-defop("relu", impl=lambda self: np.maximum(self, 0), saves=("result",),
+defop("relu", impl=max_zero, saves=("result",),  # NOTE [Maximum against a scalar]
       vjp={"self": lambda grad, result, ops: threshold_backward(grad, result, 0, ops)},
       jvp="elementwise")
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._backend import QUIET_RESET, QUIET_SET, QUIET_STATE
 from hookgrad._ops._erf32 import erf_and_square_float32, is_plain_float32
 from hookgrad._ops._layout import iterator_layout
 from hookgrad._ops._elementwise import const, fast_where, quiet, select_zero, zeros
@@ -30,6 +31,9 @@ __all__ = [
     "hardshrink_backward", "softshrink_backward", "sigmoid_backward", "tanh_backward",
     "gelu_backward", "elu_backward", "softplus_backward", "hardswish_backward", "TANH_BACKWARD",
 ]
+
+_ndarray = np.ndarray
+
 
 def _grad_layout(impl: Any) -> Any:
     """`impl` with its result in the layout of PyTorch's ``*_backward`` kernels, which iterate
@@ -156,9 +160,27 @@ _SIGMOID_BW = defop(
          "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)},
     jvp={"grad_output": lambda t, output: sigmoid_backward(t, output),
          "output": lambda t, grad_output, output: t * grad_output * (-2 * output + 1)})
+def _tanh_backward_impl(grad_output: Any, output: Any) -> Any:
+    """``grad_output * (1 - output * output)``; two NumPy arrays of one shape and float dtype
+    share one buffer (same operations, same roundings, one allocation instead of three)."""
+    token = QUIET_SET(QUIET_STATE)  # inline `quiet` and `_grad_layout`: once per tanh node
+    try:
+        if (type(output) is _ndarray and type(grad_output) is _ndarray
+                and output.dtype == grad_output.dtype and output.shape == grad_output.shape
+                and output.ndim and output.dtype.kind == "f"):
+            res = np.multiply(output, output)
+            np.subtract(1, res, out=res)
+            np.multiply(grad_output, res, out=res)
+        else:
+            res = grad_output * (1 - output * output)
+    finally:
+        QUIET_RESET(token)
+    return iterator_layout(res, (grad_output, output))
+
+
 _TANH_BW = defop(
     "tanh_backward",
-    impl=_grad_layout(quiet(lambda grad_output, output: grad_output * (1 - output * output))),
+    impl=_tanh_backward_impl,
     inputs=("grad_output", "output"), saves=("grad_output", "output"),
     vjp={"grad_output": lambda grad, output, ops: tanh_backward(grad, output, ops),
          "output": lambda grad, grad_output, output: grad * -2 * output * grad_output},

@@ -109,8 +109,13 @@ class PrimitiveNode(Node):
             values = {}
             if arrays and plan.saved_as_arrays:
                 for k, s in saved.items():
-                    values[k] = (s.unpack_data(self) if type(s) is SavedTensor
-                                 else saved_arrays(self._unpack(s)))
+                    if type(s) is not SavedTensor:
+                        values[k] = saved_arrays(self._unpack(s))
+                    elif s._is_output and s._vc.value == s._version and s._unpack is None \
+                            and not s._freed:  # `unpack_data`'s common case, inline
+                        values[k] = s._data
+                    else:
+                        values[k] = s.unpack_data(self)
             else:
                 for k, s in saved.items():
                     values[k] = s.unpack(self) if type(s) is SavedTensor else self._unpack(s)

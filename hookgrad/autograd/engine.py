@@ -17,6 +17,13 @@ refer to the innermost task, so a nested pass drains its own callbacks before th
 continues. Grad mode inside a pass equals ``create_graph`` (spec §1.6) and is restored after.
 The no-hooks fast path: a node without hooks costs one ``_has_hooks()`` check; nothing else in
 the loop looks at hook tables.
+
+NOTE [Plain pass]
+A pass without ``inputs=`` (every ``backward()`` of a training loop) and without anomaly mode's
+nan check runs `GraphTask._run_plain`: the same steps as `_run_general` plus `route`, written out
+in one loop (the hook check and the routing of each output inline), because this loop runs once
+per node and a Python call per step costs as much as the step. Any change to the order of work
+in one must be made in the other; the hook, engine-order and accumulation tests run both.
 """
 
 from __future__ import annotations
@@ -185,6 +192,71 @@ class GraphTask:
         return old + new  # type: ignore[operator]
 
     def run(self) -> None:
+        if self.exec_info is None and not (GLOBAL.anomaly and GLOBAL.anomaly_check_nan):
+            self._run_plain()
+        else:
+            self._run_general()
+        self.run_callbacks()
+
+    def _run_plain(self) -> None:
+        """`_run_general` with no ``inputs=`` pruning, no captures and no nan check, with
+        `route` inline (NOTE [Plain pass]): the loop every ``backward()`` of a training step
+        runs, once per node."""
+        heap = self.heap
+        buffers = self.buffers
+        deps = self.deps
+        pop = buffers.pop
+        release = not self.retain_graph
+        pollers = self.pollers  # the list itself: pollers added during the pass are seen
+        while heap:
+            node: Node | None = heapq.heappop(heap).node
+            while node is not None:
+                grads = pop(node, None)
+                if grads is None:
+                    grads = [None] * node._num_slots()
+                if node._has_hooks():
+                    outs = self._run_hooked(node, grads, None)
+                else:
+                    outs = node.apply(tuple(grads))
+                    if release:
+                        node.release_saved()
+                meta = node.input_metadata() if outs else None
+                n_outs = len(outs)
+                ready = None
+                i = 0
+                for nxt, slot in node._next_edges:
+                    if nxt is not None:
+                        remaining = deps[nxt] - 1
+                        deps[nxt] = remaining
+                        g = outs[i] if i < n_outs else None
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt._num_slots()
+                        if g is not None:
+                            if meta is not None:
+                                m = meta[i]
+                                if m is not None and (g._data.shape != m[0]
+                                                      or g._data.dtype != m[1]):
+                                    g = conform(node, i, g, m)
+                            old = buf[slot]
+                            buf[slot] = g if old is None else self.accumulate(old, g)
+                        if remaining == 0:
+                            if ready is not None:
+                                self.push(ready)
+                            ready = nxt
+                    i += 1
+                if ready is not None and heap:
+                    self.push(ready)
+                    ready = None
+                node = ready
+                if pollers:
+                    for poll in pollers:
+                        poll()
+                # Routed: drop the references, so AccumulateGrad can tell that nothing else
+                # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
+                outs = g = old = None
+
+    def _run_general(self) -> None:
         heap = self.heap
         buffers = self.buffers
         plain = self.exec_info is None  # no ``inputs=`` pruning and no captures
@@ -201,7 +273,7 @@ class GraphTask:
                     outs = self.execute(node, grads)
                 elif node._has_hooks():
                     outs = self._run_hooked(node, grads, None)
-                else:  # `execute` without hooks or pruning, inlined: the common case per node
+                else:
                     outs = node.apply(tuple(grads))
                     if release:
                         node.release_saved()
@@ -211,10 +283,7 @@ class GraphTask:
                 if pollers:
                     for poll in pollers:
                         poll()
-                # Routed: drop the reference, so AccumulateGrad can tell that nothing else
-                # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
-                outs = None
-        self.run_callbacks()
+                outs = None  # routed (see `_run_plain`)
 
     def _capture(self, node: Node, grads: list) -> bool:
         """Record captures for ``grad()``; False when the node must not execute."""
