@@ -31,12 +31,19 @@ def run_program(script: str, args: list[str], workdir: str, alias: bool) -> str:
     saved_argv, saved_path, saved_cwd = sys.argv, list(sys.path), os.getcwd()
     out = io.StringIO()
     sys.argv = [path, *args]
-    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, os.path.dirname(path))
     os.chdir(workdir)
     # programs made of several files (model.py, data.py) import them fresh for each library
-    local = {p.stem for p in HERE.glob("*.py")}
+    local = {p.stem for p in Path(path).parent.glob("*.py")}
     for name in local:
         sys.modules.pop(name, None)
+    threads = None
+    if not alias:
+        # one thread: faster for these small programs on a busy machine, and a fixed order of
+        # PyTorch's parallel reductions
+        import torch
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
     try:
         with contextlib.redirect_stdout(out):
             if alias:
@@ -46,6 +53,9 @@ def run_program(script: str, args: list[str], workdir: str, alias: bool) -> str:
             else:
                 runpy.run_path(path, run_name="__main__")
     finally:
+        if threads is not None:
+            import torch
+            torch.set_num_threads(threads)
         for name in local:
             sys.modules.pop(name, None)
         sys.argv, sys.path[:] = saved_argv, saved_path
