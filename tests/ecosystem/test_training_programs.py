@@ -29,7 +29,10 @@ _spec.loader.exec_module(compare)
 PROGRAMS = [
     ("mnist.py", ["--epochs", "1", "--train-size", "32", "--save-model"], True),
     ("mnist_rnn.py", ["--epochs", "1", "--save-model"], True),
+    ("mnist_hogwild.py", [], True),
     ("regression.py", [], False),
+    ("super_resolution.py", ["--nEpochs", "1"], False),
+    ("fast_neural_style.py", ["--epochs", "1"], False),
     ("time_sequence_prediction.py", ["--steps", "1"], False),
     ("vae.py", ["--epochs", "1"], False),
     ("dcgan.py", [], False),
