@@ -47,6 +47,8 @@ PROGRAMS = [
     ("mingpt.py", ["--iters", "6"], True),
     ("makemore.py", ["--steps", "21"], False),
     ("micrograd_check.py", [], False),
+    ("spatial_transformer.py", [], True),
+    ("custom_function.py", [], False),
 ]
 
 
