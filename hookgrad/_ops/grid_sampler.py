@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad._backend import namespace_of
-from hookgrad._functional._ranges import linspace_values
+from hookgrad._ops._ranges import linspace_values
 from hookgrad._dispatch import bind
 from hookgrad._ops import _grid_kernels as K
 from hookgrad._ops.registry import defop

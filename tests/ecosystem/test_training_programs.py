@@ -49,11 +49,15 @@ PROGRAMS = [
     ("micrograd_check.py", [], False),
     ("spatial_transformer.py", [], True),
     ("custom_function.py", [], False),
+    # sparse COO tensors (to_sparse, sparse_coo_tensor, spmm) are out of hookgrad's scope
+    pytest.param("gcn.py", ["--epochs", "5"], True, marks=pytest.mark.xfail(
+        raises=NotImplementedError, strict=True, reason="hookgrad has no sparse layouts")),
 ]
 
 
 @pytest.mark.parametrize(("program", "args", "dropout"), PROGRAMS,
-                         ids=[f"{p}{''.join(a[1:2])}" for p, a, _ in PROGRAMS])
+                         ids=lambda v: v if isinstance(v, str) else "".join(v[1:2])
+                         if isinstance(v, list) else "")
 def test_program_prints_what_pytorch_prints(program, args, dropout, tmp_path):
     load_torch()
     if dropout and not pytorch_bernoulli_is_portable():
