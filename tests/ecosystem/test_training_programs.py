@@ -49,6 +49,9 @@ PROGRAMS = [
     ("micrograd_check.py", [], False),
     ("spatial_transformer.py", [], True),
     ("custom_function.py", [], False),
+    ("bilstm_crf.py", [], False),
+    ("dqn.py", [], False),
+    ("fx_examples.py", [], False),
     # sparse COO tensors (to_sparse, sparse_coo_tensor, spmm) are out of hookgrad's scope
     pytest.param("gcn.py", ["--epochs", "5"], True, marks=pytest.mark.xfail(
         raises=NotImplementedError, strict=True, reason="hookgrad has no sparse layouts")),
