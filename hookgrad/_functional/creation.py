@@ -27,7 +27,7 @@ from hookgrad._dtypes import (
     int64,
     to_dtype,
 )
-from hookgrad._functional import _ranges
+from hookgrad._ops import _ranges
 from hookgrad._functional._views import UNSET, one_spelling
 from hookgrad._memory_format import as_format, check_rank, empty_for, format_name
 from hookgrad._runtime import fill_uninitialized_

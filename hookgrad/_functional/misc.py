@@ -18,6 +18,7 @@ from hookgrad._backend import has_data, namespace_of, to_numpy
 from hookgrad._config import STATE
 from hookgrad._dispatch import bind
 from hookgrad._ops._no_derivative import UNIQUE, UNIQUE_DIM
+from hookgrad._functional.shared_memory import is_shared, share_memory_
 from hookgrad._functional._gather import index_select
 from hookgrad._functional._slicing import diagonal as _diagonal
 from hookgrad._functional.creation import zeros_like
@@ -241,9 +242,9 @@ def cuda(self: Tensor, device: Any = None, non_blocking: bool = False) -> Tensor
 
 
 def _itself(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """For a real CPU tensor ``conj``, ``share_memory_`` and ``pin_memory`` return it unchanged.
+    """For a real CPU tensor ``conj`` and ``pin_memory`` return it unchanged.
 
-    Mirrors: ``torch.Tensor.conj`` / ``share_memory_`` / ``pin_memory`` on CPU real tensors.
+    Mirrors: ``torch.Tensor.conj`` / ``pin_memory`` on CPU real tensors.
     """
     return self
 
@@ -251,5 +252,5 @@ def _itself(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 METHODS = {
     "nonzero": nonzero, "unique": unique, "bincount": bincount, "diag": diag, "trace": trace,
     "repeat_interleave": repeat_interleave, "diff": diff, "type_as": type_as, "cuda": cuda,
-    "share_memory_": _itself, "pin_memory": _itself,
+    "share_memory_": share_memory_, "is_shared": is_shared, "pin_memory": _itself,
 }

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from hookgrad._backend import namespace_of
+from hookgrad._ops._ranges import linspace_values
 from hookgrad._dispatch import bind
 from hookgrad._ops import _grid_kernels as K
 from hookgrad._ops.registry import defop
@@ -84,6 +87,10 @@ def _line(xp: Any, steps: int, align: bool, dtype: Any) -> Any:
     """ATen's ``linspace_from_neg_one``: pixel centres (or corners) in [-1, 1]."""
     if steps <= 1:
         return xp.zeros(1, dtype=dtype)
+    if xp is np:  # PyTorch's linspace kernel, then ``range * (steps - 1) / steps`` in `dtype`
+        line = linspace_values(-1, 1, steps, dtype)
+        kind = np.dtype(dtype).type
+        return line if align else line * kind(steps - 1) / kind(steps)
     line = xp.linspace(-1, 1, steps, dtype=dtype)
     return line if align else line * ((steps - 1) / steps)
 
@@ -101,7 +108,15 @@ def base_grid(xp: Any, size: tuple, align: bool, dtype: Any) -> Any:
 def _affine_impl(theta: Any, size: tuple, align_corners: bool) -> Any:
     xp = namespace_of(theta)
     base = base_grid(xp, size, align_corners, theta.dtype)
-    out = xp.matmul(base[None], xp.swapaxes(theta, 1, 2))
+    if xp is np:
+        # PyTorch's bmm with an inner size of 3 or 4 sums the products left to right, unfused
+        # (x t0 + y t1) + t2; a BLAS matmul may fuse or reorder them, off by an ulp, and a grid
+        # point on a pixel centre then falls on the other side of it for grid_sample's gradient
+        out = base[None, :, None, 0] * theta[:, None, :, 0]
+        for k in range(1, base.shape[1]):
+            out = out + base[None, :, None, k] * theta[:, None, :, k]
+    else:
+        out = xp.matmul(base[None], xp.swapaxes(theta, 1, 2))
     return out.reshape(size[0], *size[2:], len(size) - 2)
 
 

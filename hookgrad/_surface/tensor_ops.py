@@ -25,7 +25,7 @@ from hookgrad.utils import dlpack
 __all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "index_copy", "index_fill",
            "masked_scatter", "is_inference", "detach", "get_device"]
 
-FALSE_PREDICATES = ["is_pinned", "is_shared", "is_ipu", "is_xla", "is_xpu", "is_mps", "is_mtia",
+FALSE_PREDICATES = ["is_pinned", "is_ipu", "is_xla", "is_xpu", "is_mps", "is_mtia",
                     "is_maia", "is_vulkan", "is_distributed", "is_inference"]
 
 

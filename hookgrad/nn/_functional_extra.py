@@ -8,6 +8,7 @@ of hookgrad ops (gradients come from them); reductions take PyTorch's ``reductio
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -209,18 +210,14 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, avg_pool3d, 3)
 
 
-def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, batch_dim: int,
-                     name: str) -> Tensor:
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.dim() not in (batch_dim, batch_dim + 1):
-        raise RuntimeError(f"{name}: Expected {batch_dim}D or {batch_dim + 1}D input, but "
-                           f"received a {input.dim()}D input.")
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """ATen's ``feature_dropout``: one draw per (sample, channel) of dims 0 and 1, whatever the
+    rank (a 2-D input gets one draw per element)."""
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0.0:
         return input
-    batched = input.dim() == batch_dim + 1
-    shape = tuple(input.shape[:2] if batched else input.shape[:1])
-    noise_shape = (*shape, *([1] * (input.dim() - len(shape))))
+    noise_shape = (*input.shape[:2], *([1] * (input.dim() - 2)))
     if p == 1.0:
         mask = C.zeros(noise_shape, dtype=input.dtype)
     else:
@@ -228,22 +225,72 @@ def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool, bat
     return input.mul_(mask) if inplace else input * mask
 
 
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _unbatched_feature_dropout(input: Tensor, p: float, training: bool, inplace: bool,
+                               batched: bool) -> Tensor:
+    if batched:
+        return _feature_dropout(input, p, training, inplace)
+    # an input without a batch dimension is dropped as a batch of one, as PyTorch does
+    out = _feature_dropout(input.unsqueeze_(0) if inplace else input.unsqueeze(0), p,
+                           training, inplace)
+    return out.squeeze_(0) if inplace else out.squeeze(0)
+
+
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
-    """Zero whole channels of (N, C, L) input. Mirrors: ``torch.nn.functional.dropout1d``."""
-    return _channel_dropout(input, p, training, inplace, 2, "dropout1d")
+    """Zero whole channels of (N, C, L) or (C, L) input.
+    Mirrors: ``torch.nn.functional.dropout1d``."""
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, input.dim() == 3)
+
+
+def _rank_warning(name: str, dim: int, spatial: str, allowed: str) -> None:
+    warnings.warn(
+        f"{name}: Received a {dim}-D input to {name}, which is deprecated and will result in "
+        "an error in a future release. To retain the behavior and silence this warning, please "
+        f"use dropout instead. Note that {name} exists to provide channel-wise dropout on "
+        f"inputs with {spatial} spatial dimensions, a channel dimension, and an optional batch "
+        f"dimension (i.e. {allowed} inputs).", stacklevel=3)
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
-    """Zero whole channels of (N, C, H, W) input. Mirrors: ``torch.nn.functional.dropout2d``."""
-    return _channel_dropout(input, p, training, inplace, 3, "dropout2d")
+    """Zero whole channels of (N, C, H, W) input. Mirrors: ``torch.nn.functional.dropout2d``.
+
+    As in PyTorch 2.13, other ranks only warn and every input is taken as batched: a 3-D input
+    is (N, C, L) and a 2-D one (N, C), dropped element by element."""
+    _check_p(p)
+    if input.dim() not in (3, 4):
+        _rank_warning("dropout2d", input.dim(), "2", "3D or 4D")
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
-    """Mirrors: ``torch.nn.functional.dropout3d``."""
-    return _channel_dropout(input, p, training, inplace, 4, "dropout3d")
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input (other ranks warn, and are
+    taken as unbatched). Mirrors: ``torch.nn.functional.dropout3d``."""
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        _rank_warning("dropout3d", input.dim(), "3", "4D or 5D")
+    return _unbatched_feature_dropout(input, p, training, inplace, input.dim() == 5)
 
 
 _ALPHA = 1.7580993408473766  # -SELU scale * alpha: the value dropped units take

@@ -1,6 +1,6 @@
 """``arange`` and ``linspace`` values bit for bit as PyTorch's CPU kernels compute them.
 
-Layer 4 (NumPy only; called by `creation`). NOTE [Range factory rounding]
+Layer 3 (NumPy only; called by `creation` and the affine_grid op). NOTE [Range factory rounding]
 PyTorch fills ranges with one fused multiply-add per element (GCC contracts
 ``start + step * idx`` into an FMA in its AVX2 kernels), and ``arange`` additionally runs a
 vector loop: for every full pair of 32-byte vectors it computes a base ``start + step * idx``
