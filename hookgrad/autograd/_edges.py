@@ -50,7 +50,7 @@ def sync_view(t: Tensor) -> bool:
     if t._requires_grad:
         return True
     base = t._base
-    if base is None or not base._requires_grad or t._data.dtype.kind not in "fc":
+    if base is None or not base._requires_grad or t._data.dtype.kind not in "fcV":
         return False
     t._requires_grad = True
     vc = t._version_counter
@@ -69,7 +69,7 @@ def refresh_view(t: Tensor) -> None:
     if meta is not None and base._requires_grad:
         raise RuntimeError(view_rebase_message(t, meta, indirect=True))
     t._view_version = vc.value
-    if not base._requires_grad or t._data.dtype.kind not in "fc":
+    if not base._requires_grad or t._data.dtype.kind not in "fcV":
         return
     size, stride, offset = strided_geometry(t._data, base._data)
     item = base._data.itemsize
