@@ -53,6 +53,8 @@ _EMPTY: dict = {}
 # vmap's interpreter (hookgrad/_functorch/_batched.py), set while a vmap level is open; it
 # raises `_MODES[0]` too, so the hot path keeps its one check (NOTE [vmap on the door]).
 INTERPRETER: list = [None]
+# CPU autocast's handler while CPU autocast is enabled (it also raises `_MODES[0]` then)
+AUTOCAST: list = [None]
 
 
 def _as_array(res: Any) -> Any:
@@ -92,6 +94,10 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
     if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        if AUTOCAST[0] is not None:  # CPU autocast casts first (hookgrad/amp/_cpu_policy.py)
+            res = AUTOCAST[0](prim, inputs, params, cast)
+            if res is not _pd.MISS:
+                return res
         if INTERPRETER[0] is not None:  # vmap sits above dispatch modes, as in PyTorch
             res = INTERPRETER[0](prim, inputs, params, cast)
             if res is not _pd.MISS:

@@ -32,7 +32,7 @@ def require_float(t: Tensor, kernel: str) -> None:
         kind = t._data.dtype.kind
     except AttributeError:
         raise not_tensor(kernel.split("_cpu")[0].split("Kernel")[0].lower(), t) from None
-    if kind != "f":
+    if kind not in "fV":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(t)}\'')
 
 
