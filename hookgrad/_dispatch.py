@@ -37,6 +37,9 @@ import numpy as np
 from hookgrad._backend import check_same_device
 from hookgrad._config import STATE
 from hookgrad._dtypes import RESTRICTED_NP as _RESTRICTED
+from hookgrad import _bf16_bind as _bf16
+from hookgrad._dtypes import BF16_NP as _BF16_NP
+from hookgrad._dtypes import bfloat16 as _BF16
 from hookgrad._dtypes import check_kernel
 from hookgrad._dtypes import dtype as _dtype
 from hookgrad._ops.registry import Primitive
@@ -50,6 +53,8 @@ _EMPTY: dict = {}
 # vmap's interpreter (hookgrad/_functorch/_batched.py), set while a vmap level is open; it
 # raises `_MODES[0]` too, so the hot path keeps its one check (NOTE [vmap on the door]).
 INTERPRETER: list = [None]
+# CPU autocast's handler while CPU autocast is enabled (it also raises `_MODES[0]` then)
+AUTOCAST: list = [None]
 
 
 def _as_array(res: Any) -> Any:
@@ -89,6 +94,10 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     in the promoted type without a graph node for the cast; the engine casts gradients back).
     """
     if _MODES[0]:  # --- a TorchDispatchMode is pushed somewhere (utils/_python_dispatch.py)
+        if AUTOCAST[0] is not None:  # CPU autocast casts first (hookgrad/amp/_cpu_policy.py)
+            res = AUTOCAST[0](prim, inputs, params, cast)
+            if res is not _pd.MISS:
+                return res
         if INTERPRETER[0] is not None:  # vmap sits above dispatch modes, as in PyTorch
             res = INTERPRETER[0](prim, inputs, params, cast)
             if res is not _pd.MISS:
@@ -99,30 +108,33 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     try:  # free unless raised (3.11): a non-tensor input is PyTorch's TypeError, not ours
         # (NOTE [Restricted kernels]: one set lookup on the first operand's dtype)
         if cast is not None:
-            arrays = _arrays(inputs, cast)
-            if arrays[0].dtype in _RESTRICTED:
-                check_kernel(prim.name, arrays[0].dtype)
-            if len(arrays) > 1:
-                _same_device(arrays)
-            res = prim.impl(*arrays, **params)
+            if cast is _BF16:  # NOTE [bfloat16]: computed in float32, rounded
+                res = _bf16.run(prim, inputs, params, cast, _cast)
+            else:
+                arrays = _arrays(inputs, cast)
+                if arrays[0].dtype in _RESTRICTED:
+                    check_kernel(prim.name, arrays[0].dtype)
+                if len(arrays) > 1:
+                    _same_device(arrays)
+                res = prim.impl(*arrays, **params)
         elif len(inputs) == 1:  # the common arities spelled out: no list built per call
             a = inputs[0]._data
             if a.dtype in _RESTRICTED:
-                check_kernel(prim.name, a.dtype)
-            res = prim.impl(a, **params)
+                res = _restricted(prim, inputs, params)
+            else:
+                res = prim.impl(a, **params)
         elif len(inputs) == 2:
             a, b = inputs[0]._data, inputs[1]._data
             if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
                 check_same_device((a, b))
-            if a.dtype in _RESTRICTED:
-                check_kernel(prim.name, a.dtype)
-            res = prim.impl(a, b, **params)
+            if a.dtype in _RESTRICTED or b.dtype is _BF16_NP:
+                res = _restricted(prim, inputs, params)
+            else:
+                res = prim.impl(a, b, **params)
         else:
             arrays = [t._data for t in inputs]
             _same_device(arrays)
-            if arrays and arrays[0].dtype in _RESTRICTED:
-                check_kernel(prim.name, arrays[0].dtype)
-            res = prim.impl(*arrays, **params)
+            res = _restricted(prim, inputs, params)
     except AttributeError:
         reject_non_tensors(prim, inputs)
         raise
@@ -140,6 +152,18 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
     for rec in STATE.recorders:
         rec.record(prim, inputs, params, outs, cast)
     return outs[0] if single else outs
+
+
+def _restricted(prim: Primitive, inputs: tuple, params: dict) -> Any:
+    """`prim`'s result on operands of which one may be bfloat16 (NOTE [bfloat16] in
+    _bf16_bind.py) or the first one of a dtype with few kernels (NOTE [Restricted kernels])."""
+    arrays = [t._data for t in inputs]
+    for a in arrays:
+        if a.dtype is _BF16_NP:
+            return _bf16.run(prim, inputs, params, None, _cast)
+    if arrays and arrays[0].dtype in _RESTRICTED:
+        check_kernel(prim.name, arrays[0].dtype)
+    return prim.impl(*arrays, **params)
 
 
 def reject_non_tensors(prim: Primitive, inputs: tuple) -> None:
@@ -171,7 +195,7 @@ def mark_views(src: Tensor, outs: tuple, prim: Primitive, params: dict) -> None:
         out._version_counter = vc
         out._view_chain = chain + ((prim, params, i),)
         out._view_version = vc.value
-        if no_graph and out._data.dtype.kind in "fc":
+        if no_graph and out._data.dtype.kind in "fcV":  # V: bfloat16
             out._requires_grad = True
             out._view_no_graph = True
 
@@ -230,7 +254,10 @@ def bind_inplace(
     if tdata.dtype in _RESTRICTED:
         check_kernel(prim.name, tdata.dtype)
     try:
-        res = prim.impl(*_arrays(inputs, cast), **params)
+        if cast is _BF16 or any(t._data.dtype is _BF16_NP for t in inputs):  # NOTE [bfloat16]
+            res = _bf16.run(prim, inputs, params, cast, _cast)
+        else:
+            res = prim.impl(*_arrays(inputs, cast), **params)
     except AttributeError:
         reject_non_tensors(prim, inputs)
         raise

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from hookgrad._config import GLOBAL
@@ -89,9 +90,14 @@ complex128 = dtype("complex128", np.complex128, _COMPLEX, "ComplexDoubleTensor")
 uint16 = dtype("uint16", np.uint16, _INT, "UInt16Tensor")
 uint32 = dtype("uint32", np.uint32, _INT, "UInt32Tensor")
 uint64 = dtype("uint64", np.uint64, _INT, "UInt64Tensor")
+# NOTE [bfloat16]: arrays of ml_dtypes' NumPy extension dtype (2 bytes, round to nearest even
+# on every cast into it); `bind` computes on them in float32 and rounds the result back.
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, "BFloat16Tensor")
 
 ALL_DTYPES = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_, complex64,
-              complex128, uint16, uint32, uint64)
+              complex128, uint16, uint32, uint64, bfloat16)
+# the NumPy dtype of bfloat16 arrays (kind "V": NumPy's own floating checks do not see it)
+BF16_NP = bfloat16.np
 WIDE_UNSIGNED = (uint16, uint32, uint64)
 _REAL_OF = {"complex64": float32, "complex128": float64}
 _COMPLEX_OF = {"float32": complex64, "float64": complex128}
@@ -206,6 +212,8 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
         return complex128 if wide >= 16 else complex64
     if a.category != b.category:
         return a if a.category > b.category else b
+    if a.itemsize == 2 and b.itemsize == 2 and a.category == _FLOAT:
+        return float32  # float16 and bfloat16: neither holds the other's values
     if a.category == _INT and {a.name, b.name} == {"uint8", "int8"}:
         return int16
     if a.name == "uint8":
@@ -415,7 +423,7 @@ COMPLEX_MISSING: dict[str, tuple[type, str]] = {
 }
 _WIDE_NP = frozenset(d.np for d in WIDE_UNSIGNED)
 # the first operand dtypes `bind` checks (one set lookup per call: NOTE [Restricted kernels])
-RESTRICTED_NP = _WIDE_NP | {complex64.np, complex128.np}
+RESTRICTED_NP = _WIDE_NP | {complex64.np, complex128.np, BF16_NP}
 
 
 def check_kernel(name: str, np_dtype: Any) -> None:

@@ -9,11 +9,8 @@ and older tools still call them: no argument gives an empty 1-D tensor, integers
 the class's dtype (``torch.Tensor`` uses the default dtype). Only ``device=`` is accepted as a
 keyword, as in PyTorch. ``isinstance(t, torch.FloatTensor)`` is true for float32 tensors.
 
-NOTE [bfloat16]
-NumPy has no bfloat16, so `bfloat16` is a dtype object whose storage is float32 (the values are
-*widened*, not rounded to 8 mantissa bits). A tensor created with ``dtype=torch.bfloat16`` holds
-float32 numbers and reports ``dtype == torch.float32``; code that only passes the dtype through
-(autocast settings, dtype tables in tools) works, code that relies on bfloat16 rounding does not.
+``torch.bfloat16`` itself lives in `hookgrad._dtypes` (a real 2-byte dtype, NOTE [bfloat16] in
+`hookgrad._dispatch`); it is re-exported here with its legacy class ``BFloat16Tensor``.
 """
 
 from __future__ import annotations
@@ -21,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad._dtypes import (
-    _FLOAT,
     Size,
+    bfloat16,
     bool_,
     dtype,
     float16,
@@ -45,9 +42,6 @@ __all__ = [
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "BFloat16Tensor", "install",
     "layout", "strided", "is_complex", "typename",
 ]
-
-bfloat16 = dtype("bfloat16", float32.np, _FLOAT, "BFloat16Tensor")  # NOTE [bfloat16]
-
 
 class memory_format:  # noqa: N801 - torch.memory_format is public API
     """A tensor memory layout tag (hookgrad arrays are always row-major; the tag is accepted).

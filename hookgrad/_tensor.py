@@ -39,7 +39,7 @@ import numpy as np
 from hookgrad import _backend
 from hookgrad import _meta  # noqa: F401 - registers the ``meta`` backend (NOTE [Meta backend])
 from hookgrad._config import STATE
-from hookgrad._dtypes import Size, dtype, from_numpy_dtype, legacy_dtype
+from hookgrad._dtypes import BF16_NP, Size, dtype, from_numpy_dtype, legacy_dtype
 from hookgrad._memory_format import format_name, is_contiguous_as
 
 _ndarray = np.ndarray
@@ -127,7 +127,7 @@ class Tensor:
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
                             "Tensor is not possible. Make sure your class inherits from Tensor.")
-        if require_grad and data._data.dtype.kind not in "fc":
+        if require_grad and data._data.dtype.kind not in "fcV":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
         t = cls._make(data._data, bool(require_grad))
@@ -230,7 +230,7 @@ class Tensor:
         return self.device.type == "meta"
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"  # V: bfloat16
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
@@ -294,7 +294,7 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         if type(value) is not bool:
             raise RuntimeError("requires_grad must be a bool")
-        if value and self._grad_fn is None and self._data.dtype.kind not in "fc":
+        if value and self._grad_fn is None and self._data.dtype.kind not in "fcV":
             # the setter and requires_grad_() word this differently in PyTorch
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
@@ -314,7 +314,7 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if requires_grad and self._data.dtype.kind not in "fc":
+        if requires_grad and self._data.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if self._view_no_graph:
             # it requires grad through its base whatever its own flag says; asking for grad
@@ -449,6 +449,8 @@ class Tensor:
             if dev.type != "cpu":
                 raise TypeError(f"can't convert {dev} device type tensor to numpy. Use "
                                 "Tensor.cpu() to copy the tensor to host memory first.")
+        if self._data.dtype is BF16_NP:  # NumPy has no bfloat16 of its own (NOTE [bfloat16])
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return _backend.to_numpy(self._data)
 
     def item(self) -> Any:

@@ -26,6 +26,7 @@ import numpy as np
 
 from hookgrad import _backend
 from hookgrad._config import GLOBAL
+from hookgrad._dtypes import BF16_NP
 from hookgrad._tensor import STATE_HOOKS, Tensor
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
@@ -234,6 +235,8 @@ def _array_str(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -
 def _tensor_str(arr: np.ndarray, indent: int) -> str:
     if arr.size == 0:
         return "[]"
+    if arr.dtype is BF16_NP:  # printed from its exact float32 values, as PyTorch does
+        arr = arr.astype(np.float32)
     summarize = arr.size > PRINT_OPTS.threshold
     values = _summarized_values(arr) if summarize else arr
     fmt = _ComplexFormatter(values) if arr.dtype.kind == "c" else _Formatter(values)

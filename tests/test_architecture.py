@@ -27,7 +27,7 @@ LAYERS: dict[str, int] = {
     "hookgrad._ops.registry": 1, "hookgrad._ops._shapes": 1, "hookgrad._dtypes": 1,
     "hookgrad._backend": 1, "hookgrad._meta.": 1, "hookgrad._meta": 1,
     "hookgrad.return_types": 1, "hookgrad._memory_format": 1,
-    "hookgrad._tensor": 2, "hookgrad._dispatch": 2, "hookgrad._storage_layout": 2,
+    "hookgrad._tensor": 2, "hookgrad._dispatch": 2, "hookgrad._bf16_bind": 2, "hookgrad._storage_layout": 2,
     "hookgrad._storage": 2,
     "hookgrad._ops.": 3, "hookgrad._ops": 3,
     "hookgrad._functional.": 4, "hookgrad._functional": 4, "hookgrad._tensor_methods": 4,

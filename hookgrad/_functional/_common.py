@@ -10,7 +10,9 @@ from hookgrad._backend import namespace_of
 from hookgrad._config import GLOBAL
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import (
+    bfloat16,
     default_complex_dtype,
+    float32,
     dtype,
     from_numpy_dtype,
     result_type_of,
@@ -82,7 +84,7 @@ def binary(prim: Primitive, a: Any, b: Any, params: dict | None = None,
         if isinstance(b, Tensor):
             if da.shape != b._data.shape:
                 check_broadcast(da.shape, b._data.shape)
-            if da.dtype == b._data.dtype and (not float_result or da.dtype.kind == "f"):
+            if da.dtype == b._data.dtype and (not float_result or da.dtype.kind in "fV"):
                 return bind(prim, (a, b), p)
         elif (type(b) is float or type(b) is int) and da.dtype.kind == "f" and (
                 not a._wrapped_number):
@@ -115,8 +117,10 @@ def _promoted(prim: Primitive, a: Any, b: Any, p: dict, float_result: bool) -> T
     rt = result_type(a, b)
     if float_result and not (rt.is_floating_point or rt.is_complex):
         rt = GLOBAL.default_dtype
-    ta = a if isinstance(a, Tensor) else wrap_scalar(a, rt, like)
-    tb = b if isinstance(b, Tensor) else wrap_scalar(b, rt, like)
+    # a Python number meets a bfloat16 tensor at float32 precision, unrounded (NOTE [bfloat16])
+    st = float32 if rt is bfloat16 else rt
+    ta = a if isinstance(a, Tensor) else wrap_scalar(a, st, like)
+    tb = b if isinstance(b, Tensor) else wrap_scalar(b, st, like)
     cast = rt if (ta._data.dtype != rt.np or tb._data.dtype != rt.np) else None
     return bind(prim, (ta, tb), p, cast)
 
@@ -128,6 +132,6 @@ def unary_float(prim: Primitive, x: Tensor, params: dict | None = None) -> Tenso
         kind = x._data.dtype.kind
     except AttributeError:
         raise not_tensor(prim.name, x) from None
-    if kind == "f" or kind == "c":
+    if kind in "fcV":
         return bind(prim, (x,), p)
     return bind(prim, (x,), p, GLOBAL.default_dtype)

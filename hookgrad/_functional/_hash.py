@@ -38,7 +38,7 @@ def hash_tensor(input: Tensor, dim: Any = None, *, keepdim: bool = False,
         if data.shape[d] == 0:
             raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
     kind = data.dtype.kind
-    wide = data.astype(np.float64 if kind in "fc" else np.int64)
+    wide = data.astype(np.float64 if kind in "fcV" else np.int64)
     bits = np.ascontiguousarray(wide).view(np.uint64)
     out = np.bitwise_xor.reduce(bits, axis=axes, keepdims=keepdim)
     return Tensor._make(np.asarray(out, dtype=np.uint64))

@@ -210,7 +210,7 @@ def sigmoid(input: Tensor) -> Tensor:
         kind = input._data.dtype.kind
     except AttributeError:
         raise not_tensor("sigmoid", input) from None
-    if kind == "f" or kind == "c":
+    if kind in "fcV":
         return bind(P["sigmoid"], (input,))
     return bind(P["sigmoid"], (input,), _EMPTY, GLOBAL.default_dtype)
 

@@ -101,7 +101,7 @@ def _record_abs(t: Tensor) -> Tensor:
 @tensor_arguments
 def isfinite(input: Tensor) -> Tensor:
     """Mirrors: ``torch.isfinite`` (PyTorch's ``(x == x) & (x.abs() != inf)`` for floats)."""
-    if input._data.dtype.kind in "fc" and _tracked(input):
+    if input._data.dtype.kind in "fcV" and _tracked(input):
         _record_abs(input)
     return bind(P["isfinite"], (input,))
 
@@ -116,7 +116,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"{type_name(input)} did not match {type_name(other)}")
     check_broadcast(input._data.shape, other._data.shape)  # PyTorch's RuntimeError
     params = {"rtol": rtol, "atol": atol, "equal_nan": equal_nan}
-    if input._data.dtype.kind in "fc" and _tracked(input, other):
+    if input._data.dtype.kind in "fcV" and _tracked(input, other):
         # the pack calls of PyTorch's composite: |rtol * other|, |input - other| and the
         # isfinite() of the latter
         _record_abs(other * rtol)  # type: ignore[operator]
@@ -150,8 +150,8 @@ def _bitwise(name: str) -> Any:
     def fn(input: Any, other: Any) -> Tensor:
         (a, b), cast = promote(input, other)
         kind = (cast.np if cast is not None else a._data.dtype).kind
-        if kind == "f":
-            bad = a if a._data.dtype.kind == "f" else b
+        if kind in "fV":
+            bad = a if a._data.dtype.kind in "fV" else b
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{type_name(bad)}\'')
         return bind(prim, (a, b), _EMPTY, cast)
 
@@ -167,7 +167,7 @@ bitwise_xor = _bitwise("bitwise_xor")
 
 def bitwise_not(input: Tensor) -> Tensor:
     """Mirrors: ``torch.bitwise_not`` (``~`` on bool is logical not)."""
-    if input._data.dtype.kind == "f":
+    if input._data.dtype.kind in "fV":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bind(P["bitwise_not"], (input,))
@@ -178,7 +178,7 @@ def _bitwise_inplace(name: str) -> Any:
 
     def fn(self: Tensor, other: Any) -> Tensor:
         (a, b), cast = promote(self, other)
-        if (cast.np if cast is not None else a._data.dtype).kind == "f":
+        if (cast.np if cast is not None else a._data.dtype).kind in "fV":
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{type_name(self)}\'')
         return bind_inplace(prim, self, (a, b), _EMPTY, cast)
 

@@ -40,7 +40,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     k = _order(n)
     if not isinstance(input, Tensor):
         raise not_tensor("polygamma", input, pos=2)
-    cast = None if input._data.dtype.kind in "fc" else GLOBAL.default_dtype
+    cast = None if input._data.dtype.kind in "fcV" else GLOBAL.default_dtype
     return bind(P["polygamma"], (input,), {"n": k}, cast)
 
 
@@ -63,7 +63,7 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
         raise not_tensor("mvlgamma", input)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    cast = None if input._data.dtype.kind in "fc" else GLOBAL.default_dtype
+    cast = None if input._data.dtype.kind in "fcV" else GLOBAL.default_dtype
     return bind(P["mvlgamma"], (input,), {"p": int(p)}, cast)
 
 

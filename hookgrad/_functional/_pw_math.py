@@ -142,7 +142,7 @@ arctan2 = atan2
 
 # ---------------------------------------------------------------- lerp / addcmul / addcdiv
 def _lerp_args(input: Tensor, end: Tensor, weight: Any) -> tuple[Any, tuple, dict]:
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise NotImplementedError(
             f'"lerp_kernel_scalar" not implemented for \'{type_name(input)}\'')
     for name, t in (("end", end), ("weight", weight)):

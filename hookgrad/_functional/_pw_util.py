@@ -32,7 +32,7 @@ def require_float(t: Tensor, kernel: str) -> None:
         kind = t._data.dtype.kind
     except AttributeError:
         raise not_tensor(kernel.split("_cpu")[0].split("Kernel")[0].lower(), t) from None
-    if kind != "f":
+    if kind not in "fV":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(t)}\'')
 
 
@@ -85,7 +85,7 @@ def scalar_cast(t: Tensor, *scalars: Any) -> Any:
 
 def float_cast(t: Tensor) -> Any:
     """Cast for ops that compute in floating point: ints and bools go to the default dtype."""
-    return None if t._data.dtype.kind in "fc" else GLOBAL.default_dtype
+    return None if t._data.dtype.kind in "fcV" else GLOBAL.default_dtype
 
 
 def _mirrors(name: str, summary: str, torch_name: str | None) -> str:
@@ -102,7 +102,7 @@ def float_unary(name: str, summary: str, prim: str | None = None,
             kind = input._data.dtype.kind
         except AttributeError:
             raise not_tensor(name, input) from None
-        if kind == "f" or kind == "c":
+        if kind in "fcV":
             return bind(p, (input,))
         return bind(p, (input,), _EMPTY, GLOBAL.default_dtype)
 

@@ -3,9 +3,8 @@
 Mirrors: ``torch.Tensor.view(dtype)``. As in PyTorch the result shares memory and the version
 counter with `self` but is not an autograd view and never requires grad (the op is not
 differentiable); with a different element size the last dim must have stride 1 and is scaled,
-and PyTorch's RuntimeErrors name what is not divisible. hookgrad stores ``bfloat16`` widened to
-float32 (NOTE [bfloat16] in _legacy.py), so a view to or from it raises instead of returning
-wrong bytes.
+and PyTorch's RuntimeErrors name what is not divisible. ``bfloat16`` arrays hold PyTorch's
+2-byte bit patterns (NOTE [bfloat16] in _bf16_bind.py), so views to and from it are exact.
 """
 
 from __future__ import annotations
@@ -18,9 +17,6 @@ from hookgrad._tensor import Tensor
 def view_dtype(self: Tensor, dt: Any) -> Tensor:
     """`self`'s memory as `dt` (see the module docstring)."""
     src = self._data
-    if "bfloat16" in (dt.name, self.dtype.name) and dt is not self.dtype:
-        raise RuntimeError("hookgrad stores bfloat16 widened to float32, so its bytes cannot be "
-                           f"viewed as {dt.scalar_type} (or the reverse)")
     old, new = src.dtype.itemsize, dt.np.itemsize
     if old != new:
         what = (f"to view {self.dtype.scalar_type} as {dt.scalar_type} (different element "

@@ -319,7 +319,7 @@ def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tenso
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or "
                                f"'floor' but found '{rounding_mode}'")
         return bind_inplace(P["div_mode"], self, (a, b), {"rounding_mode": rounding_mode}, cast)
-    if (cast.np if cast is not None else a._data.dtype).kind not in "fc":
+    if (cast.np if cast is not None else a._data.dtype).kind not in "fcV":
         cast = GLOBAL.default_dtype
     return bind_inplace(P["div"], self, (a, b), _EMPTY, cast)
 
@@ -334,7 +334,7 @@ def neg_(self: Tensor) -> Tensor:
 def exp_(self: Tensor) -> Tensor:
     """Mirrors: ``torch.Tensor.exp_``."""
     cast = None
-    if self._data.dtype.kind not in "fc":
+    if self._data.dtype.kind not in "fcV":
         cast = GLOBAL.default_dtype
     return bind_inplace(P["exp"], self, (self,), _EMPTY, cast)
 

@@ -78,7 +78,7 @@ def _like_device(t: Tensor, device: Any) -> Any:
 def _finish(arr: Any, requires_grad: bool) -> Tensor:
     t = Tensor._make(arr)
     if requires_grad:
-        if arr.dtype.kind not in "fc":
+        if arr.dtype.kind not in "fcV":
             raise RuntimeError(_REQUIRES_GRAD_ERROR)
         t._requires_grad = True
     return t

@@ -13,6 +13,7 @@ import operator
 from typing import Any
 
 from hookgrad._ops._checks import tensor_arguments
+from hookgrad import _dispatch
 from hookgrad._dispatch import bind
 from hookgrad._dtypes import to_dtype
 from hookgrad._functional._common import binary
@@ -30,12 +31,13 @@ __all__ = ["matmul", "mm", "bmm", "dot", "inner", "mv", "outer", "ger", "addmm",
 _CPP_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
     "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-    "bool": "bool",
+    "bool": "bool", "bfloat16": "c10::BFloat16",
 }
 
 
 def _same_dtype(a: Tensor, b: Tensor, m1: str = "m1", m2: str = "m2") -> None:
-    if a._data.dtype != b._data.dtype:
+    # (under CPU autocast the primitive's inputs are cast to one dtype first: AUTOCAST)
+    if a._data.dtype != b._data.dtype and _dispatch.AUTOCAST[0] is None:
         raise RuntimeError(
             f"expected {m1} and {m2} to have the same dtype, but got: "
             f"{_CPP_NAMES[a.dtype.name]} != {_CPP_NAMES[b.dtype.name]}"
@@ -166,7 +168,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
     _same_dtype(mat1, mat2, "mat1", "mat2")
     _check_expandable(input._data.shape, (n, p))
-    if input._data.dtype != mat1._data.dtype:
+    if input._data.dtype != mat1._data.dtype and _dispatch.AUTOCAST[0] is None:
         raise RuntimeError(
             f"self and mat2 must have the same dtype, but got {input.dtype.scalar_type} and "
             f"{mat2.dtype.scalar_type}"
@@ -329,7 +331,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
 
     Mirrors: ``torch.linalg.vector_norm`` (``LinalgVectorNormBackward0``).
     """
-    if x._data.dtype.kind not in "fc":
+    if x._data.dtype.kind not in "fcV":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             + x.dtype.scalar_type

@@ -29,7 +29,7 @@ def _softmax_like(name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
         )
     ndim = input._data.ndim
     d = normalize_dim(operator.index(dim), ndim)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         if input._data.size == 0:  # ATen returns before dispatching on the dtype
             return Tensor._make(input._data.copy())
         kernel = "lastdim_kernel_impl" if d == max(ndim - 1, 0) else "kernel_impl"

@@ -23,6 +23,7 @@ import functools
 import os
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from hookgrad._ops.complex_ops import view_as_complex_array
@@ -288,7 +289,7 @@ def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Genera
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_g(from_)} > to={_g(to)}")
-    limit = float(np.finfo(d.np).max)
+    limit = float(ml_dtypes.finfo(d.np).max)
     for name, value in (("from", from_), ("to", to)):
         if not -limit <= value <= limit:
             raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[d.name]}")
@@ -357,7 +358,7 @@ def _broadcast_to_self(arr: np.ndarray, shape: tuple) -> np.ndarray:
 def _digits_max(d: _dtype) -> int:
     """Largest value ``random_()`` draws: the dtype max, or 2**digits for floats."""
     if d.is_floating_point:
-        return 2 ** (np.finfo(d.np).nmant + 1)
+        return 2 ** (ml_dtypes.finfo(d.np).nmant + 1)
     return 1 if d.name == "bool" else int(np.iinfo(d.np).max)
 
 
@@ -365,7 +366,7 @@ def _check_bound(value: int, d: _dtype, what: str) -> None:
     if not -(2**63) <= value < 2**63:
         raise ValueError("Overflow when unpacking long long")
     if d.is_floating_point:
-        lo, hi = -float(np.finfo(d.np).max), float(np.finfo(d.np).max)
+        lo, hi = -float(ml_dtypes.finfo(d.np).max), float(ml_dtypes.finfo(d.np).max)
     elif d.name == "bool":
         lo, hi = 0, 1
     else:
@@ -376,7 +377,7 @@ def _check_bound(value: int, d: _dtype, what: str) -> None:
     if d.is_floating_point and not -digits <= value <= digits:
         import warnings
 
-        bits = np.finfo(d.np).nmant + 1
+        bits = ml_dtypes.finfo(d.np).nmant + 1
         warnings.warn(f"{what} is out of bounds [-(2^{bits}), 2^{bits}]. Due to precision "
                       f"limitations {_CPP_NAMES[d.name]} can support discrete uniform "
                       "distribution only within this range. This warning will become an error "

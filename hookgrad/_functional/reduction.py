@@ -239,7 +239,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     Mirrors: ``torch.logsumexp`` (``LogsumexpBackward0``).
     """
     params = {"dim": reduce_dims(dim, input._data.ndim) or None, "keepdim": keepdim}
-    if input._data.dtype.kind in "fc":
+    if input._data.dtype.kind in "fcV":
         return bind(P["logsumexp"], (input,), params)
     return bind(P["logsumexp"], (input,), params, GLOBAL.default_dtype)
 

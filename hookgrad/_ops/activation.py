@@ -164,7 +164,8 @@ def _gelu_impl(self: Any, approximate: str = "none") -> Any:
             # gives NaN for +inf, its scalar loop inf
             out[np.isposinf(self)] = np.nan
         return out
-    return self * 0.5 * (1 + _erf(self * _SQRT1_2))
+    # (scipy's erf widens float16 to float64: the result keeps the input's dtype)
+    return (self * 0.5 * (1 + _erf(self * _SQRT1_2))).astype(self.dtype, copy=False)
 
 
 defop("gelu", impl=_gelu_impl, params=("approximate",), saves=("self",),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from hookgrad._backend import namespace_of, to_numpy
@@ -213,7 +214,7 @@ def _logcumsumexp_grad(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> 
     """ATen's logcumsumexp_backward: the positive and negative parts of `grad` in log space."""
     if grad.numel() == 0 or grad.dim() == 0:
         return grad
-    lowest = Tensor._make(np.array(np.finfo(grad._data.dtype).min, dtype=grad._data.dtype))
+    lowest = Tensor._make(np.array(ml_dtypes.finfo(grad._data.dtype).min, dtype=grad._data.dtype))
     log_abs = grad.abs().log()  # type: ignore[attr-defined]
     pos = bind(P["where"], ((grad > 0), log_abs, lowest), {})  # type: ignore[operator]
     neg = bind(P["where"], ((grad < 0), log_abs, lowest), {})  # type: ignore[operator]

@@ -2,7 +2,7 @@
 
 * `_errors`: the exception types and PyTorch's weights-only error texts;
 * `_files`: opening what ``load`` is given (regular files only, bounded streams);
-* `_dtypes_map`: PyTorch storage type names <-> hookgrad dtypes (bfloat16 widening);
+* `_dtypes_map`: PyTorch storage type names <-> hookgrad dtypes ;
 * `_rebuild`: hookgrad versions of ``torch._utils._rebuild_*`` and friends;
 * `_allowlist`: the weights-only allowlist (defaults and ``add_safe_globals``);
 * `_weights_unpickler`: the restricted unpickler (``weights_only=True``);

@@ -2,9 +2,9 @@
 
 A ``torch.save`` pickle names each storage's element type either by a legacy storage class
 (``torch.FloatStorage``) or, for dtypes added later, by the dtype itself (``torch.uint16``).
-hookgrad has the dtypes of `hookgrad._dtypes.ALL_DTYPES`; ``bfloat16`` storages are
-widened exactly to ``float32`` on load (a bfloat16 is the upper half of a float32); any other
-dtype hookgrad lacks (complex32, float8, quantized) is refused with its name.
+hookgrad has the dtypes of `hookgrad._dtypes.ALL_DTYPES` (``bfloat16`` included: its storages
+load and save as the same 2-byte bit patterns); any dtype hookgrad lacks (complex32, float8,
+quantized) is refused with its name.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class StorageType:
 
 
 class ForeignDtype:
-    """A PyTorch dtype hookgrad has no tensors of (``torch.bfloat16``, ``torch.complex64``...)."""
+    """A PyTorch dtype hookgrad has no tensors of (``torch.complex32``, ``torch.qint8``...)."""
 
     __slots__ = ("name",)
 
@@ -55,7 +55,7 @@ _LEGACY_STORAGES = {
 STORAGE_NAMES = {name: StorageType(name, dt) for name, dt in _LEGACY_STORAGES.items()}
 _NAME_OF_DTYPE = {dt: name for name, dt in _LEGACY_STORAGES.items()}
 
-_FOREIGN = ("bfloat16", "complex32", "complex64", "complex128", "uint16", "uint32", "uint64",
+_FOREIGN = ("complex32", "complex64", "complex128", "uint16", "uint32", "uint64",
             "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
             "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2",
             "quint2x4", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "cfloat", "cdouble",
@@ -87,11 +87,11 @@ def storage_dtype(storage_type: Any) -> str:
 def decode_storage(raw: np.ndarray, dtype_name: str, byteorder: str) -> np.ndarray:
     """The flat elements of a storage from its raw bytes (``uint8``), in native byte order.
 
-    bfloat16 is widened to float32; dtypes hookgrad lacks raise `TypeError`.
+    Dtypes hookgrad lacks raise `TypeError`.
     """
-    if dtype_name == "bfloat16":
-        half = raw.view("<u2" if byteorder == "little" else ">u2")
-        return (half.astype(np.uint32) << 16).view(np.float32)
+    if dtype_name == "bfloat16":  # (ml_dtypes' dtype has no byte-order variants)
+        half = raw.view("<u2" if byteorder == "little" else ">u2").astype(np.uint16)
+        return half.view(_dtypes.BF16_NP)
     own = _OWN.get(dtype_name)
     if own is None:
         raise TypeError(f"hookgrad has no {dtype_name} dtype, so it cannot load that storage")
@@ -101,8 +101,8 @@ def decode_storage(raw: np.ndarray, dtype_name: str, byteorder: str) -> np.ndarr
 
 
 def readable(dtype_name: str) -> bool:
-    """Whether hookgrad can load storages of this torch dtype (its own, or bfloat16 widened)."""
-    return dtype_name in _OWN or dtype_name == "bfloat16"
+    """Whether hookgrad can load storages of this torch dtype (one of its own)."""
+    return dtype_name in _OWN
 
 
 def itemsize(dtype_name: str) -> int:
@@ -110,6 +110,6 @@ def itemsize(dtype_name: str) -> int:
     own = _OWN.get(dtype_name)
     if own is not None:
         return own.itemsize
-    sizes = {"bfloat16": 2, "complex32": 4, "complex64": 8, "complex128": 16, "uint16": 2,
+    sizes = {"complex32": 4, "complex64": 8, "complex128": 16, "uint16": 2,
              "uint32": 4, "uint64": 8, "qint32": 4}
     return sizes.get(dtype_name, 1)

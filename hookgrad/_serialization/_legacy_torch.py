@@ -52,8 +52,7 @@ class _Storages:
             if nbytes > self.budget:
                 raise Malformed(f"a storage of {nbytes} bytes is more than the file holds")
             self.budget -= nbytes
-            probe = _dtypes_map.decode_storage(np.zeros(0, np.uint8), dtype_name, "little") \
-                if dtype_name != "bfloat16" else np.zeros(0, np.float32)
+            probe = _dtypes_map.decode_storage(np.zeros(0, np.uint8), dtype_name, "little")
             flat = np.zeros(numel, probe.dtype)
             self.entries[key] = (flat, dtype_name, str(location))
         return new_storage(self.entries[key][0])

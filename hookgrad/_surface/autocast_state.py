@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad.amp.autocast_mode import STATE, set_enabled
+from hookgrad.amp import _cpu_policy
+from hookgrad.amp.autocast_mode import STATE, set_enabled, sync_cpu
 
 __all__ = [
     "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
@@ -42,6 +43,7 @@ def get_autocast_dtype(device_type: str) -> Any:
 def set_autocast_dtype(device_type: str, dtype: Any) -> None:
     """Mirrors: ``torch.set_autocast_dtype``."""
     STATE["dtype"][device_type] = dtype
+    sync_cpu()
 
 
 def _device(dev: str) -> tuple:
@@ -75,7 +77,8 @@ _, _, get_autocast_gpu_dtype, set_autocast_gpu_dtype = _device("cuda")
 
 
 def clear_autocast_cache() -> None:
-    """No cast cache exists. Mirrors: ``torch.clear_autocast_cache``."""
+    """Drop CPU autocast's cached casts. Mirrors: ``torch.clear_autocast_cache``."""
+    _cpu_policy.clear_cache()
 
 
 def is_autocast_cache_enabled() -> bool:
@@ -86,6 +89,7 @@ def is_autocast_cache_enabled() -> bool:
 def set_autocast_cache_enabled(enabled: bool) -> None:
     """Mirrors: ``torch.set_autocast_cache_enabled``."""
     STATE["cache"] = bool(enabled)
+    sync_cpu()
 
 
 def autocast_increment_nesting() -> int:

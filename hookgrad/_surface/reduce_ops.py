@@ -136,7 +136,7 @@ def cummin(input: Tensor, dim: int) -> Any:
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) computed stably. Mirrors: ``torch.logcumsumexp``."""
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
                                   f"'{input.dtype.scalar_type}'")
     return bind(_PRIMS["logcumsumexp"], (input,), {"dim": normalize_dim(dim, input._data.ndim)})

@@ -130,7 +130,7 @@ def make_seeds(outputs: tuple, grads: list) -> list:
             if _needs_grad(out):
                 if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out._data.dtype.kind != "f":
+                if out._data.dtype.kind not in "fV":
                     raise RuntimeError(
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{out.dtype}"

@@ -52,7 +52,7 @@ def sync_view(t: Tensor) -> bool:
     if t._requires_grad:
         return True
     base = t._base
-    if base is None or not base._requires_grad or t._data.dtype.kind not in "fc":
+    if base is None or not base._requires_grad or t._data.dtype.kind not in "fcV":
         return False
     t._requires_grad = True
     vc = t._version_counter
@@ -74,7 +74,7 @@ def refresh_view(t: Tensor) -> None:
     if meta is not None and (base._requires_grad or own):
         raise RuntimeError(view_rebase_message(t, meta, indirect=True))
     t._view_version = vc.value
-    if not (base._requires_grad or own) or t._data.dtype.kind not in "fc":
+    if not (base._requires_grad or own) or t._data.dtype.kind not in "fcV":
         return
     if own:
         edgeless = Tensor._make(base._data, True)

@@ -22,7 +22,7 @@ from hookgrad.autograd._edges import (
 )
 from hookgrad.autograd._nodes import _PLANS, PrimitiveNode, SavedTensor, plan_of
 
-_FLOAT_KINDS = "fc"
+_FLOAT_KINDS = "fcV"  # V: bfloat16 (NOTE [bfloat16])
 
 
 def build_node(
@@ -176,7 +176,7 @@ class GradRecorder:
         if not STATE.grad_enabled or not any(
                 t._requires_grad or (t._base is not None and sync_view(t)) for t in inputs):
             return
-        if target._base is None and target._data.dtype.kind not in "fc":
+        if target._base is None and target._data.dtype.kind not in "fcV":
             return  # an integral result cannot require grad (views: CopySlices, as PyTorch)
         check_inplace_allowed(target)
         original = None

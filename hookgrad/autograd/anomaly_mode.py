@@ -89,5 +89,5 @@ class set_detect_anomaly:  # noqa: N801 - torch's name
 def check_nan_outputs(name: str, outs: tuple) -> None:
     """Raise PyTorch's anomaly error when a backward output holds NaN (engine call point)."""
     for i, g in enumerate(outs):
-        if g is not None and g._data.dtype.kind in "fc" and bool((g._data != g._data).any()):
+        if g is not None and g._data.dtype.kind in "fcV" and bool((g._data != g._data).any()):
             raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")

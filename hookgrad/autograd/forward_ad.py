@@ -146,7 +146,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
-    if tensor._data.dtype.kind not in "fc":
+    if tensor._data.dtype.kind not in "fcV":
         raise ValueError(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
         )
@@ -282,12 +282,12 @@ class ForwardADRecorder:
                cast: Any = None) -> None:
         for level in OPEN:  # outermost first (NOTE [Nested forward levels])
             tans = self._tangents(prim, inputs, level)
-            if tans is None or not any(o._data.dtype.kind in "fc" for o in outs):
+            if tans is None or not any(o._data.dtype.kind in "fcV" for o in outs):
                 continue  # integer/bool results (comparisons, argmax) carry no tangent
             out_tans = (JVP_INTERPRETER[0] or compute_jvp)(prim, inputs, params, outs, tans,
                                                            level)
             for o, tan in zip(outs, out_tans):
-                if tan is not None and o._data.dtype.kind in "fc":
+                if tan is not None and o._data.dtype.kind in "fcV":
                     if tan._data.dtype.kind == "c" and o._data.dtype.kind != "c":
                         tan = tan.real  # (a complex tangent of a real output: its real part)
                     if tan._data.dtype != o._data.dtype:

@@ -466,7 +466,7 @@ def _apply_jvp(cls: Any, ctx: Any, args: tuple, tangents: list, outs: tuple) -> 
             f"{len(outs)} but got {len(result)})"
         )
     for out, tangent in zip(outs, result):
-        if tangent is None or not isinstance(out, Tensor) or out._data.dtype.kind not in "fc":
+        if tangent is None or not isinstance(out, Tensor) or out._data.dtype.kind not in "fcV":
             continue
         if tangent._data.shape != out._data.shape:
             raise RuntimeError(
@@ -509,7 +509,7 @@ def _wrap_outputs(ctx: Any, args: tuple, outs: tuple, executable: bool) -> tuple
             results.append(o)
             continue
         info.append((o._data.shape, o._data.dtype, namespace_of(o._data)))
-        diff = node is not None and id(o) not in nondiff and o._data.dtype.kind in "fc"
+        diff = node is not None and id(o) not in nondiff and o._data.dtype.kind in "fcV"
         ctx._num_diff_outputs += diff
         results.append(_set_history(node, o, i, id(o) in input_ids, id(o) in dirty, diff,
                                     n_tensors))

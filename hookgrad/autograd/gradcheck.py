@@ -504,7 +504,7 @@ def gradgradcheck(
 
 
 def _random_cotangent(rng: np.random.Generator, o: Tensor) -> Tensor:
-    dtype = o._data.dtype if o._data.dtype.kind in "fc" else np.float64
+    dtype = o._data.dtype if o._data.dtype.kind in "fcV" else np.float64
     values = rng.uniform(-1.0, 1.0, size=o._data.shape).astype(dtype)
     xp = namespace_of(o._data)
     return Tensor._make(xp.asarray(values), True)

@@ -30,7 +30,7 @@ def _norm(t: Any) -> str:
         a = np.asarray(t.detach().cpu().numpy()) if hasattr(t, "cpu") else np.asarray(t.detach())
     except Exception:  # noqa: BLE001 - a tensor without host data (meta, sparse): no norm
         return ""
-    if a.dtype.kind not in "fc" or a.size == 0:
+    if a.dtype.kind not in "fcV" or a.size == 0:
         return ""
     n = float(np.sqrt(np.sum(np.abs(a.astype(np.complex128 if a.dtype.kind == "c"
                                                 else np.float64)) ** 2)))

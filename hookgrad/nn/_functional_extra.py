@@ -11,6 +11,7 @@ import math
 import warnings
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from hookgrad import _backend
@@ -150,7 +151,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Any = None,
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dims = tuple(range(-len(shape), 0))
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = float(ml_dtypes.finfo(input._data.dtype).eps)
     # ATen's composite, node for node (PowBackward0 saves the input once), then contiguous():
     # the result is row-major whatever the input's layout
     out = input * P.rsqrt(input.pow(2).mean(dims, keepdim=True) + eps)  # type: ignore

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from hookgrad import _backend
@@ -110,7 +111,7 @@ def adafactor(params: list[Tensor], grads: list[Tensor], states: list[dict], *, 
         p = _arr(param)
         xp = _backend.namespace_of(p)
         grad = -_arr(grad_t) if maximize else _arr(grad_t)
-        floor = float(np.finfo(p.dtype).eps) if eps1 is None else eps1
+        floor = float(ml_dtypes.finfo(p.dtype).eps) if eps1 is None else eps1
         step_t = state["step"]
         step_t._data += 1
         _bump(step_t)

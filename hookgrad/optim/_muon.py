@@ -1,9 +1,9 @@
 """Muon. Mirrors: ``torch.optim._muon`` (``torch.optim.Muon``).
 
 Momentum (Nesterov by default) on 2-d parameters, orthogonalised by a quintic Newton-Schulz
-iteration before the step. PyTorch runs the iteration in bfloat16; hookgrad stores no bfloat16,
-so the iteration runs on float32 arrays rounded to bfloat16 (round to nearest even) after every
-matrix product and scaling, where PyTorch's bfloat16 kernels round.
+iteration before the step. PyTorch runs the iteration in bfloat16; here it runs on float32 arrays
+rounded to bfloat16 (round to nearest even) after every matrix product and scaling, where
+PyTorch's bfloat16 kernels round (the same values, without building bfloat16 tensors).
 """
 
 from __future__ import annotations

@@ -208,7 +208,7 @@ def _strides(a: np.ndarray) -> tuple:
 
 def _isclose(a: np.ndarray, e: np.ndarray, rtol: float, atol: float,
              equal_nan: bool) -> np.ndarray:
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         return np.asarray(a == e) if rtol == 0 and atol == 0 else np.isclose(a, e, rtol, atol)
     with np.errstate(invalid="ignore", over="ignore"):
         return np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan)
@@ -231,13 +231,13 @@ def _tensor_msg(a: np.ndarray, e: np.ndarray, matches: np.ndarray, rtol: float,
     mismatches = total - int(np.sum(matches))
     extra = f"Mismatched elements: {mismatches} / {total} ({mismatches / total:.1%})"
     af, ef, mf = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
-    if af.dtype.kind not in "fc":
+    if af.dtype.kind not in "fcV":
         af, ef = af.astype(np.int64), ef.astype(np.int64)
     with np.errstate(all="ignore"):
         abs_diff = np.abs(af - ef)
         abs_diff[mf] = 0
         abs_i = int(np.argmax(abs_diff))
-        if af.dtype.kind in "fc":
+        if af.dtype.kind in "fcV":
             rel_diff = abs_diff / np.abs(ef)
         else:  # PyTorch's int64 / int64 true division gives the default float dtype
             rel_diff = abs_diff.astype(np.float32) / np.abs(ef).astype(np.float32)

@@ -173,7 +173,7 @@ def _compare_tensor_values(mine: TensorValue, theirs: TensorValue, rtol: float, 
     a, b = np.asarray(mine.values), np.asarray(theirs.values)
     if a.shape != b.shape:
         return [f"{where}: shape {a.shape} != {b.shape}"]
-    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+    if a.dtype.kind in "fcV" or b.dtype.kind in "fcV":
         with np.errstate(invalid="ignore"):
             ok = np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
     else:

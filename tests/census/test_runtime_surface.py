@@ -94,14 +94,6 @@ def test_cpu_grad_scaler_scales_unscales_and_skips_inf_steps(torch):
     assert scenario(hookgrad) == scenario(torch)
 
 
-def test_cpu_autocast_is_refused_not_faked():
-    with pytest.raises(NotImplementedError, match="CPU autocast"):
-        with hookgrad.autocast("cpu"):
-            pass
-    with hookgrad.autocast("cpu", enabled=False):
-        assert not hookgrad.is_autocast_enabled("cpu")
-
-
 def test_onnx_export_raises_a_clear_error(torch):
     with pytest.raises(hookgrad.onnx.OnnxExporterError, match="no ONNX exporter"):
         hookgrad.onnx.export(hookgrad.nn.Linear(1, 1), (hookgrad.ones(1),), "m.onnx")

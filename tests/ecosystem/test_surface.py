@@ -105,12 +105,6 @@ def test_memory_formats_and_bfloat16_names(torch):
     assert got == ref
 
 
-def test_bfloat16_is_stored_widened():
-    # documented in hookgrad._legacy NOTE [bfloat16]: float32 storage, float32 dtype reported
-    t = hookgrad.ones(2, dtype=hookgrad.bfloat16) * 3
-    assert t.dtype == hookgrad.float32 and t.tolist() == [3.0, 3.0]
-
-
 # --------------------------------------------------------------------------- storages, set_
 def test_storages(torch):
     def scenario(L):

@@ -47,8 +47,7 @@ def allreduce_hook(process_group: Any, bucket: GradBucket) -> Future[Tensor]:
 def bf16_round(tensor: Any) -> Any:
     """Round float values to the nearest bfloat16 (ties to even), kept in float32.
 
-    hookgrad has no bfloat16 dtype and MPI has no bfloat16 type, so bf16 compression rounds the
-    values and moves them as float32 (spec §8.2: not bit-identical to NCCL's bf16 sum).
+    MPI has no bfloat16 type, so bf16 compression rounds the values and moves them as float32 (spec §8.2: not bit-identical to NCCL's bf16 sum).
     """
     a = np.ascontiguousarray(tensor._data, dtype=np.float32)
     bits = a.view(np.uint32)
