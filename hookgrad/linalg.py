@@ -16,19 +16,19 @@ from hookgrad._functional.linalg_decomp import LinAlgError, cholesky, det, inv, 
 from hookgrad._functional.linalg_triangular import cholesky_ex, solve_triangular
 from hookgrad._functional.matrix_ops import householder_product, matrix_exp, solve
 from hookgrad._functional._slicing import diagonal as _diagonal
-from hookgrad._tensor import Tensor
+from hookgrad._tensor import Tensor as _Tensor
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "matrix_exp", "householder_product",
            "solve", "inv", "det", "slogdet", "cholesky", "LinAlgError", "matmul", "vecdot",
            "multi_dot", "diagonal", "cholesky_ex", "solve_triangular"]
 
 
-def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+def vecdot(x: _Tensor, y: _Tensor, *, dim: int = -1) -> _Tensor:
     """Dot product along `dim` (real dtypes). Mirrors: ``torch.linalg.vecdot``."""
     return (x * y).sum(dim)
 
 
-def multi_dot(tensors: Any, *, out: Any = None) -> Tensor:
+def multi_dot(tensors: Any, *, out: Any = None) -> _Tensor:
     """Product of a chain of matrices (1-D ends as vectors). Mirrors: ``torch.linalg.multi_dot``."""
     tensors = list(tensors)
     if len(tensors) < 2:
@@ -43,13 +43,13 @@ def multi_dot(tensors: Any, *, out: Any = None) -> Tensor:
     return result
 
 
-def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+def diagonal(A: _Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> _Tensor:
     """Mirrors: ``torch.linalg.diagonal``."""
     return _diagonal(A, offset, dim1, dim2)
 
 
-def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
-         dtype: Any = None) -> Tensor:
+def norm(A: _Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> _Tensor:
     """Vector norm (int `dim`, or no `dim` and no `ord`) or matrix norm (2-tuple `dim`, 2-D).
 
     Mirrors: ``torch.linalg.norm``.
@@ -71,3 +71,6 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
     if ndim == 2 or isinstance(ord, str):  # a matrix-norm name asks for a matrix
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
     return vector_norm(A, ord, None, keepdim, dtype=dtype)
+
+# typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
+del Any, annotations

@@ -62,3 +62,6 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 globals().update(_SPECIAL_NS)
 __all__ += list(_SPECIAL_NS)
+
+# typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
+del Any, annotations

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hookgrad._dispatch import bind
-from hookgrad._dtypes import get_default_dtype, to_dtype
-from hookgrad._functional._out import with_out
-from hookgrad._functional.creation import arange
-from hookgrad._ops._shapes import normalize_dim
-from hookgrad._ops.registry import PRIMITIVES as P
+from hookgrad._dispatch import bind as _bind
+from hookgrad._dtypes import get_default_dtype as _get_default_dtype, to_dtype as _to_dtype
+from hookgrad._functional._out import with_out as _with_out
+from hookgrad._functional.creation import arange as _arange
+from hookgrad._ops._shapes import normalize_dim as _normalize_dim
+from hookgrad._ops.registry import PRIMITIVES as _P
 from hookgrad._ops.spectral import INVERSE_NORM as _INVERSE
 from hookgrad._tensor import Tensor
 
@@ -35,11 +35,11 @@ def _frequencies(count: int, n: int, d: float, dtype: Any, device: Any,
                  requires_grad: bool, negative: bool) -> Tensor:
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    dt = get_default_dtype() if dtype is None else to_dtype(dtype)
+    dt = _get_default_dtype() if dtype is None else _to_dtype(dtype)
     if not dt.is_floating_point:
         name = "fftfreq" if negative else "rfftfreq"
         raise RuntimeError(f"{name} requires a floating point or complex dtype")
-    k = arange(count, dtype=dt, device=device)
+    k = _arange(count, dtype=dt, device=device)
     if negative:
         k = k - n * (k >= (n + 1) // 2).to(dt)
     out = k / (d * n)  # n == 0: rfftfreq gives [nan] (0/0), as PyTorch
@@ -108,7 +108,7 @@ def _as_transformable(input: Any, name: str) -> Tensor:
         raise TypeError(f"fft_{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     if input._data.dtype.kind in "iub":  # integers transform in the default float dtype
-        return input.to(get_default_dtype())
+        return input.to(_get_default_dtype())
     return input
 
 
@@ -137,11 +137,11 @@ def _plan(input: Tensor, s: Any, dim: Any, default_all: bool, name: str) -> tupl
         raise TypeError(f"fft_{name}(): argument 's' must be tuple of ints, not "
                         f"{type(s).__name__}")
     if dim is None:
-        dims = tuple(range(ndim - len(s), ndim)) if s is not None else \
+        dims = tuple(range(ndim - len(s), ndim)) if s is not None else\
             tuple(range(ndim)) if default_all else (ndim - 1,)
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = tuple(normalize_dim(d, ndim) for d in dims)  # PyTorch's IndexError
+    dims = tuple(_normalize_dim(d, ndim) for d in dims)  # PyTorch's IndexError
     if len(set(dims)) != len(dims):
         raise RuntimeError("FFT dims must be unique")
     sizes = list(s) if s is not None else [None] * len(dims)
@@ -175,7 +175,7 @@ def _c2r(input: Tensor, dims: tuple, sizes: list, norm: str, name: str) -> Tenso
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     x = _resized(x, dims, sizes[:-1] + [last // 2 + 1])
     if not x.is_complex():
-        x = x.to(get_default_dtype().to_complex() if x.dtype.itemsize < 8 else
+        x = x.to(_get_default_dtype().to_complex() if x.dtype.itemsize < 8 else
                  x.dtype.to_complex())
     return x._fft_c2r(dims, norm, last)  # type: ignore[attr-defined]
 
@@ -211,7 +211,7 @@ def _write_out(name: str, input: Tensor, result: Tensor, out: Any) -> Tensor:
         want = "complex" if result.is_complex() else "floating point"
         raise RuntimeError(f"{name} expects a {want} output tensor, but got "
                            f"{out.dtype.scalar_type}")
-    return with_out(name, lambda _input: result)(input, out=out)
+    return _with_out(name, lambda _input: result)(input, out=out)
 
 
 def _dispatch_kind(kind: str, input: Tensor, dims: tuple, sizes: list, norm: str,
@@ -246,8 +246,8 @@ irfftn = _many("c2r", False, "irfftn", False)
 
 def _primitive_method(prim_name: str) -> Any:
     def method(self: Tensor, dim: tuple, norm: str, arg: Any) -> Tensor:
-        params = dict(zip(P[prim_name].params, (tuple(dim), norm, arg), strict=True))
-        return bind(P[prim_name], (self,), params)
+        params = dict(zip(_P[prim_name].params, (tuple(dim), norm, arg), strict=True))
+        return _bind(_P[prim_name], (self,), params)
 
     method.__name__ = prim_name
     method.__doc__ = f"PyTorch's ``torch.{prim_name}`` primitive (dims, norm, last argument)."
@@ -272,3 +272,6 @@ def _complex_transform(name: str) -> Any:
 for _name in ("hfft2", "ihfft2", "hfftn", "ihfftn"):
     globals()[_name] = _complex_transform(_name)
 del _name
+
+# typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
+del Any, Sequence, annotations

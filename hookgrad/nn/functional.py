@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad._ops._checks import tensor_arguments
-from hookgrad._backend import has_data
-from hookgrad._dispatch import bind, note_write
+from hookgrad._ops._checks import tensor_arguments as _tensor_arguments
+from hookgrad._backend import has_data as _has_data
+from hookgrad._dispatch import bind as _bind, note_write as _note_write
 from hookgrad._functional import nn_ops as _nn_ops
 from hookgrad._functional import pointwise as _pointwise
-from hookgrad._ops.registry import PRIMITIVES as P
+from hookgrad._ops.registry import PRIMITIVES as _P
 from hookgrad._tensor import Tensor
 from hookgrad.nn import _functional_more
 from hookgrad.nn._functional_linear import dropout, linear
@@ -141,10 +141,10 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
-    return bind(P["glu"], (input,), {"dim": d})
+    return _bind(_P["glu"], (input,), {"dim": d})
 
 
-@tensor_arguments
+@_tensor_arguments
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``max(0, x) + weight * min(0, x)``, `weight` per channel (dim 1) or shared
     (``PreluKernelBackward0``).
@@ -168,10 +168,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         shape = [1] * input.dim()
         shape[1] = n
         weight = weight.reshape(*shape)  # type: ignore[attr-defined]
-    return bind(P["_prelu_kernel"], (input, weight))
+    return _bind(_P["_prelu_kernel"], (input, weight))
 
 
-@tensor_arguments
+@_tensor_arguments
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]`` (``TrilinearBackward0``).
 
@@ -191,12 +191,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         )
     x1 = input1.reshape(-1, input1.size(-1))  # type: ignore[attr-defined]
     x2 = input2.reshape(-1, input2.size(-1))  # type: ignore[attr-defined]
-    out = bind(P["_trilinear"], (x1, weight, x2), {"equation": "bi,oij,bj->bo"})
+    out = _bind(_P["_trilinear"], (x1, weight, x2), {"equation": "bi,oij,bj->bo"})
     out = out.reshape(*input1.shape[:-1], weight.size(0))
     return out if bias is None else out + bias
 
 
-@tensor_arguments
+@_tensor_arguments
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -226,11 +226,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     while getattr(src, "_bt_value", None) is not None:  # under vmap: every sample's indices
         src = src._bt_value
     idx = src._data
-    if idx.size and has_data(idx) and (idx.min() < 0 or idx.max() >= num):  # (meta: no values)
+    if idx.size and _has_data(idx) and (idx.min() < 0 or idx.max() >= num):  # (meta: no values)
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
-    return bind(P["embedding"], (weight, input), {
+    return _bind(_P["embedding"], (weight, input), {
         "padding_idx": padding_idx, "scale_grad_by_freq": scale_grad_by_freq, "sparse": sparse})
 
 
@@ -244,7 +244,7 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
     norms = (xp.abs(data[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
     data[rows] = data[rows] * scale[:, None]
-    note_write(weight)
+    _note_write(weight)
 
 
 # --- layer families kept in their own modules (convolution, pooling, normalization, attention) --
@@ -290,3 +290,6 @@ __all__ += ["linear_cross_entropy"]
 from hookgrad.nn._functional_grouped import grouped_mm  # noqa: E402
 
 __all__ += ["grouped_mm"]
+
+# typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
+del Any, annotations

@@ -14,7 +14,7 @@ from typing import Any
 from hookgrad._functional._pw_compare import where as _where
 from hookgrad._functional.creation import empty_like as _empty_like
 from hookgrad._tensor import Tensor
-from hookgrad.autograd.grad_mode import no_grad
+from hookgrad.autograd.grad_mode import no_grad as _no_grad
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
@@ -82,13 +82,13 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill from U(a, b). Mirrors: ``torch.nn.init.uniform_``."""
-    with no_grad():
+    with _no_grad():
         return tensor.uniform_(a, b, generator=generator)  # type: ignore[attr-defined]
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill from N(mean, std^2). Mirrors: ``torch.nn.init.normal_``."""
-    with no_grad():
+    with _no_grad():
         return tensor.normal_(mean, std, generator=generator)  # type: ignore[attr-defined]
 
 
@@ -112,7 +112,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
-    with no_grad():
+    with _no_grad():
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
             _trunc_by_redraw(tensor, mean, std, a, b, generator)
         else:
@@ -190,7 +190,7 @@ def _no_grad_zero_(tensor: Tensor) -> Tensor:
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with `val`. Mirrors: ``torch.nn.init.constant_``."""
-    with no_grad():
+    with _no_grad():
         return tensor.fill_(val)  # type: ignore[attr-defined]
 
 
@@ -208,7 +208,7 @@ def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity. Mirrors: ``torch.nn.init.eye_``."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    with no_grad():
+    with _no_grad():
         _write(tensor, _xp(tensor).eye(*tensor.shape, dtype=tensor._data.dtype))
     return tensor
 
@@ -286,7 +286,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     xp = _xp(tensor)
-    with no_grad():
+    with _no_grad():
         from hookgrad._functional.creation import empty
 
         flat = empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
@@ -335,3 +335,6 @@ def _giles_large(xp: Any, w: Any) -> Any:
               0.00943887047, 1.00167406, 2.83297682):
         p = c + p * w
     return p
+
+# typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
+del Any, annotations
