@@ -101,6 +101,15 @@ def _namespace(path: str) -> Any:
         else lib
 
 
+# Private Tensor attributes of hookgrad's own (PyTorch has none of these names; a test checks
+# the list against the oracle both ways)
+HOOKGRAD_TENSOR_INTERNALS = (
+    "_absent _creation_meta _data _fft_c2c _fft_c2r _fft_r2c _fw_grads _grad_accumulator "
+    "_is_param _leaf_alias_of _make _output_nr _python_scalar _requires_grad _retains_grad "
+    "_storage_array _storage_data _vc _version_counter _view_chain _view_no_graph _view_version "
+    "_wrapped_number")
+
+
 @functools.cache
 def ignored_functions() -> set[Callable]:
     """hookgrad's objects for PyTorch's ignored names (NOTE [Override tables])."""
@@ -116,6 +125,19 @@ def ignored_functions() -> set[Callable]:
                 out.add(obj.__get__)
             elif not prop:
                 out.add(obj)
+    # hookgrad's own Tensor internals (storage slots, private helpers) are attributes PyTorch's
+    # C++ tensor does not have; like any accessor outside ``__torch_function__`` they are
+    # ignored, so tools that wrap every overridable Tensor attribute (activation loggers) leave
+    # them alone instead of intercepting hookgrad's kernels from the inside
+    tensor = _lib().Tensor
+    for name in HOOKGRAD_TENSOR_INTERNALS.split():
+        static = inspect.getattr_static(tensor, name, None)
+        if static is None:
+            continue
+        if hasattr(static, "__get__") and not callable(static):
+            out.add(static.__get__)
+        else:
+            out.add(getattr(tensor, name))
     return out
 
 

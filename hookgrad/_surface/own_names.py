@@ -31,6 +31,11 @@ TORCH_NAMES: dict[str, dict[str, str]] = {
         "is_view_replay_enabled": "_is_view_replay_enabled",
     },
 }
+# Tensor operators PyTorch defines as the very method object (``Tensor.__abs__ is Tensor.abs``)
+SAME_AS = {"__abs__": "abs", "__neg__": "neg", "__pos__": "positive",
+           "__itruediv__": "__idiv__", "__rtruediv__": "__rdiv__"}
+# ... and operators PyTorch names after their method
+TENSOR_NAMES = {"__pow__": "pow", "__ipow__": "pow_"}
 # Namespaces whose functions are ATen operators in PyTorch, named with the namespace prefix.
 PREFIXES = {"hookgrad.linalg": "linalg_", "hookgrad.special": "special_", "hookgrad.fft": "fft_"}
 
@@ -47,7 +52,8 @@ def renamed(fn: types.FunctionType, name: str, qualname: str) -> types.FunctionT
     return new
 
 
-def _rename_in(owner: Any, wanted: dict[str, str], qual_prefix: str, claimed: dict) -> None:
+def _rename_in(owner: Any, wanted: dict[str, str], qual_prefix: str, claimed: dict,
+               dunders: bool = False) -> None:
     """Name each public function of `owner` as `wanted` says (else by its attribute).
 
     The first name that claims an object renames it in place, so objects PyTorch also shares
@@ -55,14 +61,19 @@ def _rename_in(owner: Any, wanted: dict[str, str], qual_prefix: str, claimed: di
     a later name that wants another name for the same object gets its own copy.
     """
     namespace = vars(owner)
-    items = [(a, v) for a, v in namespace.items()
-             if not a.startswith("_") and isinstance(v, types.FunctionType)]
+    items = [(a, v) for a, v in namespace.items() if isinstance(v, types.FunctionType) and (
+        not a.startswith("_") or dunders and a.startswith("__") and a.endswith("__"))]
     # the attribute already carrying the object's name claims it first (``mul`` before ``multiply``)
     items.sort(key=lambda item: item[1].__name__ != wanted.get(item[0], item[0]))
     for attr, value in items:
         name = wanted.get(attr, attr)
         owner_of_name = claimed.setdefault(id(value), (name, value))[0]
-        if owner_of_name == name:
+        # an operator is its own object even under its method's name (``__ipow__``/``pow_``)
+        # unless PyTorch makes it the method itself (SAME_AS)
+        shared_operator = attr.startswith("__") and attr not in SAME_AS and any(
+            other is value for other_attr, other in items if other_attr != attr
+            and not other_attr.startswith("__"))
+        if owner_of_name == name and not shared_operator:
             if value.__name__ != name:
                 value.__name__, value.__qualname__ = name, qual_prefix + name
         else:
@@ -78,7 +89,11 @@ def give_aliases_their_own_names() -> None:
     from hookgrad._tensor import Tensor  # noqa: PLC0415
 
     claimed: dict[int, tuple[str, Any]] = {}  # id -> (name, object kept alive for the id)
-    _rename_in(Tensor, {}, "Tensor.", claimed)
+    # operators too: ``Tensor.__imul__`` and ``Tensor.mul_`` are two objects in PyTorch
+    for operator, method in SAME_AS.items():
+        if hasattr(Tensor, method) and hasattr(Tensor, operator):
+            setattr(Tensor, operator, getattr(Tensor, method))
+    _rename_in(Tensor, {**TENSOR_NAMES, **SAME_AS}, "Tensor.", claimed, dunders=True)
     for module_name in ("hookgrad", "hookgrad.nn.functional", "hookgrad.autograd"):
         module = sys.modules.get(module_name)
         if module is not None:

@@ -22,6 +22,11 @@ pytestmark = pytest.mark.oracle
 
 NAMESPACES = ["", ".Tensor", ".nn.functional", ".linalg", ".special", ".fft", ".nn.init",
               ".autograd", ".distributions"]
+# Tensor operators tools wrap along with the methods (``x *= 2`` is logged as ``__imul__``)
+OPERATORS = {f"__{op}__" for base in (
+    "add sub mul truediv floordiv mod pow matmul and or xor lshift rshift").split()
+    for op in (base, "r" + base, "i" + base)} | {"__neg__", "__abs__", "__invert__", "__pos__",
+                                                 "__getitem__", "__setitem__"}
 # hookgrad's are modules that can be called (PyTorch's are functions); their name is the module's
 NAME_DEPARTURES = {("", "compile"), (".autograd", "variable")}
 
@@ -32,7 +37,7 @@ def _callables(lib, path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in dir(ns):
-            if name.startswith("__"):
+            if name.startswith("__") and not (path == ".Tensor" and name in OPERATORS):
                 continue
             try:
                 value = getattr(ns, name)
@@ -84,3 +89,16 @@ def test_all_is_torchs_all_less_what_hookgrad_lacks(torch):
     namespace: dict = {}
     exec("from hookgrad import *", namespace)  # noqa: S102 - the statement under test
     assert set(hookgrad.__all__) <= set(namespace)
+
+
+def test_hookgrad_tensor_internals_are_listed_and_ignored(torch):
+    """Tools skip what ``get_ignored_functions`` lists; hookgrad's private Tensor attributes
+    (PyTorch's C++ tensor has none of them) are all there, so wrapping every overridable
+    attribute never intercepts hookgrad's kernels from the inside."""
+    from hookgrad._overrides_tables import HOOKGRAD_TENSOR_INTERNALS
+
+    ours = {n for n in dir(hookgrad.Tensor)
+            if n.startswith("_") and not n.startswith("__") and not hasattr(torch.Tensor, n)}
+    assert ours == set(HOOKGRAD_TENSOR_INTERNALS.split())
+    ignored = hookgrad.overrides.get_ignored_functions()
+    assert hookgrad.Tensor._vc in ignored and hookgrad.Tensor._data.__get__ in ignored
