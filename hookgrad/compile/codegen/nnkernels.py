@@ -11,9 +11,18 @@ impl's arguments: one loop computing eager's formula in eager's order on each el
 the same erf polynomial; the float32 ``tanh`` inside it is the kernels' vectorisable one
 (NOTE [Kernel tanh]: a few ulp from NumPy's), and the backward's ``exp`` stays one NumPy
 pass (LLVM has no vector ``expf`` without SVML). Measured: 0.18 ms forward, 0.37 ms backward.
-Anything but a row-major float32 array (and ``approximate="none"``) runs the impl. As for
-fused groups, each generated backward variant is checked against the rule walk (eager's
-impls) on its first run (NOTE [Validated variants]).
+Anything but a row-major float32 array (and ``approximate="none"``) runs the impl.
+
+`fast_vjp` does the same for a multi-output primitive's rules (`items.multi_vjp`):
+``native_layer_norm``'s input, weight and bias gradients (about 12 NumPy passes, 0.23 ms
+isolated and 0.45 ms inside the step per 768x128 call) in one pass over the rows, 0.065 ms:
+per row the two sums of `normalization._ln_input_grad_aten` (eight interleaved partial sums,
+so the loop vectorises), its float64-emulated multiply-adds for the row constants, then the
+input gradient and the weight and bias column sums (in float64). Rows of 8 or fewer
+elements, where eager emulates PyTorch's multiply-adds per element, run the rules.
+
+As for fused groups, each generated backward variant is checked against the rule walk
+(eager's impls) on its first run (NOTE [Validated variants]).
 """
 
 from __future__ import annotations
