@@ -94,3 +94,44 @@ def test_without_numba_generated_code_calls_the_impl() -> None:
         assert nnkernels.fast_impl(prim) is len
     finally:
         kernels.set_numba(None)
+
+
+def _ln_fn(lib: Any, width: int) -> Any:
+    ln = lib.nn.LayerNorm(width)
+    with lib.no_grad():
+        ln.weight.copy_(lib.linspace(0.5, 1.5, width))
+        ln.bias.copy_(lib.linspace(-0.2, 0.3, width))
+
+    def fn(x: Any) -> Any:
+        h = x[:, :width] * 1.5
+        return (ln(h) * h).sum()
+    return fn, ln
+
+
+def _ln_run(lib: Any, width: int, backend: str | None) -> list:
+    fn, ln = _ln_fn(lib, width)
+    run = fn if backend is None else hookgrad.compile(fn, backend=backend)
+    out = []
+    for i in range(3):
+        x = lib.tensor(X * (1 + i), requires_grad=True)
+        y = run(x)
+        y.backward()
+        out.append([v.detach().numpy().copy() for v in (y, x.grad, ln.weight.grad, ln.bias.grad)])
+        ln.weight.grad = ln.bias.grad = None
+    return out
+
+
+@pytest.mark.usefixtures("numba_on")
+@pytest.mark.parametrize("width", [40, 6])  # 6: short rows keep eager's emulated FMAs
+def test_layer_norm_backward_kernel_matches_eager(torch: Any, monkeypatch: Any,
+                                                  width: int) -> None:
+    loaded = []
+    real = nnkernels.load_kernel
+    monkeypatch.setattr(nnkernels, "load_kernel", lambda src, name: loaded.append(src) or
+                        real(src, name))
+    want = _ln_run(hookgrad, width, None)
+    for got in (_ln_run(torch, width, None), _ln_run(hookgrad, width, "inductor")):
+        for vals, vals0 in zip(got, want):
+            for v, v0 in zip(vals, vals0):
+                np.testing.assert_allclose(v, v0, rtol=1e-5, atol=1e-5)
+    assert any("dw[j] +=" in src for src in loaded) == (width > 8)

@@ -21,6 +21,7 @@ import numpy as np
 
 from hookgrad._tensor import Tensor
 from hookgrad.autograd._nodes import _PLANS, plan_of
+from hookgrad.compile.codegen.nnkernels import fast_vjp
 from hookgrad.compile.core.graph import Node
 from hookgrad.compile.trace.recorder import PrimCall, getitem
 
@@ -71,9 +72,15 @@ def multi_vjp(node: Node, shapes: list, wanted: list) -> Callable[..., tuple]:
             return tuple(_make(np.asarray(r)) for r in results)
         return _make(np.asarray(results[0 if src == -1 else -10 - src]))  # eager's `_save`
 
+    fast = fast_vjp(prim, params, wanted)  # NOTE [Primitive kernels] in nnkernels.py
+
     def vjp(grads: tuple, results: Any, *values: Any) -> tuple:
         if all(g is None for g in grads):  # eager's apply returns before any rule runs
             return (None,) * n
+        if fast is not None:
+            done = fast(grads, results, *values)
+            if done is not None:
+                return done
         saved = {name: saved_value(src, results, values) for name, src in saves}
         meta = tuple((shape, np.asarray(v).dtype) for shape, v in zip(shapes, values))
         gs = tuple(None if g is None else _make(np.asarray(g)) for g in grads)
