@@ -174,7 +174,7 @@ defop(
     impl=_scatter_reduce,
     inputs=("self", "index", "src"),
     params=_SR_PARAMS,
-    saves=("self", "index", "src", "result"),
+    saves=("index", "self", "src", "result"),  # PyTorch packs the index first
     node_name="ScatterReduceBackward0",
     nondifferentiable={"index": _INT},
     vjp={"self": _sr_self, "src": _sr_src},
@@ -242,7 +242,7 @@ defop(
     impl=_index_reduce,
     inputs=("self", "index", "source"),
     params=_SR_PARAMS,
-    saves=("self", "index", "source", "result"),
+    saves=("index", "self", "source", "result"),  # PyTorch packs the index first
     node_name="IndexReduceBackward0",
     nondifferentiable={"index": _INT},
     vjp={
