@@ -8,7 +8,7 @@ from typing import Any
 
 from hookgrad._dtypes import check_scalar_fits
 from hookgrad._ops._checks import tensor_arguments
-from hookgrad._dispatch import bind, bind_inplace
+from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional._common import binary
 from hookgrad._functional._pw_util import (
     float_cast,
@@ -269,6 +269,11 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     Mirrors: ``torch.Tensor.fill_``.
     """
     if isinstance(_fill_value(value), Tensor):
+        if has_internal_overlap(self._data):  # the tensor overload's copy checks the overlap
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.")
         return bind_inplace(P["fill_"], self, (self, value))
     check_scalar_fits(value, self._data.dtype)
     return bind_inplace(P["fill_scalar_"], self, (self,), {"value": value})
