@@ -46,6 +46,7 @@ def _identity(reduce: str, dtype: Any) -> Any:
 _UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
 
 
+@_backend.NUMPY.quiet  # NaN and inf inputs reduce silently, as ATen's kernels
 def _scatter_reduce(self: Any, index: Any, src: Any, dim: int, reduce: str,
                     include_self: bool = True) -> Any:
     xp = _backend.namespace_of(self)
@@ -225,6 +226,7 @@ def _broadcast(arr: Any, shape: tuple) -> Any:
     return _backend.namespace_of(arr).broadcast_to(arr, shape)
 
 
+@_backend.NUMPY.quiet  # NaN and inf inputs reduce silently, as ATen's kernels
 def _index_reduce(self: Any, index: Any, source: Any, dim: int, reduce: str,
                   include_self: bool = True) -> Any:
     full = expand_index(index, dim, source.shape)

@@ -33,6 +33,9 @@ def _sr_args(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
         raise TypeError("scatter_reduce(): argument 'src' must be Tensor, not "
                         f"{type(src).__name__}")
     _scatter_checks(self, d, index, src, "scatter")
+    if _sr.ALIASES.get(reduce, reduce) == "mean" and self._data.dtype.kind == "b":
+        raise NotImplementedError(
+            "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     return (self, index, src), {"dim": d, "reduce": reduce, "include_self": bool(include_self)}
 
 
