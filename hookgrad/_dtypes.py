@@ -441,6 +441,37 @@ def check_kernel(name: str, np_dtype: Any) -> None:
 _LEGACY = {"torch." + d.legacy_name: d for d in ALL_DTYPES}
 
 
+_C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "float32": "float", "float16": "c10::Half",
+            "float64": "double"}
+
+
+def check_scalar_fits(value: Any, np_dtype: Any) -> None:
+    """PyTorch's checked conversion of a number written into a tensor of `np_dtype`
+    (``c10::checked_convert``): NaN, an infinity or a value out of an integral dtype's range,
+    or a finite value beyond a floating dtype's, raise its RuntimeError.
+
+    Mirrors the check ``fill_``, ``masked_fill_``, ``index_fill_`` and ``x[i] = v`` make.
+    """
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind not in "iuf" or isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, (int, float, np.integer, np.floating)):
+        return
+    if np_dtype.kind == "f":
+        info = np.finfo(np_dtype)
+        bad = isinstance(value, (float, np.floating)) and np.isfinite(value) and \
+            abs(float(value)) > float(info.max)
+    else:
+        limits = np.iinfo(np_dtype)
+        if isinstance(value, (float, np.floating)):
+            bad = not np.isfinite(value) or not limits.min <= float(value) <= limits.max
+        else:
+            bad = not limits.min <= int(value) <= limits.max
+    if bad:
+        name = _C_TYPES.get(np_dtype.name, np_dtype.name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def legacy_dtype(value: Any) -> dtype:
     """A dtype from a dtype or a legacy type name (``'torch.DoubleTensor'``) for ``.type()``."""
     if isinstance(value, dtype):

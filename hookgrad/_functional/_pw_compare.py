@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from hookgrad._dtypes import check_scalar_fits
 from hookgrad._ops._checks import tensor_arguments
 from hookgrad._backend import has_data, namespace_of
 from hookgrad._config import STATE
@@ -249,7 +250,10 @@ def _masked_fill_args(self: Tensor, mask: Tensor, value: Any) -> tuple[Any, tupl
         if value._data.ndim != 0:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
+        if has_data(value._data):  # ATen reads the value as a number, checked
+            check_scalar_fits(value._data.item(), self._data.dtype)
         return P["masked_fill_tensor"], (self, mask, value), _EMPTY
+    check_scalar_fits(value, self._data.dtype)
     return P["masked_fill"], (self, mask), {"value": value}
 
 

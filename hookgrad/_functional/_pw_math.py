@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookgrad._dtypes import check_scalar_fits
 from hookgrad._ops._checks import tensor_arguments
-from hookgrad._dispatch import bind, bind_inplace
+from hookgrad._dispatch import bind, bind_inplace, has_internal_overlap
 from hookgrad._functional._common import binary
 from hookgrad._functional._pw_util import (
     float_cast,
@@ -104,14 +105,18 @@ _SAME_UNARY = {
 }
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
-    """Round half to even, optionally to `decimals` places (``RoundBackward1``).
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001
+    """Round half to even, optionally to `decimals` places (``RoundBackward1``, also for an
+    explicit ``decimals=0``: PyTorch's ``round.decimals`` overload).
 
     Mirrors: ``torch.round``.
     """
-    if decimals == 0:
+    if decimals is None:
         reject_bool(input, "round_vml_cpu")
         return bind(P["round"], (input,))
+    if decimals == 0 and input._data.dtype.kind in "biu":  # that overload's kernel for 0
+        raise NotImplementedError(f"\"round_vml_cpu\" not implemented for "
+                                  f"'{input.dtype.scalar_type}'")
     require_float(input, "round_cpu")
     return bind(P["round_decimals"], (input,), {"decimals": decimals})
 
@@ -254,6 +259,7 @@ def fill(input: Tensor, value: Any) -> Tensor:
     """
     if isinstance(_fill_value(value), Tensor):
         return bind(P["fill_tensor"], (input, value))
+    check_scalar_fits(value, input._data.dtype)
     return bind(P["fill"], (input,), {"value": value})
 
 
@@ -263,7 +269,13 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     Mirrors: ``torch.Tensor.fill_``.
     """
     if isinstance(_fill_value(value), Tensor):
+        if has_internal_overlap(self._data):  # the tensor overload's copy checks the overlap
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.")
         return bind_inplace(P["fill_"], self, (self, value))
+    check_scalar_fits(value, self._data.dtype)
     return bind_inplace(P["fill_scalar_"], self, (self,), {"value": value})
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._dtypes import check_scalar_fits
 from hookgrad import _backend
 from hookgrad._dispatch import _may_share, _partial_overlap, bind, bind_inplace, \
     has_internal_overlap
@@ -302,6 +303,7 @@ def _value_tensor(self: Tensor, value: Any) -> Tensor:
             c_type = _C_NAMES.get(self.dtype.name, f"{self.dtype.name}_t")
             raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
         value = value.real
+    check_scalar_fits(value, self._data.dtype)
     try:
         return Tensor._make(xp.asarray(value, dtype=self._data.dtype))
     except (TypeError, ValueError):
@@ -367,7 +369,9 @@ def _fills_by_mask(indices: tuple, values: Tensor, accumulate: bool) -> bool:
 
 def _check_put(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> None:
     if _fills_by_mask(indices, values, accumulate):
-        return  # a masked fill with the one value: no dtype or shape check
+        if _backend.has_data(values._data):  # a masked fill with the one value, read checked
+            check_scalar_fits(values._data.reshape(-1)[0].item(), self._data.dtype)
+        return  # no dtype or shape check
     if values._data.dtype != self._data.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "

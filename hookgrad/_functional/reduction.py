@@ -138,7 +138,9 @@ def _var_params(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool
     if input.dtype.category < 2:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = reduce_dims(dim, input._data.ndim) or None
-    n = reduced_numel(input._data.shape, dims if input._data.ndim else None)
+    # ATen's reduction factor is input numel / output numel: 0 for an empty input
+    n = reduced_numel(input._data.shape, dims if input._data.ndim else None) \
+        if input._data.size else 0
     if n - (1 if correction is None else correction) <= 0:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "

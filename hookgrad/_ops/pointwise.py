@@ -118,8 +118,8 @@ def _pow_impl(self: Any, exponent: Any) -> Any:
 
 @quiet
 def _pow_scalar_impl(exponent: Any, self: Any) -> Any:
-    if exponent.dtype.kind in "iu":
-        return int_power(self, exponent)
+    if exponent.dtype.kind in "iu":  # in the exponent's type, as the scalar is wrapped
+        return int_power(self, exponent).astype(exponent.dtype, copy=False)
     return np.power(exponent.dtype.type(self), exponent)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import _backend
+from hookgrad._memory_format import as_format, suggest
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES as P
 from hookgrad._ops.registry import defop
@@ -121,7 +122,12 @@ def _edge_pad_impl(mode: str) -> Any:
         widths = [(0, 0)] * self.ndim
         for d, left, right in pad_pairs(padding, self.ndim):
             widths[d] = (left, right)
-        return _backend.namespace_of(self).pad(self, widths, mode=mode)
+        out = _backend.namespace_of(self).pad(self, widths, mode=mode)
+        if type(out) is np.ndarray and not out.flags.c_contiguous:
+            # ATen allocates in the input's suggested memory format (row-major unless channels
+            # last); NumPy's pad keeps a column-major input's order
+            out = as_format(out, suggest(self))
+        return out
 
     return impl
 

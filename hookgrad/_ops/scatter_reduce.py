@@ -46,6 +46,7 @@ def _identity(reduce: str, dtype: Any) -> Any:
 _UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
 
 
+@_backend.NUMPY.quiet  # NaN and inf inputs reduce silently, as ATen's kernels
 def _scatter_reduce(self: Any, index: Any, src: Any, dim: int, reduce: str,
                     include_self: bool = True) -> Any:
     xp = _backend.namespace_of(self)
@@ -174,7 +175,7 @@ defop(
     impl=_scatter_reduce,
     inputs=("self", "index", "src"),
     params=_SR_PARAMS,
-    saves=("self", "index", "src", "result"),
+    saves=("index", "self", "src", "result"),  # PyTorch packs the index first
     node_name="ScatterReduceBackward0",
     nondifferentiable={"index": _INT},
     vjp={"self": _sr_self, "src": _sr_src},
@@ -225,6 +226,7 @@ def _broadcast(arr: Any, shape: tuple) -> Any:
     return _backend.namespace_of(arr).broadcast_to(arr, shape)
 
 
+@_backend.NUMPY.quiet  # NaN and inf inputs reduce silently, as ATen's kernels
 def _index_reduce(self: Any, index: Any, source: Any, dim: int, reduce: str,
                   include_self: bool = True) -> Any:
     full = expand_index(index, dim, source.shape)
@@ -242,7 +244,7 @@ defop(
     impl=_index_reduce,
     inputs=("self", "index", "source"),
     params=_SR_PARAMS,
-    saves=("self", "index", "source", "result"),
+    saves=("index", "self", "source", "result"),  # PyTorch packs the index first
     node_name="IndexReduceBackward0",
     nondifferentiable={"index": _INT},
     vjp={

@@ -298,6 +298,9 @@ def _at(ndim: int, dim: int, index: Any) -> tuple:
 def _index_copy_impl(self: Any, index: Any, source: Any, dim: int, order: str = "C") -> Any:
     # index_copy clones row-major (MemoryFormat::Contiguous), index_fill keeps the layout
     out = namespace_of(self).array(self, order=order, copy=True)
+    if order == "K" and type(self) is np.ndarray and not self.flags.c_contiguous:
+        # clone(Preserve) of a non-dense input is empty_like's layout (a fresh copy either way)
+        out = like_empty_like(np.ascontiguousarray(self), self)
     if self.ndim == 0:
         out[...] = source
     else:

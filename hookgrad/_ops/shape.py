@@ -577,7 +577,8 @@ defop(
 # ``fill_.Tensor``: what ``x[idx] = scalar`` runs (PyTorch shows FillBackward3).
 defop(
     "fill_",
-    impl=lambda self, value: np.full_like(self, value),
+    # a NaN value cast to an integral dtype: ATen's cast, without NumPy's warning
+    impl=_backend.NUMPY.quiet(lambda self, value: np.full_like(self, value)),
     inputs=("self", "value"),
     node_name="FillBackward3",
     vjp={

@@ -33,6 +33,9 @@ def _sr_args(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
         raise TypeError("scatter_reduce(): argument 'src' must be Tensor, not "
                         f"{type(src).__name__}")
     _scatter_checks(self, d, index, src, "scatter")
+    if _sr.ALIASES.get(reduce, reduce) == "mean" and self._data.dtype.kind == "b":
+        raise NotImplementedError(
+            "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     return (self, index, src), {"dim": d, "reduce": reduce, "include_self": bool(include_self)}
 
 
@@ -88,6 +91,10 @@ def _ir_args(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
     arr = _backend.to_numpy(index._data) if _backend.has_data(index._data) else None
     if arr is not None and arr.size and ((arr < 0) | (arr >= size)).any():  # (meta: no values)  # negative ones too, as PyTorch
         raise IndexError("index out of range in self")
+    if self._data.dtype.kind == "b" and self._data.ndim <= 1:
+        # ATen's kernel for one dim ("index_func_") dispatches on every type but bool; the
+        # one for more dims takes bool too
+        raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
     return (self, index, source), {"dim": d, "reduce": reduce,
                                    "include_self": bool(include_self)}
 

@@ -28,7 +28,8 @@ from hookgrad._functional import _pw_gamma
 from hookgrad._storage import _flat
 from hookgrad._surface import special_ops, spectral_ops
 from hookgrad._tensor import Tensor
-from hookgrad.autograd._edges import move_autograd_identity
+from hookgrad.autograd._edges import check_view_inplace, move_autograd_identity
+from hookgrad.autograd._recorder import check_inplace_allowed
 from hookgrad.autograd.function import Function
 
 __all__ = ["as_strided_", "as_strided_scatter", "resize_as_", "i0_"]
@@ -41,6 +42,11 @@ def _take_view(self: Tensor, prim: str, params: dict) -> Tensor:
     if self._requires_grad and self._grad_fn is None and STATE.grad_enabled and \
             self._base is None:
         raise RuntimeError(_LEAF)
+    if self._base is not None and STATE.grad_enabled and self.requires_grad:
+        # PyTorch's check_inplace for a view: its creation meta (multi-output, no-grad views),
+        # then "a view of a leaf Variable that requires grad"
+        check_view_inplace(self, (self,))
+        check_inplace_allowed(self)
     view = bind(P[prim], (self,), params)
     self._data = view._data
     for key, value in view.__dict__.items():

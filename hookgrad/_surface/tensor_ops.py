@@ -158,6 +158,8 @@ def _index_fill_call(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.dim()} dimension(s).")
         return PRIMITIVES["index_fill_tensor"], (input, index, value), {"dim": d}
+    from hookgrad._dtypes import check_scalar_fits
+    check_scalar_fits(value, input._data.dtype)
     return PRIMITIVES["index_fill"], (input, index), {"dim": d, "value": value}
 
 

@@ -248,6 +248,8 @@ class AccumulateGrad(Node):
         if new is None:
             return ()
         var = self.variable
+        if var._grad_fn is not None:  # an in-place op made the leaf a result since
+            raise RuntimeError("leaf variable has been moved into the graph interior")
         if var.requires_grad:
             with ACCUMULATE_LOCK:  # NOTE [Concurrent accumulation]
                 accumulate_into(var, new, owned)

@@ -55,6 +55,17 @@ def _sizes(input: Tensor, nd: int, size: Any, scale_factor: Any) -> tuple[Any, A
     return None, (float(scale_factor),) * nd
 
 
+def _check_sizes(spatial: list, out: list) -> None:
+    """The upsample kernels' check: every input and output spatial size positive."""
+    if min(spatial + out) > 0:
+        return
+    names = "DHW"[3 - len(spatial):]
+    ins = ", ".join(f"{n}: {v}" for n, v in zip(names, spatial))
+    outs = ", ".join(f"{n}: {v}" for n, v in zip(names, out))
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) "
+                       f"and output ({outs})")
+
+
 def interpolate(
     input: Tensor,
     size: Any = None,
@@ -117,11 +128,13 @@ def interpolate(
               3: _FL.adaptive_avg_pool3d}[nd]
         return fn(input, out_size)
     if mode in ("nearest", "nearest-exact") and nd in (1, 2, 3):
+        _check_sizes(list(input.shape)[2:], list(out_size))
         return bind(UPSAMPLE[mode, nd], (input,), {"output_size": out_size, "scales": scales})
     if mode in _RANK_OF:
         if _RANK_OF[mode] != nd:
             raise NotImplementedError(
                 f"Got {input.dim()}D input, but {mode} mode needs {_RANK_OF[mode] + 2}D input")
+        _check_sizes(list(input.shape)[2:], list(out_size))
         return bind(UPSAMPLE[mode, nd], (input,), {
             "output_size": out_size, "align_corners": bool(align_corners), "scales": scales})
     raise NotImplementedError(

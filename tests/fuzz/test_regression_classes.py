@@ -380,3 +380,68 @@ def test_gelu_of_inf_as_atens_kernels(torch):
     for case in cases:
         mine, theirs = _both(torch, lambda lib: _arr(lib.nn.functional.gelu(case(lib))))
         assert str(mine) == str(theirs)  # str: NaN equals NaN
+
+
+def _node_and_packs(lib, fn):
+    """`fn`'s result: its node name, values, and the saved-tensor pack calls it made."""
+    log = []
+    with lib.autograd.graph.saved_tensors_hooks(
+            lambda t: (log.append((tuple(t.shape), str(t.dtype), t.requires_grad)), t)[1],
+            lambda t: t):
+        out = fn(lib)
+    out = out if isinstance(out, tuple) else (out,)
+    return [(None if o.grad_fn is None else o.grad_fn.name(), tuple(o.shape),
+             str(o.dtype).split(".")[-1], o._base is not None, str(_arr(o.double())))
+            for o in out], log
+
+
+_NODES = {
+    "unsafe_split": lambda lib: lib.arange(12.0).reshape(3, 4).requires_grad_().unsafe_split(2, 1),
+    "rrelu_eval": lambda lib: lib.nn.functional.rrelu(lib.linspace(-1, 1, 5, requires_grad=True)),
+    "sgn_float": lambda lib: lib.sgn(lib.tensor([1.0, -2, 0, float("nan")], requires_grad=True)),
+    "round_decimals_0": lambda lib: lib.round(lib.tensor([0.5, 1.5], requires_grad=True),
+                                              decimals=0),
+    "scatter_reduce_packs": lambda lib: lib.tensor([1.0, 2, 3], requires_grad=True)
+    .scatter_reduce(0, lib.tensor([0, 2]), lib.tensor([1.0, 5]), "amax"),
+    "rpow_int32": lambda lib: 2 ** lib.tensor([1, 2], dtype=lib.int32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NODES))
+def test_fourth_table_nodes_and_saved_values_as_torch(torch, name):
+    """Nodes PyTorch records and the values it saves for ops the fourth table found."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mine, theirs = _both(torch, lambda lib: _node_and_packs(lib, _NODES[name]))
+    assert mine == theirs
+
+
+_CHECKED = {
+    "fill_nan_int": lambda lib: lib.tensor([1, 2]).fill_(float("nan")),
+    "fill_big_int32": lambda lib: lib.tensor([1, 2], dtype=lib.int32).fill_(3e9),
+    "masked_fill_nan": lambda lib: lib.tensor([1, 2]).masked_fill_(lib.tensor([False, True]),
+                                                                    float("nan")),
+    "masked_fill_0d_nan": lambda lib: lib.tensor([1, 2]).masked_fill_(
+        lib.tensor([False, False]), lib.tensor(float("nan"))),
+    "setitem_int_nan": lambda lib: lib.tensor([1, 2]).__setitem__(0, float("nan")),
+    "setitem_mask_0d": lambda lib: lib.tensor([1, 2], dtype=lib.int32).__setitem__(
+        lib.tensor([True, False]), lib.tensor(3e9)),
+    "index_fill_nan": lambda lib: lib.tensor([1, 2]).index_fill_(0, lib.tensor([0]),
+                                                                 float("nan")),
+    "fill_tensor_nan_ok": lambda lib: lib.tensor([1, 2]).fill_(lib.tensor(float("nan"))),
+    "index_reduce_bool": lambda lib: lib.ones(3, dtype=lib.bool).index_reduce(
+        0, lib.tensor([0]), lib.ones(1, dtype=lib.bool), "prod"),
+    "interpolate_to_zero": lambda lib: lib.nn.functional.interpolate(
+        lib.ones(1, 3, 1), scale_factor=0.5, mode="nearest"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CHECKED))
+def test_checked_writes_and_kernel_checks_as_torch(torch, name):
+    """Numbers written into tensors are checked as ATen's checked_convert; kernels' checks."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # NumPy's cast warnings must not leak
+        warnings.simplefilter("ignore", UserWarning)
+        mine, theirs = _both(torch, lambda lib: (lambda r: None if r is None else (
+            tuple(r.shape), str(r.dtype)))(_CHECKED[name](lib)))
+    assert mine == theirs

@@ -893,6 +893,75 @@ REGRESSIONS = {
         ('op', 'layer_norm', 't6', ['t3', 'l5'], {}, None),
         ('op', 'leaky_relu_inplace', 't7', ['t3'], {'slope': 0.01}, 'set_grad_enabled')],
         ('grad', ['t7', 't6'], None, True, True, False), saved_hooks=True),
+    # fuzz seed 243455: unique keeps each NaN a value of its own (inverse and counts too)
+    'unique_nan_values_distinct': _p([
+        ('leaf', 'l1', (4, 3), 'float64', True, 610995384),
+        ('op', 'abs', 't3', ['l1'], {}, None),
+        ('op', 'median', 't4', ['t3'], {}, None),
+        ('op', 'pow', 't5', ['l1', 't4'], {'exp': 0.5}, None),
+        ('op', 'unique', 't8', ['t5'], {'dim': None, 'inverse': True, 'sorted': True}, None)]),
+    # fuzz seed 210718: leaky_relu keeps ATen's signed zeros (0 * -0.1 is -0.0; a division by
+    # it is -inf), seen through a saved value written in place under saved-tensor hooks
+    'leaky_relu_signed_zero': _p([
+        ('leaf', 'l1', (1, 3), 'float32', True, 737432428),
+        ('op', 'relu', 't3', ['l1'], {}, 'enable_grad_in_no_grad'),
+        ('op', 'div', 't5', ['l1', 't3'], {}, None),
+        ('op', 'alias', 't7', ['t3'], {}, None),
+        ('op', 'movedim', 't8', ['t5'], {'dst': 1, 'src': 0}, None),
+        ('op', 'leaky_relu_inplace', 't9', ['t7'], {'slope': -0.1}, 'set_grad_enabled')],
+        ('backward', ['t8'], None, False, False, False), saved_hooks=True),
+    # fuzz seed 213928: a view given new .data is rebuilt (AsStridedBackward0) with its own
+    # geometry, not an offset into its base's memory it no longer shares
+    'view_with_new_data_rebuilt_from_its_geometry': _p([
+        ('leaf', 'l2', (1, 1, 2), 'float32', True, 48018959),
+        ('op', 'mT', 't4', ['l2'], {}, None),
+        ('op', 'data_assign', 't5', ['t4'], {}, None),
+        ('leaf', 'l9', (1, 2, 1), 'float64', True, 333905900),
+        ('op', 'add_', 't10', ['t5', 'l9'], {}, 'set_grad_enabled')],
+        ('backward', ['t10'], None, False, False, False)),
+    # fuzz seed 206688: nll_loss outputs 0 for an ignored target whatever its input holds
+    'nll_loss_ignored_target_of_nan': _p([
+        ('leaf', 'l1', (1, 1, 1), 'float32', True, 232934001),
+        ('leaf', 'l2', (3, 2), 'float32', True, 638595863),
+        ('op', 'pow', 't3', ['l1', 'l2'], {'exp': None}, 'no_grad'),
+        ('op', 'nll_loss', 't4', ['t3'], {'label_smoothing': 0.1, 'reduction': 'none',
+                                          'target': [[-100, 2]]}, None)]),
+    # fuzz seed 254501: nonzero(as_tuple=True) of a 0-d tensor returns views (detach_ refuses)
+    'nonzero_tuple_of_0d_is_views': _p([
+        ('leaf', 'l1', (2, 1), 'float32', True, 902387423),
+        ('leaf', 'l3', (2, 1), 'float32', True, 780579585),
+        ('op', 'bce', 't4', ['l1', 'l3'], {'reduction': 'sum'}, None),
+        ('op', 'float', 't6', ['t4'], {}, None),
+        ('op', 'nonzero', 't7', ['t6'], {'tup': True}, None),
+        ('op', 'detach_', 't11', ['t7'], {}, None)]),
+    # fuzz seed 303242: logcumsumexp rounds as ATen's kernel, so remainder after it agrees
+    'logcumsumexp_rounding_then_remainder': _p([
+        ('leaf', 'l1', (2, 3), 'float32', True, 476078263),
+        ('op', 'logcumsumexp', 't4', ['l1'], {'dim': -1}, 'enable_grad_in_no_grad'),
+        ('op', 'remainder', 't5', ['t4', 'l1'], {}, 'enable_grad_in_no_grad')]),
+    # fuzz seed 302722: a leaf made a result by an in-place op since the graph was built:
+    # "leaf variable has been moved into the graph interior"
+    'leaf_moved_into_graph_interior': _p([
+        ('leaf', 'l1', (3, 3), 'float64', True, 761778591),
+        ('leaf', 'l2', (3,), 'float32', False, 587230320),
+        ('op', 'where', 't3', ['l1', 'l2'], {}, None),
+        ('op', 'requires_grad_', 't4', ['l1'], {'flag': False}, None),
+        ('op', 'add_', 't7', ['t4', 't3'], {}, None)],
+        ('backward', ['t3', 't4'], None, False, False, True)),
+    # fuzz seed 301054: a NaN written into an integer tensor by a masked fill raises
+    'masked_fill_nan_into_int': _p([
+        ('leaf', 'l1', (4, 1), 'int64', True, 180552346),
+        ('op', 'tri_', 't2', ['l1'], {'diagonal': 1, 'upper': False}, None),
+        ('op', 'index_neg_slice', 't5', ['t2'], {'start': -2, 'stop': None},
+         'set_grad_enabled'),
+        ('op', 'div', 't6', ['t2', 't5'], {}, None),
+        ('op', 'setitem_mask', 't7', ['t5', 't6'], {}, None)]),
+    # fuzz seed 53 (fourth table): reflection pad of a transposed input is row-major
+    'reflection_pad_layout': _p([
+        ('leaf', 'l2', (4, 4), 'float32', False, 801292594),
+        ('op', 'view_inplace', 't3', ['l2'], {'dim': -1, 'dim2': -2, 'kind': 1},
+         'set_grad_enabled'),
+        ('op', 'pad_mode', 't8', ['t3'], {'mode': 'reflect', 'pad': [2, 0]}, None)]),
 }
 
 
