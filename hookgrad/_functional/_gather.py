@@ -163,8 +163,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     size = _nd(input._data.shape)[d]
     arr = _backend.to_numpy(index._data) if _backend.has_data(index._data) else np.zeros(0)
     bad = arr[(arr < 0) | (arr >= size)]  # (a meta index has no values to check)
-    if bad.size and input._data.ndim <= 1:  # PyTorch's 1-d kernel checks with its own error
-        raise IndexError("index out of range in self")
+    if bad.size and (input._data.ndim <= 1 or d == 0):  # PyTorch's kernels for these check
+        raise IndexError("index out of range in self")  # with their own error (probed)
     if bad.size:
         raise RuntimeError(
             f"INDICES element is out of DATA bounds, id={int(bad.reshape(-1)[0])} axis_dim={size}"

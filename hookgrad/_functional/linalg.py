@@ -31,7 +31,8 @@ __all__ = ["matmul", "mm", "bmm", "dot", "inner", "mv", "outer", "ger", "addmm",
 _CPP_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
     "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-    "bool": "bool", "bfloat16": "c10::BFloat16",
+    "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "bfloat16": "c10::BFloat16",
 }
 
 
@@ -40,7 +41,8 @@ def _same_dtype(a: Tensor, b: Tensor, m1: str = "m1", m2: str = "m2") -> None:
     if a._data.dtype != b._data.dtype and _dispatch.AUTOCAST[0] is None:
         raise RuntimeError(
             f"expected {m1} and {m2} to have the same dtype, but got: "
-            f"{_CPP_NAMES[a.dtype.name]} != {_CPP_NAMES[b.dtype.name]}"
+            f"{_CPP_NAMES.get(a.dtype.name, a.dtype.name)} != "
+            f"{_CPP_NAMES.get(b.dtype.name, b.dtype.name)}"
         )
 
 

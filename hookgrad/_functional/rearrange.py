@@ -130,6 +130,10 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> T
         return _circular_pad(input, pads)
     if mode not in ("reflect", "replicate"):
         raise NotImplementedError(f"hookgrad: padding mode {mode!r} is not supported")
+    if input._data.dtype.kind == "b":  # ATen's reflection/replication kernels have no bool
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(
+            f"\"{kernel}_pad{len(pads) // 2}d\" not implemented for 'Bool'")
     return _edge_pad(input, pads, mode)
 
 

@@ -380,6 +380,8 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     """Vandermonde matrix of powers of a 1-D `x`. Mirrors: ``torch.vander``."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
     powers = [x ** i if i else C.ones_like(x) for i in range(n)]
     cols = powers if increasing else powers[::-1]

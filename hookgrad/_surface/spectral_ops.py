@@ -127,6 +127,10 @@ def linalg_matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, a
                        rtol: Any = None, out: Any = None) -> Tensor:
     """Number of singular values above the tolerance. Mirrors: ``torch.linalg.matrix_rank``."""
     _check(A, "matrix_rank")
+    for name, v in (("tol", tol), ("atol", atol), ("rtol", rtol)):
+        if v is not None and not isinstance(v, (int, float, Tensor)):  # PyTorch's parser
+            raise TypeError(f"linalg_matrix_rank() received an invalid combination of "
+                            f"arguments - got (Tensor, {name}={type(v).__name__})")
     if tol is not None:
         atol, rtol = tol, 0.0
     A = A.detach()

@@ -124,6 +124,13 @@ def _index_copy_call(input: Tensor, dim: int, index: Tensor, source: Tensor) -> 
     if source.dim() and index.numel() != source.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to "
                          f"source.size(dim) ({source.shape[d]})")
+    dst = [n for k, n in enumerate(input.shape) if k != d]
+    src = [n for k, n in enumerate(source.shape) if k != d]
+    if source.dim() and len(dst) == len(src) and dst != src:
+        k = next(k for k, (a, b) in enumerate(zip(dst, src, strict=True)) if a != b)
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {dst[k]} at dimension {k} and "
+                           f"source slice shape: {src[k]} at dimension {k}.")
     _check_positions(input, d, index, "index_copy_(): ", 0, source)
     return PRIMITIVES["index_copy"], (input, index, source), {"dim": d}
 

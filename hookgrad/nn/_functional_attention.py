@@ -451,6 +451,9 @@ def _split_heads(
     attn_mask, key_padding_mask = masks
     if key_padding_mask is not None:
         src_len = k.size(1)
+        if tuple(key_padding_mask.shape) != (bsz, src_len):  # PyTorch's assert
+            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but "
+                                 f"got {key_padding_mask.shape}")
         kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)  # type: ignore
         kpm = kpm.reshape(bh, 1, src_len)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm

@@ -27,6 +27,8 @@ def ntuple(value: Any, n: int) -> tuple[int, ...]:
     """`value` repeated `n` times when it is an int (or a one-element sequence)."""
     if isinstance(value, int):
         return (value,) * n
+    if isinstance(value, (str, bytes)) or any(isinstance(v, (str, bytes)) for v in value):
+        raise TypeError(f"expected an int or a tuple of ints, but got {value!r}")  # as torch
     value = tuple(int(v) for v in value)
     return value * n if len(value) == 1 else value
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from hookgrad._ops._checks import tensor_arguments
+from hookgrad._ops._shapes import broadcast_shapes
 from hookgrad._dispatch import bind
 from hookgrad._functional.shape import broadcast_to
 from hookgrad._ops import layers as _L
@@ -339,7 +338,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     Mirrors: ``torch.nn.functional.cosine_similarity``.
     """
     if tuple(x1.shape) != tuple(x2.shape):
-        shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))  # PyTorch's RuntimeError
         x1, x2 = broadcast_to(x1, shape), broadcast_to(x2, shape)
     n1 = x1.norm(2, dim, keepdim=True).clone()  # type: ignore[attr-defined]
     n2 = x2.norm(2, dim, keepdim=True).clone()  # type: ignore[attr-defined]

@@ -351,6 +351,12 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError(
             f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}"
         )
+    for k in range(1, input.dim()):  # the non-batch dims (all but the first)
+        if input.shape[k] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {list(input.shape)} with dimension {k} "
+                "being empty")
     size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
     if size == (1, 1):
         return input.mean((-1, -2), True)  # type: ignore[attr-defined]

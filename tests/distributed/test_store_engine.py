@@ -18,6 +18,7 @@ import hookgrad
 import hookgrad.distributed as dist
 from hookgrad.distributed._store import DistNetworkError
 from tests.conftest import load_torch
+from tests.distributed._timeouts import scaled
 from tests.distributed.expectations import check, check_launched
 from tests.distributed.scenarios import SCENARIOS
 
@@ -26,22 +27,37 @@ ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def _run(out: Path, url: str, args: list[str], env: dict | None = None) -> list:
-    """Start the 2 ranks of mpi_runner meeting at ``url``; their return codes and output."""
+    """Start the 2 ranks of mpi_runner meeting at ``url``; their return codes and output.
+    A rank still running at the (load-scaled) timeout is killed, with its peer, and named."""
     procs = []
     for rank in range(2):
-        full = {**os.environ, **(env or {}), "STORE_INIT": url, "STORE_RANK": str(rank),
-                "PYTHONPATH": ROOT}
+        full = {**os.environ, "GROUP_TIMEOUT": str(scaled(60)), **(env or {}),
+                "STORE_INIT": url, "STORE_RANK": str(rank), "PYTHONPATH": ROOT}
         full.pop("MASTER_ADDR", None)
         procs.append(subprocess.Popen([sys.executable, "-W", "ignore", RUNNER, str(out), *args],
                                       env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True))
-    return [(p.communicate(timeout=300), p.returncode) for p in procs]
+    logs = []
+    for rank, p in enumerate(procs):
+        try:
+            logs.append((p.communicate(timeout=scaled(300)), p.returncode))
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            pytest.fail(f"rank {rank} still ran after {scaled(300):.0f} s: "
+                        f"{[q.communicate() for q in procs]}")
+    return logs
 
 
 def _launch(out: Path, url: str, names: list[str]) -> list[dict]:
     logs = _run(out, url, names)
     assert all(code == 0 for _, code in logs), logs
-    return [json.loads(Path(f"{out}.rank{r}.json").read_text()) for r in range(2)]
+    results = []
+    for r in range(2):  # a missing file names the rank, with both ranks' output
+        path = Path(f"{out}.rank{r}.json")
+        assert path.exists(), f"rank {r} produced no result: {logs}"
+        results.append(json.loads(path.read_text()))
+    return results
 
 
 def _free_port() -> int:
@@ -156,8 +172,8 @@ def _program(alias: bool, *args: str) -> list[str]:
     for _attempt in range(3):
         argv = [a.replace("{port}", str(_free_port())) for a in args]
         cmd = [sys.executable, *(["-m", "hookgrad.run"] if alias else []), PROGRAM, *argv]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240,
-                              check=False)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                              timeout=scaled(240), check=False)
         # PyTorch's gloo ranks sometimes abort at exit ("terminate called without an active
         # exception": its C++ threads torn down) after every rank has printed, more often on a
         # loaded machine: their printed lines are still PyTorch's results. hookgrad's ranks

@@ -75,15 +75,15 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     """
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and per_sample_weights.shape != input.shape:
+        raise ValueError(  # checked before the mode, as in PyTorch
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not "
+            f"None, then it must have the same shape as the input ({input.shape})")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "GitHub.")
-    if per_sample_weights is not None and per_sample_weights.shape != input.shape:
-        raise ValueError(
-            f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not "
-            f"None, then it must have the same shape as the input ({tuple(input.shape)})")
     flat, bag, num_bags = _bags(input, offsets, include_last_offset)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
