@@ -892,7 +892,7 @@ def vmap_modules_and_batchnorm_modes(lib: Any) -> Any:
     F.replace_all_batch_norm_modules_(fixed)
     p = dict(lin.named_parameters())
     return [
-        F.vmap(lin)(b), F.vmap(lin, in_dims=1)(a.transpose(1, 2).contiguous()),
+        F.vmap(lin)(b), F.vmap(lin, in_dims=1)(b.t().contiguous()),
         _outcome(lambda: F.vmap(bn)(a)),
         _outcome(lambda: F.vmap(lambda x, m: nnf.batch_norm(x, m, lib.ones(4), training=True))(
             a[..., :4], lib.zeros(4, 4))),
