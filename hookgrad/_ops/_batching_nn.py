@@ -195,10 +195,21 @@ def _layer_norm(prim: Primitive, args: list, flags: list, params: dict, cast: An
     return bind(prim, tuple(args), params, cast)
 
 
+_BN_UNBATCHED_STATS = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which "
+    "will be updated in place, were not batched.\nIf you are using a module and do not need "
+    "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+    "module and do not need eval mode, please see the functorch website for resources on how "
+    "to patch your module to work with vmap")
+
+
 def _batch_norm(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
                 level: int) -> Any:
     """Per-sample batch norm: B folded into N (eval) or into the channels (training)."""
     x, w, b, rm, rv = args
+    if params["training"] and flags[0] and ((rm.numel() and not flags[3]) or
+                                            (rv.numel() and not flags[4])):
+        raise RuntimeError(_BN_UNBATCHED_STATS)  # a batched update of an unbatched buffer
     if any(flags[1:]):
         return None
     if not params["training"]:
@@ -207,7 +218,7 @@ def _batch_norm(prim: Primitive, args: list, flags: list, params: dict, cast: An
         return (out.reshape(lead + tuple(out.shape)[1:]), expand_batch(m, False, size),
                 expand_batch(r, False, size))
     if rm.numel() or rv.numel():
-        return None  # running stats updated per sample: the loop (PyTorch refuses this)
+        return None  # batched running stats, updated per sample: the loop
     c = x.shape[2]
     folded = _to_groups(x, size, True)
     w2 = w.repeat((size,)) if w.numel() else w

@@ -873,3 +873,44 @@ def vmap_misc_user_ops(lib: Any) -> Any:
             x, y.sigmoid(), pos_weight=lib.ones(5) * 2)))(b, b.flip(0)),
         F.vmap(lambda x: (lib.diff(x), x.roll(1, -1), x.rot90(1, (0, 1)), x[..., -1]))(a),
     ]
+
+
+@program
+def vmap_modules_and_batchnorm_modes(lib: Any) -> Any:
+    """Modules called directly under vmap; training-mode batch norm refused with running
+    stats (PyTorch's error), accepted without them, after replace_all_batch_norm_modules_,
+    in eval mode and with batched running stats; modules under jacrev/hessian/jvp."""
+    F = lib.func
+    nn = lib.nn
+    nnf = lib.nn.functional
+    a = lib.tensor(_arr(430, 4, 3, 5))
+    b = lib.tensor(_arr(431, 4, 5))
+    lin = _load(lib, nn.Linear(5, 3), 432)
+    bn = _load(lib, nn.Sequential(nn.Linear(5, 4), nn.BatchNorm1d(4)), 433)
+    conv = _load(lib, nn.Conv1d(3, 2, 2), 434)
+    fixed = _load(lib, nn.Sequential(nn.Linear(5, 4), nn.BatchNorm1d(4)), 435)
+    F.replace_all_batch_norm_modules_(fixed)
+    p = dict(lin.named_parameters())
+    return [
+        F.vmap(lin)(b), F.vmap(lin, in_dims=1)(b.t().contiguous()),
+        _outcome(lambda: F.vmap(bn)(a)),
+        _outcome(lambda: F.vmap(lambda x, m: nnf.batch_norm(x, m, lib.ones(4), training=True))(
+            a[..., :4], lib.zeros(4, 4))),
+        _outcome(lambda: F.vmap(lambda x: nnf.instance_norm(
+            x[None], lib.zeros(3), lib.ones(3), use_input_stats=True))(a)),
+        F.vmap(lambda x, m, v: nnf.batch_norm(x, m, v, training=True))(
+            a[..., :4], lib.zeros(4, 4), lib.ones(4, 4)),
+        F.vmap(lambda x: nnf.batch_norm(x, None, None, training=True))(a),
+        F.vmap(fixed)(a), F.vmap(bn.eval())(a),
+        F.jacrev(lambda x: conv(x))(a[0]),
+        F.hessian(lambda q: F.functional_call(lin, q, (b,)).pow(2).sum())(p),
+        F.jvp(lambda x: F.functional_call(bn.eval(), dict(bn.named_parameters()), (x,)), (b,),
+              (lib.ones_like(b),)),
+        F.vmap(F.jacfwd(lambda q, x: F.functional_call(lin, q, (x,))), in_dims=(None, 0))(p, b),
+        F.grad(lambda q, x: F.functional_call(lin, q, (x,)).sum(), argnums=(0, 1))(p, b),
+        _outcome(lambda: F.vmap(lambda x: b[0].add_(x))(b)),
+        F.vmap(lambda x: nnf.fold(x[None], (3, 3), 2)[0])(lib.tensor(_arr(436, 2, 4, 4))),
+        F.vmap(lambda img, g: nnf.grid_sample(img[None], g[None], align_corners=False)[0])(
+            lib.tensor(_arr(437, 2, 1, 4, 4)), lib.tensor(_arr(438, 2, 3, 3, 2)).tanh()),
+        F.vmap(lambda m: (m.tril(), m.triu(1), lib.diag_embed(m[0]), m.amax(0), m.aminmax()))(a),
+    ]
