@@ -13,11 +13,14 @@ between calls on some of the calls:
   replaced or set to None, ``requires_grad`` toggled on a parameter;
 - module globals, closure cells (also holding None), a nested helper's default argument,
   ``functools.partial`` keywords and bound lists, class attributes, methods replaced on the
-  class, enum settings, ``dtype`` settings, objects with ``__slots__``;
+  class, enum settings, ``dtype`` settings, objects with ``__slots__`` or behind a weak
+  reference, modules and callable objects swapped inside containers, ordered dicts, deques,
+  sets, environment variables;
 - inputs: layout (contiguous, transposed, expanded, a slice), ``requires_grad`` and leaf-ness,
   the same tensor passed twice or a view of the other argument, in-place writes to inputs the
-  caller then reads, containers of tensors and of scalars whose length changes, ``torch.Size``
-  and ``dtype`` arguments, iterators, NumPy arrays;
+  caller then reads, containers of tensors and of scalars whose length changes, ``torch.Size``,
+  ``dtype`` and module arguments, a float argument that becomes an int, iterators, NumPy
+  arrays;
 - grad mode around the call (``no_grad``, ``enable_grad``, ``inference_mode``), the random
   seed between calls with ``rand``/dropout inside, module and tensor hooks added and removed
   between calls, global module hooks;
@@ -94,6 +97,27 @@ _ITEMS: list[tuple[list[str], list[str], list[str]]] = [
      ["if {c}: dt{k}['d'] = torch.float64 if dt{k}['d'] is torch.float32 else torch.float32"]),
     (["class Slot{k}:", "    __slots__ = ('v',)", "slot{k} = Slot{k}()", "slot{k}.v = 1.0"],
      ["h = h * slot{k}.v"], ["if {c}: slot{k}.v = slot{k}.v + 1.0"]),
+    # containers of modules, callables and of other kinds; weak references; the environment
+    (["box{k} = [torch.nn.ReLU()]"], ["h = box{k}[0](h - 0.5)"],
+     ["if {c}: box{k}[0] = ACTS[i % len(ACTS)]()"]),
+    (["class Dbl{k}:", "    def __call__(self, t):", "        return t * 2",
+      "class Tpl{k}:", "    def __call__(self, t):", "        return t * 3",
+      "fnbox{k} = {{'f': Dbl{k}()}}"], ["h = fnbox{k}['f'](h)"],
+     ["if {c}: fnbox{k}['f'] = Tpl{k}() if isinstance(fnbox{k}['f'], Dbl{k}) else Dbl{k}()"]),
+    (["od{k} = collections.OrderedDict(v=1.0)"], ["h = h * od{k}['v']"],
+     ["if {c}: od{k}['v'] = od{k}['v'] + 1.0"]),
+    (["dq{k} = collections.deque([1.0])"], ["h = h * dq{k}[0] * len(dq{k})"],
+     ["if {c}: dq{k}.appendleft(2.0)"]),
+    (["names{k} = {{'a'}}"], ["h = h * (2.0 if 'b' in names{k} else 1.0)"],
+     ["if {c}: names{k}.symmetric_difference_update({{'b'}})"]),
+    (["class Ref{k}:", "    pass", "tgt{k} = Ref{k}()", "tgt{k}.v = 1.0",
+      "ref{k} = weakref.ref(tgt{k})"], ["h = h * ref{k}().v"],
+     ["if {c}: tgt{k}.v = tgt{k}.v + 1.0"]),
+    ([], ["h = h * (2.0 if os.environ.get('HOOKGRAD_FUZZ_STATE_FLAG') == '1' else 1.0)"],
+     ["if {c}: os.environ['HOOKGRAD_FUZZ_STATE_FLAG'] = "
+      "'0' if os.environ.get('HOOKGRAD_FUZZ_STATE_FLAG') == '1' else '1'"]),
+    (["mods{k} = {{'m': torch.nn.Tanh()}}"], ["h = h + mods{k}['m'](h)"],
+     ["if {c}: mods{k}['m'].register_forward_hook(lambda mod, a, o: o * 0.5)"]),
     # random state
     ([], ["h = h + torch.rand(h.shape) * 0.1"], ["if {c}: torch.manual_seed(7)"]),
     ([], ["h = F.dropout(h, 0.5, training=True)"], ["if {c}: torch.manual_seed(3)"]),
@@ -139,6 +163,8 @@ _ARG_READS = [
     "h = h.reshape(extra['size']).reshape(h.shape)",
     "h = h * float(extra['arr'][0])",
     "h = h.to(extra['dtype']).to(x.dtype) * (2.0 if extra['dtype'] is torch.float64 else 1.0)",
+    "h = h * extra['k'] if isinstance(extra['k'], float) else h + extra['k']",
+    "h = extra['act'](h - 0.5)",
     "h = h * (2.0 if x.is_leaf else 3.0)",
     "h = h * (2.0 if x.requires_grad else 3.0)",
     "y.add_(1.0)",
@@ -177,8 +203,9 @@ def generate(seed: int) -> dict:
     # each call changes at most one argument property of the call before it: a stale graph
     # shows only when every other guard still passes (several changes at once recompile)
     choices = {"layout": _LAYOUTS, "alias": _ALIASES, "xgrad": (False, True),
-               "nonleaf": (False, True), "ctx": _CTXS, "nts": (1, 2, 3), "k": (1.0, 2.0),
-               "size": ((2, 8), (8, 2)), "dtype": ("float32", "float64"), "arr": (1.0, 2.0)}
+               "nonleaf": (False, True), "ctx": _CTXS, "nts": (1, 2, 3), "k": (1.0, 2.0, 3),
+               "size": ((2, 8), (8, 2)), "dtype": ("float32", "float64"), "arr": (1.0, 2.0),
+               "act": ("ReLU", "Tanh")}
     spec = {key: r.choice(values) for key, values in choices.items()}
     spec["ctx"] = "none"
     spec["xgrad"] = spec["xgrad"] and not inplace
@@ -211,6 +238,7 @@ GLOBAL_HOOKS = []
 
 
 def build(torch, log, Mode, Pair, Out, functools):
+    import collections, os, weakref
     F = torch.nn.functional
     ACTS = (torch.nn.ReLU, torch.nn.Tanh, torch.nn.Identity, torch.nn.Sigmoid)
     lin = torch.nn.Linear(4, 4)
@@ -241,6 +269,7 @@ def build(torch, log, Mode, Pair, Out, functools):
     def cleanup():
         while GLOBAL_HOOKS:
             GLOBAL_HOOKS.pop().remove()
+        os.environ.pop('HOOKGRAD_FUZZ_STATE_FLAG', None)
     return f, between, state, cleanup, lin
 """
 
@@ -274,7 +303,8 @@ def _args(torch: Any, call: dict, i: int) -> tuple:
     alias = call["alias"]
     y = x if alias == "same" else x.view(4, 4) if alias == "view" else base.cos()
     extra = {"ts": [base[0] * (j + 1) for j in range(call["nts"])], "k": call["k"],
-             "size": torch.Size(call["size"]), "dtype": getattr(torch, call["dtype"])}
+             "size": torch.Size(call["size"]), "dtype": getattr(torch, call["dtype"]),
+             "act": getattr(torch.nn, call["act"])()}
     if "arr" in call["uses"]:  # (only when read: an iterator argument runs the call eagerly)
         extra["arr"] = np.array([call["arr"]])
     if "it" in call["uses"]:

@@ -173,6 +173,22 @@ def where_of_a_condition_alone() -> Any:
     return fn, nothing, lambda i: (torch.tensor([1.0, -1.0, float(i) - 1]),)
 
 
+def float_argument_checked_with_isinstance() -> Any:
+    def fn(x: Any, k: Any) -> Any:
+        return x * k if isinstance(k, float) else x + k
+    return fn, nothing, lambda i: (torch.ones(2), [1.0, 2.0, 3, 4.0][i])
+
+
+def module_and_builtin_arguments_swapped() -> Any:
+    import math  # noqa: PLC0415
+    acts = [torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid(), torch.nn.ReLU()]
+    funcs = [math.sqrt, math.exp, math.log1p, math.sqrt]
+
+    def fn(m: Any, g: Any, x: Any) -> Any:
+        return m(x - 0.5) * g(2.0)
+    return fn, nothing, lambda i: (acts[i], funcs[i], torch.ones(2))
+
+
 SCENARIOS = {f.__name__: f for f in (
     dtype_argument, range_and_slice_arguments, contiguity_decides_a_branch,
     stride_read_as_a_number, expanded_argument, same_tensor_passed_twice,
@@ -180,7 +196,8 @@ SCENARIOS = {f.__name__: f for f in (
     version_counter_read, leaf_or_not, container_nested_deeper_than_two,
     dict_argument_key_order, iterator_argument, generator_argument, numpy_array_argument,
     default_argument_changed_with_dynamic_sizes, count_of_nonzero, count_of_unique,
-    count_of_a_boolean_mask, repeat_interleave_by_a_tensor, where_of_a_condition_alone)}
+    count_of_a_boolean_mask, repeat_interleave_by_a_tensor, where_of_a_condition_alone,
+    float_argument_checked_with_isinstance, module_and_builtin_arguments_swapped)}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -1,8 +1,10 @@
 """Soundness of compiled calls when the *world* around the region changes between calls
 (issue 25, "fuzzer stays clean"; docs/compile.md, soundness rule 2): defaults and bound
 arguments of called functions, closure cells holding None, enum settings, methods replaced on
-a class, a module's submodules, parameters and buffers, objects with ``__slots__`` or
-``__getattr__``, random-number-generator state saved and restored inside the region, global
+a class, a module's submodules, parameters and buffers, modules and callable objects swapped inside
+containers, ordered and default dicts, deques, sets, mapping proxies and list subclasses,
+objects with ``__slots__`` or ``__getattr__`` or behind a weak reference, environment
+variables, random-number-generator state saved and restored inside the region, global
 settings read through getters, and returned named tuples. Each case was found by the
 state-change probes of the compile fuzzer; every call is compared with eager under every
 backend (`_state_harness`).
@@ -13,6 +15,7 @@ from __future__ import annotations
 import collections
 import enum
 import functools
+import os
 from typing import Any
 
 import pytest
@@ -230,6 +233,81 @@ def global_settings_read_through_getters() -> Any:
     return fn, mutate, _ones
 
 
+def modules_and_callables_in_containers_swapped() -> Any:
+    class Double:
+        def __call__(self, t: Any) -> Any:
+            return t * 2
+
+    class Triple:
+        def __call__(self, t: Any) -> Any:
+            return t * 3
+    layers = [torch.nn.ReLU()]
+    box = {"f": Double()}
+
+    def fn(x: Any) -> Any:
+        return box["f"](layers[0](x - 0.5))
+
+    def mutate(i: int) -> None:
+        layers[0] = [torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid(), torch.nn.ReLU()][i]
+        box["f"] = Triple() if i % 2 else Double()
+    return fn, mutate, _ones
+
+
+def containers_of_other_kinds() -> Any:
+    import types  # noqa: PLC0415
+    ordered = collections.OrderedDict(k=1.0)
+    counts = collections.defaultdict(float, k=1.0)
+    queue = collections.deque([1.0])
+    names = {"a"}
+    table = {"k": 1.0}
+    proxy = types.MappingProxyType(table)
+
+    class Items(list):
+        pass
+    items = Items([1.0])
+
+    def fn(x: Any) -> Any:
+        return (x * ordered["k"] * counts["k"] * queue[0] * len(queue) * proxy["k"]
+                * len(items) + (1 if "b" in names else 0))
+
+    def mutate(i: int) -> None:
+        ordered["k"] = counts["k"] = float(i + 1)
+        queue.appendleft(float(i + 2))
+        table["k"] = float(i) + 0.5
+        items.append(1.0)
+        if i == 2:
+            names.add("b")
+    return fn, mutate, _ones
+
+
+def object_behind_a_weak_reference() -> Any:
+    import weakref  # noqa: PLC0415
+    cfg = type("Cfg", (), {})()
+    cfg.k = 1.0
+    ref = weakref.ref(cfg)
+
+    def fn(x: Any) -> Any:
+        return x * ref().k
+
+    def mutate(i: int) -> None:
+        cfg.k = float(i + 1)
+    return fn, mutate, _ones
+
+
+def environment_variable_read() -> Any:
+    import os  # noqa: PLC0415
+
+    def fn(x: Any) -> Any:
+        return x * 2 if os.environ.get("HOOKGRAD_TEST_SOUNDNESS_FLAG") == "1" else x * 3
+
+    def mutate(i: int) -> None:
+        if i % 2:
+            os.environ["HOOKGRAD_TEST_SOUNDNESS_FLAG"] = "1"
+        else:
+            os.environ.pop("HOOKGRAD_TEST_SOUNDNESS_FLAG", None)
+    return fn, mutate, _ones
+
+
 _Pair = collections.namedtuple("_Pair", "a b")
 
 
@@ -245,7 +323,8 @@ SCENARIOS = {f.__name__: f for f in (
     submodules_replaced_and_appended, submodule_attribute_replaced, module_containers_grow,
     bias_set_to_none_and_back, object_with_slots, object_with_getattr,
     rng_state_saved_and_restored_inside, global_settings_read_through_getters,
-    named_tuple_returned)}
+    named_tuple_returned, modules_and_callables_in_containers_swapped,
+    containers_of_other_kinds, object_behind_a_weak_reference, environment_variable_read)}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -256,3 +335,4 @@ def test_compiled_calls_see_the_changed_world(name: str) -> None:
     finally:
         torch.set_num_threads(threads)
         torch.autograd.set_detect_anomaly(False)
+        os.environ.pop("HOOKGRAD_TEST_SOUNDNESS_FLAG", None)

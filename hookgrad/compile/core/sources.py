@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import functools
 import types
+import weakref
 from collections import deque
 from typing import Any
 
@@ -106,7 +107,8 @@ class Source:
     def __init__(self, root: tuple, steps: tuple = (), parent: Source | None = None) -> None:
         # ("L", name) | ("C", cell_index) | ("G", globals_dict, name) | ("O", object, name)
         self.root = root
-        self.steps = steps  # ("attr", n) | ("item", k) | ("cell", i) | ("dim", d) | ("nth", n)
+        # ("attr", n) | ("item", k) | ("cell", i) | ("dim", d) | ("nth", n) | ("deref", None)
+        self.steps = steps
         self._text = ""
         self.parent = parent  # the source one step shorter (shares `get`'s memo)
 
@@ -147,7 +149,7 @@ class Source:
                     "O": lambda: f"nn.modules.module.{root[-1]}"}[root[0]]()
             for kind, key in self.steps:
                 text += {"attr": f".{key}", "item": f"[{key!r}]", "nth": f".values()[{key}]",
-                         "dim": f".size()[{key}]",
+                         "dim": f".size()[{key}]", "deref": "()",
                          "cell": f".__closure__[{key}].cell_contents"}[kind]
             self._text = text
         return self._text
@@ -169,6 +171,8 @@ def _step(value: Any, kind: str, key: Any) -> Any:
         return value._data.shape[key]
     if kind == "nth":  # the n-th hook of a hook dict (handle ids are not guarded)
         return list(value.values())[key]
+    if kind == "deref":  # the object a weak reference points to
+        return value()
     return value.__closure__[key].cell_contents
 
 
@@ -251,6 +255,10 @@ class SourceIndex:
             for key, item in value.keywords.items():
                 queue.append((source.child(("attr", "keywords")).child(("item", key)), item,
                               depth))
+        elif isinstance(value, weakref.ref):  # (what it points to is state like an attribute)
+            target = value()
+            if target is not None:
+                queue.append((source.child(("deref", None)), target, depth))
         elif isinstance(value, types.MethodType):
             queue.append((source.child(("attr", "__self__")), value.__self__, depth))
             queue.append((source.child(("attr", "__func__")), value.__func__, depth))

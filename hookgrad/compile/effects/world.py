@@ -8,6 +8,7 @@ undoes a failed trace (spec §3.1: "a trace that fails leaves the world untouche
 
 from __future__ import annotations
 
+import collections
 import types
 from typing import Any
 
@@ -50,6 +51,9 @@ class WorldSnapshot:
         self.cells: list[tuple[Any, Any]] = []
         self.globals: list[tuple[dict, dict]] = []
         self.classes: list[tuple[type, dict]] = []  # user classes: attribute writes break
+        # deques, sets, byte arrays, mapping proxies: compared whole by the guards (a change
+        # the region made to one is not replayed: the guards make that frame eager)
+        self.others: list[tuple[int, Any]] = []
         seen: set[int] = set()
         for index in indexes:
             for _src, value in index.by_id.values():
@@ -71,8 +75,10 @@ class WorldSnapshot:
             if is_user_class(value):
                 self.classes.append((value, dict(vars(value))))
             return
-        if type(value) is list:
+        if isinstance(value, list):
             self.lists.append((value, list(value)))
+        elif isinstance(value, _OTHERS):
+            self.others.append((id(value), freeze_container(value)))
         elif isinstance(value, dict) and not isinstance(value, types.MappingProxyType):
             self.dicts.append((value, dict(value)))
         elif _has_state_dict(value):
@@ -148,6 +154,25 @@ class WorldSnapshot:
             for key, value in old.items():
                 if not key.startswith("__") and g.get(key, _EMPTY) is not value:
                     g[key] = value
+
+
+_OTHERS = (collections.deque, set, frozenset, bytearray, types.MappingProxyType)
+
+
+def freeze_container(value: Any) -> Any:
+    """A comparable copy of a deque, set, byte array or mapping proxy (items by value when
+    they are plain constants, else by identity)."""
+    if isinstance(value, (set, frozenset)):
+        return (type(value), frozenset(_item(v) for v in value))
+    if isinstance(value, types.MappingProxyType):
+        return (type(value), tuple((k, _item(v)) for k, v in value.items()))
+    if isinstance(value, bytearray):
+        return (bytearray, bytes(value))
+    return (type(value), tuple(_item(v) for v in value))
+
+
+def _item(v: Any) -> Any:
+    return v if isinstance(v, (int, float, str, bool, bytes, type(None))) else ("id", id(v))
 
 
 def _const_eq(a: Any, b: Any) -> bool:

@@ -9,6 +9,7 @@ hook dictionaries of modules and the global module hooks (§6.5).
 
 from __future__ import annotations
 
+import collections
 import enum
 import functools
 import types
@@ -21,6 +22,7 @@ import numpy as np
 from hookgrad._tensor import Tensor
 from hookgrad.compile.effects.attr_reads import has_attribute
 from hookgrad.compile.effects.blind_writes import OWN_DIR, written_blindly
+from hookgrad.compile.effects.world import freeze_container
 from hookgrad.compile.core.dynamic import DynamicPlan, dynamic_tensor_check
 from hookgrad.compile.trace.recorder import tensor_layout, tensor_meta
 from hookgrad.compile.core.sources import CallContext, Source, is_constant, is_user_class
@@ -214,26 +216,57 @@ def _containers_before(trace: Any) -> tuple[dict, set]:
 
 
 def _container_guards(gs: GuardSet, trace: Any) -> None:
-    """Lists, tuples and dicts held by globals and closure cells the traced code can read:
-    type, length (keys for dicts) and constant items, from before the trace. The tracer cannot
-    see which items the code read, so it guards them all (PyTorch guards these containers too:
-    a changed unused key recompiles there as well)."""
+    """Lists, tuples and dicts (subclasses too) held by globals and closure cells the traced
+    code can read: type, length (keys for dicts), constant items by value and the other items
+    by type (a module or callable object swapped for one of another class; builtin functions
+    by identity), from before the trace. The tracer cannot see which items the code read, so
+    it guards them all (PyTorch guards these containers too: a changed unused key recompiles
+    there as well). Deques, sets, byte arrays and mapping proxies are compared whole; one the
+    region changed cannot be replayed (the frame runs eagerly)."""
     old, mutated = _containers_before(trace)
     held = [(s, v) for s, v in list(trace.index.by_id.values()) if _held_directly(s)]
+    others = dict(trace.snapshot.others)
     for src, value in [*held, *_read_attributes(trace)]:
-        kind = type(value)
-        if kind not in (list, tuple, dict) or id(value) in mutated:
+        if id(value) in mutated:
             continue
-        before = value if kind is tuple else old.get(id(value))
+        if isinstance(value, _OTHER_CONTAINERS):
+            _other_container(gs, src, value, others.get(id(value)))
+            continue
+        if not isinstance(value, (list, tuple, dict)):
+            continue
+        kind = type(value)
+        before = value if isinstance(value, tuple) else old.get(id(value))
         if before is None:
             continue
-        pairs = before.items() if kind is dict else enumerate(before)
+        pairs = list(before.items() if isinstance(before, dict) else enumerate(before))
         consts = tuple((k, v) for k, v in pairs if is_constant(v))
-        if len(consts) > _MAX_GUARDED_ITEMS:
-            consts = ()  # large tables: type and length only
-        keys = tuple(before) if kind is dict else None
-        gs.add(_container_check(src, kind, len(before), keys, consts),
-               f"{src}: {kind.__name__} of {len(before)} with {len(consts)} constant items")
+        objects = tuple((k, v if _by_identity(v) else None, type(v)) for k, v in pairs
+                        if not is_constant(v) and not isinstance(v, (list, tuple, dict)))
+        if len(consts) + len(objects) > _MAX_GUARDED_ITEMS:
+            consts, objects = (), ()  # large tables: type and length only
+        keys = tuple(before) if isinstance(before, dict) else None
+        gs.add(_container_check(src, kind, len(before), keys, consts, objects),
+               f"{src}: {kind.__name__} of {len(before)} with {len(consts)} constant items "
+               f"and {len(objects)} typed items")
+
+
+_OTHER_CONTAINERS = (collections.deque, set, frozenset, bytearray, types.MappingProxyType)
+
+
+def _other_container(gs: GuardSet, src: Source, value: Any, before: Any) -> None:
+    if before is None:
+        return
+    if freeze_container(value) != before:
+        gs.unguardable.append(f"{src} ({type(value).__name__}) changed by the region (not "
+                              "replayed)")
+        return
+    gs.add(lambda ctx: freeze_container(src.get(ctx)) == before,
+           f"{src} unchanged ({type(value).__name__})")
+
+
+def _by_identity(value: Any) -> bool:
+    """Objects whose identity is their meaning (builtin functions: ``math.sqrt``)."""
+    return isinstance(value, (types.BuiltinFunctionType, np.ufunc))
 
 
 def _class_guards(gs: GuardSet, trace: Any) -> None:
@@ -296,7 +329,8 @@ def _read_attributes(trace: Any) -> list[tuple[Source, Any]]:
         d = getattr(obj, "__dict__", {})
         for name in names:
             value = d.get(name)
-            if type(value) in (list, dict, tuple) and not name.startswith("_"):
+            if isinstance(value, (list, dict, tuple, *_OTHER_CONTAINERS)) \
+                    and not name.startswith("_"):
                 out.append((src.child(("attr", name)), value))
     return out
 
@@ -318,7 +352,7 @@ _PARTIAL_STEPS = (("attr", "args"), ("attr", "keywords"))
 
 
 def _container_check(src: Source, kind: type, n: int, keys: tuple | None,
-                     consts: tuple) -> Callable[[CallContext], bool]:
+                     consts: tuple, objects: tuple = ()) -> Callable[[CallContext], bool]:
     def check(ctx: CallContext) -> bool:
         c = src.get(ctx)
         if type(c) is not kind or len(c) != n or (keys is not None and tuple(c) != keys):
@@ -326,6 +360,11 @@ def _container_check(src: Source, kind: type, n: int, keys: tuple | None,
         for k, v in consts:
             item = c[k]
             if type(item) is not type(v) or item != v:
+                return False
+        for k, same_object, item_type in objects:
+            item = c[k]
+            if type(item) is not item_type or (same_object is not None
+                                               and item is not same_object):
                 return False
         return True
     return check
@@ -374,9 +413,13 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: Dynamic
         for key, item in items:
             if is_constant(key):
                 _arg_guards(gs, src.child(("item", key)), item, depth + 1, plan, before)
-    elif not isinstance(value, (Module, types.FunctionType, functools.partial,
-                                types.MethodType, types.ModuleType)):
-        kind = type(value)  # a user object: TYPE_MATCH (its attributes: `attr_reads`)
+    elif _by_identity(value):
+        gs.add(lambda ctx: src.get(ctx) is value, f"{src} is {value!r}")
+    elif not isinstance(value, (types.FunctionType, functools.partial, types.MethodType,
+                                types.ModuleType)):
+        # a user object or a module: TYPE_MATCH (its attributes: `attr_reads`; a module's
+        # flags, hooks and submodules: `_module_guards`)
+        kind = type(value)
         gs.add(lambda ctx: type(src.get(ctx)) is kind, f"type({src}) is {kind.__name__}")
 
 

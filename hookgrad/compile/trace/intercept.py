@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -133,6 +134,28 @@ def _setting_reading(real: Callable[..., Any]) -> Callable[..., Any]:
             tr.attr_reads.note_setting(real, args, value)
         return value
     return wrapper
+
+
+def environ_value(key: str) -> Any:
+    """``os.environ.get(key)``: the guard of an environment variable the region read."""
+    return os.environ.get(key)
+
+
+def _environ_reading(real: Callable[..., Any]) -> Callable[..., Any]:
+    """``os.environ[key]`` (also through ``get``, ``in`` and ``os.getenv``) in user code: the
+    value read, or its absence, is guarded like a global setting."""
+    @functools.wraps(real)
+    def __getitem__(self: Any, key: Any) -> Any:
+        tr = current_trace()
+        if tr is not None and tr.recording and tr.attr_reads is not None \
+                and self is os.environ and isinstance(key, str):
+            try:
+                value = real(self, key)
+            except KeyError:
+                value = None
+            tr.attr_reads.note_setting(environ_value, (key,), value)
+        return real(self, key)
+    return __getitem__
 
 
 def _detaching(real: Callable[..., Any]) -> Callable[..., Any]:
@@ -284,6 +307,8 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
     for name in _SETTINGS:
         if callable(getattr(top, name, None)):
             table.append((top, name, _setting_reading(getattr(top, name))))
+    environ = type(os.environ)
+    table.append((environ, "__getitem__", _environ_reading(environ.__getitem__)))
     for name in ("data_ptr", "untyped_storage", "storage_offset"):
         table.append((Tensor, name, _user_breaking(name, getattr(Tensor, name), _ADDRESS)))
     ver = Tensor.__dict__["_version"]

@@ -32,7 +32,7 @@ from hookgrad.compile.core.dynamic import DynamicPlan
 from hookgrad.compile.core.graph import placeholder
 from hookgrad.compile.core.sources import Source
 from hookgrad.compile.core.state import current_trace
-from hookgrad.compile.core.symbolic import is_sym, make_sym, plain, specialised
+from hookgrad.compile.core.symbolic import SymFloat, SymInt, is_sym, make_sym, plain, specialised
 from hookgrad.compile.trace.patches import PatchGroup
 from hookgrad.nn import functional as _F
 from hookgrad.nn.modules.module import Module
@@ -229,6 +229,16 @@ def _builtin_len(obj: Any) -> Any:
     return _REAL_LEN(obj)
 
 
+def _isinstance(obj: Any, classinfo: Any) -> bool:
+    """``isinstance(k, float)`` in user code is True for a symbolic float argument, as for
+    PyTorch's SymFloat under dynamo (the traced branch must be the eager one); hookgrad's own
+    code still sees the symbolic class."""
+    if _REAL_ISINSTANCE(obj, classinfo):
+        return True
+    return type(obj) in _SYM_TYPES and not sys._getframe(1).f_globals.get(
+        "__name__", "").startswith("hookgrad.") and _REAL_ISINSTANCE(obj.value, classinfo)
+
+
 def _range(*args: Any) -> range:
     return _REAL_RANGE(*(int(a) if is_sym(a) else a for a in args))
 
@@ -236,6 +246,8 @@ def _range(*args: Any) -> range:
 _REAL: dict[str, Any] = {}
 _REAL_RANGE = builtins.range
 _REAL_LEN = builtins.len
+_REAL_ISINSTANCE = builtins.isinstance
+_SYM_TYPES = (SymInt, SymFloat)  # (exact types: `is_sym` itself calls ``isinstance``)
 _SIZE_METHODS = {"size": _size, "numel": _numel, "nelement": _numel, "__len__": _len,
                  "__iter__": _iter}
 _OPERATORS = {f"__{n}__" for n in (
@@ -272,6 +284,7 @@ def _table() -> list[tuple[Any, str, Any]]:
     table.extend(_module_forwards())
     table.append((builtins, "range", _range))
     table.append((builtins, "len", _builtin_len))
+    table.append((builtins, "isinstance", _isinstance))
     return table
 
 
