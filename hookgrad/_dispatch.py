@@ -109,14 +109,14 @@ def bind(prim: Primitive, inputs: tuple, params: dict = _EMPTY, cast: _dtype | N
             a = inputs[0]._data
             if a.dtype in _RESTRICTED:
                 check_kernel(prim.name, a.dtype)
-            res = prim.impl(a, **params) if params else prim.impl(a)
+            res = prim.impl(a, **params)
         elif len(inputs) == 2:
             a, b = inputs[0]._data, inputs[1]._data
             if type(a) is not type(b):  # arrays of two backends (NOTE [Backends])
                 check_same_device((a, b))
             if a.dtype in _RESTRICTED:
                 check_kernel(prim.name, a.dtype)
-            res = prim.impl(a, b, **params) if params else prim.impl(a, b)
+            res = prim.impl(a, b, **params)
         else:
             arrays = [t._data for t in inputs]
             _same_device(arrays)
