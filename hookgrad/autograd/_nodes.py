@@ -111,9 +111,14 @@ class PrimitiveNode(Node):
                 for k, s in saved.items():
                     if type(s) is not SavedTensor:
                         values[k] = saved_arrays(self._unpack(s))
-                    elif s._is_output and s._vc.value == s._version and s._unpack is None \
-                            and not s._freed:  # `unpack_data`'s common case, inline
+                    elif s._unpack is not None or s._freed:
+                        values[k] = s.unpack_data(self)
+                    # `unpack_data`'s common cases inline: an output at its saved version, a
+                    # Python number (never version-checked)
+                    elif s._is_output and s._vc.value == s._version:
                         values[k] = s._data
+                    elif s._wrapped:
+                        values[k] = s._tensor._data
                     else:
                         values[k] = s.unpack_data(self)
             else:
@@ -165,7 +170,11 @@ class PrimitiveNode(Node):
     def release_saved(self) -> None:
         for s in self._saved.values():
             if type(s) is SavedTensor:
-                s.release()
+                # `SavedTensor.release` inline (once per saved value of every backward)
+                s._freed = True
+                s._tensor = s._data = None
+                if s._packed is not None:
+                    s._packed = None
             elif type(s) is tuple:
                 for x in s:
                     x.release()

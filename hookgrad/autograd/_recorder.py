@@ -63,12 +63,17 @@ def build_node(
     node = plan.cls(tuple(edges))
     node._prim = prim
     node._params = params
-    if len(inputs) == 2:  # `_meta_of`'s commonest case inline: one dict probe per op
+    # `_meta_of`'s commonest cases inline: one dict probe per op
+    n_in = len(inputs)
+    if n_in == 2:
         a, b = inputs[0]._data, inputs[1]._data
         meta = _METAS.get((a.shape, a.dtype, b.shape, b.dtype))
-        node._meta = meta if meta is not None else _meta_of(inputs)
+    elif n_in == 1:
+        a = inputs[0]._data
+        meta = _METAS.get((a.shape, a.dtype))
     else:
-        node._meta = _meta_of(inputs)
+        meta = None
+    node._meta = meta if meta is not None else _meta_of(inputs)
     # One input slot per *differentiable* output, as PyTorch's nodes have (non-differentiable
     # outputs are always trailing: defop checks), so node hooks see torch's tuple lengths.
     node._nout = len(outs) - len(prim.nondifferentiable_outputs)

@@ -19,11 +19,12 @@ The no-hooks fast path: a node without hooks costs one ``_has_hooks()`` check; n
 the loop looks at hook tables.
 
 NOTE [Plain pass]
-A pass without ``inputs=`` (every ``backward()`` of a training loop) and without anomaly mode's
-nan check runs `GraphTask._run_plain`: the same steps as `_run_general` plus `route`, written out
-in one loop (the hook check and the routing of each output inline), because this loop runs once
-per node and a Python call per step costs as much as the step. Any change to the order of work
-in one must be made in the other; the hook, engine-order and accumulation tests run both.
+`GraphTask.run` is one loop that runs a node and routes its outputs into the next nodes'
+buffers inline (no call per node for either in the common case: no hooks, no ``inputs=``
+pruning), because it runs once per node of every backward and a Python call costs about as
+much as a step of the loop. When exactly one node becomes ready and the ready heap is empty,
+pushing it and popping the heap would hand back that same node, so it runs next without the
+heap (a chain of single-input nodes never touches it).
 """
 
 from __future__ import annotations
@@ -192,73 +193,10 @@ class GraphTask:
         return old + new  # type: ignore[operator]
 
     def run(self) -> None:
-        if self.exec_info is None and not (GLOBAL.anomaly and GLOBAL.anomaly_check_nan):
-            self._run_plain()
-        else:
-            self._run_general()
-        self.run_callbacks()
-
-    def _run_plain(self) -> None:
-        """`_run_general` with no ``inputs=`` pruning, no captures and no nan check, with
-        `route` inline (NOTE [Plain pass]): the loop every ``backward()`` of a training step
-        runs, once per node."""
-        heap = self.heap
-        buffers = self.buffers
-        deps = self.deps
+        """Execute the ready nodes in NOTE [Engine order], routing each node's outputs into
+        the next nodes' buffers inline (NOTE [Plain pass]), then drain the callbacks."""
+        heap, buffers, deps = self.heap, self.buffers, self.deps
         pop = buffers.pop
-        release = not self.retain_graph
-        pollers = self.pollers  # the list itself: pollers added during the pass are seen
-        while heap:
-            node: Node | None = heapq.heappop(heap).node
-            while node is not None:
-                grads = pop(node, None)
-                if grads is None:
-                    grads = [None] * node._num_slots()
-                if node._has_hooks():
-                    outs = self._run_hooked(node, grads, None)
-                else:
-                    outs = node.apply(tuple(grads))
-                    if release:
-                        node.release_saved()
-                meta = node.input_metadata() if outs else None
-                n_outs = len(outs)
-                ready = None
-                i = 0
-                for nxt, slot in node._next_edges:
-                    if nxt is not None:
-                        remaining = deps[nxt] - 1
-                        deps[nxt] = remaining
-                        g = outs[i] if i < n_outs else None
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * nxt._num_slots()
-                        if g is not None:
-                            if meta is not None:
-                                m = meta[i]
-                                if m is not None and (g._data.shape != m[0]
-                                                      or g._data.dtype != m[1]):
-                                    g = conform(node, i, g, m)
-                            old = buf[slot]
-                            buf[slot] = g if old is None else self.accumulate(old, g)
-                        if remaining == 0:
-                            if ready is not None:
-                                self.push(ready)
-                            ready = nxt
-                    i += 1
-                if ready is not None and heap:
-                    self.push(ready)
-                    ready = None
-                node = ready
-                if pollers:
-                    for poll in pollers:
-                        poll()
-                # Routed: drop the references, so AccumulateGrad can tell that nothing else
-                # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
-                outs = g = old = None
-
-    def _run_general(self) -> None:
-        heap = self.heap
-        buffers = self.buffers
         plain = self.exec_info is None  # no ``inputs=`` pruning and no captures
         release = not self.retain_graph
         check_nan = GLOBAL.anomaly and GLOBAL.anomaly_check_nan
@@ -266,24 +204,57 @@ class GraphTask:
         while heap:
             node: Node | None = heapq.heappop(heap).node
             while node is not None:
-                grads = buffers.pop(node, None) or [None] * node._num_slots()
+                grads = pop(node, None) or [None] * node._num_slots()
                 if not plain:
                     if not self._capture(node, grads):
                         break
                     outs = self.execute(node, grads)
                 elif node._has_hooks():
                     outs = self._run_hooked(node, grads, None)
-                else:
+                else:  # `execute` without hooks or pruning, inline: the common case per node
                     outs = node.apply(tuple(grads))
                     if release:
                         node.release_saved()
                 if check_nan:
                     check_nan_outputs(node.name(), outs)
-                node = self.route(node, outs)
-                if pollers:
-                    for poll in pollers:
-                        poll()
-                outs = None  # routed (see `_run_plain`)
+                meta = node.input_metadata() if outs else None
+                n_outs = len(outs)
+                ready = None
+                i = -1
+                for nxt, slot in node._next_edges:
+                    i += 1
+                    if nxt is None:
+                        continue
+                    remaining = deps[nxt] - 1
+                    deps[nxt] = remaining
+                    if not plain and nxt not in self.reached:
+                        continue
+                    g = outs[i] if i < n_outs else None
+                    buf = buffers.get(nxt)  # `add_to_buffer`, inline: once per graph edge
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt._num_slots()
+                    if g is not None:
+                        if meta is not None:
+                            m = meta[i]
+                            if m is not None and (g._data.shape != m[0]
+                                                  or g._data.dtype != m[1]):
+                                g = conform(node, i, g, m)
+                        old = buf[slot]
+                        buf[slot] = g if old is None else self.accumulate(old, g)
+                    if remaining == 0:
+                        if ready is not None:
+                            self.push(ready)
+                        ready = nxt
+                if ready is not None and heap:  # else it runs next, without the heap
+                    self.push(ready)
+                    ready = None
+                node = ready
+                for poll in pollers:
+                    poll()
+                # Routed: drop the references, so AccumulateGrad can tell that nothing else
+                # holds a gradient it may keep (NOTE [Stealing a gradient] in _nodes.py).
+                outs = g = old = None
+        self.run_callbacks()
 
     def _capture(self, node: Node, grads: list) -> bool:
         """Record captures for ``grad()``; False when the node must not execute."""
@@ -326,48 +297,6 @@ class GraphTask:
         if not self.retain_graph:
             node.release_saved()
         return outs
-
-    def route(self, node: Node, outs: tuple) -> Node | None:
-        """Add `outs` into the next nodes' buffers; return the node to run next, if known.
-
-        When exactly one node becomes ready and the ready heap is empty, pushing it and popping
-        the heap would hand back that same node, so it is returned to the caller instead (a
-        chain of single-input nodes never touches the heap). Otherwise ready nodes are pushed
-        and None is returned.
-        """
-        deps = self.deps
-        buffers = self.buffers
-        exec_info = self.exec_info
-        meta = node.input_metadata() if outs else None
-        n_outs = len(outs)
-        ready = None
-        for i, (nxt, slot) in enumerate(node._next_edges):
-            if nxt is None:
-                continue
-            remaining = deps[nxt] - 1
-            deps[nxt] = remaining
-            if exec_info is not None and nxt not in self.reached:
-                continue
-            g = outs[i] if i < n_outs else None
-            # `add_to_buffer`, inlined: this runs once per graph edge
-            buf = buffers.get(nxt)
-            if buf is None:
-                buf = buffers[nxt] = [None] * nxt._num_slots()
-            if g is not None:
-                if meta is not None:
-                    m = meta[i]
-                    if m is not None and (g._data.shape != m[0] or g._data.dtype != m[1]):
-                        g = conform(node, i, g, m)
-                old = buf[slot]
-                buf[slot] = g if old is None else self.accumulate(old, g)
-            if remaining == 0:
-                if ready is not None:
-                    self.push(ready)
-                ready = nxt
-        if ready is not None and self.heap:
-            self.push(ready)
-            return None
-        return ready
 
     def run_callbacks(self) -> None:
         cbs = self.callbacks

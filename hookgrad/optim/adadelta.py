@@ -110,15 +110,24 @@ def adadelta(params: list[Tensor], grads: list[Tensor], square_avgs: list[Tensor
         if weight_decay != 0:
             g = g + weight_decay * p
         square_avg, acc_delta = _arr(square_avgs[i]), _arr(acc_deltas[i])
+        # The same operations in the same order as PyTorch's, into three temporaries instead
+        # of eight (these are parameter-sized: 4.7 MB for the MNIST example's first Linear)
         square_avg *= rho
-        square_avg += (1 - rho) * g * g  # addcmul_: value * t1 * t2, left to right
-        std = xp.sqrt(square_avg + eps)
-        delta = xp.sqrt(acc_delta + eps)
+        tmp = xp.multiply(g, 1 - rho)  # addcmul_: value * t1 * t2, left to right
+        xp.multiply(tmp, g, out=tmp)
+        square_avg += tmp
+        std = xp.add(square_avg, eps)
+        xp.sqrt(std, out=std)
+        delta = xp.add(acc_delta, eps)
+        xp.sqrt(delta, out=delta)
         delta /= std
         delta *= g
         acc_delta *= rho
-        acc_delta += (1 - rho) * delta * delta
-        p += -lr * delta
+        xp.multiply(delta, 1 - rho, out=tmp)
+        xp.multiply(tmp, delta, out=tmp)
+        acc_delta += tmp
+        xp.multiply(delta, -lr, out=tmp)
+        p += tmp
         _bump(square_avgs[i])
         _bump(acc_deltas[i])
         _bump(param)
