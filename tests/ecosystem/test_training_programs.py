@@ -52,6 +52,8 @@ PROGRAMS = [
     ("bilstm_crf.py", [], False),
     ("dqn.py", [], False),
     ("fx_examples.py", [], False),
+    ("seq2seq_translation.py", [], True),
+    ("language_translation.py", ["--epochs", "3"], True),
     # sparse COO tensors (to_sparse, sparse_coo_tensor, spmm) are out of hookgrad's scope
     pytest.param("gcn.py", ["--epochs", "5"], True, marks=pytest.mark.xfail(
         raises=NotImplementedError, strict=True, reason="hookgrad has no sparse layouts")),
