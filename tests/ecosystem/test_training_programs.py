@@ -45,6 +45,8 @@ PROGRAMS = [
     ("word_language_model/run_all.py", ["--model", "Transformer"], True),
     ("imagenet_resume.py", [], False),
     ("mingpt.py", ["--iters", "6"], True),
+    ("nanogpt/run_all.py", ["--dropout", "0.1"], True),
+    ("nanogpt/run_all.py", ["--flash", "0", "--compile"], False),
     ("makemore.py", ["--steps", "21"], False),
     ("micrograd_check.py", [], False),
     ("spatial_transformer.py", [], True),
