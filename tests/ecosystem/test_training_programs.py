@@ -52,6 +52,7 @@ PROGRAMS = [
     ("spatial_transformer.py", [], True),
     ("custom_function.py", [], False),
     ("bilstm_crf.py", [], False),
+    ("nn_tutorial.py", [], False),
     ("dqn.py", [], False),
     ("fx_examples.py", [], False),
     ("seq2seq_translation.py", [], True),
