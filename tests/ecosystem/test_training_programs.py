@@ -53,6 +53,8 @@ PROGRAMS = [
     ("custom_function.py", [], False),
     ("bilstm_crf.py", [], False),
     ("nn_tutorial.py", [], False),
+    ("pruning.py", [], False),
+    ("legacy_style.py", [], True),
     ("dqn.py", [], False),
     ("fx_examples.py", [], False),
     ("seq2seq_translation.py", [], True),
