@@ -254,3 +254,21 @@ def test_collate_fn_getitems_and_frozen_attributes():
         loader.batch_size = 2
     assert default_collate([OrderedDict(a=1), OrderedDict(a=2)])["a"].tolist() == [1, 2]
     assert ConcatDataset([range(2), range(3)])[3] == 1
+
+
+def test_pin_memory_without_accelerator_warns_as_pytorch_on_every_iter(torch):
+    """Found running minGPT's Trainer (``DataLoader(pin_memory=True)`` on a CPU machine)."""
+    import warnings
+
+    def caught(lib, **kwargs):
+        loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.arange(4.)),
+                                           batch_size=2, **kwargs)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                list(loader)
+        return [(x.category, str(x.message)) for x in w]
+
+    for kwargs in ({}, {"pin_memory": True}, {"pin_memory": True, "pin_memory_device": "cpu"},
+                   {"pin_memory_device": "cpu"}):
+        assert caught(hookgrad, **kwargs) == caught(torch, **kwargs)

@@ -98,7 +98,7 @@ def _data_index(obj: Any) -> np.ndarray:
     """PyTorch's ``indexing_tensor_from_data``: a list, tuple, bytes or NumPy array given as
     an index becomes a tensor. Bool and uint8 data keep their dtype (masks); anything else is
     converted to int64, floats truncated, with PyTorch's errors for what cannot be."""
-    if isinstance(obj, (list, tuple)) and len(obj) == 0:
+    if isinstance(obj, (list, tuple, range)) and len(obj) == 0:
         return np.zeros(0, dtype=np.int64)
     arr = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
     kind = arr.dtype.kind
@@ -245,7 +245,7 @@ def apply_slicing(t: Tensor, idx: tuple, optimize: bool) -> tuple:
         elif isinstance(obj, slice):
             result = _apply_slice(result, dim, obj, optimize)
             dim += 1
-        elif isinstance(obj, (Tensor, list, tuple, np.ndarray, bytes)):
+        elif isinstance(obj, (Tensor, list, tuple, range, np.ndarray, bytes)):
             dim += _record_advanced(result, dim, obj, adv)
         elif isinstance(obj, str):  # PyTorch reads a str as a sequence index: tensor('a')
             raise TypeError("new(): invalid data type 'str'")

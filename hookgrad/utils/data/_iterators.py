@@ -9,6 +9,7 @@ exists for the same ``isinstance`` checks and is never created.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -21,6 +22,19 @@ __all__ = ["_BaseDataLoaderIter", "_SingleProcessDataLoaderIter",
 _T = TypeVar("_T")
 _collate_fn_t = Callable[[list[_T]], Any]
 _worker_init_fn_t = Callable[[int], None]
+
+
+def _warn_pin_memory(loader: Any) -> None:
+    """PyTorch's warnings, on every ``iter(loader)``, for pinned memory that cannot be used
+    (hookgrad has no accelerator, so ``pin_memory=True`` always draws the second one)."""
+    pin = getattr(loader, "pin_memory", False)
+    if pin and getattr(loader, "pin_memory_device", ""):
+        warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as "
+                      f"the device,ignore pin_memory_device='{loader.pin_memory_device}'.",
+                      stacklevel=3)
+    if pin:
+        warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                      "device pinned memory won't be used.", stacklevel=3)
 
 
 class _BaseDataLoaderIter:
@@ -36,6 +50,7 @@ class _BaseDataLoaderIter:
         self._collate_fn = loader.collate_fn
         self._drop_last = loader.drop_last
         self._batches = batches
+        _warn_pin_memory(loader)
         # PyTorch draws the workers' base seed from the loader's generator on every iter(),
         # even without workers; drawing it keeps the random stream in step with PyTorch's
         self._base_seed = int(empty((), dtype=int64).random_(  # type: ignore[attr-defined]
