@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._dtypes import BF16_NP, bfloat16
+from hookgrad._dtypes import BF16_NP, bfloat16, check_kernel
 
 _F32 = np.dtype(np.float32)
 
@@ -53,6 +53,8 @@ def run(prim: Any, inputs: tuple, params: dict, cast: Any, cast_fn: Any) -> Any:
 
     `cast_fn(array, np_dtype)` is `bind`'s cast (it keeps PyTorch's layout of expanded arrays).
     """
+    if inputs and inputs[0]._data.dtype is BF16_NP:  # PyTorch's kernels without bfloat16
+        check_kernel(prim.name, BF16_NP)
     arrays = []
     if cast is bfloat16:
         for t in inputs:

@@ -245,3 +245,21 @@ def test_random_draws_match(torch):
         return out
     ours, theirs = both(torch, scenario)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("op", ["inv", "det", "svd", "cholesky", "qr", "eigh", "solve", "fft",
+                                "rfft"])
+def test_kernels_pytorch_lacks_for_bfloat16_raise_its_error(torch, op):
+    def scenario(L):
+        a = L.tensor([[2.0, 1.0], [1.0, 3.0]]).bfloat16()
+        return {"inv": lambda: L.linalg.inv(a), "det": lambda: L.linalg.det(a),
+                "svd": lambda: L.linalg.svd(a), "cholesky": lambda: L.linalg.cholesky(a),
+                "qr": lambda: L.linalg.qr(a), "eigh": lambda: L.linalg.eigh(a),
+                "solve": lambda: L.linalg.solve(a, a), "fft": lambda: L.fft.fft(a[0]),
+                "rfft": lambda: L.fft.rfft(a[0])}[op]()
+    outcomes = []
+    for L in (hookgrad, torch):
+        with pytest.raises(Exception) as info:
+            scenario(L)
+        outcomes.append((info.type, str(info.value)))
+    assert outcomes[0] == outcomes[1]
