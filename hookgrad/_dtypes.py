@@ -433,6 +433,8 @@ BF16_MISSING: dict[str, tuple[type, str]] = {
     "linalg_eigh": (_NIE, '"linalg_eigh_cpu" not implemented for \'BFloat16\''),
     **{name: (_RTE, "Unsupported dtype BFloat16") for name in ("_fft_c2c", "_fft_r2c",
                                                                "_fft_c2r")},
+    "special_erfcx": (_NIE, '"erfcx_cpu" not implemented for \'BFloat16\''),
+    "special_ndtri": (_NIE, '"ndtri_cpu" not implemented for \'BFloat16\''),
 }
 _WIDE_NP = frozenset(d.np for d in WIDE_UNSIGNED)
 # the first operand dtypes `bind` checks (one set lookup per call: NOTE [Restricted kernels])
