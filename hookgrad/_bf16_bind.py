@@ -23,7 +23,8 @@ promotion (unary ops, ops whose operands must agree), the float32 results when t
 operand is bfloat16 (``layer_norm`` of a bfloat16 input with float32 weights gives bfloat16, as
 PyTorch's mixed-type kernels do) or when a bfloat16 operand meets no dimensioned float32 one.
 A primitive given an explicit ``dtype`` (``_to_copy``, ``sum(dtype=...)``) already made the
-dtype asked for and is left alone.
+dtype asked for and is left alone. View primitives run on the bfloat16 array itself: they move
+no values, and their result must alias the input's memory.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad._dtypes import BF16_NP, bfloat16
+from hookgrad._dtypes import BF16_NP, bfloat16, check_kernel
 
 _F32 = np.dtype(np.float32)
 
@@ -53,6 +54,10 @@ def run(prim: Any, inputs: tuple, params: dict, cast: Any, cast_fn: Any) -> Any:
 
     `cast_fn(array, np_dtype)` is `bind`'s cast (it keeps PyTorch's layout of expanded arrays).
     """
+    if prim.view:  # views (select, slice, transpose...) alias the bfloat16 array itself
+        return prim.impl(*[t._data for t in inputs], **params)
+    if inputs and inputs[0]._data.dtype is BF16_NP:  # PyTorch's kernels without bfloat16
+        check_kernel(prim.name, BF16_NP)
     arrays = []
     if cast is bfloat16:
         for t in inputs:

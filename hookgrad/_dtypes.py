@@ -421,6 +421,21 @@ COMPLEX_MISSING: dict[str, tuple[type, str]] = {
         "leaky_relu", "elu", "celu", "softplus", "hardsigmoid", "hardswish", "mish",
         "log_sigmoid", "softshrink", "hardshrink")},
 }
+# PyTorch's CPU LAPACK and FFT kernels have no bfloat16 variant (probed against torch 2.13)
+BF16_MISSING: dict[str, tuple[type, str]] = {
+    **{name: (_NIE, '"lu_cpu" not implemented for \'BFloat16\'') for name in (
+        "linalg_lu_factor_ex", "linalg_det", "_linalg_det_sign", "linalg_logabsdet",
+        "linalg_solve_ex", "linalg_lu")},
+    "linalg_inv_ex": (_RTE, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
+    "linalg_svd": (_NIE, '"linalg_svd_cpu" not implemented for \'BFloat16\''),
+    "linalg_cholesky_ex": (_NIE, '"cholesky_cpu" not implemented for \'BFloat16\''),
+    "linalg_qr": (_NIE, '"geqrf_cpu" not implemented for \'BFloat16\''),
+    "linalg_eigh": (_NIE, '"linalg_eigh_cpu" not implemented for \'BFloat16\''),
+    **{name: (_RTE, "Unsupported dtype BFloat16") for name in ("_fft_c2c", "_fft_r2c",
+                                                               "_fft_c2r")},
+    "special_erfcx": (_NIE, '"erfcx_cpu" not implemented for \'BFloat16\''),
+    "special_ndtri": (_NIE, '"ndtri_cpu" not implemented for \'BFloat16\''),
+}
 _WIDE_NP = frozenset(d.np for d in WIDE_UNSIGNED)
 # the first operand dtypes `bind` checks (one set lookup per call: NOTE [Restricted kernels])
 RESTRICTED_NP = _WIDE_NP | {complex64.np, complex128.np, BF16_NP}
@@ -432,6 +447,10 @@ def check_kernel(name: str, np_dtype: Any) -> None:
         entry = COMPLEX_MISSING.get(name)
         if entry is not None:
             raise entry[0](entry[1].format(_FROM_NP[np_dtype].scalar_type))
+    elif np_dtype is BF16_NP:
+        entry = BF16_MISSING.get(name)
+        if entry is not None:
+            raise entry[0](entry[1])
     elif np_dtype in _WIDE_NP and name in UNSIGNED_MISSING:
         kernel, scalar = UNSIGNED_MISSING[name], _FROM_NP[np_dtype].scalar_type
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar}\'')

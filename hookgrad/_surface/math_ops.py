@@ -130,6 +130,8 @@ def ndtr(input: Tensor) -> Tensor:
 
 def log_ndtr(input: Tensor) -> Tensor:
     """log of the standard normal CDF. Mirrors: ``torch.special.log_ndtr``."""
+    if str(getattr(input, "dtype", "")) == "torch.bfloat16":  # no bfloat16 kernel in PyTorch
+        raise NotImplementedError("\"log_ndtr_cpu\" not implemented for 'BFloat16'")
     return P.log(ndtr(input))
 
 

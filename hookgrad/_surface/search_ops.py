@@ -18,7 +18,11 @@ from hookgrad._tensor import Tensor
 
 
 def _arr(x: Any) -> np.ndarray:
-    return x.detach().numpy() if isinstance(x, Tensor) else np.asarray(x)
+    if not isinstance(x, Tensor):
+        return np.asarray(x)
+    x = x.detach()
+    # bfloat16 values compare exactly as float32 (NumPy has no bfloat16 of its own)
+    return (x.float() if str(x.dtype) == "torch.bfloat16" else x).numpy()
 
 
 def _index_dtype(out_int32: bool) -> Any:

@@ -17,6 +17,8 @@ Three policies, read from PyTorch's CPU lists:
   binary cross entropy with and without logits, huber, smooth L1, CTC; ``prod``; FFTs; the
   LAPACK-backed linalg ops; 3-D pooling, padding by reflection/replication, unpooling,
   grid sampling, ``polar``): every narrow floating input is cast to float32.
+  Composites of that list call ``_dispatch.autocast_float32`` on their input (``cross_entropy``:
+  PyTorch computes its ``log_softmax`` in float32 too).
 * PROMOTE: ops joining several tensors (``cat``, ``stack``, ``index_copy``): all floating
   inputs are cast to the widest floating dtype among them.
 
@@ -114,7 +116,7 @@ def activate(enabled: bool, dtype: Any, cache: bool) -> None:
     was = _STATE["enabled"]
     _STATE.update(enabled=bool(enabled), dtype=dtype, cache=bool(cache))
     if enabled and not was:
-        _dispatch.AUTOCAST[0] = _handle
+        _dispatch.AUTOCAST[:] = [_handle, lambda t: _cast(t, float32)]
         _pd.ACTIVE[0] += 1
     elif was and not enabled:
         _dispatch.AUTOCAST[0] = None

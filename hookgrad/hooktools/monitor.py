@@ -20,7 +20,9 @@ _RELU_NAMES = ("ReLU", "ReLU6", "LeakyReLU")
 
 
 def _array(t: Any) -> np.ndarray:
-    return np.asarray(t.detach().numpy())
+    t = t.detach()
+    # (NumPy has no bfloat16 of its own: statistics of bfloat16 tensors read exact float32)
+    return np.asarray((t.float() if str(t.dtype) == "torch.bfloat16" else t).numpy())
 
 
 class TrainingMonitor:

@@ -11,7 +11,7 @@ import warnings
 from typing import Any
 
 from hookgrad._ops._checks import tensor_arguments
-from hookgrad._dispatch import bind
+from hookgrad._dispatch import autocast_float32, bind
 from hookgrad._functional._common import result_type
 from hookgrad._functional.nn_ops import log_softmax
 from hookgrad._ops.registry import PRIMITIVES as P
@@ -248,6 +248,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
             f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
     class_dim = 0 if input.dim() == 1 else 1
+    input = autocast_float32(input)  # float32 under CPU autocast, as PyTorch's
     logp = log_softmax(input, class_dim)
     if input.shape == target.shape:
         if not target.dtype.is_floating_point:

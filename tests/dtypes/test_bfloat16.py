@@ -245,3 +245,40 @@ def test_random_draws_match(torch):
         return out
     ours, theirs = both(torch, scenario)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("op", ["inv", "det", "svd", "cholesky", "qr", "eigh", "solve", "fft",
+                                "rfft"])
+def test_kernels_pytorch_lacks_for_bfloat16_raise_its_error(torch, op):
+    def scenario(L):
+        a = L.tensor([[2.0, 1.0], [1.0, 3.0]]).bfloat16()
+        return {"inv": lambda: L.linalg.inv(a), "det": lambda: L.linalg.det(a),
+                "svd": lambda: L.linalg.svd(a), "cholesky": lambda: L.linalg.cholesky(a),
+                "qr": lambda: L.linalg.qr(a), "eigh": lambda: L.linalg.eigh(a),
+                "solve": lambda: L.linalg.solve(a, a), "fft": lambda: L.fft.fft(a[0]),
+                "rfft": lambda: L.fft.rfft(a[0])}[op]()
+    outcomes = []
+    for L in (hookgrad, torch):
+        with pytest.raises(Exception) as info:
+            scenario(L)
+        outcomes.append((info.type, str(info.value)))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_views_alias_and_assignments_round(torch):
+    x = 1 + 2 ** -8 + 2 ** -40  # rounds to 1.0 through float32 (PyTorch's path), not up
+
+    def scenario(L):
+        v = L.zeros(2, 3, dtype=L.bfloat16)
+        v[0] = 2.5
+        v[1, 1:] = L.tensor([3.3, x], dtype=L.float64)
+        v.t()[2, 0] = 9.1
+        v.view(6)[3] = x
+        t = v.unsqueeze(0)
+        t.mul_(1.5)
+        row = v[1]
+        row.add_(0.01)
+        return (bits(L, v), v._base is None, row._base is v, L.tensor([x], dtype=L.bfloat16).item(),
+                L.full((2,), x, dtype=L.bfloat16).tolist(), v.stride(), v.t().is_contiguous())
+    ours, theirs = both(torch, scenario)
+    assert ours == theirs
