@@ -200,3 +200,6 @@ def _overload_method(func: F) -> F:
     _overloaded_methods.setdefault(f"{func.__module__}.{owner}", {}).setdefault(
         name, []).append(func)  # type: ignore[arg-type]
     return func
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["fork", "wait"]

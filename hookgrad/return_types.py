@@ -57,3 +57,10 @@ sort = _make("sort", ("values", "indices"))
 topk = _make("topk", ("values", "indices"))
 
 __all__ = ["max", "min", "sort", "topk"]
+
+# PyTorch's ``__all__`` also lists these
+__all__ += [
+    "aminmax", "cummax", "cummin", "frexp", "geqrf", "histogram", "histogramdd", "kthvalue",
+    "linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_lu", "linalg_lu_factor",
+    "linalg_lu_factor_ex", "lu_unpack", "median", "mode", "nanmedian"
+]

@@ -17,10 +17,12 @@ from hookgrad._surface.special_ops import SPECIAL_NS as _SPECIAL_NS
 from hookgrad._surface.math_ops import entr, log_ndtr, ndtr, sinc, xlog1py, xlogy
 from hookgrad._tensor import Tensor
 
-__all__ = ["Tensor", "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
-           "gammainc", "gammaincc", "gammaln", "log1p", "log_ndtr", "multigammaln", "polygamma", "psi",
-           "log_softmax", "logit", "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py",
-           "xlogy"]
+__all__ = [
+    "Tensor", "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
+    "gammainc", "gammaincc", "gammaln", "log1p", "log_ndtr", "multigammaln", "polygamma", "psi",
+    "log_softmax", "logit", "logsumexp", "ndtr", "round", "sinc", "softmax", "xlog1py",
+    "xlogy"
+]
 
 erf, erfc, expm1, log1p = _P.erf, _P.erfc, _P.expm1, _P.log1p
 gammaln, digamma, psi, erfinv = _P.lgamma, _P.digamma, _P.digamma, _P.erfinv
@@ -65,3 +67,12 @@ __all__ += list(_SPECIAL_NS)
 
 # typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
 del Any, annotations
+
+# PyTorch's ``__all__`` also lists these
+__all__ += [
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "zeta"
+]

@@ -51,3 +51,6 @@ __all__ = [
     "handle_torch_function", "has_torch_function", "is_tensor_like", "NestedIOFunction",
     "is_view_replay_enabled", "enforce_grad_layout_policy",
 ]
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["grad_mode", "variable"]

@@ -39,8 +39,10 @@ from hookgrad.autograd._gradcheck_msgs import (  # noqa: F401 - PyTorch's module
 )
 from hookgrad.autograd._node import Node
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
-           "get_analytical_jacobian"]
+__all__ = [
+    "gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
+    "get_analytical_jacobian"
+]
 
 
 class GradcheckError(RuntimeError):
@@ -509,3 +511,5 @@ def _random_cotangent(rng: np.random.Generator, o: Tensor) -> Tensor:
     xp = namespace_of(o._data)
     return Tensor._make(xp.asarray(values), True)
 
+# PyTorch's ``__all__`` also lists these
+__all__ += ["get_numerical_jacobian_wrt_specific_input"]

@@ -78,3 +78,6 @@ def set_override_stale_capture_stream(enabled: bool) -> None:
     Mirrors: ``torch.autograd.graph.set_override_stale_capture_stream``.
     """
     _STREAM_FLAGS["override_stale_capture"] = bool(enabled)
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream"]

@@ -45,8 +45,10 @@ from hookgrad.autograd._profiler_types import (  # noqa: F401 - torch.autograd.p
 )
 from hookgrad.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList",
-           "EnforceUnique", "KinetoStepTracker", "emit_nvtx", "kineto_available"]
+__all__ = [
+    "profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList",
+    "EnforceUnique", "KinetoStepTracker", "emit_nvtx", "kineto_available"
+]
 
 log = logging.getLogger(__name__)
 
@@ -315,3 +317,5 @@ class record_function:  # noqa: N801 - PyTorch's name
 
         return wrapper
 
+# PyTorch's ``__all__`` also lists these
+__all__ += ["emit_itt", "load_nvprof", "parse_nvprof_trace", "MemRecordsAcc"]

@@ -42,3 +42,17 @@ __all__ = [
     "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
     "get_world_size", "group", "init_process_group", "is_initialized", "new_group", "reduce",
 ]
+
+# PyTorch's ``__all__`` also lists these
+__all__ += [
+    "BackendConfig", "all_gather_coalesced", "all_reduce_coalesced", "all_to_all",
+    "all_to_all_single", "gather", "gather_object", "get_default_backend_for_device",
+    "is_gloo_available", "is_mpi_available", "is_backend_available", "is_nccl_available",
+    "is_torchelastic_launched", "is_ucc_available", "is_xccl_available", "monitored_barrier",
+    "new_subgroups", "new_subgroups_by_enumeration", "reduce_scatter", "scatter",
+    "scatter_object_list", "supports_complex", "AllreduceCoalescedOptions", "AllreduceOptions",
+    "AllToAllOptions", "BarrierOptions", "BroadcastOptions", "GatherOptions", "ReduceOptions",
+    "ReduceScatterOptions", "ScatterOptions", "get_debug_level", "Work", "all_gather_single",
+    "all_gather_into_tensor", "reduce_scatter_single", "reduce_scatter_tensor",
+    "get_node_local_rank"
+]

@@ -23,9 +23,11 @@ from hookgrad._ops.registry import PRIMITIVES as _P
 from hookgrad._ops.spectral import INVERSE_NORM as _INVERSE
 from hookgrad._tensor import Tensor
 
-__all__ = ["fftfreq", "rfftfreq", "fftshift", "ifftshift", "fft", "ifft", "fft2", "ifft2",
-           "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn", "hfft",
-           "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"]
+__all__ = [
+    "fftfreq", "rfftfreq", "fftshift", "ifftshift", "fft", "ifft", "fft2", "ifft2",
+    "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn", "hfft",
+    "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"
+]
 
 _REASON = ("torch.fft.{name} (the n-dimensional Hermitian transforms) is not implemented by "
            "hookgrad")
@@ -275,3 +277,6 @@ del _name
 
 # typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
 del Any, Sequence, annotations
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["Tensor"]

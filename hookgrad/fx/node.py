@@ -336,3 +336,6 @@ class Node:
 
     def __repr__(self) -> str:
         return self.name
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["has_side_effect"]

@@ -338,3 +338,9 @@ def _giles_large(xp: Any, w: Any) -> Any:
 
 # typing helpers are not part of PyTorch's namespace (tools crawl dir() of it)
 del Any, annotations
+
+# PyTorch's ``__all__`` also lists these
+__all__ += [
+    "dirac_", "sparse_", "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform",
+    "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"
+]

@@ -170,3 +170,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 def is_lazy(param: Any) -> bool:
     """Whether `param` is an uninitialised lazy tensor. Mirrors: ``torch.nn.parameter.is_lazy``."""
     return isinstance(param, UninitializedTensorMixin)
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["UninitializedTensorMixin"]

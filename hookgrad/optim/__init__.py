@@ -30,6 +30,11 @@ from hookgrad.optim._muon import Muon  # noqa: E402  (census)
 Adafactor.__module__ = Muon.__module__ = __name__
 from hookgrad.optim._stateless import swap_in_optimizer_params_and_state  # noqa: E402
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
-           "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor", "Muon",
-           "swap_in_optimizer_params_and_state"]
+__all__ = [
+    "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler",
+    "Adadelta", "Adamax", "LBFGS", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor", "Muon",
+    "swap_in_optimizer_params_and_state"
+]
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["SparseAdam", "swa_utils"]

@@ -29,8 +29,10 @@ from hookgrad.autograd.profiler import EventList, ProfilerActivity, record_funct
 from hookgrad.autograd._profiler_types import kineto_available
 from hookgrad.profiler._trace_handler import tensorboard_trace_handler
 
-__all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
-           "EventList", "tensorboard_trace_handler", "kineto_available"]
+__all__ = [
+    "profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
+    "EventList", "tensorboard_trace_handler", "kineto_available"
+]
 
 
 class ProfilerAction(enum.Enum):
@@ -158,3 +160,6 @@ def supported_activities() -> set:
 
 
 from hookgrad.profiler import itt  # noqa: E402  (torch.profiler.itt is reachable as an attribute)
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["supported_activities"]

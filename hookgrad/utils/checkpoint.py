@@ -39,11 +39,13 @@ from hookgrad.autograd.saved_hooks import saved_tensors_hooks
 from hookgrad._functorch.pytree_util import tree_flatten, tree_map  # noqa: F401 - PyTorch's too
 from hookgrad.utils._python_dispatch import TorchDispatchMode  # noqa: F401 - PyTorch's too
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
-           "set_checkpoint_early_stop", "set_checkpoint_debug_enabled", "noop_context_fn",
-           "detach_variable", "check_backward_validity", "get_device_states",
-           "set_device_states", "DefaultDeviceType", "CheckpointPolicy",
-           "SelectiveCheckpointContext"]
+__all__ = [
+    "checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
+    "set_checkpoint_early_stop", "set_checkpoint_debug_enabled", "noop_context_fn",
+    "detach_variable", "check_backward_validity", "get_device_states",
+    "set_device_states", "DefaultDeviceType", "CheckpointPolicy",
+    "SelectiveCheckpointContext"
+]
 
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
@@ -413,3 +415,6 @@ class SelectiveCheckpointContext:
     def __init__(self, *, is_recompute: bool, op_output: Any = None) -> None:
         self.is_recompute = is_recompute
         self.op_output = op_output
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["create_selective_checkpoint_contexts", "SAC_IGNORED_OPS"]

@@ -9,8 +9,11 @@ program under the alias work exactly for the paths not listed there.
 from __future__ import annotations
 
 import importlib
+import types
 import warnings
 from pathlib import Path
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 
@@ -52,3 +55,36 @@ def test_no_listed_module_path_imports_now():
 def test_the_listed_paths_are_pytorch_paths():
     paths, absent = set(_lines("module_paths.txt")), _lines("module_absent.txt")
     assert [a for a in absent if a not in paths] == []
+
+
+# families whose hookgrad modules are stand-ins or accelerator-only (their __all__ is not kept)
+_ALL_SKIPPED = ("torch.ao", "torch.quantization", "torch.xpu", "torch.mtia", "torch.mps",
+                "torch.distributed.rpc", "torch.library", "torch.backends.mps",
+                "torch.backends.cuda", "torch.distributed.checkpoint", "torch.onnx")
+
+
+@pytest.mark.oracle
+def test_each_modules_all_lists_what_pytorchs_lists(torch):
+    """``from torch.x import *`` imports the names PyTorch's ``__all__`` lists (those hookgrad
+    has), and ``__all__`` names nothing the module lacks."""
+    wrong = []
+    for path in ["torch", *_lines("module_paths.txt")]:
+        if path.startswith(_ALL_SKIPPED) or not _imports(path):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                theirs = importlib.import_module(path)
+            except Exception:  # noqa: BLE001 - the oracle's own optional modules
+                continue
+            ours = importlib.import_module("hookgrad" + path[len("torch"):])
+        if getattr(theirs, "__all__", None) is None or not getattr(ours, "__file__", None):
+            continue
+        listed = getattr(ours, "__all__", [])
+        # (a submodule named in PyTorch's list is left out: importing it is its own check)
+        lacking = [n for n in theirs.__all__ if hasattr(ours, n) and n not in listed
+                   and not isinstance(getattr(theirs, n, None), types.ModuleType)]
+        dangling = [n for n in listed if not hasattr(ours, n)]
+        if lacking or dangling:
+            wrong.append((path, lacking, dangling))
+    assert wrong == []

@@ -55,3 +55,4 @@ class ConvTranspose3d(_ConvTranspose):
 _home = sys.modules["hookgrad.nn.modules.conv"]
 for _name in __all__:
     setattr(_home, _name, globals()[_name])
+_home.__all__ = [*_home.__all__, *(n for n in __all__ if n not in _home.__all__)]

@@ -168,3 +168,4 @@ class MaxUnpool3d(_MaxUnpoolNd):
 _home = sys.modules["hookgrad.nn.modules.pooling"]
 for _name in (*__all__, "_MaxUnpoolNd"):
     setattr(_home, _name, globals()[_name])
+_home.__all__ = [*_home.__all__, *(n for n in __all__ if n not in _home.__all__)]

@@ -341,3 +341,6 @@ def _logging_data(ddp: DistributedDataParallel) -> dict[str, Any]:
 
 # dist.Reducer / dist.Logger build on this reducer (hookgrad.distributed cannot import it back)
 register_ddp_impl(Reducer, _logging_data)
+
+# the names PyTorch's module exports (``from ... import *``)
+__all__ = ["DistributedDataParallel"]

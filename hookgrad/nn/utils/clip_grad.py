@@ -125,3 +125,6 @@ def clip_grad_norm(parameters: Iterable[Tensor] | Tensor, max_norm: float,
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
                   "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["clip_grad_norm"]

@@ -39,5 +39,10 @@ from hookgrad.utils.data.datapipes._decorator import (  # noqa: E402
 )
 from hookgrad.utils.data.datapipes.datapipe import DFIterDataPipe  # noqa: E402
 
-__all__ += ["DFIterDataPipe", "argument_validation", "guaranteed_datapipes_determinism",
-            "non_deterministic", "runtime_validation", "runtime_validation_disabled"]
+__all__ += [
+    "DFIterDataPipe", "argument_validation", "guaranteed_datapipes_determinism",
+    "non_deterministic", "runtime_validation", "runtime_validation_disabled"
+]
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["ChainDataset", "DistributedSampler", "StackDataset", "WeightedRandomSampler"]

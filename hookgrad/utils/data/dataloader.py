@@ -270,3 +270,5 @@ def _check_iterable_options(shuffle: Any, sampler: Any, batch_sampler: Any) -> N
             f"got batch_sampler={batch_sampler}"
         )
 
+# PyTorch's ``__all__`` also lists these
+__all__ += ["default_collate", "default_convert"]

@@ -190,3 +190,5 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: An
         offset += int(length)
     return splits
 
+# PyTorch's ``__all__`` also lists these
+__all__ += ["StackDataset", "ChainDataset"]

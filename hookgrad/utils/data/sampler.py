@@ -205,3 +205,6 @@ class BatchSampler(Sampler[list[int]]):
         if self.drop_last:
             return n // self.batch_size
         return (n + self.batch_size - 1) // self.batch_size
+
+# PyTorch's ``__all__`` also lists these
+__all__ += ["WeightedRandomSampler"]
