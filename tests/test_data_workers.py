@@ -74,3 +74,15 @@ def test_worker_info_is_read_only_and_prints_as_pytorch(torch):
     for info in (a, b):
         with pytest.raises(AttributeError):
             info.id = 3
+
+
+@pytest.mark.parametrize("workers", [0, 1, 64])
+def test_too_many_workers_warn_as_pytorch(torch, workers):
+    import warnings
+
+    def caught(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.utils.data.DataLoader([1, 2], num_workers=workers)
+        return [(x.category, str(x.message)) for x in w]
+    assert caught(hookgrad) == caught(torch)

@@ -44,6 +44,8 @@ PROGRAMS = [
     ("word_language_model/run_all.py", ["--model", "RNN_TANH", "--lr", "5"], True),
     ("word_language_model/run_all.py", ["--model", "Transformer"], True),
     ("imagenet_resume.py", [], False),
+    ("imagenet.py", ["-j", "2", "--epochs", "1"], False),
+    ("worker_random.py", ["--workers", "2"], False),
     ("mingpt.py", ["--iters", "6"], True),
     ("nanogpt/run_all.py", ["--dropout", "0.1"], True),
     ("nanogpt/run_all.py", ["--flash", "0", "--compile"], False),

@@ -16,7 +16,9 @@ Mirrors: the worker side of ``torch.utils.data._utils.worker`` (``WorkerInfo``,
 
 from __future__ import annotations
 
+import os
 import random
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +27,7 @@ import numpy as np
 
 from hookgrad._functional import random as _random
 
-__all__ = ["WorkerInfo", "Worker", "current_worker"]
+__all__ = ["WorkerInfo", "Worker", "current_worker", "check_worker_number"]
 
 _CURRENT: list[Any] = [None]
 _MASK = 0xFFFFFFFF
@@ -116,3 +118,25 @@ class Worker:
             self.states = _capture()
             _restore(saved)
             _CURRENT[0] = outer
+
+
+def check_worker_number(num_workers: int) -> None:
+    """PyTorch's warning when a loader asks for more workers than the CPUs this process may
+    use. Mirrors: ``DataLoader.check_worker_number_rationality``."""
+    if not num_workers:
+        return
+    cpuset = hasattr(os, "sched_getaffinity")
+    suggest = len(os.sched_getaffinity(0)) if cpuset else os.cpu_count()
+    if suggest is not None and num_workers <= suggest:
+        return
+    if suggest is None:
+        advice = ("DataLoader is not able to compute a suggested max number of worker in "
+                  "current system.")
+    else:
+        advice = (f"Our suggested max number of worker in current system is {suggest}"
+                  f"{'' if cpuset else ' (`cpuset` is not taken into account)'}, which is "
+                  "smaller than what this DataLoader is going to create.")
+    warnings.warn(f"This DataLoader will create {num_workers} worker processes in total. {advice} "
+                  "Please be aware that excessive worker creation might get DataLoader running "
+                  "slow or even freeze, lower the worker number to avoid potential slowness/freeze "
+                  "if necessary.", stacklevel=3)

@@ -22,7 +22,7 @@ from hookgrad.utils.data._iterators import (  # noqa: F401 - PyTorch's names in 
     _SingleProcessDataLoaderIter,
     _worker_init_fn_t,
 )
-from hookgrad.utils.data._workers import Worker, current_worker
+from hookgrad.utils.data._workers import Worker, check_worker_number, current_worker
 from hookgrad.utils.data.datapipe import IterDataPipe, MapDataPipe  # noqa: F401 - torch's too
 from hookgrad.utils.data.dataset import Dataset, IterableDataset  # noqa: F401 - torch's too
 from hookgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -181,6 +181,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self.__initialized = True
+        check_worker_number(num_workers)
 
     def __setattr__(self, attr: str, val: Any) -> None:
         if self.__dict__.get("_DataLoader__initialized", False) and attr in _FROZEN:
