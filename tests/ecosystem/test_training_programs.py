@@ -56,9 +56,8 @@ PROGRAMS = [
     ("bilstm_crf.py", [], False),
     ("nn_tutorial.py", [], False),
     ("pruning.py", [], False),
-    # LBFGS on an image with style weight 1e6 amplifies float32 rounding after ~15 evaluations
-    # (float64 runs agree through 40): float32 for 10, float64 for the tutorial's length
-    ("neural_style_tutorial.py", ["--steps", "10"], False),
+    # LBFGS on an image with style weight 1e6 amplifies float32 rounding to 1e-3 within 20
+    # evaluations; in float64 the runs agree through 40
     ("neural_style_tutorial.py", ["--double", "--steps", "30"], False),
     ("legacy_style.py", [], True),
     ("dqn.py", [], False),
