@@ -2,9 +2,9 @@
 
 Mirrors: ``torch.utils.data.dataloader._BaseDataLoaderIter`` and its subclasses. Training
 frameworks (Lightning) test ``isinstance(it, _BaseDataLoaderIter)`` to know that an iterator
-belongs to a DataLoader, and read ``_num_yielded``. hookgrad loads in the calling process, so
-``iter(loader)`` is always a `_SingleProcessDataLoaderIter`; `_MultiProcessingDataLoaderIter`
-exists for the same ``isinstance`` checks and is never created.
+belongs to a DataLoader, and read ``_num_yielded``. ``iter(loader)`` is a
+`_SingleProcessDataLoaderIter` without workers and a `_MultiProcessingDataLoaderIter` with them,
+as in PyTorch; both load in the calling process (the workers are in-process, see `_workers`).
 """
 
 from __future__ import annotations
@@ -83,10 +83,10 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
-    """The worker-process iterator's class (for ``isinstance`` checks; see the module docstring).
+    """The iterator of a loader with workers (in-process ones here; see the module docstring).
 
     Mirrors: ``torch.utils.data.dataloader._MultiProcessingDataLoaderIter``.
     """
 
     def _shutdown_workers(self) -> None:
-        """Nothing to stop: hookgrad starts no worker processes."""
+        """Nothing to stop: hookgrad's workers are not processes."""

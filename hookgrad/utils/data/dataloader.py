@@ -1,7 +1,8 @@
 """`DataLoader`: batches of samples from a dataset. Mirrors: ``torch.utils.data.DataLoader``.
 
-Loading happens in the calling process: ``num_workers > 0`` is accepted and validated like
-torch, but no worker processes are started (``worker_init_fn`` is never called).
+Loading happens in the calling process. With ``num_workers > 0`` no processes are started, but
+each batch is loaded as the PyTorch worker that would load it: with that worker's seeded
+generators, `get_worker_info` and ``worker_init_fn`` (`_workers`), in PyTorch's order.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hookgrad.utils.data._iterators import (  # noqa: F401 - PyTorch's names in 
     _SingleProcessDataLoaderIter,
     _worker_init_fn_t,
 )
+from hookgrad.utils.data._workers import Worker, check_worker_number, current_worker
 from hookgrad.utils.data.datapipe import IterDataPipe, MapDataPipe  # noqa: F401 - torch's too
 from hookgrad.utils.data.dataset import Dataset, IterableDataset  # noqa: F401 - torch's too
 from hookgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -28,17 +30,17 @@ from hookgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, Se
 __all__ = ["DataLoader", "get_worker_info", "ExceptionWrapper"]
 
 logger = logging.getLogger(__name__)
+_EXHAUSTED = object()  # a worker's stream has no batch left
 
 
-def get_worker_info() -> None:
-    """Information about the current loader worker: None, as in PyTorch's main process.
-
-    hookgrad's `DataLoader` loads in the calling process, so code asking which worker it runs
-    in (to shard an `IterableDataset`) always hears "the main process" and reads everything.
+def get_worker_info() -> Any:
+    """The `WorkerInfo` of the loader worker now loading (``id``, ``num_workers``, ``seed``,
+    ``dataset``), or None in the main process. hookgrad's workers run in the calling process
+    (`_workers`), so the answer is that of the worker whose load is running.
 
     Mirrors: ``torch.utils.data.get_worker_info``.
     """
-    return None
+    return current_worker()
 
 
 class ExceptionWrapper:
@@ -97,13 +99,13 @@ class DataLoader:
         sampler: the index order (exclusive with `shuffle`).
         batch_sampler: yields lists of indices (exclusive with batch_size/shuffle/sampler/
             drop_last).
-        num_workers: accepted for parity; loading stays in this process.
+        num_workers: how many (in-process) workers load batches, in turn.
         collate_fn: merges a list of samples (default `default_collate`, or `default_convert`
             without automatic batching).
         pin_memory: accepted for parity (no effect on the CPU backend).
         drop_last: drop the last incomplete batch.
         timeout: must be non-negative (unused in-process).
-        worker_init_fn: accepted for parity (never called: there are no workers).
+        worker_init_fn: called with the worker id when each worker starts (as that worker).
         multiprocessing_context: accepted for parity.
         generator: the ``hookgrad.Generator`` used by the default `RandomSampler`.
         prefetch_factor: only valid with ``num_workers > 0``.
@@ -179,6 +181,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self.__initialized = True
+        check_worker_number(num_workers)
 
     def __setattr__(self, attr: str, val: Any) -> None:
         if self.__dict__.get("_DataLoader__initialized", False) and attr in _FROZEN:
@@ -197,32 +200,69 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self) -> _BaseDataLoaderIter:
-        batches = self._iter_stream() if self._is_iterable else self._iter_map()
-        return _SingleProcessDataLoaderIter(self, batches)
+        if self.num_workers == 0:
+            batches = self._iter_stream() if self._is_iterable else self._iter_map()
+            return _SingleProcessDataLoaderIter(self, batches)
+        kept = self.__dict__.get("_persistent_iterator")
+        if self.persistent_workers and kept is not None:
+            # PyTorch reuses a persistent iterator: no new base seed, the workers go on
+            kept._reset(self)
+            kept._batches = self._worker_batches(kept._workers)
+            return kept
+        it = _MultiProcessingDataLoaderIter(self, iter(()))
+        it._workers = [Worker(w, self.num_workers, it._base_seed, self.dataset,
+                              self.worker_init_fn) for w in range(self.num_workers)]
+        it._batches = self._worker_batches(it._workers)
+        if self.persistent_workers:
+            self.__dict__["_persistent_iterator"] = it
+        return it
+
+    def _worker_batches(self, workers: list) -> Iterator[Any]:
+        """Batches loaded by in-process workers in PyTorch's order (see `_workers`)."""
+        if not self._is_iterable:
+            fetch = self._fetch_indices
+            for k, indices in enumerate(self._index_sampler):
+                yield workers[k % len(workers)].run(fetch, indices)
+            return
+        streams = [w.run(iter, self.dataset) for w in workers]
+        active = list(range(len(workers)))
+        turn = 0
+        while active:
+            w = turn % len(workers)
+            turn += 1
+            if w not in active:
+                continue
+            batch = workers[w].run(self._next_stream_batch, streams[w])
+            if batch is _EXHAUSTED:
+                active.remove(w)
+            else:
+                yield batch
+
+    def _fetch_indices(self, indices: Any) -> Any:
+        if not self._auto_collation:
+            return self.collate_fn(self.dataset[indices])
+        getitems = getattr(self.dataset, "__getitems__", None)
+        data = getitems(indices) if callable(getitems) else [self.dataset[i] for i in indices]
+        return self.collate_fn(data)
+
+    def _next_stream_batch(self, it: Iterator[Any]) -> Any:
+        if not self._auto_collation:
+            item = next(it, _EXHAUSTED)
+            return item if item is _EXHAUSTED else self.collate_fn(item)
+        batch_size = self.batch_sampler.batch_size
+        batch = list(itertools.islice(it, batch_size))
+        if not batch or (self.batch_sampler.drop_last and len(batch) < batch_size):
+            return _EXHAUSTED
+        return self.collate_fn(batch)
 
     def _iter_map(self) -> Iterator[Any]:
-        dataset, collate = self.dataset, self.collate_fn
-        if not self._auto_collation:
-            for index in self.sampler:
-                yield collate(dataset[index])
-            return
-        getitems = getattr(dataset, "__getitems__", None)
-        for indices in self.batch_sampler:
-            data = getitems(indices) if callable(getitems) else [dataset[i] for i in indices]
-            yield collate(data)
+        for indices in self._index_sampler:
+            yield self._fetch_indices(indices)
 
     def _iter_stream(self) -> Iterator[Any]:
-        it, collate = iter(self.dataset), self.collate_fn
-        if not self._auto_collation:
-            for item in it:
-                yield collate(item)
-            return
-        batch_size = self.batch_sampler.batch_size
-        while True:
-            batch = list(itertools.islice(it, batch_size))
-            if not batch or (self.batch_sampler.drop_last and len(batch) < batch_size):
-                return
-            yield collate(batch)
+        it = iter(self.dataset)
+        while (batch := self._next_stream_batch(it)) is not _EXHAUSTED:
+            yield batch
 
     def __len__(self) -> int:
         if self._is_iterable:
