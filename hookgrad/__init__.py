@@ -285,3 +285,4 @@ chalf = complex32  # noqa: F821 - one dtype object under both names, as in PyTor
 from hookgrad._functional import _out  # noqa: E402
 
 _out.install(globals())  # out= on the torch.* functions that take it (not Tensor methods)
+_out.install_result_writes(torch=globals(), linalg=linalg.__dict__, special=special.__dict__)
