@@ -286,6 +286,7 @@ chalf = complex32  # noqa: F821 - one dtype object under both names, as in PyTor
 from hookgrad._functional import _out  # noqa: E402
 
 _out.install(globals())  # out= on the torch.* functions that take it (not Tensor methods)
+_out.install_result_writes(torch=globals(), linalg=linalg.__dict__, special=special.__dict__)
 from hookgrad._surface.own_names import give_aliases_their_own_names as _own_names  # noqa: E402
 
 _own_names()  # last: every alias is its own object under PyTorch's name (see the module)

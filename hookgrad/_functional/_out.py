@@ -1,7 +1,8 @@
 """``out=`` for the ``torch.*`` functions that take it (not their Tensor methods).
 
 Layer 4. `install` wraps the listed functions of the ``hookgrad`` namespace that do not take
-``out`` themselves. The call computes as without ``out``, then writes into `out` as PyTorch's
+``out`` themselves; `install_result_writes` wraps those (of ``torch``, ``linalg``, ``special``)
+that take it in their signature but computed without it. The call computes as without ``out``, then writes into `out` as PyTorch's
 out-variants do:
 - an argument (or `out`) requiring grad while grad mode is on is PyTorch's RuntimeError
   ("functions with out=... arguments don't support automatic differentiation");
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import warnings
 from typing import Any
 
@@ -124,3 +126,80 @@ def install(namespace: dict) -> None:
             continue
         if "out" not in _params(fn):
             namespace[name] = with_out(name, fn)
+
+
+# Functions whose signature takes ``out=`` but whose body computed without it: they returned a
+# fresh tensor and left `out` untouched, where PyTorch writes the result into it (and returns
+# `out`). `install_result_writes` wraps them. Factories take `out`'s dtype when none is given;
+# functions returning several tensors take a tuple of as many `out` tensors.
+_RESULT_WRITES = {
+    "torch": ("addbmm", "addmv", "addr", "alias_copy", "as_strided_copy", "bernoulli",
+              "chain_matmul", "cholesky", "cholesky_inverse", "cholesky_solve",
+              "detach_copy", "diagonal_copy", "expand_copy", "frexp", "geqrf", "i0", "inverse",
+              "logspace", "lu_solve", "lu_unpack", "mode", "multinomial", "nanmedian",
+              "nanquantile", "narrow_copy", "normal", "ormqr", "permute_copy", "qr", "quantile",
+              "rand", "randint", "randn", "randperm", "range", "select_copy", "slice_copy",
+              "slogdet", "squeeze_copy", "svd", "t_copy", "tensordot", "transpose_copy",
+              "unfold_copy", "unsqueeze_copy", "view_copy"),
+    "linalg": ("cholesky", "cholesky_ex", "cond", "eigh", "eigvalsh", "inv", "inv_ex",
+               "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor", "lu_factor_ex",
+               "lu_solve", "matrix_rank", "multi_dot", "pinv", "qr", "solve_ex",
+               "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve"),
+    "special": ("airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "erfcx", "i0e",
+                "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+                "modified_bessel_k1", "ndtri", "scaled_modified_bessel_k0",
+                "scaled_modified_bessel_k1", "spherical_bessel_j0"),
+}
+_FACTORIES = frozenset({"logspace", "rand", "randint", "randn", "randperm", "range", "normal"})
+
+
+def writes_result(name: str, fn: Any) -> Any:
+    """`fn` (which takes and ignores ``out``) writing its result into ``out`` as PyTorch does."""
+    @functools.wraps(fn)
+    def call(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
+                                f"{type(o).__name__}")
+        if STATE.grad_enabled and any(t.requires_grad for t in (*_tensors(args, kwargs),
+                                                                *outs)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        if name in _FACTORIES and kwargs.get("dtype") is None and "dtype" in _params(fn):
+            kwargs["dtype"] = outs[0].dtype  # a factory's out= sets the result's dtype
+        result = fn(*args, **kwargs)
+        if isinstance(result, Tensor):
+            if isinstance(out, (tuple, list)):
+                raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
+                                f"{type(out).__name__}")
+            return _write(name, result, out)
+        if not isinstance(out, (tuple, list)) or len(outs) != len(result):
+            raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(result)} "
+                            f"Tensors, not {type(out).__name__}")
+        written = [_write(name, r, o) for r, o in zip(result, outs, strict=True)]
+        return type(result)(written) if hasattr(result, "_fields") or type(result) is not \
+            tuple else tuple(written)
+    return call
+
+
+def install_result_writes(**namespaces: dict) -> None:
+    """Wrap the functions of `_RESULT_WRITES` in each namespace (``torch=``, ``linalg=``,
+    ``special=``: their module dicts) with `writes_result`."""
+    wrapped: dict[int, Any] = {}
+    for key, names in _RESULT_WRITES.items():
+        namespace = namespaces[key]
+        for name in names:
+            fn = namespace.get(name)
+            if fn is not None and "out" in _params(fn):
+                namespace[name] = wrapped.setdefault(id(fn), writes_result(name, fn))
+    # modules that re-export one of them (``utils.data.dataset.randperm``, ...) get the same
+    # wrapped object, so ``a is b`` between namespaces stays as in PyTorch
+    for module in [m for n, m in sys.modules.items() if n.startswith("hookgrad.") and m]:
+        names = getattr(module, "__dict__", {})
+        for attr, value in list(names.items()):
+            if callable(value) and id(value) in wrapped and not attr.startswith("_"):
+                names[attr] = wrapped[id(value)]

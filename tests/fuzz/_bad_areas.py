@@ -154,10 +154,11 @@ _DIST_USE = {
     "Dirichlet_log_prob_sum": lambda lib: lib.distributions.Dirichlet(
         lib.ones(2), validate_args=True).log_prob(lib.tensor([0.2, 0.2])),
     "MultivariateNormal_log_prob_shape": lambda lib: lib.distributions.MultivariateNormal(
-        lib.zeros(2), lib.eye(2)).log_prob(lib.zeros(3)),
+        lib.zeros(2), lib.eye(2), validate_args=True).log_prob(lib.zeros(3)),
     "Categorical_sample_shape_str": lambda lib: lib.distributions.Categorical(
         lib.tensor([0.5, 0.5])).sample("a"),
-    "Normal_cdf_str": lambda lib: lib.distributions.Normal(0.0, 1.0).cdf("a"),
+    "Normal_cdf_str": lambda lib: lib.distributions.Normal(0.0, 1.0, validate_args=True).cdf(
+        "a"),
     "Normal_icdf_range": lambda lib: lib.distributions.Normal(
         0.0, 1.0, validate_args=True).icdf(lib.tensor(2.0)),
     "Exponential_icdf_neg": lambda lib: lib.distributions.Exponential(

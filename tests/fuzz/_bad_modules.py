@@ -381,7 +381,9 @@ for _dn, _cases in _DISTS.items():
             return getattr(lib.distributions, dn)(*a, validate_args=True, **k)
         _add(f"dist[{_dn},{_i}]", _dist)
 _DIST_SAMPLES = {
-    "Normal_log_prob_str": lambda lib: lib.distributions.Normal(0.0, 1.0).log_prob("a"),
+    # validate_args given: other tests (torch.compile's) may leave PyTorch's default off
+    "Normal_log_prob_str": lambda lib: lib.distributions.Normal(
+        0.0, 1.0, validate_args=True).log_prob("a"),
     "Bernoulli_log_prob_out": lambda lib: lib.distributions.Bernoulli(
         0.5, validate_args=True).log_prob(lib.tensor(2.0)),
     "Categorical_log_prob_range": lambda lib: lib.distributions.Categorical(

@@ -55,12 +55,20 @@ def stateful_outcome(lib: Any, make: Any, op: Any, observe: Any) -> tuple:
 
 
 def run_entry(lib: Any, key: str) -> Any:
-    """The outcome of corpus entry `key` on `lib` (a type name, or a (type, unchanged) pair)."""
-    if key in CORPUS:
-        return outcome(lib, CORPUS[key])
-    if key in STATEFUL:
-        return stateful_outcome(lib, *STATEFUL[key])
-    return inplace_outcome(lib, *INPLACE[key])
+    """The outcome of corpus entry `key` on `lib` (a type name, or a (type, unchanged) pair),
+    with distributions validating their arguments (PyTorch's default, which other tests, and
+    ``torch.compile``, may leave switched off)."""
+    dist = lib.distributions.Distribution
+    before = dist._validate_args
+    dist.set_default_validate_args(True)
+    try:
+        if key in CORPUS:
+            return outcome(lib, CORPUS[key])
+        if key in STATEFUL:
+            return stateful_outcome(lib, *STATEFUL[key])
+        return inplace_outcome(lib, *INPLACE[key])
+    finally:
+        dist.set_default_validate_args(before)
 
 
 def entries() -> list[str]:
