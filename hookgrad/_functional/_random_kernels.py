@@ -74,6 +74,8 @@ def normal(eng: MTEngine, shape: tuple, np_dtype: np.dtype, mean: float, std: fl
     if n >= 16 and contiguous:
         if np_dtype == _F32:
             out = eng.normal_fill_f32(n, mean, std)
+        elif np.dtype(np_dtype).itemsize == 2:  # float16, bfloat16
+            out = eng.normal_fill_reduced(n, mean, std)
         else:
             out = eng.normal_fill_generic(n, mean, std, np.dtype(np_dtype))
     else:
