@@ -54,14 +54,20 @@ _EMPTY: dict = {}
 # raises `_MODES[0]` too, so the hot path keeps its one check (NOTE [vmap on the door]).
 INTERPRETER: list = [None]
 # CPU autocast's handler while CPU autocast is enabled (it also raises `_MODES[0]` then), and
-# its cast to float32 for composites of PyTorch's float32 list (`autocast_float32`)
-AUTOCAST: list = [None, None]
+# its casts for composites of PyTorch's lists (`autocast_float32`, `autocast_lower`)
+AUTOCAST: list = [None, None, None]
 
 
 def autocast_float32(t: Any) -> Any:
     """`t` as CPU autocast hands it to a composite op of PyTorch's float32 list (a narrow
     floating tensor cast to float32 inside an enabled region; `t` itself otherwise)."""
     return t if AUTOCAST[0] is None else AUTOCAST[1](t)
+
+
+def autocast_lower(t: Any) -> Any:
+    """`t` as CPU autocast hands it to a composite op of PyTorch's lower-precision list (a
+    float32 tensor cast to the autocast dtype inside an enabled region; `t` otherwise)."""
+    return t if AUTOCAST[0] is None else AUTOCAST[2](t)
 
 
 def _as_array(res: Any) -> Any:
@@ -363,5 +369,5 @@ def _overlaps(arr: Any) -> bool:
 
 
 
-__all__ = ["autocast_float32", "bind", "bind_inplace", "has_internal_overlap", "is_dense", "mark_views", "note_write", "record_function",
+__all__ = ["autocast_float32", "autocast_lower", "bind", "bind_inplace", "has_internal_overlap", "is_dense", "mark_views", "note_write", "record_function",
            "reject_non_tensors"]

@@ -29,6 +29,7 @@ def _ops(L):
     return {
         "mm": lambda: x @ w.t(), "linear": lambda: F.linear(x, w, b),
         "linear_3d": lambda: F.linear(x.reshape(2, 2, 8), w, b),
+        "linear_strided": lambda: F.linear(x.reshape(2, 8, 2).transpose(1, 2), w, b),
         "bmm": lambda: L.bmm(x.reshape(2, 2, 8), x.reshape(2, 8, 2)),
         "matmul_mixed": lambda: h @ w.t(), "addmm": lambda: L.addmm(b, x, w.t()),
         "baddbmm": lambda: L.baddbmm(L.ones(2, 2, 2), x.reshape(2, 2, 8), x.reshape(2, 8, 2)),

@@ -74,8 +74,10 @@ def normal(eng: MTEngine, shape: tuple, np_dtype: np.dtype, mean: float, std: fl
     if n >= 16 and contiguous:
         if np_dtype == _F32:
             out = eng.normal_fill_f32(n, mean, std)
+        elif np.dtype(np_dtype).itemsize == 2:  # float16, bfloat16
+            out = eng.normal_fill_reduced(n, mean, std)
         else:
-            out = eng.normal_fill_generic(n, mean, std, np.dtype(np_dtype))
+            out = eng.normal_fill_f64(n, mean, std)
     else:
         z = eng.normal_doubles(n)
         out = (z.astype(_LD) * _LD(std) + _LD(mean)).astype(_F64)

@@ -18,7 +18,8 @@ Three policies, read from PyTorch's CPU lists:
   LAPACK-backed linalg ops; 3-D pooling, padding by reflection/replication, unpooling,
   grid sampling, ``polar``): every narrow floating input is cast to float32.
   Composites of that list call ``_dispatch.autocast_float32`` on their input (``cross_entropy``:
-  PyTorch computes its ``log_softmax`` in float32 too).
+  PyTorch computes its ``log_softmax`` in float32 too); ``linear``'s matmul-then-add form casts
+  its bias with ``_dispatch.autocast_lower``.
 * PROMOTE: ops joining several tensors (``cat``, ``stack``, ``index_copy``): all floating
   inputs are cast to the widest floating dtype among them.
 
@@ -116,10 +117,11 @@ def activate(enabled: bool, dtype: Any, cache: bool) -> None:
     was = _STATE["enabled"]
     _STATE.update(enabled=bool(enabled), dtype=dtype, cache=bool(cache))
     if enabled and not was:
-        _dispatch.AUTOCAST[:] = [_handle, lambda t: _cast(t, float32)]
+        _dispatch.AUTOCAST[:] = [_handle, lambda t: _cast(t, float32),
+                                 lambda t: _cast(t, _STATE["dtype"])]
         _pd.ACTIVE[0] += 1
     elif was and not enabled:
-        _dispatch.AUTOCAST[0] = None
+        _dispatch.AUTOCAST[:] = [None, None, None]
         _pd.ACTIVE[0] -= 1
 
 

@@ -6,6 +6,7 @@ without importing the facade that imports attention.
 
 from __future__ import annotations
 
+from hookgrad._dispatch import autocast_lower
 from hookgrad._functional import creation as _creation
 from hookgrad._functional import linalg as _linalg
 from hookgrad._functional import random as _random
@@ -34,7 +35,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dim() == 2:
         return _linalg.addmm(bias, input, wt)
     if not input._data.flags.c_contiguous:  # ATen flattens contiguous input only
-        return _linalg.matmul(input, wt) + bias
+        # (under CPU autocast linear is one narrow op in PyTorch: the bias joins narrow too)
+        return _linalg.matmul(input, wt) + autocast_lower(bias)
     out = _linalg.addmm(bias, input.reshape(-1, input.size(-1)), wt)  # type: ignore[attr-defined]
     return out.view(*input.shape[:-1], weight.size(0))  # type: ignore[attr-defined]
 

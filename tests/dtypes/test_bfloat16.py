@@ -237,6 +237,11 @@ def test_random_draws_match(torch):
     def scenario(L):
         out = []
         for f in (lambda: L.randn(5, dtype=L.bfloat16), lambda: L.rand(7, dtype=L.bfloat16),
+                  lambda: L.randn(20, dtype=L.bfloat16), lambda: L.randn(3, 37, dtype=L.float16),
+                  lambda: L.empty(40, dtype=L.bfloat16).normal_(1.3, 2.7),
+                  lambda: L.cat([L.randn(17, dtype=L.bfloat16), L.randn(3).bfloat16()]),
+                  lambda: L.empty(9, dtype=L.bfloat16).uniform_(-1, 3),
+                  lambda: L.randint(0, 10, (6,), dtype=L.bfloat16),
                   lambda: L.full((3,), 0.1, dtype=L.bfloat16),
                   lambda: L.arange(0, 1, 0.25, dtype=L.bfloat16)):
             L.manual_seed(0)
