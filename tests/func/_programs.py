@@ -943,3 +943,19 @@ def outer_transforms_over_vmap_fallbacks(lib: Any) -> Any:
                 a, w))(x[:, :, :3]),
             F.jacrev(lambda a: F.vmap(conv_grad)(a, w).sum(0))(x),
         ]
+
+
+@program
+def third_derivative_over_module_params(lib: Any) -> Any:
+    """jacfwd(jacrev(grad)) of a module's loss over its parameters dict: three nested levels
+    whose reshapes meet interleaved batch dimensions."""
+    F = lib.func
+    m = _load(lib, lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.Tanh(), lib.nn.Linear(3, 1)),
+              450)
+    p = {k: v.detach() for k, v in m.named_parameters()}
+    x = lib.tensor(_arr(451, 4, 2))
+
+    def f(q):
+        return F.functional_call(m, q, (x,)).pow(2).sum()
+
+    return F.hessian(f)(p), F.jacfwd(F.jacrev(F.grad(f)))(p)
