@@ -311,3 +311,24 @@ def test_fallback_loop_rows_all_reach_the_outer_tape():
     finally:
         object.__setattr__(sin, "batch", rule)
     np.testing.assert_allclose(g.numpy(), np.cos(XS), rtol=1e-12)
+
+
+@pytest.mark.oracle
+def test_vmap_grad_of_nll_loss_with_every_target_ignored(torch):
+    """A sample whose targets are all ignore_index: PyTorch's loss is nan (0/0) and its
+    gradient zero; the decomposition under vmap(grad) gave nan gradients (sweep case 75620)."""
+    logits = np.random.default_rng(3).standard_normal((3, 4, 5))
+    target = np.array([[1, -100, 2, 0], [-100, -100, -100, -100], [4, 4, -100, 1]])
+    weight = np.array([1.0, 2.0, 0.5, 1.5, 1.0])
+
+    def prog(lib):
+        F = lib.func
+        w = lib.tensor(weight)
+        f = lambda x, t: lib.nn.functional.nll_loss(x.log_softmax(-1), t, weight=w)  # noqa: E731
+        x, t = lib.tensor(logits), lib.tensor(target)
+        return F.vmap(f)(x, t), F.vmap(F.grad(f))(x, t)
+
+    out = [prog(lib) for lib in (torch, hookgrad)]
+    for a, b in zip(*out):
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-9,
+                                   equal_nan=True)
