@@ -32,7 +32,11 @@ def _nll_loss(x: Any, target: Any, weight: Any = None, reduction: int = 1,
         return loss
     if reduction == 2:
         return loss.sum()
-    return loss.sum() / wt.sum()
+    total = wt.sum()
+    # every target ignored: PyTorch's value is 0/0 (nan) but its backward writes no gradient,
+    # so the division runs by 1 there and the nan is added without a gradient
+    safe = total + (total == 0).to(total.dtype)
+    return loss.sum() / safe + (total / total - 1.0).detach()
 
 
 DECOMPOSITIONS = {"nll_loss": _nll_loss}

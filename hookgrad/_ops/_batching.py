@@ -19,6 +19,7 @@ from typing import Any
 
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES, Primitive
+from hookgrad._ops.shape import stack_tensors
 
 __all__ = ["batches", "no_rule", "logical_ndim", "align", "expand_batch",
            "zero_d", "out_of_range", "guard_index",
@@ -70,10 +71,11 @@ def loop(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size
     for i in range(size):
         sample = tuple(a[i] if b else a for a, b in zip(args, flags))
         results.append(bind(prim, sample, _select_params(params, level, i), cast))
-    stack = PRIMITIVES["stack"]
+    # the stack of that many inputs (the table's one-input ``stack`` would give an outer
+    # transform a node wired to sample 0 only)
     if prim.num_outputs == 1:
-        return bind(stack, tuple(results), {"dim": 0})
-    return tuple(bind(stack, tuple(r[k] for r in results), {"dim": 0})
+        return stack_tensors(tuple(results), 0)
+    return tuple(stack_tensors(tuple(r[k] for r in results), 0)
                  for k in range(len(results[0])))
 
 

@@ -20,8 +20,14 @@ __all__: list[str] = []
 
 def _sized(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,
            level: int) -> Any:
-    """view / _unsafe_view: the batch dimension in front of the requested size."""
-    return bind(prim, (args[0],), {**params, "size": (size,) + tuple(params["size"])}, cast)
+    """view / _unsafe_view / _reshape_alias: the batch dimension in front of the size."""
+    want = (size,) + tuple(params["size"])
+    try:
+        return bind(prim, (args[0],), {**params, "size": want}, cast)
+    except RuntimeError:
+        # the sample's layout allowed the view, but under nested levels the physical value
+        # interleaves an outer batch dimension with the sample's dims: its values, reshaped
+        return args[0].reshape(want)
 
 
 def _expand(prim: Primitive, args: list, flags: list, params: dict, cast: Any, size: int,

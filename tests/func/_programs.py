@@ -10,6 +10,7 @@ PyTorch's).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -914,3 +915,47 @@ def vmap_modules_and_batchnorm_modes(lib: Any) -> Any:
             lib.tensor(_arr(437, 2, 1, 4, 4)), lib.tensor(_arr(438, 2, 3, 3, 2)).tanh()),
         F.vmap(lambda m: (m.tril(), m.triu(1), lib.diag_embed(m[0]), m.amax(0), m.aminmax()))(a),
     ]
+
+
+@program
+def outer_transforms_over_vmap_fallbacks(lib: Any) -> Any:
+    """grad/jvp/jacrev/hessian *outside* a vmap whose ops take per-sample paths (per-sample
+    conv weights, embedding with padding_idx, batch norm with batched running stats)."""
+    F = lib.func
+    nnf = lib.nn.functional
+    x = lib.tensor(_arr(440, 3, 2, 5).astype(np.float64))
+    w = lib.tensor(_arr(441, 3, 2, 2, 3).astype(np.float64))
+    emb = lib.tensor(_arr(442, 6, 4).astype(np.float64))
+    idx = lib.tensor(np.array([[0, 2, 5], [1, 0, 3], [2, 2, 4]]))
+    stats = (lib.zeros(3, 2, dtype=lib.float64), lib.ones(3, 2, dtype=lib.float64))
+    conv_grad = F.grad(lambda u, v: nnf.conv1d(u[None], v).pow(3).sum())
+    emb_grad = F.grad(lambda t, i: nnf.embedding(i, t, padding_idx=2).pow(2).sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # hookgrad's fallback warning
+        return [
+            F.grad(lambda a: F.vmap(lambda u, v: nnf.conv_transpose1d(
+                u[None], v.transpose(0, 1).contiguous()))(a, w).sin().sum())(x),
+            F.jvp(lambda a: F.vmap(conv_grad)(a, w), (x,), (lib.ones_like(x),))[1],
+            F.grad(lambda e: F.vmap(emb_grad, in_dims=(None, 0))(e, idx).sin().sum())(emb),
+            F.grad(lambda a: F.vmap(lambda u, m, s: nnf.batch_norm(u, m, s, training=True))(
+                a, *stats).pow(2).sum())(x.reshape(3, 5, 2)),
+            F.hessian(lambda a: F.vmap(lambda u, v: nnf.conv1d(u[None], v).tanh().sum())(
+                a, w))(x[:, :, :3]),
+            F.jacrev(lambda a: F.vmap(conv_grad)(a, w).sum(0))(x),
+        ]
+
+
+@program
+def third_derivative_over_module_params(lib: Any) -> Any:
+    """jacfwd(jacrev(grad)) of a module's loss over its parameters dict: three nested levels
+    whose reshapes meet interleaved batch dimensions."""
+    F = lib.func
+    m = _load(lib, lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.Tanh(), lib.nn.Linear(3, 1)),
+              450)
+    p = {k: v.detach() for k, v in m.named_parameters()}
+    x = lib.tensor(_arr(451, 4, 2))
+
+    def f(q):
+        return F.functional_call(m, q, (x,)).pow(2).sum()
+
+    return F.hessian(f)(p), F.jacfwd(F.jacrev(F.grad(f)))(p)
