@@ -292,7 +292,7 @@ _POINTWISE = (
     "clamp_tensor clamp_tensor_min clamp_tensor_max clamp_min clamp_min_tensor clamp_max "
     "clamp_max_tensor maximum minimum fmax fmin _nn_mul_scalar _nn_div_scalar _nn_add_scalar "
     "_prelu_kernel alias clone _to_copy tril triu constant_pad_nd acosh_ asinh_ atanh_ celu_ "
-    "elu_ leaky_relu_ threshold_ fill_scalar_"
+    "elu_ leaky_relu_ threshold_ fill_scalar_ rrelu_with_noise_eval"
 ).split()
 batches(_POINTWISE, broadcasting)
 
