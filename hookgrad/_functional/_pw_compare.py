@@ -250,7 +250,8 @@ def _masked_fill_args(self: Tensor, mask: Tensor, value: Any) -> tuple[Any, tupl
         if value._data.ndim != 0:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
-        if has_data(value._data):  # ATen reads the value as a number, checked
+        if has_data(value._data) and not hasattr(value, "_bt_level"):
+            # ATen reads the value as a number, checked (a vmap-batched value stays a tensor)
             check_scalar_fits(value._data.item(), self._data.dtype)
         return P["masked_fill_tensor"], (self, mask, value), _EMPTY
     check_scalar_fits(value, self._data.dtype)

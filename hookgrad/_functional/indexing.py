@@ -369,7 +369,8 @@ def _fills_by_mask(indices: tuple, values: Tensor, accumulate: bool) -> bool:
 
 def _check_put(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> None:
     if _fills_by_mask(indices, values, accumulate):
-        if _backend.has_data(values._data):  # a masked fill with the one value, read checked
+        if _backend.has_data(values._data) and not hasattr(values, "_bt_level"):
+            # a masked fill with the one value, read as a checked number
             check_scalar_fits(values._data.reshape(-1)[0].item(), self._data.dtype)
         return  # no dtype or shape check
     if values._data.dtype != self._data.dtype:

@@ -233,3 +233,11 @@ def topk_row(values: list, k: int, largest: bool, sorted: bool) -> list[int]:  #
 
 
 __all__ = ["sort_row", "topk_row", "MAX_EMULATED", "MAX_EMULATED_TOTAL", "less_for"]
+
+
+def sort_by_less(values: list) -> tuple[list, list[int]]:
+    """``std::sort`` of (value, index) pairs compared by value with a plain ``<`` (ATen's
+    ``mode``, where NaN compares false both ways): the values and indices in that order."""
+    s = _Seq(values, lambda a, b: a < b)
+    std_sort(s, 0, len(values))
+    return s.v, s.i

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad._ops._stdsort import MAX_EMULATED, sort_by_less
 from hookgrad import _backend
 from hookgrad._dispatch import bind
 from hookgrad._ops.registry import PRIMITIVES as P
@@ -43,7 +44,27 @@ def _finish(self: Any, vals: np.ndarray, idx: np.ndarray, rows: tuple, dim: int,
     return xp.asarray(v.astype(self.dtype)), xp.asarray(i.astype(np.int64))
 
 
+def _mode_line_nan(line: np.ndarray) -> int:
+    """ATen's mode of a line: ``std::sort`` by ``<`` (NaN stays where the algorithm happens to
+    leave it), then the first longest run of ``==`` values, its last entry."""
+
+    vals, idx = sort_by_less(line.tolist())
+    best, best_i, run = 0, 0, 0
+    for k in range(len(line)):
+        run += 1
+        if k == len(line) - 1 or vals[k] != vals[k + 1]:
+            if run > best:
+                best, best_i = run, idx[k]
+            run = 0
+    return int(best_i)
+
+
 def _mode_line(line: np.ndarray) -> int:
+    # std::sort is an insertion sort (stable) up to 16 elements: beyond that, or with NaN,
+    # the order among equal values is replayed (NOTE [Tie order] in _stdsort.py)
+    if (len(line) > 16 and len(line) <= MAX_EMULATED) or (
+            line.dtype.kind == "f" and np.isnan(line).any()):
+        return _mode_line_nan(line)
     order = np.argsort(line, kind="stable")  # NaNs last; each NaN is its own value
     sv = line[order]
     starts = np.ones(len(sv), dtype=bool)

@@ -93,8 +93,13 @@ def _ir_args(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
         raise IndexError("index out of range in self")
     if self._data.dtype.kind == "b" and self._data.ndim <= 1:
         # ATen's kernel for one dim ("index_func_") dispatches on every type but bool; the
-        # one for more dims takes bool too
+        # one for more dims takes bool too, but its mean divides with div_floor
         raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
+    if self._data.dtype.kind == "b" and not include_self:  # its initial fill has no bool
+        raise NotImplementedError(
+            "\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'")
+    if self._data.dtype.kind == "b" and reduce == "mean":
+        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
     return (self, index, source), {"dim": d, "reduce": reduce,
                                    "include_self": bool(include_self)}
 

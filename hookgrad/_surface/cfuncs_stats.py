@@ -38,11 +38,16 @@ def _dim(input: Tensor, dim: Any, name: str) -> int:
 
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """Lower median ignoring NaNs. Mirrors: ``torch.nanmedian``."""
+    bad_dtype = input._data.dtype.kind == "b"  # ATen's median kernels have no bool instance
     if dim is None:
+        if bad_dtype and input._data.size:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         return bind(P["nanmedian"], (input,), {})
     d = _dim(input, dim, "nanmedian")
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    if bad_dtype:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
     v, i = bind(P["nanmedian_dim"], (input,), {"dim": d, "keepdim": bool(keepdim)})
     return RETURN_TYPES["nanmedian"]((v, i))
 

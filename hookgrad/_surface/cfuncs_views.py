@@ -37,11 +37,16 @@ __all__ = ["as_strided_", "as_strided_scatter", "resize_as_", "i0_"]
 _LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def _take_view(self: Tensor, prim: str, params: dict) -> Tensor:
-    """Give `self` the geometry and node of ``prim(self)`` (PyTorch's in-place view ops)."""
+def _check_leaf(self: Tensor) -> None:
+    """Autograd's in-place check of a leaf, which comes before the op's argument checks."""
     if self._requires_grad and self._grad_fn is None and STATE.grad_enabled and \
             self._base is None:
         raise RuntimeError(_LEAF)
+
+
+def _take_view(self: Tensor, prim: str, params: dict) -> Tensor:
+    """Give `self` the geometry and node of ``prim(self)`` (PyTorch's in-place view ops)."""
+    _check_leaf(self)
     if self._base is not None and STATE.grad_enabled and self.requires_grad:
         # PyTorch's check_inplace for a view: its creation meta (multi-output, no-grad views),
         # then "a view of a leaf Variable that requires grad"
@@ -66,6 +71,7 @@ def _take_view(self: Tensor, prim: str, params: dict) -> Tensor:
 
 def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
     """Mirrors: ``torch.Tensor.squeeze_``."""
+    _check_leaf(self)
     if dim is None:
         return _take_view(self, "squeeze_", {})
     if isinstance(dim, (tuple, list)):
@@ -75,6 +81,7 @@ def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     """Mirrors: ``torch.Tensor.unsqueeze_``."""
+    _check_leaf(self)
     S.unsqueeze(self.detach(), dim)  # PyTorch's argument checks
     d = int(dim) % (self.dim() + 1)
     return _take_view(self, "unsqueeze_", {"dim": d})
@@ -82,11 +89,13 @@ def unsqueeze_(self: Tensor, dim: int) -> Tensor:
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """Mirrors: ``torch.Tensor.transpose_`` (also ``swapaxes_``/``swapdims_``)."""
+    _check_leaf(self)
     return _take_view(self, "transpose_", {"dim0": S._dim(dim0, self), "dim1": S._dim(dim1, self)})
 
 
 def t_(self: Tensor) -> Tensor:
     """Mirrors: ``torch.Tensor.t_``."""
+    _check_leaf(self)
     if self.dim() > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                            f"{self.dim()}D")

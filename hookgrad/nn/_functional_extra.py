@@ -341,7 +341,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     else:
         slope = (lower + upper) / 2.0
         if not inplace and input.dtype.is_floating_point:  # ATen's node, noise buffer and all
-            noise = C.empty(tuple(input.shape), dtype=input.dtype)
+            noise = C.empty(tuple(input.shape), dtype=input.dtype, device=input.device)
             return bind(PRIMITIVES["rrelu_with_noise_eval"], (input, noise),
                         {"negative_slope": slope})
     out = P.where(input >= 0, input, input * slope)

@@ -75,7 +75,16 @@ def summary(t: Any, names: bool = True) -> tuple:
     except RuntimeError as e:
         node = f"raises {type(e).__name__}"
     return ("T", tuple(t.shape), str(t.dtype).split(".")[-1], _strides(t), t.is_contiguous(),
-            t.requires_grad, node, np.array(t.detach().numpy(), copy=True))
+            t.requires_grad, node, _values(t))
+
+
+def _values(t: Any) -> np.ndarray:
+    d = t.detach()
+    if getattr(d, "_is_zerotensor", None) is not None and d._is_zerotensor():
+        # PyTorch's ZeroTensor (the gradient `sgn` of a real tensor gives a hook) has no
+        # NumPy view: it is zeros
+        return np.zeros(tuple(d.shape), dtype=str(d.dtype).split(".")[-1])
+    return np.array(d.numpy(), copy=True)
 
 
 def _strides(t: Any) -> tuple:

@@ -433,6 +433,16 @@ _CHECKED = {
         0, lib.tensor([0]), lib.ones(1, dtype=lib.bool), "prod"),
     "interpolate_to_zero": lambda lib: lib.nn.functional.interpolate(
         lib.ones(1, 3, 1), scale_factor=0.5, mode="nearest"),
+    "index_reduce_mean_bool_2d": lambda lib: lib.ones(2, 2, dtype=lib.bool).index_reduce(
+        1, lib.tensor([0]), lib.ones(2, 1, dtype=lib.bool), "mean"),
+    "index_reduce_amax_bool_2d": lambda lib: lib.ones(2, 2, dtype=lib.bool).index_reduce(
+        1, lib.tensor([0]), lib.ones(2, 1, dtype=lib.bool), "amax"),
+    "scatter_reduce_mean_bool": lambda lib: lib.zeros(3, dtype=lib.bool).scatter_reduce(
+        0, lib.tensor([0]), lib.ones(1, dtype=lib.bool), "mean"),
+    "nanmedian_bool": lambda lib: lib.zeros(2, 3, dtype=lib.bool).nanmedian(1)[0],
+    "fill_tensor_into_expanded": lambda lib: lib.ones(3, 1).expand(3, 3).fill_(lib.tensor(2.0)),
+    "unsqueeze_leaf_before_dim": lambda lib: lib.ones(2, 4, requires_grad=True).unsqueeze_(3),
+    "var_of_empty_warns": lambda lib: lib.var(lib.zeros(3, 0), 0, correction=0),
 }
 
 
@@ -440,8 +450,19 @@ _CHECKED = {
 def test_checked_writes_and_kernel_checks_as_torch(torch, name):
     """Numbers written into tensors are checked as ATen's checked_convert; kernels' checks."""
     with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)  # NumPy's cast warnings must not leak
-        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("error")  # NumPy's cast warnings must not leak; the
+        warnings.filterwarnings("ignore", "index_reduce")  # UserWarnings (dof) must match
         mine, theirs = _both(torch, lambda lib: (lambda r: None if r is None else (
             tuple(r.shape), str(r.dtype)))(_CHECKED[name](lib)))
     assert mine == theirs
+
+
+def test_mode_among_ties_and_nan_as_atens_sort(torch):
+    """mode's index among tied values and NaN is what ATen's std::sort by '<' leaves."""
+    rng = np.random.default_rng(7)
+    for i in range(200):
+        data = rng.integers(-2, 3, size=(2, int(rng.integers(1, 40)))).astype(np.float32)
+        if i % 2:
+            data[rng.random(data.shape) < 0.3] = np.nan
+        mine, theirs = _both(torch, lambda lib: [_arr(t) for t in lib.tensor(data).mode(1)])
+        assert str(mine) == str(theirs), data

@@ -51,6 +51,8 @@ ACTIVATIONS = [
     OpSpec("F.leaky_relu", _F("leaky_relu"),
            unary(make=away) + unary(make=away, kwargs={"negative_slope": 0.2})[:1],
            prims=("leaky_relu", "leaky_relu_backward")),
+    OpSpec("F.rrelu_eval", _F("rrelu", training=False), unary(make=away),
+           prims=("rrelu_with_noise_eval", "leaky_relu_backward")),
     OpSpec("F.leaky_relu_inplace", _F_inplace("leaky_relu", negative_slope=0.1),
            unary(make=away, empty=False), prims=("leaky_relu_",)),
     OpSpec("F.threshold", _F("threshold", threshold=0.5, value=-1.0),
