@@ -83,7 +83,10 @@ def _torchlens_trace(torch, tl):
 
     m = Net()
     set_weights(torch, m)
-    trace = tl.trace(m, array(torch, (2, 1, 5, 5)))
+    # unwrap when done: torchlens otherwise leaves every torch function wrapped for the rest
+    # of the process, which would change what later tests in this process see
+    trace = tl.trace(m, array(torch, (2, 1, 5, 5)),
+                     capture=tl.options.CaptureOptions(unwrap_when_done=True))
     return [(name, tuple(trace[name].shape), trace[name].func_name,
              trace[name].grad_fn_class_name, tuple(trace[name].parents),
              np.asarray(trace[name].out.detach().numpy(), dtype=np.float64).round(5).tolist())
