@@ -169,9 +169,11 @@ def _grad_writing(real: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(real)
     def wrapper(self: Tensor, *value: Any) -> Any:
         tr = current_trace()
-        if tr is not None and tr.recording:
+        if tr is not None and tr.recording and not (value and value[0] is self._grad):
+            # (``p.grad *= 2`` sets the same tensor back after the recorded in-place op)
             rec = tr.active_recorder()
-            if not rec.suspended and (_known(rec, self) or tr.index.source_of(self) is not None):
+            if not rec.suspended and not rec.lenient and (
+                    _known(rec, self) or tr.index.source_of(self) is not None):
                 tr.graph_break(_GRAD_WRITE)
         return real(self, *value)
     return wrapper
