@@ -380,6 +380,17 @@ def _grads(lin: Any) -> list:
     return grads
 
 
+def _in_float64(torch: Any, prog: dict, backend: Any) -> list:
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        return observe(torch, prog, backend)
+    except Exception as e:  # noqa: BLE001 - a crash of the compiled run is a failure
+        return [("crashed", repr(e))]
+    finally:
+        torch.set_default_dtype(before)
+
+
 def run_state_program(torch: Any, seed: int, modes: tuple = STATE_MODES) -> list[str]:
     """Every mode in which state program `seed` differs from eager (its failures)."""
     prog = generate(seed)
@@ -392,6 +403,9 @@ def run_state_program(torch: Any, seed: int, modes: tuple = STATE_MODES) -> list
             got = observe(torch, prog, backend)
         except Exception as e:  # noqa: BLE001 - a crash of the compiled run is a failure
             got = [("crashed", repr(e))]
+        if not same(want, got):  # a second look in float64: rounding near a cancellation
+            torch._dynamo.reset()  # (``tanh`` of saturated values) vanishes there
+            got, want = (_in_float64(torch, prog, b) for b in (backend, None))
         if not same(want, got):
             bad.append(f"state seed {seed}: {getattr(backend, '__name__', backend)}")
         torch._dynamo.reset()

@@ -336,3 +336,27 @@ def test_compiled_calls_see_the_changed_world(name: str) -> None:
         torch.set_num_threads(threads)
         torch.autograd.set_detect_anomaly(False)
         os.environ.pop("HOOKGRAD_TEST_SOUNDNESS_FLAG", None)
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+def test_gradients_assigned_inside_the_region_are_assigned_on_every_call(backend: str) -> None:
+    """``optimizer.zero_grad()`` compiled on its own sets ``.grad = None``: a per-call write
+    the graph does not replay (it kept the gradient on the third call): a graph break."""
+    def run(compiled: bool) -> list:
+        torch.manual_seed(0)
+        m = torch.nn.Linear(3, 1)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        flag = {"none": True}
+
+        def fn() -> None:
+            opt.zero_grad(set_to_none=flag["none"])
+        call = torch.compile(fn, backend=backend) if compiled else fn
+        seen = []
+        for i in range(4):
+            m(torch.ones(2, 3)).sum().backward()
+            flag["none"] = i % 2 == 0
+            call()
+            seen.append(None if m.weight.grad is None else m.weight.grad.tolist())
+        return seen
+    torch._dynamo.reset()
+    assert run(True) == run(False)

@@ -24,6 +24,7 @@ from hookgrad.compile.effects.attr_reads import has_attribute
 from hookgrad.compile.effects.blind_writes import OWN_DIR, written_blindly
 from hookgrad.compile.effects.world import freeze_container
 from hookgrad.compile.core.dynamic import DynamicPlan, dynamic_tensor_check
+from hookgrad.compile.guards.identity import MAX_DEPTH, identity_guards
 from hookgrad.compile.trace.recorder import tensor_layout, tensor_meta
 from hookgrad.compile.core.sources import CallContext, Source, is_constant, is_user_class
 from hookgrad.nn.modules import _global_hooks as _gh
@@ -117,7 +118,7 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
     for node, src, meta in trace.rec.placeholders:
         if meta is not None:  # sizes and scalars (dynamic shapes) are guarded with their owner
             _any_tensor(gs, src, meta, plan, node.meta["layout"])
-    _identity_guards(gs, trace)
+    identity_guards(gs, trace)
     # an argument container (a mutable default, a list passed in) is guarded on its state
     # before the trace: the trace call itself may have changed it (``acc.append(1)``)
     before = _containers_before(trace)
@@ -153,54 +154,7 @@ def build_guards(trace: Any, skip_empty_hooks: bool) -> GuardSet:
     return gs
 
 
-def _identity_guards(gs: GuardSet, trace: Any) -> None:
-    """Tensor inputs keep the identities the trace saw (PyTorch: DUPLICATE_INPUT and
-    NO_TENSOR_ALIASING guards). A tensor reached by several sources (``f(t, t)``, a parameter
-    passed as an argument) is one placeholder, fetched from its first source, so the others
-    must hold that object again; tensors the trace saw as distinct (``x is y`` read in the
-    region, an in-place write through one of them) must stay distinct. One guard compares
-    which of the sources hold the same object."""
-    index = trace.index
-    obj_of = {id(src): value for src, value in index.by_id.values()}
-    entries: dict[str, tuple[Source, Any]] = {}
-    for _node, src, meta in trace.rec.placeholders:
-        if meta is None:
-            continue
-        value = obj_of[id(src)]
-        entries.setdefault(str(src), (src, value))
-        for other in index.aliases.get(id(value), ()):
-            entries.setdefault(str(other), (other, value))
-    for name, value in trace.ctx.args.items():
-        for src, t in _argument_tensors(Source(("L", name)), value, 0):
-            entries.setdefault(str(src), (src, t))
-    if len(entries) < 2:
-        return
-    srcs = tuple(src for src, _v in entries.values())
-    want = _identity_pattern([v for _s, v in entries.values()])
-    gs.add(lambda ctx: _identity_pattern([s.get(ctx) for s in srcs]) == want,
-           f"the tensor inputs {[str(s) for s in srcs][:4]}... keep their identities")
-
-
-def _identity_pattern(values: list) -> tuple:
-    """For each value, the position of the first value that is the same object."""
-    first: dict[int, int] = {}
-    return tuple(first.setdefault(id(v), i) for i, v in enumerate(values))
-
-
-def _argument_tensors(src: Source, value: Any, depth: int) -> list:
-    if isinstance(value, Tensor):
-        return [(src, value)]
-    out: list = []
-    if isinstance(value, (list, tuple, dict)) and depth < _MAX_DEPTH:
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        for key, item in items:
-            if is_constant(key):
-                out += _argument_tensors(src.child(("item", key)), item, depth + 1)
-    return out
-
-
 _MAX_GUARDED_ITEMS = 64
-_MAX_DEPTH = 6  # argument containers guarded item by item down to this depth
 
 
 def _containers_before(trace: Any) -> tuple[dict, set]:
@@ -392,7 +346,7 @@ def _arg_guards(gs: GuardSet, src: Source, value: Any, depth: int, plan: Dynamic
         _tensor_attributes(gs, src, value)
     elif _other_value(gs, src, value):
         pass
-    elif isinstance(value, (list, tuple, dict)) and depth >= _MAX_DEPTH:
+    elif isinstance(value, (list, tuple, dict)) and depth >= MAX_DEPTH:
         frozen = _frozen(value)  # deeper than the item guards go: the whole structure
         gs.add(lambda ctx: _frozen(src.get(ctx)) == frozen, f"{src} unchanged (deep)")
     elif isinstance(value, (list, tuple, dict)):
@@ -610,35 +564,42 @@ def _module_tables(mod: Module) -> tuple:
     replaced ``seq[1]``), and its parameter and buffer names with which of them are None
     (``m.bias = None``; the tensors themselves are graph inputs, fetched on every call)."""
     d = mod.__dict__
-    subs = tuple(d.get("_modules", {}).items())
-    names = tuple((k, v is None) for table in ("_parameters", "_buffers")
-                  for k, v in d.get(table, {}).items())
-    return subs, names
-
-
-def _tables_unchanged(d: dict, subs: tuple, names: tuple) -> bool:
     mods = d.get("_modules", {})
+    return (tuple(mods), tuple(mods.values()),
+            *(_names_and_nones(d.get(table, {})) for table in ("_parameters", "_buffers")))
+
+
+def _names_and_nones(table: dict) -> tuple:
+    return tuple(table), tuple([v is None for v in table.values()])
+
+
+def _tables_unchanged(d: dict, tables: tuple) -> bool:
+    """`_module_tables` of the module whose ``__dict__`` is `d` still holds (this runs for
+    every module on every call: plain comprehensions, the fastest form measured)."""
+    keys, subs, params, buffers = tables
+    mods = d.get("_modules", _EMPTY)
     if len(mods) != len(subs):
         return False
-    for (k, v), (k2, v2) in zip(subs, mods.items()):
-        if v is not v2 or k != k2:
-            return False
-    now = tuple((k, v is None) for table in ("_parameters", "_buffers")
-                for k, v in d.get(table, {}).items())
-    return now == names
+    if subs and (tuple(mods) != keys
+                 or False in [a is b for a, b in zip(mods.values(), subs)]):
+        return False
+    return (_names_and_nones(d.get("_parameters", _EMPTY)) == params
+            and _names_and_nones(d.get("_buffers", _EMPTY)) == buffers)
+
+
+_EMPTY: dict = {}
 
 
 def _module_check(src: Source, training: bool, dicts: tuple,
                   forward: Any, tables: tuple) -> Callable[..., bool]:
     pairs = tuple((name, unchanged, unchanged.passed) for name, unchanged in dicts)
-    subs, names = tables
 
     def check(ctx: CallContext) -> bool:
         mod = src.get(ctx)
         if mod.training != training:
             return False
         d = mod.__dict__
-        if d.get("forward") is not forward or not _tables_unchanged(d, subs, names):
+        if d.get("forward") is not forward or not _tables_unchanged(d, tables):
             return False
         for name, unchanged, passed in pairs:
             registry = d[name]

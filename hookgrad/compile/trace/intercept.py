@@ -24,7 +24,7 @@ from hookgrad.compile.trace.calls import record_call
 from hookgrad.compile.trace.module_hooks import REAL_SETUP
 from hookgrad.compile.trace.patches import PatchGroup
 from hookgrad.compile.trace import user_calls
-from hookgrad.compile.trace.value_shapes import value_shape_table
+from hookgrad.compile.trace.value_shapes import known as _known, value_shape_table
 from hookgrad.compile.core.sources import is_constant
 from hookgrad.compile.core.state import current_trace
 from hookgrad.nn.modules._backward_hook import BackwardHook
@@ -158,6 +158,27 @@ def _environ_reading(real: Callable[..., Any]) -> Callable[..., Any]:
     return __getitem__
 
 
+_GRAD_WRITE = ("`.grad` of a pre-existing tensor assigned inside a compiled region (a "
+               "per-call write the graph does not replay: `zero_grad()`, `p.grad = None`)")
+
+
+def _grad_writing(real: Callable[..., Any]) -> Callable[..., Any]:
+    """``t.grad = ...`` / ``del t.grad`` on an input or a graph value is state the graph would
+    not write again on later calls (``optimizer.zero_grad()`` compiled alone kept the first
+    call's ``None`` only once): a graph break."""
+    @functools.wraps(real)
+    def wrapper(self: Tensor, *value: Any) -> Any:
+        tr = current_trace()
+        if tr is not None and tr.recording and not (value and value[0] is self._grad):
+            # (``p.grad *= 2`` sets the same tensor back after the recorded in-place op)
+            rec = tr.active_recorder()
+            if not rec.suspended and not rec.lenient and (
+                    _known(rec, self) or tr.index.source_of(self) is not None):
+                tr.graph_break(_GRAD_WRITE)
+        return real(self, *value)
+    return wrapper
+
+
 def _detaching(real: Callable[..., Any]) -> Callable[..., Any]:
     """``detach()`` / ``.data`` make a tensor without `bind`: a graph value or an input
     detached becomes a graph node (never a constant holding the trace call's values)."""
@@ -197,15 +218,6 @@ def _deepcopying(real: Callable[..., Any]) -> Callable[..., Any]:
                            "region")
         return real(self, memo)
     return wrapper
-
-
-def _known(rec: Any, t: Tensor) -> bool:
-    """`t` is a graph value or an input of `rec` (or of the graph around a hook body)."""
-    while rec is not None:
-        if rec.is_traced(t) or rec.sourced(t):
-            return True
-        rec = rec.outer
-    return False
 
 
 def _tensors_in(value: Any) -> list:
@@ -338,7 +350,8 @@ def _patch_table() -> list[tuple[Any, str, Any]]:
     table.append((Tensor, "retain_grad", _retaining(Tensor.retain_grad)))
     table.append((Tensor, "requires_grad_", _flipping(Tensor.requires_grad_)))
     gp = Tensor.__dict__["grad"]
-    table.append((Tensor, "grad", property(_grad_reading(gp.fget), gp.fset, gp.fdel)))
+    table.append((Tensor, "grad", property(_grad_reading(gp.fget), _grad_writing(gp.fset),
+                                           _grad_writing(gp.fdel))))
     for name in ("grad_fn", "is_leaf"):
         prop = Tensor.__dict__[name]
         table.append((Tensor, name, property(_grad_fn_reading(prop.fget), prop.fset,

@@ -21,7 +21,7 @@ from typing import Any
 from hookgrad._tensor import Tensor
 from hookgrad.compile.core.state import current_trace
 
-__all__ = ["value_shape_table", "value_shaped", "user_call_break"]
+__all__ = ["value_shape_table", "value_shaped", "user_call_break", "known"]
 
 _REASON = "`{}` on a graph value or an input: its output shape depends on tensor values"
 _ALWAYS = ("nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount")
@@ -37,7 +37,8 @@ def _called_by_user() -> bool:
     return frame is None or not frame.f_globals.get("__name__", "").startswith("hookgrad.")
 
 
-def _known(rec: Any, t: Any) -> bool:
+def known(rec: Any, t: Any) -> bool:
+    """`t` is a graph value or an input of `rec` (or of the graph around a hook body)."""
     while rec is not None:
         if rec.is_traced(t) or rec.sourced(t):
             return True
@@ -60,7 +61,7 @@ def _breaking(name: str, real: Callable[..., Any], picks: Callable[..., list]) -
         tr = current_trace()
         if tr is not None and tr.recording:
             rec = tr.active_recorder()
-            if not rec.suspended and any(_known(rec, t) for t in picks(args, kwargs)) \
+            if not rec.suspended and any(known(rec, t) for t in picks(args, kwargs)) \
                     and _called_by_user():
                 tr.graph_break(_REASON.format(name))
         return real(*args, **kwargs)
@@ -118,6 +119,6 @@ _USER_CHECKS = {"repeat_interleave": _repeats, "where": _where}
 def user_call_break(name: str, rec: Any, args: tuple, kwargs: dict) -> str | None:
     """Why an outermost user call of `name` must break the graph (None: it need not)."""
     picks = _USER_CHECKS.get(name)
-    if picks is not None and any(_known(rec, t) for t in picks(args, kwargs)):
+    if picks is not None and any(known(rec, t) for t in picks(args, kwargs)):
         return _REASON.format(name)
     return None
