@@ -37,6 +37,12 @@ def run_program(script: str, args: list[str], workdir: str, alias: bool) -> str:
     local = {p.stem for p in Path(path).parent.glob("*.py")}
     for name in local:
         sys.modules.pop(name, None)
+    # programs set process-wide state (``set_default_dtype(float64)``, grad mode); restore it
+    # so that what runs after a program in this process sees the library as it was
+    import importlib
+    lib = importlib.import_module("hookgrad" if alias else "torch")
+    saved_state = (lib.get_default_dtype(), lib.is_grad_enabled(),
+                   lib.are_deterministic_algorithms_enabled())
     threads = None
     if not alias:
         # one thread: faster for these small programs on a busy machine, and a fixed order of
@@ -53,6 +59,10 @@ def run_program(script: str, args: list[str], workdir: str, alias: bool) -> str:
             else:
                 runpy.run_path(path, run_name="__main__")
     finally:
+        lib.set_default_dtype(saved_state[0])
+        lib.set_grad_enabled(saved_state[1])
+        lib.use_deterministic_algorithms(saved_state[2])
+        lib.set_default_device(None)  # (PyTorch's default device is a function mode until unset)
         if threads is not None:
             import torch
             torch.set_num_threads(threads)
