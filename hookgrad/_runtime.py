@@ -61,9 +61,11 @@ def fill_uninitialized_(array: object) -> None:
     largest value (integers) or True (bool) so that reading them is reproducible and
     visible; hookgrad's arrays start zeroed, so outside that mode nothing changes.
     """
+    if not (_deterministic[0] and _fill_uninitialized[0]):
+        return  # the common case, on every ``empty``: nothing to import or inspect
     import numpy as np  # noqa: PLC0415 - this module stays import-light
 
-    if not (_deterministic[0] and _fill_uninitialized[0]) or not isinstance(array, np.ndarray):
+    if not isinstance(array, np.ndarray):
         return
     kind = array.dtype.kind
     if kind in "fc":

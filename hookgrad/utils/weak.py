@@ -116,9 +116,6 @@ class WeakIdKeyDictionary(MutableMapping):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} at {id(self):#x}>"
 
-    def keys(self) -> Any:  # same view semantics as MutableMapping, listed for clarity
-        return super().keys()
-
     def items(self) -> Any:
         return _Items(self)
 
