@@ -68,7 +68,7 @@ def fill_uninitialized_(array: object) -> None:
     if not isinstance(array, np.ndarray):
         return
     kind = array.dtype.kind
-    if kind in "fc":
+    if kind in "fcV":  # "V": NumPy's kind for the ml_dtypes floats (bfloat16)
         array.fill(np.nan)
     elif kind == "b":
         array.fill(True)
