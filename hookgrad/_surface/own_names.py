@@ -65,14 +65,14 @@ def _rename_in(owner: Any, wanted: dict[str, str], qual_prefix: str, claimed: di
         not a.startswith("_") or dunders and a.startswith("__") and a.endswith("__"))]
     # the attribute already carrying the object's name claims it first (``mul`` before ``multiply``)
     items.sort(key=lambda item: item[1].__name__ != wanted.get(item[0], item[0]))
+    method_objects = {id(v) for a, v in items if not a.startswith("__")}
     for attr, value in items:
         name = wanted.get(attr, attr)
         owner_of_name = claimed.setdefault(id(value), (name, value))[0]
         # an operator is its own object even under its method's name (``__ipow__``/``pow_``)
         # unless PyTorch makes it the method itself (SAME_AS)
-        shared_operator = attr.startswith("__") and attr not in SAME_AS and any(
-            other is value for other_attr, other in items if other_attr != attr
-            and not other_attr.startswith("__"))
+        shared_operator = (attr.startswith("__") and attr not in SAME_AS
+                           and id(value) in method_objects)
         if owner_of_name == name and not shared_operator:
             if value.__name__ != name:
                 value.__name__, value.__qualname__ = name, qual_prefix + name
