@@ -8,6 +8,7 @@ program under the alias work exactly for the paths not listed there.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import types
 import warnings
@@ -24,6 +25,7 @@ def _lines(name: str) -> list[str]:
             if line.strip() and not line.startswith("#")]
 
 
+@functools.cache  # three tests ask; a path that fails to import is not retried
 def _imports(path: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
